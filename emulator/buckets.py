@@ -1,0 +1,96 @@
+"""Admission resources: the token buckets every capacity decision is made of.
+
+Each resource answers one question, "how many requests of this cost can you take now?",
+and takes them. A request is admitted only when every resource on its route can take it,
+so the model's decisions are the minimum over a route (see `admit`). Costs are in the
+resource's own unit (capacity units for table buckets, fractions of a partition for
+partitions, so that reads and writes share a partition as a linear combination).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class Resource(Protocol):
+    """Something a request must get capacity from."""
+
+    def available(self, now: float, cost: float) -> int:
+        """How many requests of `cost` this resource could take at `now`."""
+        ...
+
+    def take(self, count: int, cost: float) -> None:
+        """Take `count` requests of `cost` (after `available` said they fit)."""
+        ...
+
+    def refuse(self, count: int, now: float) -> None:
+        """Record that `count` requests were refused here (feeds heat and pressure)."""
+        ...
+
+
+def _fits(tokens: float, cost: float) -> int:
+    # A tiny epsilon keeps 999.9999999 tokens from refusing the 1,000th unit-cost request
+    # that exact arithmetic would admit.
+    return max(0, math.floor(tokens / cost + 1e-9)) if cost > 0 else 1 << 60
+
+
+class TokenBucket:
+    """Rate-limited capacity with a depth: the shape of every DynamoDB limit we model."""
+
+    __slots__ = ("depth", "rate", "refused_at", "stamp", "tokens")
+
+    def __init__(self, rate: float, depth: float, now: float = 0.0, full: bool = True) -> None:
+        self.rate = rate
+        self.depth = depth
+        self.tokens = depth if full else 0.0
+        self.stamp = now
+        self.refused_at = -math.inf
+
+    def refill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(self.depth, self.tokens + (now - self.stamp) * self.rate)
+            self.stamp = now
+
+    def available(self, now: float, cost: float) -> int:
+        self.refill(now)
+        return _fits(self.tokens, cost)
+
+    def take(self, count: int, cost: float) -> None:
+        self.tokens -= count * cost
+
+    def refuse(self, count: int, now: float) -> None:
+        self.refused_at = now
+
+    def set_rate(self, rate: float, depth: float, now: float) -> None:
+        """Change the limit without losing what was banked (clamped to the new depth)."""
+        self.refill(now)
+        self.rate = rate
+        self.depth = depth
+        self.tokens = min(self.tokens, depth)
+
+
+def admit(
+    route: Sequence[Resource], costs: Sequence[float], count: int, now: float
+) -> tuple[int, int]:
+    """Admit up to `count` identical requests along `route`.
+
+    Returns (accepted, index of the resource that refused the rest, or -1). Taking
+    `count` at once is exactly `count` sequential single requests at the same instant:
+    the first resource with the least room refuses every request past its room, and
+    nothing is taken from any resource for a refused request.
+    """
+    room = count
+    binding = -1
+    for i, resource in enumerate(route):
+        fits = resource.available(now, costs[i])
+        if fits < room:
+            room = fits
+            binding = i
+    if room > 0:
+        for i, resource in enumerate(route):
+            resource.take(room, costs[i])
+    if binding >= 0:
+        route[binding].refuse(count - room, now)
+    return room, binding

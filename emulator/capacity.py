@@ -1,0 +1,302 @@
+"""The capacity of one table or GSI: its partitions and its table-level limits.
+
+Table-level limits are token buckets: the provisioned rate with its 300-second burst
+pool (adaptive capacity lets any partition draw on it, up to the partition's own hard
+limit), or, on demand, the current ceiling, which grows in steps under sustained
+pressure, and the optional OnDemandThroughput maximum. Per-partition limits live in
+`keyspace`. Everything here is pure: time comes in as an argument.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from emulator.buckets import Resource, TokenBucket
+from emulator.keyspace import GsiWriteLog, KeySpace, Partition
+from emulator.params import CapacityParams
+from emulator.tableconfig import PROVISIONED, IndexConfig, TableConfig
+from emulator.throttle import Cause, ThrottleSite
+from emulator.units import classic_partition_count
+
+
+@dataclass
+class Limits:
+    """Full-scale capacity settings of a table or index."""
+
+    provisioned: bool
+    rcu: float | None
+    wcu: float | None
+    max_read: float | None
+    max_write: float | None
+    warm_read: float | None
+    warm_write: float | None
+
+
+class Growth:
+    """On-demand ceiling growth under continuous pressure (M3: steps of ~1,000/s after
+    8 minutes, then every 10 minutes of continued overload)."""
+
+    __slots__ = ("last_pressure", "last_step", "since", "steps")
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.last_pressure = -1e18
+        self.last_step: float | None = None
+        self.steps = 0
+
+    def due(self, pressured_now: bool, now: float, p: CapacityParams) -> bool:
+        """Advance the pressure clock by one second; True when a step lands."""
+        if pressured_now:
+            if self.since is None or now - self.last_pressure > p.pressure_gap_s:
+                self.since = now
+                self.last_step = None
+            self.last_pressure = now
+        elif self.since is not None and now - self.last_pressure > p.pressure_gap_s:
+            self.since = None
+            self.last_step = None
+        if self.since is None:
+            return False
+        if self.last_step is None:
+            if now - self.since >= p.ondemand_growth_first_s:
+                self.last_step = now
+                self.steps += 1
+                return True
+        elif now - self.last_step >= p.ondemand_growth_next_s:
+            self.last_step = now
+            self.steps += 1
+            return True
+        return False
+
+
+class IndexCapacity:
+    """Partitions plus table-level limits for a base table (`index_name` None) or a GSI."""
+
+    def __init__(
+        self,
+        table_arn: str,
+        index_name: str | None,
+        has_sort_key: bool,
+        limits: Limits,
+        params: CapacityParams,
+        now: float,
+    ) -> None:
+        self.p = params
+        self.index_name = index_name
+        self.arn = table_arn if index_name is None else f"{table_arn}/index/{index_name}"
+        self.limits = limits
+        p = params
+        self.ceiling_read = 0.0
+        self.ceiling_write = 0.0
+        self.warm_status = "ACTIVE"
+        self.warm_ready_at: float | None = None
+        self.pending_warm: tuple[float, float] | None = None
+        self.growth_write = Growth()
+        self.growth_read = Growth()
+        write_log = None
+        if index_name is not None:
+            def write_log(part: Partition, t: float) -> GsiWriteLog:
+                return GsiWriteLog(part, p.gsi_intake_factor, p.gsi_backlog_s, p.grace_s, t)
+        self.keyspace = KeySpace(
+            self._target_partitions(),
+            p.grace_s,
+            now,
+            has_sort_key,
+            p.split_monotonic_fraction,
+            write_log,
+        )
+        self.read_limit = TokenBucket(1.0, 1.0, now)
+        self.write_limit = TokenBucket(1.0, 1.0, now)
+        self.max_read_limit: TokenBucket | None = None
+        self.max_write_limit: TokenBucket | None = None
+        self._apply_limits(now, fresh=True)
+        self.partition_site = ThrottleSite(index_name is not None, Cause.KEY_RANGE, self.arn,
+                                           limits.provisioned)
+        self.max_site = ThrottleSite(index_name is not None, Cause.MAX_ON_DEMAND, self.arn,
+                                     limits.provisioned)
+
+    # settings ----------------------------------------------------------------------------
+    def warm_values(self) -> tuple[float, float]:
+        """Warm throughput in force (full scale): what the table takes instantly."""
+        lim, p = self.limits, self.p
+        if lim.provisioned:
+            read = max(lim.rcu or 0.0, lim.warm_read or 0.0)
+            write = max(lim.wcu or 0.0, lim.warm_write or 0.0)
+        else:
+            read = max(p.ondemand_initial_rcu, lim.warm_read or 0.0)
+            write = max(p.ondemand_initial_wcu, lim.warm_write or 0.0)
+        return read, write
+
+    def _target_partitions(self) -> int:
+        read, write = self.warm_values()
+        if not self.limits.provisioned:
+            read = max(read, self.ceiling_read / self.p.ondemand_headroom)
+            write = max(write, self.ceiling_write / self.p.ondemand_headroom)
+        return classic_partition_count(read, write, self.p)
+
+    def _apply_limits(self, now: float, fresh: bool = False) -> None:
+        lim, p, s = self.limits, self.p, self.p.scale
+        if lim.provisioned:
+            self.read_limit.set_rate((lim.rcu or 0) * s, (lim.rcu or 0) * s * p.burst_s, now)
+            self.write_limit.set_rate((lim.wcu or 0) * s, (lim.wcu or 0) * s * p.burst_s, now)
+            if fresh:
+                self.read_limit.tokens = self.read_limit.depth
+                self.write_limit.tokens = self.write_limit.depth
+            self.max_read_limit = self.max_write_limit = None
+        else:
+            warm_read, warm_write = self.warm_values()
+            quota = p.table_quota_units
+            self.ceiling_read = min(quota, max(self.ceiling_read, warm_read * p.ondemand_headroom))
+            self.ceiling_write = min(quota,
+                                     max(self.ceiling_write, warm_write * p.ondemand_headroom))
+            self.read_limit.set_rate(self.ceiling_read * s, self.ceiling_read * s * p.grace_s, now)
+            self.write_limit.set_rate(self.ceiling_write * s, self.ceiling_write * s * p.grace_s,
+                                      now)
+            if fresh:
+                self.read_limit.tokens = self.read_limit.depth
+                self.write_limit.tokens = self.write_limit.depth
+            self.max_read_limit = self._max_bucket(lim.max_read, self.max_read_limit, now)
+            self.max_write_limit = self._max_bucket(lim.max_write, self.max_write_limit, now)
+        self.keyspace.grow_to(self._target_partitions(), now)
+
+    def _max_bucket(self, units: float | None, old: TokenBucket | None,
+                    now: float) -> TokenBucket | None:
+        if units is None:
+            return None
+        rate = units * self.p.scale
+        if old is None:
+            return TokenBucket(rate, rate * self.p.grace_s, now)
+        old.set_rate(rate, rate * self.p.grace_s, now)
+        return old
+
+    def update_limits(self, limits: Limits, now: float) -> None:
+        """UpdateTable: new capacity takes effect at once; raised warm throughput after
+        the pre-split (Status UPDATING for `warm_update_s`)."""
+        old_read, old_write = self.warm_values()
+        pending_read, pending_write = limits.warm_read, limits.warm_write
+        raising_warm = (pending_read or 0) > old_read or (pending_write or 0) > old_write
+        if raising_warm:
+            self.pending_warm = (pending_read or 0.0, pending_write or 0.0)
+            self.warm_status = "UPDATING"
+            self.warm_ready_at = now + self.p.warm_update_s
+            limits = Limits(limits.provisioned, limits.rcu, limits.wcu, limits.max_read,
+                            limits.max_write, self.limits.warm_read, self.limits.warm_write)
+        self.limits = limits
+        self.partition_site = ThrottleSite(self.index_name is not None, Cause.KEY_RANGE,
+                                           self.arn, limits.provisioned)
+        self.max_site = ThrottleSite(self.index_name is not None, Cause.MAX_ON_DEMAND, self.arn,
+                                     limits.provisioned)
+        self._apply_limits(now)
+
+    def table_site(self, is_write: bool) -> ThrottleSite:
+        """Why the table-level bucket refuses: provisioned rate, the per-table quota, or
+        [?] the on-demand ceiling, which is the key-range capacity a table has been given."""
+        if self.limits.provisioned:
+            cause = Cause.PROVISIONED
+        else:
+            ceiling = self.ceiling_write if is_write else self.ceiling_read
+            cause = Cause.ACCOUNT_LIMIT if ceiling >= self.p.table_quota_units else Cause.KEY_RANGE
+        return ThrottleSite(self.index_name is not None, cause, self.arn, self.limits.provisioned)
+
+    # routes ------------------------------------------------------------------------------
+    def write_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
+                                                                  list[ThrottleSite]]:
+        per_partition = self.p.partition_wcu * self.p.scale
+        head: Resource = self.keyspace.write_logs.get(part.pid, part)
+        route: list[Resource] = [head, self.write_limit]
+        costs = [units / per_partition, units]
+        sites = [self.partition_site, self.table_site(True)]
+        if self.max_write_limit is not None:
+            route.append(self.max_write_limit)
+            costs.append(units)
+            sites.append(self.max_site)
+        return route, costs, sites
+
+    def read_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
+                                                                 list[ThrottleSite]]:
+        per_partition = self.p.partition_rcu * self.p.scale
+        route: list[Resource] = [part, self.read_limit]
+        costs = [units / per_partition, units]
+        sites = [self.partition_site, self.table_site(False)]
+        if self.max_read_limit is not None:
+            route.append(self.max_read_limit)
+            costs.append(units)
+            sites.append(self.max_site)
+        return route, costs, sites
+
+    # time --------------------------------------------------------------------------------
+    def tick(self, now: float) -> None:
+        """Once a second: heat and splits, on-demand growth, warm-throughput completion."""
+        p = self.p
+        keyspace = self.keyspace
+        for part in keyspace.serving():
+            if part.hot_since is not None and now - part.last_hot > p.pressure_gap_s:
+                part.hot_since = None
+            if (part.hot_since is not None and now - part.hot_since >= p.isolate_heat_s
+                    and keyspace.isolate_hot_key(part, now)):
+                continue
+            if (part.split_at is None and part.hot_since is not None
+                    and now - part.hot_since >= p.split_heat_s):
+                part.split_at = now + p.split_delay_s
+            if part.split_at is not None and now >= part.split_at:
+                part.split_at = None
+                if not keyspace.split_for_heat(part, now):
+                    part.hot_since = now if part.hot_since is not None else None
+        if self.warm_ready_at is not None and now >= self.warm_ready_at:
+            assert self.pending_warm is not None
+            read, write = self.pending_warm
+            lim = self.limits
+            self.limits = Limits(lim.provisioned, lim.rcu, lim.wcu, lim.max_read, lim.max_write,
+                                 max(read, lim.warm_read or 0) or None,
+                                 max(write, lim.warm_write or 0) or None)
+            self.pending_warm = None
+            self.warm_ready_at = None
+            self.warm_status = "ACTIVE"
+            self._apply_limits(now)
+        if not self.limits.provisioned:
+            grew = False
+            if self.growth_write.due(self.write_limit.refused_at > now - 1.0, now, p):
+                self.ceiling_write = min(p.table_quota_units,
+                                         self.ceiling_write + p.ondemand_growth_step_wcu)
+                grew = True
+            if self.growth_read.due(self.read_limit.refused_at > now - 1.0, now, p):
+                self.ceiling_read = min(p.table_quota_units,
+                                        self.ceiling_read + p.ondemand_growth_step_rcu)
+                grew = True
+            if grew:
+                self._apply_limits(now)
+
+
+def limits_of(config: TableConfig | IndexConfig, provisioned: bool) -> Limits:
+    """The capacity settings of a table or GSI, in one shape."""
+    return Limits(
+        provisioned=provisioned,
+        rcu=config.rcu,
+        wcu=config.wcu,
+        max_read=config.max_read,
+        max_write=config.max_write,
+        warm_read=config.warm_read,
+        warm_write=config.warm_write,
+    )
+
+
+class TableCapacity:
+    """A table with its GSIs: the unit the model admits requests against."""
+
+    def __init__(self, config: TableConfig, arn: str, params: CapacityParams, now: float) -> None:
+        self.config = config
+        self.arn = arn
+        provisioned = config.billing == PROVISIONED
+        self.base = IndexCapacity(arn, None, config.sk is not None and not config.has_lsi,
+                                  limits_of(config, provisioned), params, now)
+        self.gsis: dict[str, IndexCapacity] = {
+            g.name: IndexCapacity(arn, g.name, g.sk is not None, limits_of(g, provisioned),
+                                  params, now)
+            for g in config.gsis
+        }
+
+    def indexes(self) -> list[IndexCapacity]:
+        return [self.base, *self.gsis.values()]
+
+    def tick(self, now: float) -> None:
+        for index in self.indexes():
+            index.tick(now)

@@ -1,0 +1,370 @@
+"""Partitions of one table or index: where a key lives, and how partitions split.
+
+A partition owns a range of the partition-key hash space. When one partition-key value
+is hot enough to split on its own, its item collection is split by sort-key range into
+sub-partitions (DynamoDB's split for heat), unless the table has no sort key or the sort
+key rises monotonically, which AWS documents cannot be split usefully.
+
+Sort positions only need to be comparable with each other within one key space: the
+endpoint uses the key's bytes (DynamoDB's own byte order), the virtual-time simulation
+uses floats of the same order, so both paths share this code.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections import deque
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from emulator.buckets import TokenBucket
+
+HASH_SPACE = 1 << 64
+SAMPLE_SIZE = 256
+
+
+def partition_hash(value: bytes) -> int:
+    """Where a partition-key value lands in the 64-bit hash space (MD5 prefix: uniform,
+    stable across processes, unlike Python's salted `hash`)."""
+    return int.from_bytes(hashlib.md5(value, usedforsecurity=False).digest()[:8], "big")
+
+
+def key_bytes(value: str | bytes | Decimal | int | float) -> bytes:
+    """The canonical bytes of a key value: UTF-8 for S, raw for B, a normalised decimal
+    for N (so 1, 1.0 and 1E0 are one key, as in DynamoDB)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    number = Decimal(str(value)).normalize()
+    if number == number.to_integral_value():
+        return str(int(number)).encode()
+    return format(number, "f").encode()
+
+
+def sort_position(value: str | bytes | Decimal | int | float) -> bytes | float:
+    """A comparable stand-in for a sort-key value in DynamoDB's order: bytes for S and
+    B (byte order), a float for N."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return float(value)
+
+
+class Partition:
+    """One partition: a hard-limit bucket (a fraction of one partition's capacity per
+    second, so reads and writes combine linearly) plus the heat that leads to splits."""
+
+    __slots__ = (
+        "bucket",
+        "collection_pk",
+        "hi",
+        "hot_since",
+        "last_hot",
+        "lo",
+        "pid",
+        "samples",
+        "split_at",
+        "taken",
+    )
+
+    def __init__(self, pid: int, lo: int, hi: int, grace_s: float, now: float) -> None:
+        self.pid = pid
+        self.lo = lo
+        self.hi = hi
+        self.bucket = TokenBucket(1.0, grace_s, now)
+        self.hot_since: float | None = None
+        self.last_hot = -1e18
+        self.split_at: float | None = None
+        self.samples: deque[tuple[int, Any]] = deque(maxlen=SAMPLE_SIZE)
+        self.collection_pk: int | None = None
+        self.taken = 0.0
+
+    # Resource protocol -------------------------------------------------------------
+    def available(self, now: float, cost: float) -> int:
+        return self.bucket.available(now, cost)
+
+    def take(self, count: int, cost: float) -> None:
+        self.bucket.take(count, cost)
+        self.taken += count * cost
+
+    def refuse(self, count: int, now: float) -> None:
+        self.mark_hot(now)
+
+    # heat ----------------------------------------------------------------------------
+    def mark_hot(self, now: float) -> None:
+        if self.hot_since is None:
+            self.hot_since = now
+        self.last_hot = now
+
+    def observe(self, pk_hash: int, sk_pos: Any) -> None:
+        """Remember a recent key: the split point is chosen from these."""
+        self.samples.append((pk_hash, sk_pos))
+
+
+class GsiWriteLog:
+    """A GSI partition's propagation log, the resource a base-table write needs.
+
+    GSIs are written asynchronously [AWS]: the log takes entries at up to
+    `intake_factor` times the partition's rate and applies them at the partition's rate;
+    when it runs more than `backlog_s` behind, base-table writes are throttled.
+    """
+
+    __slots__ = ("backlog", "intake", "limit", "owner", "stamp")
+
+    def __init__(
+        self, owner: Partition, intake_factor: float, backlog_s: float, grace_s: float, now: float
+    ) -> None:
+        self.owner = owner
+        self.intake = TokenBucket(intake_factor, intake_factor * grace_s, now)
+        self.limit = backlog_s
+        self.backlog = 0.0
+        self.stamp = now
+
+    def _drain(self, now: float) -> None:
+        if now > self.stamp:
+            self.backlog = max(0.0, self.backlog - (now - self.stamp))
+            self.stamp = now
+
+    def available(self, now: float, cost: float) -> int:
+        self._drain(now)
+        room = self.intake.available(now, cost)
+        if cost > 0:
+            room = min(room, max(0, int((self.limit - self.backlog) / cost + 1e-9)))
+        return room
+
+    def take(self, count: int, cost: float) -> None:
+        self.intake.take(count, cost)
+        self.backlog += count * cost
+        self.owner.taken += count * cost
+
+    def refuse(self, count: int, now: float) -> None:
+        self.owner.mark_hot(now)
+
+
+class SortSplit:
+    """One partition-key value's item collection, split by sort-key range."""
+
+    __slots__ = ("bounds", "parts")
+
+    def __init__(self, bounds: list[Any], parts: list[Partition]) -> None:
+        self.bounds = bounds
+        self.parts = parts
+
+    def locate(self, sk_pos: Any) -> Partition:
+        return self.parts[bisect.bisect_right(self.bounds, sk_pos)]
+
+
+PartitionFactory = Callable[[int, int, int, float], Partition]
+
+
+class KeySpace:
+    """The partition map of one table or index."""
+
+    def __init__(
+        self,
+        count: int,
+        grace_s: float,
+        now: float,
+        has_sort_key: bool,
+        monotonic_fraction: float,
+        write_log: Callable[[Partition, float], GsiWriteLog] | None = None,
+    ) -> None:
+        self.grace_s = grace_s
+        self.has_sort_key = has_sort_key
+        self.monotonic_fraction = monotonic_fraction
+        self._write_log_factory = write_log
+        self.write_logs: dict[int, GsiWriteLog] = {}
+        self.all: list[Partition] = []
+        self.bounds: list[int] = []
+        self.parts: list[Partition] = []
+        self.collections: dict[int, SortSplit] = {}
+        self.splits = 0
+        step = HASH_SPACE // max(1, count)
+        for i in range(max(1, count)):
+            lo = i * step
+            hi = HASH_SPACE if i == count - 1 else (i + 1) * step
+            part = self._new(lo, hi, now)
+            self.bounds.append(lo)
+            self.parts.append(part)
+        self._arrays_dirty = True
+
+    # construction ----------------------------------------------------------------------
+    def _new(self, lo: int, hi: int, now: float) -> Partition:
+        part = Partition(len(self.all), lo, hi, self.grace_s, now)
+        self.all.append(part)
+        if self._write_log_factory is not None:
+            self.write_logs[part.pid] = self._write_log_factory(part, now)
+        return part
+
+    @property
+    def count(self) -> int:
+        """Partitions that serve traffic (a hash partition emptied by isolating its only
+        hot key still counts: DynamoDB never merges)."""
+        return len(self.parts) + sum(len(c.parts) for c in self.collections.values())
+
+    # lookup ------------------------------------------------------------------------------
+    def locate(self, pk_hash: int, sk_pos: Any) -> Partition:
+        if self.collections:
+            coll = self.collections.get(pk_hash)
+            if coll is not None:
+                return coll.locate(sk_pos)
+        return self.parts[bisect.bisect_right(self.bounds, pk_hash) - 1]
+
+    def _refresh_arrays(self) -> None:
+        self._bounds_arr = np.array(self.bounds, dtype=np.uint64)
+        self._pids_arr = np.array([p.pid for p in self.parts], dtype=np.int64)
+        self._coll_arrs = {
+            pk: (np.array(c.bounds, dtype=np.float64), np.array([p.pid for p in c.parts]))
+            for pk, c in self.collections.items()
+        }
+        self._arrays_dirty = False
+
+    def locate_many(self, pk_hash: np.ndarray, sk_pos: np.ndarray) -> np.ndarray:
+        """Vectorised `locate` for the simulation (float sort positions): partition ids."""
+        if self._arrays_dirty:
+            self._refresh_arrays()
+        idx = np.searchsorted(self._bounds_arr, pk_hash, side="right") - 1
+        pids: np.ndarray = self._pids_arr[idx]
+        for pk, (bounds, cpids) in self._coll_arrs.items():
+            mask = pk_hash == np.uint64(pk)
+            if mask.any():
+                pids[mask] = cpids[np.searchsorted(bounds, sk_pos[mask], side="right")]
+        return pids
+
+    # splits ------------------------------------------------------------------------------
+    def grow_to(self, count: int, now: float) -> None:
+        """Pre-split (warm throughput, higher provisioned capacity): halve the widest hash
+        partitions until there are `count`."""
+        while len(self.parts) < count:
+            widest = max(range(len(self.parts)), key=lambda i: self.parts[i].hi - self.parts[i].lo)
+            self._split_hash(widest, None, now)
+        self._arrays_dirty = True
+
+    def _split_hash(self, index: int, at: int | None, now: float) -> bool:
+        part = self.parts[index]
+        if part.hi - part.lo < 2:
+            return False
+        mid = at if at is not None and part.lo < at < part.hi else (part.lo + part.hi) // 2
+        left = self._new(part.lo, mid, now)
+        right = self._new(mid, part.hi, now)
+        self.parts[index : index + 1] = [left, right]
+        self.bounds[index : index + 1] = [part.lo, mid]
+        self.splits += 1
+        return True
+
+    def _is_monotonic(self, positions: list[Any]) -> bool:
+        if len(positions) < 8:
+            return False
+        rising = sum(1 for a, b in zip(positions, positions[1:], strict=False) if b > a)
+        return rising >= self.monotonic_fraction * (len(positions) - 1)
+
+    def split_for_heat(self, part: Partition, now: float) -> bool:
+        """Split a hot partition where its recent traffic divides; False if it cannot."""
+        samples = list(part.samples)
+        if part.collection_pk is not None:
+            return self._split_collection(part, [s for _, s in samples], now)
+        index = self.parts.index(part) if part in self.parts else -1
+        if index < 0:
+            return False
+        if samples:
+            counts: dict[int, int] = {}
+            for pk, _ in samples:
+                counts[pk] = counts.get(pk, 0) + 1
+            top, top_count = max(counts.items(), key=lambda kv: kv[1])
+            if top_count * 2 >= len(samples):
+                # One key carries the heat: only splitting its item collection helps.
+                if not self.has_sort_key:
+                    return False
+                positions = [s for pk, s in samples if pk == top]
+                return self._isolate_collection(part, top, positions, now)
+            hashes = sorted(pk for pk, _ in samples)
+            return self._split_hash(index, hashes[len(hashes) // 2], now)
+        return self._split_hash(index, None, now)
+
+    def isolate_hot_key(self, part: Partition, now: float) -> bool:
+        """Adaptive capacity: give the key that carries a shared partition's heat a hash
+        partition of its own, so its neighbours stop throttling with it."""
+        if part.collection_pk is not None or part not in self.parts:
+            return False
+        counts: dict[int, int] = {}
+        for pk, _ in part.samples:
+            counts[pk] = counts.get(pk, 0) + 1
+        if len(counts) < 2:
+            return False
+        top, top_count = max(counts.items(), key=lambda kv: kv[1])
+        if top_count * 2 < len(part.samples):
+            return False
+        index = self.parts.index(part)
+        cuts = [c for c in (top, top + 1) if part.lo < c < part.hi]
+        pieces = [part.lo, *cuts, part.hi]
+        new_parts = [self._new(a, b, now) for a, b in zip(pieces, pieces[1:], strict=False)]
+        for new in new_parts:
+            new.samples.extend(s for s in part.samples if new.lo <= s[0] < new.hi)
+            if new.lo <= top < new.hi:
+                new.hot_since, new.last_hot = part.hot_since, part.last_hot
+                new.split_at = part.split_at
+        self.parts[index:index + 1] = new_parts
+        self.bounds[index:index + 1] = pieces[:-1]
+        self.splits += len(new_parts) - 1
+        self._arrays_dirty = True
+        return True
+
+    def _median_split_point(self, positions: list[Any]) -> Any | None:
+        if self._is_monotonic(positions):
+            return None
+        ordered = sorted(positions)
+        mid = ordered[len(ordered) // 2]
+        if mid == ordered[0]:
+            # Half or more of the traffic is one item: the split point must lie above it.
+            above = [p for p in ordered if p > mid]
+            return above[0] if above else None
+        return mid
+
+    def _isolate_collection(
+        self, part: Partition, pk_hash: int, positions: list[Any], now: float
+    ) -> bool:
+        at = self._median_split_point(positions)
+        if at is None:
+            return False
+        halves = [self._new(pk_hash, pk_hash + 1, now) for _ in range(2)]
+        for half in halves:
+            half.collection_pk = pk_hash
+        self.collections[pk_hash] = SortSplit([at], halves)
+        self.splits += 1
+        self._arrays_dirty = True
+        return True
+
+    def _split_collection(self, part: Partition, positions: list[Any], now: float) -> bool:
+        assert part.collection_pk is not None
+        coll = self.collections[part.collection_pk]
+        at = self._median_split_point(positions)
+        if at is None:
+            return False
+        i = coll.parts.index(part)
+        lower = coll.bounds[i - 1] if i > 0 else None
+        upper = coll.bounds[i] if i < len(coll.bounds) else None
+        if (lower is not None and at <= lower) or (upper is not None and at >= upper):
+            return False
+        halves = [self._new(part.collection_pk, part.collection_pk + 1, now) for _ in range(2)]
+        for half in halves:
+            half.collection_pk = part.collection_pk
+        coll.parts[i : i + 1] = halves
+        coll.bounds.insert(i, at)
+        self.splits += 1
+        self._arrays_dirty = True
+        return True
+
+    def serving(self) -> list[Partition]:
+        """Every partition that can receive traffic, in key order."""
+        out: list[Partition] = []
+        for part in self.parts:
+            out.append(part)
+        for coll in self.collections.values():
+            out.extend(coll.parts)
+        return out

@@ -1,0 +1,256 @@
+"""The capacity model: every throttling decision hotbench makes comes from here.
+
+One model serves the HTTP endpoint (one request at a time, wall clock) and the
+virtual-time simulation (groups of identical requests per tick). Both call `write` and
+`read`, with a count; a count of n is exactly n sequential requests at that instant.
+The model does no I/O and reads no clock: callers pass `now`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.buckets import Resource, admit
+from emulator.capacity import IndexCapacity, TableCapacity, limits_of
+from emulator.keyspace import Partition
+from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.tableconfig import PROVISIONED, ConfigError, TableConfig
+from emulator.throttle import Throttle, ThrottleSite
+
+
+class ModelError(ValueError):
+    """A request the model refuses as invalid (not a throttle): unknown table, bad update."""
+
+
+@dataclass(slots=True)
+class Decision:
+    """The outcome of admitting `accepted + refused` identical requests."""
+
+    accepted: int
+    refused: int
+    throttle: Throttle | None
+
+
+@dataclass(slots=True)
+class GsiWrite:
+    """What one table write asks of one GSI: its key and its write units."""
+
+    index: str
+    pk_hash: int
+    sk_pos: Any
+    units: int
+
+
+@dataclass
+class SecondMetrics:
+    """One second of one table's traffic, in full-scale units."""
+
+    t: int
+    accepted: int = 0
+    throttled: int = 0
+    consumed_wcu: float = 0.0
+    consumed_rcu: float = 0.0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "t": self.t,
+            "accepted": self.accepted,
+            "throttled": self.throttled,
+            "consumed_wcu": round(self.consumed_wcu, 3),
+            "consumed_rcu": round(self.consumed_rcu, 3),
+            "throttles_by_reason": dict(self.reasons),
+        }
+
+
+class CapacityModel:
+    """Tables, their capacity, and the clock-driven changes to it."""
+
+    HISTORY_S = 900
+
+    def __init__(
+        self,
+        params: CapacityParams = DEFAULT_PARAMS,
+        region: str = "us-east-1",
+        account: str = "000000000000",
+        now: float = 0.0,
+    ) -> None:
+        self.params = params
+        self.region = region
+        self.account = account
+        self.tables: dict[str, TableCapacity] = {}
+        self.metrics: dict[str, deque[SecondMetrics]] = {}
+        self._current: dict[str, SecondMetrics] = {}
+        self._next_tick = float(int(now) + 1)
+
+    # control plane ---------------------------------------------------------------------
+    def table_arn(self, name: str) -> str:
+        return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{name}"
+
+    def create_table(self, request: dict[str, Any], now: float) -> TableCapacity:
+        try:
+            config = TableConfig.from_request(request)
+        except ConfigError as exc:
+            raise ModelError(str(exc)) from exc
+        if config.name in self.tables:
+            raise ModelError(f"Table already exists: {config.name}")
+        table = TableCapacity(config, self.table_arn(config.name), self.params, now)
+        self.tables[config.name] = table
+        self.metrics[config.name] = deque(maxlen=self.HISTORY_S)
+        self._current[config.name] = SecondMetrics(int(now))
+        return table
+
+    def delete_table(self, name: str) -> None:
+        self.table(name)
+        del self.tables[name]
+        del self.metrics[name]
+        del self._current[name]
+
+    def table(self, name: str) -> TableCapacity:
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise ModelError(f"Requested resource not found: Table: {name} not found") from None
+
+    def update_capacity(self, name: str, config: TableConfig, now: float) -> None:
+        """Apply a table's new settings (UpdateTable, billing-mode switch included)."""
+        table = self.table(name)
+        provisioned = config.billing == PROVISIONED
+        old_read, old_write = table.base.warm_values()
+        if ((config.warm_read is not None and config.warm_read < old_read and
+             config.warm_read < (table.config.warm_read or 0))
+                or (config.warm_write is not None and config.warm_write < old_write and
+                    config.warm_write < (table.config.warm_write or 0))):
+            raise ModelError("WarmThroughput cannot be decreased")
+        table.base.update_limits(limits_of(config, provisioned), now)
+        for gsi in config.gsis:
+            if gsi.name in table.gsis:
+                table.gsis[gsi.name].update_limits(limits_of(gsi, provisioned), now)
+            else:
+                table.gsis[gsi.name] = IndexCapacity(table.arn, gsi.name, gsi.sk is not None,
+                                                     limits_of(gsi, provisioned), self.params,
+                                                     now)
+        for gone in set(table.gsis) - {g.name for g in config.gsis}:
+            del table.gsis[gone]
+        table.config = config
+
+    # time --------------------------------------------------------------------------------
+    def advance(self, now: float) -> None:
+        """Run the once-a-second work (heat, splits, growth, metrics) up to `now`."""
+        while self._next_tick <= now:
+            tick = self._next_tick
+            for name, table in self.tables.items():
+                table.tick(tick)
+                done = self._current[name]
+                self.metrics[name].append(done)
+                self._current[name] = SecondMetrics(int(tick))
+            self._next_tick = tick + 1.0
+
+    # data plane --------------------------------------------------------------------------
+    def write(
+        self,
+        table: TableCapacity,
+        pk_hash: int,
+        sk_pos: Any,
+        units: int,
+        gsi_writes: Sequence[GsiWrite] = (),
+        count: int = 1,
+        now: float = 0.0,
+        part: Partition | None = None,
+        gsi_parts: Sequence[Partition] | None = None,
+    ) -> Decision:
+        """Admit `count` writes of `units` WCU to one key (and the GSI writes they cause).
+
+        `part`/`gsi_parts` may be given by a caller that located them already (the
+        simulation does, in bulk); they must be where the keys live.
+        """
+        base = table.base
+        if part is None:
+            part = base.keyspace.locate(pk_hash, sk_pos)
+        part.observe(pk_hash, sk_pos)
+        route, costs, sites = base.write_route(part, units)
+        for i, gw in enumerate(gsi_writes):
+            if gw.units <= 0:
+                continue
+            index = table.gsis[gw.index]
+            gpart = gsi_parts[i] if gsi_parts is not None else index.keyspace.locate(
+                gw.pk_hash, gw.sk_pos)
+            gpart.observe(gw.pk_hash, gw.sk_pos)
+            g_route, g_costs, g_sites = index.write_route(gpart, gw.units)
+            route += g_route
+            costs += g_costs
+            sites += g_sites
+        decision = self._decide(route, costs, sites, count, now, True)
+        self._account(table.config.name, decision, units, 0.0)
+        return decision
+
+    def read(
+        self,
+        table: TableCapacity,
+        pk_hash: int,
+        sk_pos: Any,
+        units: float,
+        index: str | None = None,
+        count: int = 1,
+        now: float = 0.0,
+        part: Partition | None = None,
+    ) -> Decision:
+        """Admit `count` reads of `units` RCU from one key of the table or a GSI."""
+        target = table.base if index is None else table.gsis[index]
+        if part is None:
+            part = target.keyspace.locate(pk_hash, sk_pos)
+        part.observe(pk_hash, sk_pos)
+        route, costs, sites = target.read_route(part, units)
+        decision = self._decide(route, costs, sites, count, now, False)
+        self._account(table.config.name, decision, 0.0, units)
+        return decision
+
+    def _decide(self, route: list[Resource], costs: list[float], sites: list[ThrottleSite],
+                count: int, now: float, is_write: bool) -> Decision:
+        accepted, binding = admit(route, costs, count, now)
+        throttle = sites[binding].throttle(is_write) if binding >= 0 else None
+        return Decision(accepted, count - accepted, throttle)
+
+    def _account(self, name: str, decision: Decision, wcu: float, rcu: float) -> None:
+        m = self._current[name]
+        m.accepted += decision.accepted
+        m.consumed_wcu += decision.accepted * wcu
+        m.consumed_rcu += decision.accepted * rcu
+        if decision.throttle is not None:
+            m.throttled += decision.refused
+            m.reasons[decision.throttle.reason] += decision.refused
+
+    # observation -------------------------------------------------------------------------
+    def partition_map(self, name: str) -> dict[str, Any]:
+        """Partitions of a table and its GSIs: key ranges, splits, heat. No AWS API shows
+        this; the emulator does, so a user can see why a key throttled."""
+        table = self.table(name)
+        out: dict[str, Any] = {"table": name, "indexes": []}
+        for index in table.indexes():
+            ks = index.keyspace
+            parts = []
+            for part in ks.serving():
+                entry: dict[str, Any] = {
+                    "id": part.pid,
+                    "hash_range": [f"{part.lo:016x}", f"{min(part.hi, (1 << 64) - 1):016x}"],
+                    "hot_since": part.hot_since,
+                    "split_at": part.split_at,
+                    "utilisation_total": round(part.taken, 3),
+                }
+                if part.collection_pk is not None:
+                    entry["item_collection_of_hash"] = f"{part.collection_pk:016x}"
+                parts.append(entry)
+            read, write = index.warm_values()
+            out["indexes"].append({
+                "index": index.index_name,
+                "partitions": parts,
+                "partition_count": ks.count,
+                "splits": ks.splits,
+                "warm_throughput": {"read": read, "write": write, "status": index.warm_status},
+                "on_demand_ceiling": None if index.limits.provisioned else {
+                    "read": index.ceiling_read, "write": index.ceiling_write},
+            })
+        return out

@@ -1,0 +1,107 @@
+"""Every number the capacity model uses, each with where it comes from.
+
+One parameter set serves every experiment: the fidelity tests run M1, M2 and M3 of
+shared/reference/measurements.md with exactly these values. A figure marked [AWS] is
+documented by AWS; [3P] is a third-party measurement; [fit] is a modelling choice
+calibrated to the named measurement because AWS documents no number for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class CapacityParams:
+    """The capacity model's constants. Frozen so a run cannot drift mid-way."""
+
+    # --- partitions -----------------------------------------------------------------
+    partition_wcu: float = 1000.0
+    """[AWS] write units per second one partition serves."""
+    partition_rcu: float = 3000.0
+    """[AWS] read units per second one partition serves (linear combination with writes)."""
+    grace_s: float = 1.0
+    """[fit: M2 first throttle 0.9-3.8 s into each over-ceiling window; M1 bad 54.8 % vs
+    55.2 % theoretical] depth of every hard-limit token bucket, in seconds of its rate: the
+    short burst of grace before the first throttle."""
+    partition_bytes: int = 10 * 1024**3
+    """[AWS] ~10 GB per partition before a size split."""
+
+    # --- item units -----------------------------------------------------------------
+    write_unit_bytes: int = 1024
+    """[AWS] 1 WCU per 1 KB (rounded up) per standard write."""
+    read_unit_bytes: int = 4096
+    """[AWS] 1 RCU per 4 KB (rounded up) per strongly consistent read; half if eventual."""
+    max_item_bytes: int = 400 * 1024
+    """[AWS] the largest item DynamoDB stores."""
+
+    # --- provisioned mode -------------------------------------------------------------
+    burst_s: float = 300.0
+    """[AWS] unused provisioned capacity kept for bursts, in seconds of the provisioned
+    rate. The pool starts full [fit]: the reference tables sat idle while being seeded."""
+
+    # --- on-demand mode ------------------------------------------------------------------
+    ondemand_initial_wcu: float = 4000.0
+    """[AWS] warm write throughput of a new on-demand table."""
+    ondemand_initial_rcu: float = 12000.0
+    """[AWS] warm read throughput of a new on-demand table."""
+    ondemand_headroom: float = 4130.0 / 4000.0
+    """[3P: M2 flat ceiling 4,130 +/- 2 writes/s on a table whose warm value is 4,000] the
+    served ceiling is the warm value times this factor."""
+    ondemand_growth_first_s: float = 480.0
+    """[3P: M3 first ceiling stays for a full 8 minutes of continuous overload]."""
+    ondemand_growth_next_s: float = 600.0
+    """[3P: M3 7,000/s after 34 min at 8,000 offered, and the 2019 study's ~7,000/s]: the
+    next steps need 10 more minutes of continuous overload each (steps at 8, 18, 28 min)."""
+    ondemand_growth_step_wcu: float = 1000.0
+    """[3P: M3 abrupt steps of about 1,000 writes/s]."""
+    ondemand_growth_step_rcu: float = 3000.0
+    """[fit] reads grow with the same partition step as writes (one partition's worth)."""
+    pressure_gap_s: float = 5.0
+    """[fit] a pause in overload shorter than this does not reset 'continuous' pressure."""
+    table_quota_units: float = 40000.0
+    """[AWS] default per-table quota of read and of write units (on-demand)."""
+
+    # --- warm throughput -------------------------------------------------------------------
+    warm_update_s: float = 60.0
+    """[fit, undocumented] how long WarmThroughput.Status stays UPDATING while pre-splitting."""
+
+    # --- split for heat --------------------------------------------------------------------
+    split_heat_s: float = 60.0
+    """[fit: M1 badOnDemand] seconds of continuous throttling on a partition before a
+    split for heat is decided."""
+    split_delay_s: float = 420.0
+    """[fit: M1 badOnDemand run 1 shows no split within 120 s; chosen so heat-to-split is
+    480 s, the same 8 minutes as the first on-demand growth step of M3]."""
+    isolate_heat_s: float = 2.0
+    """[AWS: adaptive capacity isolates frequently accessed items "instantly"; fit: M1 bad
+    consumed 1,805 WCU/s = 1,000 + 400 + 400, so the hot key took no neighbour down with
+    it] seconds of throttling before a hot key that shares its partition with other keys
+    is moved to a partition of its own. Isolation adds no capacity to the hot key."""
+    split_monotonic_fraction: float = 0.8
+    """[fit] an item collection whose recent writes rise in sort-key order at least this
+    often is treated as monotonic, which AWS documents cannot be split by sort key."""
+
+    # --- GSI write propagation -------------------------------------------------------------
+    gsi_intake_factor: float = 2.44
+    """[fit: M1 goodGsi plateau, consumed WCU 19 % under the good table] GSIs are written
+    asynchronously [AWS]; a GSI partition takes writes into its propagation log at up to
+    this multiple of its partition rate, and applies them at the partition rate."""
+    gsi_backlog_s: float = 136.0
+    """[fit: M1 goodGsi 26.6 % throttled over 120 s] how far (seconds of its partition rate)
+    a GSI partition's propagation log may run behind before base-table writes throttle."""
+
+    # --- emulator service ------------------------------------------------------------------
+    create_table_s: float = 7.4
+    """[3P: M2 CreateTable -> ACTIVE took 7.4 s and 22 s] CREATING duration on the emulator."""
+
+    scale: float = 1.0
+    """Multiplies every capacity figure so a full-size experiment can be rehearsed at a
+    fraction of its rate; results are reported back in full-scale units."""
+
+    def scaled(self, scale: float) -> CapacityParams:
+        """The same physics at `scale` times the throughput (time constants unchanged)."""
+        return replace(self, scale=scale)
+
+
+DEFAULT_PARAMS = CapacityParams()

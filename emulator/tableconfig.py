@@ -1,0 +1,146 @@
+"""A table's capacity-relevant settings, read from a CreateTable-shaped request.
+
+The DynamoDB API shape is the one format every path speaks: the endpoint receives it
+over HTTP, and a playbook's table spec turns itself into it (`TableSpec.create_table_request`),
+so the model never learns a second description of a table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PROVISIONED = "PROVISIONED"
+PAY_PER_REQUEST = "PAY_PER_REQUEST"
+
+
+class ConfigError(ValueError):
+    """A table description the model cannot accept; the text names the field."""
+
+
+def _key_names(schema: Any, where: str) -> tuple[str, str | None]:
+    if not isinstance(schema, list) or not schema:
+        raise ConfigError(f"{where}.KeySchema must be a non-empty list")
+    pk = sk = None
+    for element in schema:
+        if not isinstance(element, dict):
+            raise ConfigError(f"{where}.KeySchema entries must be objects")
+        kind = element.get("KeyType")
+        name = element.get("AttributeName")
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{where}.KeySchema entry needs an AttributeName")
+        if kind == "HASH":
+            pk = name
+        elif kind == "RANGE":
+            sk = name
+        else:
+            raise ConfigError(f"{where}.KeySchema KeyType must be HASH or RANGE, got {kind!r}")
+    if pk is None:
+        raise ConfigError(f"{where}.KeySchema needs a HASH key")
+    return pk, sk
+
+
+def _opt_units(block: Any, key: str) -> float | None:
+    if not isinstance(block, dict):
+        return None
+    value = block.get(key)
+    if value is None or value == -1:
+        return None
+    if not isinstance(value, int | float) or value < 0:
+        raise ConfigError(f"{key} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+@dataclass
+class IndexConfig:
+    """A GSI's keys and capacity settings."""
+
+    name: str
+    pk: str
+    sk: str | None
+    projection: str = "ALL"
+    non_key_attributes: list[str] = field(default_factory=list)
+    rcu: float | None = None
+    wcu: float | None = None
+    max_read: float | None = None
+    max_write: float | None = None
+    warm_read: float | None = None
+    warm_write: float | None = None
+
+    @classmethod
+    def from_request(cls, raw: Any, billing: str) -> IndexConfig:
+        if not isinstance(raw, dict) or not isinstance(raw.get("IndexName"), str):
+            raise ConfigError("GlobalSecondaryIndexes entries need an IndexName")
+        name = raw["IndexName"]
+        pk, sk = _key_names(raw.get("KeySchema"), f"GlobalSecondaryIndexes[{name}]")
+        projection = raw.get("Projection") or {"ProjectionType": "ALL"}
+        ptype = projection.get("ProjectionType", "ALL") if isinstance(projection, dict) else None
+        if ptype not in ("ALL", "KEYS_ONLY", "INCLUDE"):
+            raise ConfigError(f"GlobalSecondaryIndexes[{name}].Projection.ProjectionType "
+                              "must be ALL, KEYS_ONLY or INCLUDE")
+        throughput = raw.get("ProvisionedThroughput")
+        if billing == PROVISIONED and not isinstance(throughput, dict):
+            raise ConfigError(f"GlobalSecondaryIndexes[{name}] needs ProvisionedThroughput "
+                              "on a PROVISIONED table")
+        return cls(
+            name=name,
+            pk=pk,
+            sk=sk,
+            projection=ptype,
+            non_key_attributes=list(projection.get("NonKeyAttributes", []) or []),
+            rcu=_opt_units(throughput, "ReadCapacityUnits") if billing == PROVISIONED else None,
+            wcu=_opt_units(throughput, "WriteCapacityUnits") if billing == PROVISIONED else None,
+            max_read=_opt_units(raw.get("OnDemandThroughput"), "MaxReadRequestUnits"),
+            max_write=_opt_units(raw.get("OnDemandThroughput"), "MaxWriteRequestUnits"),
+            warm_read=_opt_units(raw.get("WarmThroughput"), "ReadUnitsPerSecond"),
+            warm_write=_opt_units(raw.get("WarmThroughput"), "WriteUnitsPerSecond"),
+        )
+
+
+@dataclass
+class TableConfig:
+    """A table's keys and capacity settings."""
+
+    name: str
+    pk: str
+    sk: str | None
+    billing: str = PROVISIONED
+    rcu: float | None = None
+    wcu: float | None = None
+    max_read: float | None = None
+    max_write: float | None = None
+    warm_read: float | None = None
+    warm_write: float | None = None
+    gsis: list[IndexConfig] = field(default_factory=list)
+    has_lsi: bool = False
+
+    @classmethod
+    def from_request(cls, req: dict[str, Any]) -> TableConfig:
+        name = req.get("TableName")
+        if not isinstance(name, str) or not name:
+            raise ConfigError("TableName is required")
+        pk, sk = _key_names(req.get("KeySchema"), "CreateTable")
+        billing = req.get("BillingMode") or PROVISIONED
+        if billing not in (PROVISIONED, PAY_PER_REQUEST):
+            raise ConfigError(f"BillingMode must be PROVISIONED or PAY_PER_REQUEST, got {billing!r}")
+        throughput = req.get("ProvisionedThroughput")
+        if billing == PROVISIONED:
+            if not isinstance(throughput, dict):
+                raise ConfigError("ProvisionedThroughput is required when BillingMode is PROVISIONED")
+            rcu = _opt_units(throughput, "ReadCapacityUnits")
+            wcu = _opt_units(throughput, "WriteCapacityUnits")
+            if not rcu or not wcu:
+                raise ConfigError("ProvisionedThroughput needs ReadCapacityUnits and "
+                                  "WriteCapacityUnits of at least 1")
+        else:
+            rcu = wcu = None
+        gsis = [IndexConfig.from_request(g, billing) for g in req.get("GlobalSecondaryIndexes") or []]
+        return cls(
+            name=name, pk=pk, sk=sk, billing=billing, rcu=rcu, wcu=wcu,
+            max_read=_opt_units(req.get("OnDemandThroughput"), "MaxReadRequestUnits"),
+            max_write=_opt_units(req.get("OnDemandThroughput"), "MaxWriteRequestUnits"),
+            warm_read=_opt_units(req.get("WarmThroughput"), "ReadUnitsPerSecond"),
+            warm_write=_opt_units(req.get("WarmThroughput"), "WriteUnitsPerSecond"),
+            gsis=gsis,
+            has_lsi=bool(req.get("LocalSecondaryIndexes")),
+        )

@@ -1,0 +1,235 @@
+"""The result format: what a run measured, from the simulation or from live workers.
+
+Counts are kept per second of run time and merged by adding (never by averaging
+averages), so results from any number of workers combine exactly. Peaks, throttle rates
+and the 10-second series are derived from the merged per-second counts. The JSON
+layout is documented in docs/results.md; `hotbench simulate` and `hotbench run` both
+write it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT = "hotbench.result/1"
+SERIES_STEP_S = 10
+
+
+@dataclass
+class Counts:
+    """What happened to requests in one second (or any span), from the client's side."""
+
+    sent: int = 0
+    succeeded: int = 0
+    throttled: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    late: int = 0
+    consumed_wcu: float = 0.0
+    consumed_rcu: float = 0.0
+    by_reason: Counter[str] = field(default_factory=Counter)
+    by_exception: Counter[str] = field(default_factory=Counter)
+    errors_by_type: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: Counts) -> None:
+        self.sent += other.sent
+        self.succeeded += other.succeeded
+        self.throttled += other.throttled
+        self.errors += other.errors
+        self.timeouts += other.timeouts
+        self.late += other.late
+        self.consumed_wcu += other.consumed_wcu
+        self.consumed_rcu += other.consumed_rcu
+        self.by_reason.update(other.by_reason)
+        self.by_exception.update(other.by_exception)
+        self.errors_by_type.update(other.errors_by_type)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sent": self.sent,
+            "succeeded": self.succeeded,
+            "throttled": self.throttled,
+            "errors": self.errors,
+            "timeouts": self.timeouts,
+            "late": self.late,
+            "consumed_wcu": round(self.consumed_wcu, 3),
+            "consumed_rcu": round(self.consumed_rcu, 3),
+            "throttles_by_reason": dict(sorted(self.by_reason.items())),
+            "throttles_by_exception": dict(sorted(self.by_exception.items())),
+            "errors_by_type": dict(sorted(self.errors_by_type.items())),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Counts:
+        return cls(
+            sent=int(data.get("sent", 0)),
+            succeeded=int(data.get("succeeded", 0)),
+            throttled=int(data.get("throttled", 0)),
+            errors=int(data.get("errors", 0)),
+            timeouts=int(data.get("timeouts", 0)),
+            late=int(data.get("late", 0)),
+            consumed_wcu=float(data.get("consumed_wcu", 0.0)),
+            consumed_rcu=float(data.get("consumed_rcu", 0.0)),
+            by_reason=Counter(data.get("throttles_by_reason", {})),
+            by_exception=Counter(data.get("throttles_by_exception", {})),
+            errors_by_type=Counter(data.get("errors_by_type", {})),
+        )
+
+
+@dataclass
+class PhaseResult:
+    """One phase of one run: its totals and when it first throttled."""
+
+    name: str
+    operation: str
+    start_s: float
+    duration_s: float
+    offered: int = 0
+    counts: Counts = field(default_factory=Counts)
+    first_throttle_s: float | None = None
+    """Seconds from the phase start to the first throttled request."""
+
+    def to_json(self) -> dict[str, Any]:
+        achieved = self.counts.succeeded / self.duration_s if self.duration_s else 0.0
+        return {
+            "name": self.name,
+            "operation": self.operation,
+            "start_s": self.start_s,
+            "duration_s": self.duration_s,
+            "offered": self.offered,
+            "offered_per_s": round(self.offered / self.duration_s, 3) if self.duration_s else 0,
+            "succeeded_per_s": round(achieved, 3),
+            "throttle_rate": _rate(self.counts.throttled, self.offered),
+            "first_throttle_s": _round(self.first_throttle_s),
+            **self.counts.to_json(),
+        }
+
+
+@dataclass
+class RunResult:
+    """One run of the load against one table (one repeat)."""
+
+    table: str
+    repeat: int
+    duration_s: float
+    seconds: dict[int, Counts] = field(default_factory=dict)
+    phases: list[PhaseResult] = field(default_factory=list)
+    first_throttle_s: float | None = None
+    partial: bool = False
+    notes: list[str] = field(default_factory=list)
+    workers: int = 1
+
+    def second(self, t: int) -> Counts:
+        counts = self.seconds.get(t)
+        if counts is None:
+            counts = self.seconds[t] = Counts()
+        return counts
+
+    def totals(self) -> Counts:
+        total = Counts()
+        for counts in self.seconds.values():
+            total.add(counts)
+        return total
+
+    @property
+    def offered(self) -> int:
+        return sum(p.offered for p in self.phases)
+
+    def peak(self, attr: str, window_s: int) -> float:
+        """Highest per-second rate of `attr` averaged over `window_s` consecutive seconds
+        (window 60 is CloudWatch's 1-minute Sum/60, which the published peaks use)."""
+        if not self.seconds:
+            return 0.0
+        last = max(self.seconds)
+        values = [getattr(self.seconds[t], attr) if t in self.seconds else 0.0
+                  for t in range(last + 1)]
+        if window_s <= 1:
+            return float(max(values))
+        width = min(window_s, len(values))
+        run = sum(values[:width])
+        best = run
+        for i in range(width, len(values)):
+            run += values[i] - values[i - width]
+            best = max(best, run)
+        return best / width
+
+    def series(self, step_s: int = SERIES_STEP_S) -> list[dict[str, Any]]:
+        if not self.seconds:
+            return []
+        buckets: dict[int, Counts] = {}
+        for t, counts in self.seconds.items():
+            bucket = buckets.setdefault(t // step_s * step_s, Counts())
+            bucket.add(counts)
+        out = []
+        for t in sorted(buckets):
+            c = buckets[t]
+            out.append({
+                "t": t,
+                "sent": c.sent,
+                "succeeded": c.succeeded,
+                "throttled": c.throttled,
+                "errors": c.errors + c.timeouts,
+                "succeeded_per_s": round(c.succeeded / step_s, 3),
+                "consumed_wcu_per_s": round(c.consumed_wcu / step_s, 3),
+                "consumed_rcu_per_s": round(c.consumed_rcu / step_s, 3),
+                "throttles_by_reason": dict(sorted(c.by_reason.items())),
+            })
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        total = self.totals()
+        return {
+            "table": self.table,
+            "repeat": self.repeat,
+            "duration_s": self.duration_s,
+            "workers": self.workers,
+            "partial": self.partial,
+            "notes": list(self.notes),
+            "offered": self.offered,
+            "throttle_rate": _rate(total.throttled, self.offered),
+            "first_throttle_s": _round(self.first_throttle_s),
+            "consumed_wcu_peak_1s": round(self.peak("consumed_wcu", 1), 3),
+            "consumed_wcu_peak_1min": round(self.peak("consumed_wcu", 60), 3),
+            "consumed_rcu_peak_1s": round(self.peak("consumed_rcu", 1), 3),
+            "consumed_rcu_peak_1min": round(self.peak("consumed_rcu", 60), 3),
+            **total.to_json(),
+            "phases": [p.to_json() for p in self.phases],
+            "series": self.series(),
+        }
+
+
+@dataclass
+class PlaybookResult:
+    """Every run of a playbook, as written to --json."""
+
+    playbook: str
+    mode: str
+    scale: float = 1.0
+    runs: list[RunResult] = field(default_factory=list)
+    started_at: str | None = None
+    wall_s: float | None = None
+    target: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "playbook": self.playbook,
+            "mode": self.mode,
+            "target": self.target,
+            "scale": self.scale,
+            "units": "full-scale (counts and rates divided by scale)",
+            "started_at": self.started_at,
+            "wall_s": _round(self.wall_s),
+            "runs": [r.to_json() for r in self.runs],
+        }
+
+
+def _rate(part: int, whole: int) -> float:
+    return round(part / whole, 6) if whole else 0.0
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 3)

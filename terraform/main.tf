@@ -1,0 +1,80 @@
+# hotbench root stack: the variant tables of ONE spec file, a results table, a dashboard
+# and (optionally) the load-generator fleet, all named hotbench-<run_id>-* and tagged
+# hotbench:run-id=<run_id>. `terraform destroy` with the same run_id removes everything.
+
+locals {
+  spec_file = coalesce(var.spec_file, "${path.module}/../playbooks/hot-partition.yaml")
+  spec      = yamldecode(file(local.spec_file))
+}
+
+provider "aws" {
+  region = var.region
+
+  # Every taggable resource gets the run's tags, also ones a module forgets.
+  default_tags {
+    tags = module.spec.tags
+  }
+}
+
+module "spec" {
+  source = "./modules/spec"
+
+  tables     = local.spec.tables
+  variants   = var.variants
+  run_id     = var.run_id
+  owner      = var.owner
+  expires_at = var.expires_at
+  tags       = var.tags
+}
+
+module "table" {
+  source   = "./modules/table"
+  for_each = module.spec.entries
+
+  table      = each.value
+  run_id     = var.run_id
+  owner      = var.owner
+  expires_at = var.expires_at
+  tags       = var.tags
+}
+
+module "results_table" {
+  source = "./modules/results-table"
+
+  name = module.spec.names.results_table
+  tags = module.spec.tags
+}
+
+module "dashboard" {
+  source = "./modules/dashboard"
+  count  = var.create_dashboard ? 1 : 0
+
+  dashboard_name = module.spec.names.dashboard
+  region         = var.region
+  tables         = { for v, t in module.table : v => { name = t.name, gsis = t.gsis } }
+}
+
+module "fleet" {
+  source = "./modules/loadgen-fleet"
+  count  = var.create_fleet ? 1 : 0
+
+  names             = module.spec.names
+  region            = var.region
+  table_arns        = [for v in module.spec.variants : module.table[v].arn]
+  results_table_arn = module.results_table.arn
+
+  image            = var.worker_image
+  cpu              = var.task_cpu
+  memory           = var.task_memory
+  cpu_architecture = var.cpu_architecture
+  environment = merge(var.worker_environment, {
+    HOTBENCH_RUN_ID        = var.run_id
+    HOTBENCH_REGION        = var.region
+    HOTBENCH_RESULTS_TABLE = module.results_table.name
+    HOTBENCH_TABLES        = jsonencode({ for v, t in module.table : v => t.name })
+  })
+  log_retention_days           = var.log_retention_days
+  subnet_ids                   = var.subnet_ids
+  create_dynamodb_vpc_endpoint = var.create_dynamodb_vpc_endpoint
+  tags                         = module.spec.tags
+}

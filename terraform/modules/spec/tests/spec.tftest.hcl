@@ -1,0 +1,221 @@
+# Offline tests of the spec -> settings rules (no provider, `command = plan` only).
+# Run: cd terraform/modules/spec && terraform init && terraform test
+
+variables {
+  run_id     = "t1"
+  owner      = "platform@example.com"
+  expires_at = "2030-01-01T00:00:00Z"
+  tables = [
+    {
+      name           = "prov"
+      partition_key  = { name = "pk", type = "S" }
+      sort_key       = { name = "sk", type = "S" }
+      billing_mode   = "PROVISIONED"
+      read_capacity  = 100
+      write_capacity = 200
+      gsis = [
+        { name = "bySk", partition_key = { name = "sk", type = "S" }, sort_key = { name = "pk", type = "S" }, projection = "ALL" },
+        { name = "byPrice", partition_key = { name = "sk", type = "S" }, sort_key = { name = "price", type = "N" }, projection = "INCLUDE", non_key_attributes = ["qty"], read_capacity = 5, write_capacity = 7 },
+      ]
+    },
+    {
+      name          = "od"
+      partition_key = { name = "pk", type = "S" }
+      billing_mode  = "PAY_PER_REQUEST"
+      # Exactly the on-demand defaults: must stay unset (permanent diff otherwise).
+      warm_throughput      = { read = 12000, write = 4000 }
+      contributor_insights = "THROTTLED_KEYS"
+    },
+    {
+      name            = "warm"
+      partition_key   = { name = "pk", type = "N" }
+      billing_mode    = "PAY_PER_REQUEST"
+      warm_throughput = { read = null, write = 8000 }
+      on_demand_max   = { read = null, write = 5000 }
+      gsis = [
+        { name = "byX", partition_key = { name = "x", type = "B" }, projection = "KEYS_ONLY", warm_throughput = { read = 20000, write = 1000 }, on_demand_max = { read = 100, write = null } },
+      ]
+    },
+  ]
+}
+
+run "names_and_tags" {
+  command = plan
+
+  assert {
+    condition     = output.tables["prov"].name == "hotbench-t1-prov" && output.tables["od"].name == "hotbench-t1-od"
+    error_message = "Table names must be hotbench-<run_id>-<variant>."
+  }
+  assert {
+    condition     = output.tags["hotbench:run-id"] == "t1" && output.tags["hotbench:owner"] == "platform@example.com" && output.tags["hotbench:expires-at"] == "2030-01-01T00:00:00Z"
+    error_message = "Tags must carry run id, owner and expiry."
+  }
+  assert {
+    condition     = output.names.results_table == "hotbench-t1-results" && output.names.cluster == "hotbench-t1-fleet"
+    error_message = "Shared resource names must derive from run_id."
+  }
+  assert {
+    condition     = output.variants == ["prov", "od", "warm"]
+    error_message = "All variants are selected by default, in spec order."
+  }
+}
+
+run "attribute_dedupe" {
+  command = plan
+
+  assert {
+    condition     = output.tables["prov"].attributes == [{ name = "pk", type = "S" }, { name = "price", type = "N" }, { name = "sk", type = "S" }]
+    error_message = "Attributes must be deduplicated across table and GSIs, sorted by name."
+  }
+  assert {
+    condition     = output.tables["od"].attributes == [{ name = "pk", type = "S" }]
+    error_message = "A hash-only table has exactly one attribute."
+  }
+  assert {
+    condition     = output.tables["warm"].attributes == [{ name = "pk", type = "N" }, { name = "x", type = "B" }]
+    error_message = "GSI-only key attributes must be defined too."
+  }
+}
+
+run "capacity_only_when_provisioned" {
+  command = plan
+
+  assert {
+    condition     = output.tables["prov"].read_capacity == 100 && output.tables["prov"].write_capacity == 200
+    error_message = "PROVISIONED capacity must pass through."
+  }
+  assert {
+    condition     = output.tables["od"].read_capacity == null && output.tables["od"].write_capacity == null
+    error_message = "PAY_PER_REQUEST tables must have no capacity."
+  }
+  assert {
+    condition     = output.tables["prov"].gsis[0].read_capacity == 100 && output.tables["prov"].gsis[0].write_capacity == 200
+    error_message = "A GSI without capacity inherits the table's."
+  }
+  assert {
+    condition     = output.tables["prov"].gsis[1].read_capacity == 5 && output.tables["prov"].gsis[1].write_capacity == 7
+    error_message = "A GSI's own capacity wins."
+  }
+  assert {
+    condition     = output.tables["warm"].gsis[0].read_capacity == null
+    error_message = "GSIs of on-demand tables have no capacity."
+  }
+}
+
+run "warm_throughput" {
+  command = plan
+
+  assert {
+    condition     = output.tables["od"].warm_throughput == null
+    error_message = "Warm throughput equal to the on-demand defaults must be left unset."
+  }
+  assert {
+    condition     = output.tables["prov"].warm_throughput == null
+    error_message = "No warm_throughput key -> unset."
+  }
+  assert {
+    condition     = output.tables["warm"].warm_throughput == { read_units_per_second = 12000, write_units_per_second = 8000 }
+    error_message = "A raised warm throughput is set, the missing side at its default."
+  }
+  assert {
+    condition     = output.tables["warm"].gsis[0].warm_throughput == { read_units_per_second = 20000, write_units_per_second = 4000 }
+    error_message = "GSI warm values below the default are raised to it (they cannot be lowered)."
+  }
+}
+
+run "on_demand_and_insights" {
+  command = plan
+
+  assert {
+    condition     = output.tables["warm"].on_demand_throughput == { max_read_request_units = null, max_write_request_units = 5000 }
+    error_message = "on_demand_max maps to on_demand_throughput, null sides omitted."
+  }
+  assert {
+    condition     = output.tables["od"].on_demand_throughput == null && output.tables["prov"].on_demand_throughput == null
+    error_message = "No on_demand_max -> no on_demand_throughput block."
+  }
+  assert {
+    condition     = output.tables["warm"].gsis[0].on_demand_throughput.max_read_request_units == 100
+    error_message = "GSI on_demand_max must pass through."
+  }
+  assert {
+    condition     = output.tables["od"].contributor_insights_mode == "THROTTLED_KEYS" && output.tables["prov"].contributor_insights_mode == null
+    error_message = "contributor_insights maps to the mode, absent -> null."
+  }
+  assert {
+    condition     = output.tables["prov"].gsis[1].non_key_attributes == ["qty"] && output.tables["prov"].gsis[0].non_key_attributes == null
+    error_message = "non_key_attributes only for INCLUDE projections."
+  }
+}
+
+run "variant_selection" {
+  command = plan
+
+  variables {
+    variants = ["od"]
+  }
+
+  assert {
+    condition     = keys(output.tables) == ["od"] && output.variants == ["od"]
+    error_message = "Only the selected variants are produced."
+  }
+}
+
+run "unknown_variant_rejected" {
+  command = plan
+
+  variables {
+    variants = ["nope"]
+  }
+
+  expect_failures = [var.variants]
+}
+
+run "bad_run_id_rejected" {
+  command = plan
+
+  variables {
+    run_id = "Has_Upper-and-way-too-long-for-names"
+  }
+
+  expect_failures = [var.run_id]
+}
+
+run "provisioned_without_capacity_rejected" {
+  command = plan
+
+  variables {
+    tables = [{ name = "x", partition_key = { name = "pk", type = "S" }, billing_mode = "PROVISIONED" }]
+  }
+
+  expect_failures = [var.tables]
+}
+
+run "conflicting_attribute_types_rejected" {
+  command = plan
+
+  variables {
+    tables = [{
+      name          = "x"
+      partition_key = { name = "pk", type = "S" }
+      billing_mode  = "PAY_PER_REQUEST"
+      gsis          = [{ name = "byPk", partition_key = { name = "pk", type = "N" }, projection = "ALL" }]
+    }]
+  }
+
+  expect_failures = [output.tables]
+}
+
+run "yaml_boolean_n_is_number_type" {
+  command = plan
+
+  # yamldecode turns an unquoted `type: N` into false (YAML 1.1); it must still mean N.
+  variables {
+    tables = [{ name = "x", partition_key = { name = "pk", type = false }, billing_mode = "PAY_PER_REQUEST" }]
+  }
+
+  assert {
+    condition     = output.tables["x"].attributes == [{ name = "pk", type = "N" }]
+    error_message = "A boolean false key type must be read as N."
+  }
+}

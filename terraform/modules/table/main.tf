@@ -1,0 +1,101 @@
+# One DynamoDB table from one spec entry. All the decisions (names, attribute dedupe,
+# capacity only when PROVISIONED, warm throughput left unset at the defaults) are made in
+# the provider-free modules/spec, which is tested offline; this file only maps them.
+
+module "spec" {
+  source = "../spec"
+
+  tables     = [var.table]
+  run_id     = var.run_id
+  owner      = var.owner
+  expires_at = var.expires_at
+  tags       = var.tags
+}
+
+locals {
+  s = module.spec.tables[var.table.name]
+
+  # Contributor insights for the table and each of its GSIs, when the spec asks for it.
+  # "#table" cannot collide with a GSI name ([a-zA-Z0-9_.-]+).
+  # A filtered `for` rather than `cond ? {} : {...}`: objects of different shapes do not unify.
+  insights = {
+    for k, v in merge({ "#table" = { index_name = null } }, { for g in local.s.gsis : g.name => { index_name = g.name } }) :
+    k => v if local.s.contributor_insights_mode != null
+  }
+}
+
+resource "aws_dynamodb_table" "this" {
+  #checkov:skip=CKV_AWS_28:Benchmark tables live for hours and hold generated data; point-in-time recovery would only add cost.
+  #checkov:skip=CKV_AWS_119:Generated benchmark data; the AWS-owned key avoids a KMS key per run and KMS request charges.
+  #checkov:skip=CKV2_AWS_16:Auto scaling would change the capacity under test; fixed capacity is the point of the benchmark.
+  name                        = local.s.name
+  billing_mode                = local.s.billing_mode
+  hash_key                    = local.s.hash_key
+  range_key                   = local.s.range_key
+  read_capacity               = local.s.read_capacity
+  write_capacity              = local.s.write_capacity
+  deletion_protection_enabled = false
+
+  dynamic "attribute" {
+    for_each = local.s.attributes
+    content {
+      name = attribute.value.name
+      type = attribute.value.type
+    }
+  }
+
+  dynamic "on_demand_throughput" {
+    for_each = local.s.on_demand_throughput != null ? [local.s.on_demand_throughput] : []
+    content {
+      max_read_request_units  = on_demand_throughput.value.max_read_request_units
+      max_write_request_units = on_demand_throughput.value.max_write_request_units
+    }
+  }
+
+  dynamic "warm_throughput" {
+    for_each = local.s.warm_throughput != null ? [local.s.warm_throughput] : []
+    content {
+      read_units_per_second  = warm_throughput.value.read_units_per_second
+      write_units_per_second = warm_throughput.value.write_units_per_second
+    }
+  }
+
+  dynamic "global_secondary_index" {
+    for_each = local.s.gsis
+    content {
+      name               = global_secondary_index.value.name
+      hash_key           = global_secondary_index.value.hash_key
+      range_key          = global_secondary_index.value.range_key
+      projection_type    = global_secondary_index.value.projection_type
+      non_key_attributes = global_secondary_index.value.non_key_attributes
+      read_capacity      = global_secondary_index.value.read_capacity
+      write_capacity     = global_secondary_index.value.write_capacity
+
+      dynamic "on_demand_throughput" {
+        for_each = global_secondary_index.value.on_demand_throughput != null ? [global_secondary_index.value.on_demand_throughput] : []
+        content {
+          max_read_request_units  = on_demand_throughput.value.max_read_request_units
+          max_write_request_units = on_demand_throughput.value.max_write_request_units
+        }
+      }
+
+      dynamic "warm_throughput" {
+        for_each = global_secondary_index.value.warm_throughput != null ? [global_secondary_index.value.warm_throughput] : []
+        content {
+          read_units_per_second  = warm_throughput.value.read_units_per_second
+          write_units_per_second = warm_throughput.value.write_units_per_second
+        }
+      }
+    }
+  }
+
+  tags = module.spec.tags
+}
+
+resource "aws_dynamodb_contributor_insights" "this" {
+  for_each = local.insights
+
+  table_name = aws_dynamodb_table.this.name
+  index_name = each.value.index_name
+  mode       = local.s.contributor_insights_mode
+}

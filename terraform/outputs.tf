@@ -1,0 +1,31 @@
+output "hotbench" {
+  description = "Everything the hotbench console needs, as one JSON-friendly object (terraform output -json hotbench)."
+  value = {
+    run_id = var.run_id
+    region = var.region
+    tables = { for v, t in module.table : v => {
+      name = t.name
+      arn  = t.arn
+      gsis = t.gsis
+    } }
+    results_table = {
+      name = module.results_table.name
+      arn  = module.results_table.arn
+    }
+    cluster_arn         = try(module.fleet[0].cluster_arn, null)
+    task_definition_arn = try(module.fleet[0].task_definition_arn, null)
+    container_name      = try(module.fleet[0].container_name, null)
+    image               = try(module.fleet[0].image, null)
+    ecr_repository_url  = try(module.fleet[0].ecr_repository_url, null)
+    subnets             = try(module.fleet[0].subnet_ids, [])
+    security_group_id   = try(module.fleet[0].security_group_id, null)
+    assign_public_ip    = try(module.fleet[0].assign_public_ip, false)
+    log_group_name      = try(module.fleet[0].log_group_name, null)
+    task_count          = var.task_count
+    task_cpu            = var.task_cpu
+    task_memory         = var.task_memory
+    cpu_architecture    = var.cpu_architecture
+    dashboard_url       = try(module.dashboard[0].url, null)
+    tags                = module.spec.tags
+  }
+}

@@ -1,0 +1,144 @@
+variable "spec_file" {
+  description = "Variant spec YAML whose `tables` list defines the tables (the same file `hotbench simulate` and `hotbench run` read). Defaults to the M1 hot-partition playbook."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.spec_file == null || can(yamldecode(file(var.spec_file)).tables)
+    error_message = "spec_file must be a readable YAML file with a top-level `tables` list."
+  }
+}
+
+variable "run_id" {
+  description = "Run identifier: lowercase letters, digits and '-', at most 24 characters. Every name starts with hotbench-<run_id>, every resource is tagged hotbench:run-id=<run_id>."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z0-9]([a-z0-9-]{0,22}[a-z0-9])?$", var.run_id))
+    error_message = "run_id must be 1-24 characters of lowercase letters, digits and '-', starting and ending with a letter or digit."
+  }
+}
+
+variable "owner" {
+  description = "Who to ask about these resources (e-mail or team), stored in the hotbench:owner tag."
+  type        = string
+
+  validation {
+    condition     = length(trimspace(var.owner)) > 0
+    error_message = "owner must not be empty: leftovers need someone to ask."
+  }
+}
+
+variable "expires_at" {
+  description = "RFC 3339 time after which anyone may delete these resources (e.g. 2025-06-01T18:00:00Z), stored in the hotbench:expires-at tag."
+  type        = string
+
+  validation {
+    condition     = can(formatdate("YYYY", var.expires_at))
+    error_message = "expires_at must be an RFC 3339 timestamp such as 2025-06-01T18:00:00Z."
+  }
+}
+
+variable "region" {
+  description = "AWS region to create everything in."
+  type        = string
+  default     = "us-east-1"
+
+  validation {
+    condition     = can(regex("^[a-z]{2}(-[a-z]+)+-[0-9]$", var.region))
+    error_message = "region must look like us-east-1."
+  }
+}
+
+variable "variants" {
+  description = "Names of the spec's table entries to create. null (the default) creates all of them (bad, good, goodGsi, badOnDemand for the M1 playbook)."
+  type        = list(string)
+  default     = null
+
+  validation {
+    condition     = var.variants == null || try(length(var.variants) > 0, false)
+    error_message = "variants must be null (all) or a non-empty list of spec table names."
+  }
+}
+
+variable "create_fleet" {
+  description = "Create the load-generator fleet (ECS cluster, Fargate task definition, ECR repository, roles, log group, security group). false creates only tables, results table and dashboard."
+  type        = bool
+  default     = true
+}
+
+variable "create_dashboard" {
+  description = "Create the per-run CloudWatch dashboard ($3/month past the account's first three, prorated)."
+  type        = bool
+  default     = true
+}
+
+variable "worker_image" {
+  description = "Worker container image. null (the default) uses <this run's ECR repository>:latest, which you push after apply."
+  type        = string
+  default     = null
+}
+
+variable "task_count" {
+  description = "Number of worker tasks the console starts with RunTask (used by the console and the cost estimate; Terraform creates no running tasks)."
+  type        = number
+  default     = 4
+
+  validation {
+    condition     = var.task_count >= 1 && var.task_count <= 500 && floor(var.task_count) == var.task_count
+    error_message = "task_count must be a whole number from 1 to 500."
+  }
+}
+
+variable "task_cpu" {
+  description = "Fargate CPU units per worker task: 256, 512, 1024, 2048, 4096, 8192 or 16384."
+  type        = number
+  default     = 1024
+}
+
+variable "task_memory" {
+  description = "Fargate memory per worker task, MiB (valid for task_cpu)."
+  type        = number
+  default     = 2048
+}
+
+variable "cpu_architecture" {
+  description = "Worker CPU architecture: X86_64 or ARM64."
+  type        = string
+  default     = "X86_64"
+
+  validation {
+    condition     = contains(["X86_64", "ARM64"], var.cpu_architecture)
+    error_message = "cpu_architecture must be X86_64 or ARM64."
+  }
+}
+
+variable "worker_environment" {
+  description = "Extra environment variables for the workers (HOTBENCH_* set by this stack win)."
+  type        = map(string)
+  default     = {}
+}
+
+variable "log_retention_days" {
+  description = "Worker log retention in days (a CloudWatch Logs value: 1, 3, 5, 7, 14, 30, ...)."
+  type        = number
+  default     = 7
+}
+
+variable "subnet_ids" {
+  description = "Subnets for the workers. Empty (the default) uses the default VPC's default subnets."
+  type        = list(string)
+  default     = []
+}
+
+variable "create_dynamodb_vpc_endpoint" {
+  description = "Create a DynamoDB gateway VPC endpoint in the workers' VPC (free; keeps table traffic off NAT)."
+  type        = bool
+  default     = false
+}
+
+variable "tags" {
+  description = "Extra tags for every resource (the hotbench:* tags always win)."
+  type        = map(string)
+  default     = {}
+}
