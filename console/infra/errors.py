@@ -17,9 +17,7 @@ def tail(text: str, lines: int = STDERR_TAIL_LINES) -> str:
     """Last ``lines`` non-empty lines of ``text``, without the CLI-config warning noise."""
     kept = [line.rstrip() for line in text.splitlines() if line.strip()]
     kept = [
-        line
-        for line in kept
-        if "CLI configuration" not in line and "/.terraformrc" not in line
+        line for line in kept if "CLI configuration" not in line and "/.terraformrc" not in line
     ]
     return "\n".join(kept[-lines:])
 

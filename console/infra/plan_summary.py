@@ -70,7 +70,9 @@ class PlanSummary:
         if not self.has_changes:
             return [head + " (no changes)"]
         width = max(len(name) for name in self.by_type)
-        body = [f"  {name:<{width}}  {self.by_type[name].describe()}" for name in sorted(self.by_type)]
+        body = [
+            f"  {name:<{width}}  {self.by_type[name].describe()}" for name in sorted(self.by_type)
+        ]
         return [head, *body]
 
     def __str__(self) -> str:

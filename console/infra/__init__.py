@@ -1,0 +1,42 @@
+"""Terraform driver for the hotbench AWS stack (terraform/ at the repository root).
+
+``Terraform(workdir, variables).plan()`` gives a reviewable summary and hourly cost;
+``apply()`` streams progress and rolls back on failure; ``output()`` returns typed data.
+"""
+
+from console.infra.cost import CostEstimate, CostLine, estimate
+from console.infra.errors import TerraformApplyError, TerraformError
+from console.infra.outputs import HotbenchOutputs, TableOutput, parse_outputs
+from console.infra.plan_summary import PlanSummary, summarize
+from console.infra.runner import (
+    BINARY_ENV,
+    BinaryRunner,
+    LibterraformRunner,
+    Runner,
+    RunResult,
+    runner_from_env,
+)
+from console.infra.terraform import DEFAULT_WORKDIR, Plan, Terraform, progress_line
+
+__all__ = [
+    "BINARY_ENV",
+    "DEFAULT_WORKDIR",
+    "BinaryRunner",
+    "CostEstimate",
+    "CostLine",
+    "HotbenchOutputs",
+    "LibterraformRunner",
+    "Plan",
+    "PlanSummary",
+    "RunResult",
+    "Runner",
+    "TableOutput",
+    "Terraform",
+    "TerraformApplyError",
+    "TerraformError",
+    "estimate",
+    "parse_outputs",
+    "progress_line",
+    "runner_from_env",
+    "summarize",
+]

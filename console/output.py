@@ -1,0 +1,27 @@
+"""Writing result files without ever leaving a half-written one behind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class UserError(Exception):
+    """A failure the user can fix; printed as one line, exit code `code`."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def write_json(path: str | Path, payload: dict[str, Any]) -> None:
+    """Write atomically (temp file + rename), so an interrupted write loses nothing older."""
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(target)
+    except OSError as exc:
+        raise UserError(f"cannot write {target}: {exc.strerror}; choose another path") from None
