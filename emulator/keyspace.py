@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 from collections import deque
 from collections.abc import Callable
 from decimal import Decimal
@@ -261,7 +262,7 @@ class KeySpace:
     def _is_monotonic(self, positions: list[Any]) -> bool:
         if len(positions) < 8:
             return False
-        rising = sum(1 for a, b in zip(positions, positions[1:], strict=False) if b > a)
+        rising = sum(1 for a, b in itertools.pairwise(positions) if b > a)
         return rising >= self.monotonic_fraction * (len(positions) - 1)
 
     def split_for_heat(self, part: Partition, now: float) -> bool:
@@ -303,7 +304,7 @@ class KeySpace:
         index = self.parts.index(part)
         cuts = [c for c in (top, top + 1) if part.lo < c < part.hi]
         pieces = [part.lo, *cuts, part.hi]
-        new_parts = [self._new(a, b, now) for a, b in zip(pieces, pieces[1:], strict=False)]
+        new_parts = [self._new(a, b, now) for a, b in itertools.pairwise(pieces)]
         for new in new_parts:
             new.samples.extend(s for s in part.samples if new.lo <= s[0] < new.hi)
             if new.lo <= top < new.hi:

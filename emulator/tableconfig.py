@@ -122,11 +122,13 @@ class TableConfig:
         pk, sk = _key_names(req.get("KeySchema"), "CreateTable")
         billing = req.get("BillingMode") or PROVISIONED
         if billing not in (PROVISIONED, PAY_PER_REQUEST):
-            raise ConfigError(f"BillingMode must be PROVISIONED or PAY_PER_REQUEST, got {billing!r}")
+            raise ConfigError("BillingMode must be PROVISIONED or PAY_PER_REQUEST, "
+                              f"got {billing!r}")
         throughput = req.get("ProvisionedThroughput")
         if billing == PROVISIONED:
             if not isinstance(throughput, dict):
-                raise ConfigError("ProvisionedThroughput is required when BillingMode is PROVISIONED")
+                raise ConfigError("ProvisionedThroughput is required when BillingMode is "
+                                  "PROVISIONED")
             rcu = _opt_units(throughput, "ReadCapacityUnits")
             wcu = _opt_units(throughput, "WriteCapacityUnits")
             if not rcu or not wcu:
@@ -134,7 +136,8 @@ class TableConfig:
                                   "WriteCapacityUnits of at least 1")
         else:
             rcu = wcu = None
-        gsis = [IndexConfig.from_request(g, billing) for g in req.get("GlobalSecondaryIndexes") or []]
+        gsis = [IndexConfig.from_request(g, billing)
+                for g in req.get("GlobalSecondaryIndexes") or []]
         return cls(
             name=name, pk=pk, sk=sk, billing=billing, rcu=rcu, wcu=wcu,
             max_read=_opt_units(req.get("OnDemandThroughput"), "MaxReadRequestUnits"),

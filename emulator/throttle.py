@@ -8,10 +8,10 @@ so an SDK pointed at the emulator raises the same exception with the same
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Cause(str, Enum):
+class Cause(StrEnum):
     """Why a request was refused; the suffix of a DynamoDB throttle reason."""
 
     KEY_RANGE = "KeyRangeThroughputExceeded"
@@ -82,7 +82,9 @@ class Throttle:
         """The member that carries the reasons list: botocore's model names it
         ThrottlingReasons on ProvisionedThroughputExceededException and
         throttlingReasons on ThrottlingException."""
-        return "ThrottlingReasons" if self.exception == PROVISIONED_EXCEPTION else "throttlingReasons"
+        if self.exception == PROVISIONED_EXCEPTION:
+            return "ThrottlingReasons"
+        return "throttlingReasons"
 
     def body(self) -> dict[str, object]:
         """The JSON body DynamoDB sends with HTTP 400."""

@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from loadgen.histogram import LatencyHistogram
+
 FORMAT = "hotbench.result/1"
 SERIES_STEP_S = 10
 
@@ -121,6 +123,9 @@ class RunResult:
     partial: bool = False
     notes: list[str] = field(default_factory=list)
     workers: int = 1
+    latency: LatencyHistogram | None = None
+    """Merged latency histogram of live runs (None in the simulation, which has no
+    latency); written as `latency_ms` only when present."""
 
     def second(self, t: int) -> Counts:
         counts = self.seconds.get(t)
@@ -198,6 +203,7 @@ class RunResult:
             **total.to_json(),
             "phases": [p.to_json() for p in self.phases],
             "series": self.series(),
+            **({"latency_ms": self.latency.to_json()} if self.latency is not None else {}),
         }
 
 
@@ -225,6 +231,56 @@ class PlaybookResult:
             "wall_s": _round(self.wall_s),
             "runs": [r.to_json() for r in self.runs],
         }
+
+
+def scale_counts(counts: Counts, factor: float) -> Counts:
+    """Counts multiplied by `factor` (1/scale turns a scaled run into full-scale units).
+
+    Each outcome is rounded on its own, then the totals are rebuilt from the rounded parts,
+    so sent = succeeded + throttled + errors + timeouts (+ any unanswered remainder) and
+    throttled = the sum over exceptions still hold exactly after scaling.
+    """
+    def r(value: int) -> int:
+        return int(round(value * factor))
+
+    by_exception = Counter({k: r(v) for k, v in counts.by_exception.items()})
+    by_reason = Counter({k: r(v) for k, v in counts.by_reason.items()})
+    errors_by_type = Counter({k: r(v) for k, v in counts.errors_by_type.items()})
+    throttled = sum(by_exception.values()) if counts.by_exception else r(counts.throttled)
+    errors = sum(errors_by_type.values()) if counts.errors_by_type else r(counts.errors)
+    succeeded, timeouts = r(counts.succeeded), r(counts.timeouts)
+    gap = counts.sent - (counts.succeeded + counts.throttled + counts.errors + counts.timeouts)
+    return Counts(
+        sent=succeeded + throttled + errors + timeouts + r(gap),
+        succeeded=succeeded, throttled=throttled, errors=errors, timeouts=timeouts,
+        late=r(counts.late), consumed_wcu=counts.consumed_wcu * factor,
+        consumed_rcu=counts.consumed_rcu * factor, by_reason=by_reason,
+        by_exception=by_exception, errors_by_type=errors_by_type,
+    )
+
+
+def to_full_scale(run: RunResult, scale: float) -> RunResult:
+    """A run measured at `scale` times the load, in full-scale units (counts / scale).
+
+    Times (first throttle, durations) and latencies are not scaled: the emulator at
+    scale S runs the same physics at S times the throughput in real time.
+    """
+    if scale == 1.0:
+        return run
+    factor = 1.0 / scale
+    out = RunResult(run.table, run.repeat, run.duration_s,
+                    seconds={t: scale_counts(c, factor) for t, c in run.seconds.items()},
+                    first_throttle_s=run.first_throttle_s, partial=run.partial,
+                    notes=list(run.notes), workers=run.workers, latency=run.latency)
+    for phase in run.phases:
+        counts = Counts()  # as the simulation does: the phase's seconds, added
+        for second in range(int(phase.start_s), int(phase.start_s + phase.duration_s)):
+            if second in out.seconds:
+                counts.add(out.seconds[second])
+        out.phases.append(PhaseResult(phase.name, phase.operation, phase.start_s,
+                                      phase.duration_s, offered=int(round(phase.offered * factor)),
+                                      counts=counts, first_throttle_s=phase.first_throttle_s))
+    return out
 
 
 def _rate(part: int, whole: int) -> float:

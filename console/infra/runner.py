@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Sequence
@@ -23,6 +24,9 @@ from console.infra.errors import TerraformError
 BINARY_ENV = "HOTBENCH_TERRAFORM_BINARY"
 
 LineCallback = Callable[[str], None]
+
+#: How long an interrupted Terraform may take to save its state before it is killed.
+STOP_GRACE_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,18 @@ def _automation_env() -> dict[str, str]:
     env.setdefault("TF_INPUT", "0")
     env.setdefault("CHECKPOINT_DISABLE", "1")
     return env
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """Interrupt Terraform like Ctrl-C does (it finishes in-flight calls and saves
+    state), and kill it only if it does not stop within a minute."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 class BinaryRunner:
@@ -97,10 +113,14 @@ class BinaryRunner:
         )
         reader.start()
         lines: list[str] = []
-        for line in proc.stdout:
-            line = line.rstrip("\n")
-            lines.append(line)
-            on_line(line)
+        try:
+            for line in proc.stdout:
+                line = line.rstrip("\n")
+                lines.append(line)
+                on_line(line)
+        except BaseException:
+            _stop(proc)
+            raise
         returncode = proc.wait()
         reader.join()
         return RunResult(returncode, "\n".join(lines), "".join(stderr_chunks))

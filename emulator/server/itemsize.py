@@ -1,0 +1,55 @@
+"""Item size as DynamoDB computes it for capacity units and the 400 KB limit.
+
+The AWS rules ("Item sizes and formats"): an item's size is the sum of its attribute
+names' UTF-8 lengths and its values' sizes. Strings: UTF-8 bytes; binary: raw bytes;
+numbers: 1 byte per two significant digits plus 1; BOOL and NULL: 1 byte; sets: the sum
+of their elements; lists and maps: 3 bytes plus 1 byte per element, plus the elements
+(and, for maps, their key names). This is the one function every cost uses.
+"""
+
+from __future__ import annotations
+
+import base64
+from decimal import Decimal
+from typing import Any
+
+_LIST_OVERHEAD = 3
+_ELEMENT_OVERHEAD = 1
+
+
+def _number_size(text: str) -> int:
+    number = Decimal(text)
+    if number == 0:
+        return 1 + 1
+    digits = len(number.normalize().as_tuple().digits)
+    return (digits + 1) // 2 + 1
+
+
+def value_size(value: dict[str, Any]) -> int:
+    """Bytes one attribute value takes (without its name)."""
+    kind, inner = next(iter(value.items()))
+    if kind == "S":
+        return len(inner.encode("utf-8"))
+    if kind == "N":
+        return _number_size(inner)
+    if kind == "B":
+        return len(base64.b64decode(inner))
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(s.encode("utf-8")) for s in inner)
+    if kind == "NS":
+        return sum(_number_size(n) for n in inner)
+    if kind == "BS":
+        return sum(len(base64.b64decode(b)) for b in inner)
+    if kind == "L":
+        return _LIST_OVERHEAD + sum(_ELEMENT_OVERHEAD + value_size(v) for v in inner)
+    if kind == "M":
+        return _LIST_OVERHEAD + sum(_ELEMENT_OVERHEAD + len(k.encode("utf-8")) + value_size(v)
+                                    for k, v in inner.items())
+    raise ValueError(f"unknown attribute type {kind}")
+
+
+def item_size(item: dict[str, dict[str, Any]]) -> int:
+    """Bytes an item takes: names plus values (the figure capacity units are billed on)."""
+    return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())

@@ -1,0 +1,121 @@
+"""DynamoDB's JSON 1.0 wire protocol: error bodies and the exceptions that produce them.
+
+An SDK decides which exception to raise from the `__type` after its last '#', and
+fills `response['Error']` from the body's other members, so every refusal the endpoint
+sends goes through `DynamoError.body()`. The prefixes are the ones DynamoDB itself
+sends: service errors under `com.amazonaws.dynamodb.v20120810#`, request validation
+under `com.amazon.coral.validate#`, protocol errors under `com.amazon.coral.service#`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+CONTENT_TYPE = "application/x-amz-json-1.0"
+TARGET_PREFIX = "DynamoDB_20120810."
+
+DYNAMODB = "com.amazonaws.dynamodb.v20120810#"
+CORAL_VALIDATE = "com.amazon.coral.validate#"
+CORAL_SERVICE = "com.amazon.coral.service#"
+
+NOT_FOUND_MESSAGE = "Requested resource not found"
+CONDITION_FAILED_MESSAGE = "The conditional request failed"
+ITEM_TOO_LARGE_MESSAGE = "Item size has exceeded the maximum allowed size"
+
+
+class DynamoError(Exception):
+    """A refusal as DynamoDB words it; raised anywhere in request handling."""
+
+    def __init__(self, name: str, message: str, prefix: str = DYNAMODB,
+                 extra: dict[str, Any] | None = None, status: int = 400) -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        self.prefix = prefix
+        self.extra = extra or {}
+        self.status = status
+
+    def body(self) -> dict[str, Any]:
+        return {"__type": f"{self.prefix}{self.name}", "message": self.message, **self.extra}
+
+    def payload(self) -> bytes:
+        return json.dumps(self.body()).encode()
+
+
+def validation(message: str) -> DynamoError:
+    """ValidationException: the request is well-formed JSON but not a valid request."""
+    return DynamoError("ValidationException", message, CORAL_VALIDATE)
+
+
+def invalid_parameter(detail: str) -> DynamoError:
+    """The most common DynamoDB validation wording."""
+    return validation(f"One or more parameter values were invalid: {detail}")
+
+
+def serialization(message: str) -> DynamoError:
+    """SerializationException: the body is not JSON, or a member has the wrong JSON type."""
+    return DynamoError("SerializationException", message, CORAL_SERVICE)
+
+
+def unknown_operation(target: str) -> DynamoError:
+    return DynamoError("UnknownOperationException", f"Unknown operation: {target or '(none)'}",
+                       CORAL_SERVICE)
+
+
+def not_found(detail: str | None = None) -> DynamoError:
+    message = NOT_FOUND_MESSAGE if detail is None else f"{NOT_FOUND_MESSAGE}: {detail}"
+    return DynamoError("ResourceNotFoundException", message)
+
+
+def in_use(message: str) -> DynamoError:
+    return DynamoError("ResourceInUseException", message)
+
+
+def condition_failed(item: dict[str, Any] | None = None) -> DynamoError:
+    """ConditionalCheckFailedException, with the item when ReturnValuesOnCondition..."""
+    extra = {"Item": item} if item is not None else None
+    return DynamoError("ConditionalCheckFailedException", CONDITION_FAILED_MESSAGE, extra=extra)
+
+
+def internal(message: str = "Internal server error") -> DynamoError:
+    """Only for bugs in the emulator: a client mistake must never end up here."""
+    return DynamoError("InternalServerError", message, status=500)
+
+
+def null_member(member: str) -> DynamoError:
+    """What DynamoDB says when a required member is missing."""
+    return validation(f"1 validation error detected: Value null at '{member}' failed to "
+                      "satisfy constraint: Member must not be null")
+
+
+# --- typed access to request members -----------------------------------------------------
+# botocore validates parameters before sending, but raw HTTP clients (and the fuzz test)
+# do not: every member is read through these so a wrong type is a 400, never a crash.
+
+def _lower_first(name: str) -> str:
+    return name[:1].lower() + name[1:]
+
+
+def member(req: dict[str, Any], name: str, kind: type | tuple[type, ...],
+           required: bool = False, default: Any = None) -> Any:
+    """Read `req[name]` checking its JSON type; SerializationException on a wrong type."""
+    value = req.get(name)
+    if value is None:
+        if required:
+            raise null_member(_lower_first(name))
+        return default
+    if isinstance(value, bool) and kind is not bool and bool not in (
+            kind if isinstance(kind, tuple) else (kind,)):
+        raise serialization(f"Unexpected value type in payload for member {name}")
+    if not isinstance(value, kind):
+        raise serialization(f"Unexpected value type in payload for member {name}")
+    return value
+
+
+def table_name(req: dict[str, Any]) -> str:
+    name: str = member(req, "TableName", str, required=True)
+    if not 1 <= len(name) <= 1024:
+        raise validation(f"1 validation error detected: Value '{name}' at 'tableName' failed "
+                         "to satisfy constraint: Member must have length between 1 and 1024")
+    return name

@@ -1,0 +1,174 @@
+"""DynamoDB attribute values (the `{"S": "..."}` JSON form): validation, keys, order.
+
+Items are stored in their wire form, exactly as written, so they read back unchanged;
+only keys and comparisons need a typed view, built here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from emulator.server.protocol import invalid_parameter, serialization, validation
+
+SCALARS = ("S", "N", "B")
+TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
+MAX_DEPTH = 32
+
+AttributeValue = dict[str, Any]
+Item = dict[str, AttributeValue]
+
+
+def parse_number(text: Any) -> Decimal:
+    """A DynamoDB number: up to 38 significant digits, magnitude 1E-130 to 9.9E125."""
+    if not isinstance(text, str):
+        raise serialization("NUMBER_VALUE cannot be converted to String")
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        raise validation("A value provided cannot be converted into a number") from None
+    if not number.is_finite() or text.strip() != text or not text:
+        raise validation("A value provided cannot be converted into a number")
+    if number != 0:
+        digits = number.normalize().as_tuple().digits
+        if len(digits) > 38:
+            raise validation("Attempting to store more than 38 significant digits in a Number")
+        exponent = number.adjusted()
+        if exponent > 125:
+            raise validation("Number overflow. Attempting to store a number with magnitude "
+                             "larger than supported range")
+        if exponent < -130:
+            raise validation("Number underflow. Attempting to store a number with magnitude "
+                             "smaller than supported range")
+    return number
+
+
+def decode_binary(text: Any) -> bytes:
+    if not isinstance(text, str):
+        raise serialization("Binary value must be a base64 string")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise serialization("Base64 encoded length is expected a multiple of 4 bytes but "
+                            "found: " + str(len(text))) from None
+
+
+def check_value(value: Any, depth: int = 0) -> None:
+    """Raise the DynamoDB error for a malformed attribute value; return if it is valid."""
+    if depth > MAX_DEPTH:
+        raise validation("Nesting Levels have exceeded supported limits")
+    if not isinstance(value, dict) or len(value) != 1:
+        raise validation("Supplied AttributeValue has more than one datatypes set, must "
+                         "contain exactly one of the supported datatypes"
+                         if isinstance(value, dict) and value else
+                         "Supplied AttributeValue is empty, must contain exactly one of the "
+                         "supported datatypes")
+    ((kind, inner),) = value.items()
+    if kind == "S":
+        if not isinstance(inner, str):
+            raise serialization("STRING_VALUE can not be converted to String")
+    elif kind == "N":
+        parse_number(inner)
+    elif kind == "B":
+        decode_binary(inner)
+    elif kind == "BOOL":
+        if not isinstance(inner, bool):
+            raise serialization("BOOL value must be true or false")
+    elif kind == "NULL":
+        if inner is not True:
+            raise validation("One or more parameter values were invalid: Null attribute value "
+                             "types must have the value of true")
+    elif kind in ("SS", "NS", "BS"):
+        if not isinstance(inner, list):
+            raise serialization(f"{kind} value must be a list")
+        if not inner:
+            raise invalid_parameter("An string set  may not be empty" if kind == "SS" else
+                                    "An number set  may not be empty" if kind == "NS" else
+                                    "Binary sets should not be empty")
+        seen: set[Any] = set()
+        for element in inner:
+            if kind == "SS":
+                if not isinstance(element, str):
+                    raise serialization("STRING_SET element must be a string")
+                canonical: Any = element
+            elif kind == "NS":
+                canonical = parse_number(element).normalize()
+            else:
+                canonical = decode_binary(element)
+            if canonical in seen:
+                raise invalid_parameter(f"Input collection {inner} contains duplicates.")
+            seen.add(canonical)
+    elif kind == "M":
+        if not isinstance(inner, dict):
+            raise serialization("M value must be an object")
+        for sub in inner.values():
+            check_value(sub, depth + 1)
+    elif kind == "L":
+        if not isinstance(inner, list):
+            raise serialization("L value must be a list")
+        for sub in inner:
+            check_value(sub, depth + 1)
+    else:
+        raise validation(f"Supplied AttributeValue has an unsupported datatype: {kind}")
+
+
+def check_item(item: Any, member: str = "Item") -> Item:
+    """An attribute map (Item, Key, ExpressionAttributeValues), checked."""
+    if not isinstance(item, dict):
+        raise serialization(f"Unexpected value type in payload for member {member}")
+    for name, value in item.items():
+        if not name:
+            raise invalid_parameter("An attribute name cannot be empty")
+        check_value(value)
+    return item
+
+
+def kind_of(value: AttributeValue) -> str:
+    return next(iter(value))
+
+
+def typed(value: AttributeValue) -> Any:
+    """A comparable Python value for a scalar: str, Decimal or bytes."""
+    kind, inner = next(iter(value.items()))
+    if kind == "N":
+        return Decimal(inner)
+    if kind == "B":
+        return base64.b64decode(inner)
+    return inner
+
+
+def key_value(value: AttributeValue) -> str | Decimal | bytes:
+    """The value of a key attribute as emulator.keyspace wants it (str, Decimal, bytes)."""
+    result: str | Decimal | bytes = typed(value)
+    return result
+
+
+def canonical(value: AttributeValue) -> Any:
+    """A hashable form equal for values DynamoDB treats as equal (1 == 1.0, sets
+    unordered), for equality tests and set arithmetic."""
+    kind, inner = next(iter(value.items()))
+    if kind == "N":
+        return ("N", Decimal(inner).normalize())
+    if kind == "B":
+        return ("B", base64.b64decode(inner))
+    if kind == "SS":
+        return ("SS", frozenset(inner))
+    if kind == "NS":
+        return ("NS", frozenset(Decimal(n).normalize() for n in inner))
+    if kind == "BS":
+        return ("BS", frozenset(base64.b64decode(b) for b in inner))
+    if kind == "M":
+        return ("M", frozenset((k, canonical(v)) for k, v in inner.items()))
+    if kind == "L":
+        return ("L", tuple(canonical(v) for v in inner))
+    return (kind, inner)
+
+
+def format_number(number: Decimal) -> str:
+    """How DynamoDB prints a computed number (no exponent for ordinary magnitudes)."""
+    normal = number.normalize()
+    if normal == normal.to_integral_value():
+        return str(int(normal))
+    return format(normal, "f")

@@ -1,0 +1,4 @@
+output "hotbench" {
+  description = "What the hotbench console needs (tables, cluster, task definition, subnets, dashboard URL)."
+  value       = module.hotbench.hotbench
+}

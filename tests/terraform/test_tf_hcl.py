@@ -1,0 +1,214 @@
+"""Static checks of the HCL with python-hcl2: layout, variables, the shared spec file,
+least-privilege task role and run-id tags."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import hcl2
+import pytest
+from tfkit import TERRAFORM
+
+MODULES = sorted(p for p in (TERRAFORM / "modules").iterdir() if p.is_dir())
+STACKS = [TERRAFORM, *MODULES]
+PROVIDER_FREE = {"spec", "dashboard-body"}
+
+# Resource types that accept `tags` and therefore must carry the run's tags.
+UNTAGGABLE = {
+    "aws_cloudwatch_dashboard",
+    "aws_dynamodb_contributor_insights",
+    "aws_iam_role_policy",
+}
+DATA_PLANE = {
+    "dynamodb:PutItem",
+    "dynamodb:GetItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:BatchWriteItem",
+    "dynamodb:BatchGetItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "dynamodb:DescribeTable",
+}
+
+
+def unq(value: Any) -> Any:
+    """python-hcl2 keeps the quotes of string literals: drop them."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+        return value[1:-1]
+    return value
+
+
+def load_dir(path: Path) -> dict[str, list[Any]]:
+    """All top-level blocks of a directory's .tf files, merged by block type."""
+    merged: dict[str, list[Any]] = {}
+    for tf in sorted(path.glob("*.tf")):
+        with tf.open() as fh:
+            for key, blocks in hcl2.load(fh).items():
+                merged.setdefault(key, []).extend(blocks)
+    return merged
+
+
+def named(blocks: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {unq(k): v for block in blocks for k, v in block.items()}
+
+
+def resources(path: Path, kind: str = "resource") -> list[tuple[str, str, dict[str, Any]]]:
+    """(type, name, body) of every resource (or data source, kind="data")."""
+    out = []
+    for block in load_dir(path).get(kind, []):
+        for rtype, bodies in block.items():
+            for name, body in bodies.items():
+                out.append((unq(rtype), unq(name), body))
+    return out
+
+
+@pytest.mark.parametrize("stack", STACKS, ids=lambda p: p.name)
+def test_module_layout(stack: Path) -> None:
+    for name in ("main.tf", "variables.tf", "outputs.tf", "versions.tf"):
+        assert (stack / name).is_file(), f"{stack.name} lacks {name}"
+    if stack != TERRAFORM:
+        readme = stack / "README.md"
+        assert readme.is_file() and readme.read_text().startswith("# "), stack.name
+
+
+@pytest.mark.parametrize("stack", STACKS, ids=lambda p: p.name)
+def test_variables_are_typed_and_described(stack: Path) -> None:
+    variables = named(load_dir(stack).get("variable", []))
+    assert variables, stack.name
+    for name, body in variables.items():
+        assert "type" in body, f"{stack.name}: variable {name} has no type"
+        assert len(unq(body.get("description", ""))) > 15, f"{stack.name}: {name} undescribed"
+    validated = [n for n, b in variables.items() if b.get("validation")]
+    assert validated, f"{stack.name}: no variable is validated"
+
+
+@pytest.mark.parametrize("stack", STACKS, ids=lambda p: p.name)
+def test_provider_requirements(stack: Path) -> None:
+    terraform = load_dir(stack)["terraform"][0]
+    assert re.fullmatch(r">= 1\.(9|1\d)", unq(terraform["required_version"]))
+    providers = terraform.get("required_providers", [{}])[0]
+    if stack.name in PROVIDER_FREE:
+        assert not providers, f"{stack.name} must stay provider-free (offline tests)"
+        assert not resources(stack)
+    else:
+        assert unq(providers["aws"]["version"]) == ">= 6.13"
+
+
+def test_run_id_validation_matches_documented_rule() -> None:
+    body = named(load_dir(TERRAFORM)["variable"])["run_id"]
+    condition = body["validation"][0]["condition"]
+    pattern = re.search(r'regex\("(.+?)", var\.run_id\)', condition)
+    assert pattern, condition
+    rx = re.compile(pattern.group(1).replace("\\\\", "\\"))
+    assert rx.fullmatch("m1-2025-06-01")
+    assert rx.fullmatch("a" * 24)
+    for bad in ("a" * 25, "Upper", "under_score", "-lead", "trail-", ""):
+        assert not rx.fullmatch(bad), bad
+
+
+def test_root_reads_the_shared_spec_file_and_instantiates_every_entry() -> None:
+    root = load_dir(TERRAFORM)
+    local = {k: v for block in root["locals"] for k, v in block.items()}
+    assert "../playbooks/hot-partition.yaml" in local["spec_file"]
+    assert local["spec"] == "${yamldecode(file(local.spec_file))}"
+    modules = named(root["module"])
+    assert modules["spec"]["tables"] == "${local.spec.tables}"
+    assert modules["table"]["for_each"] == "${module.spec.entries}"
+    assert modules["table"]["table"] == "${each.value}"
+    assert unq(modules["table"]["source"]) == "./modules/table"
+
+
+def test_task_role_is_data_plane_only_on_this_runs_tables() -> None:
+    fleet = load_dir(TERRAFORM / "modules" / "loadgen-fleet")
+    local = {k: v for block in fleet["locals"] for k, v in block.items()}
+    assert {unq(a) for a in local["data_plane_actions"]} == DATA_PLANE
+    assert local["data_plane_resources"] == (
+        '${concat(var.table_arns, [for arn in var.table_arns : "${arn}/index/*"], '
+        "[var.results_table_arn])}"
+    )
+    data = {(t, n): b for t, n, b in resources(TERRAFORM / "modules" / "loadgen-fleet", "data")}
+    task_statements = data[("aws_iam_policy_document", "task")]["statement"]
+    assert len(task_statements) == 1
+    assert task_statements[0]["actions"] == "${local.data_plane_actions}"
+    assert task_statements[0]["resources"] == "${local.data_plane_resources}"
+    # The ARNs handed in by the root are exactly the run's tables and results table.
+    fleet_call = named(load_dir(TERRAFORM)["module"])["fleet"]
+    assert fleet_call["table_arns"] == "${[for v in module.spec.variants : module.table[v].arn]}"
+    assert fleet_call["results_table_arn"] == "${module.results_table.arn}"
+    # The variable rejects wildcards.
+    variables = named(fleet["variable"])
+    assert "no wildcards" in variables["table_arns"]["validation"][0]["error_message"]
+
+
+def test_only_the_execution_role_has_a_star_and_only_for_ecr_login() -> None:
+    text = (TERRAFORM / "modules" / "loadgen-fleet" / "main.tf").read_text()
+    stars = [m.start() for m in re.finditer(r'resources\s*=\s*\["\*"\]', text)]
+    assert len(stars) == 1
+    assert 'actions   = ["ecr:GetAuthorizationToken"]' in text[stars[0] - 80 : stars[0]]
+
+
+def test_provider_default_tags_carry_run_tags() -> None:
+    provider = named(load_dir(TERRAFORM)["provider"])["aws"]
+    assert provider["default_tags"][0]["tags"] == "${module.spec.tags}"
+    spec_main = (TERRAFORM / "modules" / "spec" / "main.tf").read_text()
+    assert '"hotbench:run-id"     = var.run_id' in spec_main
+
+
+@pytest.mark.parametrize(
+    "module", [m for m in MODULES if m.name not in PROVIDER_FREE], ids=lambda p: p.name
+)
+def test_every_taggable_resource_sets_tags(module: Path) -> None:
+    for rtype, name, body in resources(module):
+        if rtype in UNTAGGABLE:
+            continue
+        tags = body.get("tags")
+        assert tags, f"{module.name}: {rtype}.{name} has no tags"
+        assert "var.tags" in tags or "module.spec.tags" in tags, f"{rtype}.{name}: {tags}"
+
+
+def test_table_module_optional_blocks_are_dynamic_and_conditional() -> None:
+    table = dict(((t, n), b) for t, n, b in resources(TERRAFORM / "modules" / "table"))
+    body = table[("aws_dynamodb_table", "this")]
+    dynamics = {unq(k): v for d in body["dynamic"] for k, v in d.items()}
+    assert set(dynamics) == {
+        "attribute",
+        "on_demand_throughput",
+        "warm_throughput",
+        "global_secondary_index",
+    }
+    warm = dynamics["warm_throughput"]
+    assert warm["for_each"] == "${local.s.warm_throughput != null ? [local.s.warm_throughput] : []}"
+    assert body["deletion_protection_enabled"] is False
+    insights = table[("aws_dynamodb_contributor_insights", "this")]
+    assert insights["mode"] == "${local.s.contributor_insights_mode}"
+
+
+def test_checkov_skips_have_reasons() -> None:
+    for tf in TERRAFORM.rglob("*.tf"):
+        for line in tf.read_text().splitlines():
+            if "checkov:skip=" in line:
+                match = re.search(r"checkov:skip=(CKV2?_AWS_\d+):(.{20,})", line)
+                assert match, f"{tf}: skip without a reason: {line.strip()}"
+
+
+@pytest.mark.parametrize("example", ["four-variants", "own-table"])
+def test_examples_say_what_they_create_and_cost(example: str) -> None:
+    path = TERRAFORM / "examples" / example
+    for name in ("main.tf", "variables.tf", "outputs.tf", "versions.tf"):
+        assert (path / name).is_file()
+    readme = (path / "README.md").read_text()
+    opening = readme.split("\n\n", 2)[1]
+    assert opening.startswith("Creates"), opening
+    assert re.search(r"costs money: about \$[\d.,]+ per hour", readme)
+    assert "terraform destroy" in readme
+    module = named(load_dir(path)["module"])["hotbench"]
+    assert unq(module["source"]) == "../.."
+
+
+def test_four_variants_readme_cost_is_the_arithmetic() -> None:
+    readme = (TERRAFORM / "examples" / "four-variants" / "README.md").read_text()
+    per_table = 10_000 * 0.00065 + 1_000 * 0.00013
+    assert f"${6 * per_table:.2f} per hour" in readme

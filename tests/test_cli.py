@@ -1,0 +1,47 @@
+"""The CLI: the simulate command's output and its handling of bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from console.cli import main
+from tests.conftest import PLAYBOOKS, ROOT
+
+
+def test_simulate_prints_the_table_and_writes_json(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    code = main(["simulate", str(PLAYBOOKS / "new-table-ceiling.yaml"), "--json", str(out),
+                 "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "new-table-ceiling" in printed and "fresh" in printed
+    data = json.loads(out.read_text())
+    assert data["mode"] == "simulate"
+    assert data["runs"][0]["throttled"] > 0
+
+
+def test_bad_playbook_is_one_message_and_exit_2_never_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntables: []\nload: {phases: []}\n")
+    proc = subprocess.run([sys.executable, "-m", "console.cli", "simulate", str(bad)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "bad.yaml" in proc.stdout
+    assert "tables" in proc.stdout
+
+
+def test_unwritable_json_path_is_a_clear_error(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code = main(["simulate", str(PLAYBOOKS / "new-table-ceiling.yaml"), "--quiet",
+                 "--json", str(blocker / "r.json")])
+    assert code == 2
+    assert "cannot write" in capsys.readouterr().out

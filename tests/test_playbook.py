@@ -1,0 +1,100 @@
+"""The playbook format: built-in playbooks load, bad ones say where and what."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loadgen.playbook import PlaybookError, load_playbook
+from tests.conftest import PLAYBOOKS
+
+GOOD = """
+name: ok
+tables:
+  - name: t
+    partition_key: {name: pk}
+    billing_mode: PAY_PER_REQUEST
+load:
+  attributes:
+    pk: {dist: uuid}
+  phases:
+    - {operation: put, rate: 10, duration_s: 1}
+"""
+
+
+@pytest.mark.parametrize("path", sorted(PLAYBOOKS.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_built_in_playbook_is_valid(path: Path) -> None:
+    playbook = load_playbook(path)
+    assert playbook.tables and playbook.load.phases
+
+
+def _error(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "pb.yaml"
+    path.write_text(text)
+    with pytest.raises(PlaybookError) as info:
+        load_playbook(path)
+    message = str(info.value)
+    assert str(path) in message  # every error names the file
+    return message
+
+
+def test_missing_capacity_on_a_provisioned_table_names_the_field(tmp_path: Path) -> None:
+    message = _error(tmp_path, GOOD.replace("PAY_PER_REQUEST", "PROVISIONED"))
+    assert "tables[0]" in message
+    assert "read_capacity and write_capacity" in message
+
+
+def test_wrong_type_names_field_and_expectation(tmp_path: Path) -> None:
+    message = _error(tmp_path, GOOD.replace("rate: 10", "rate: fast"))
+    assert "load.phases[0].rate" in message
+    assert "number" in message
+
+
+def test_unknown_distribution_is_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, GOOD.replace("dist: uuid", "dist: gaussian"))
+    assert "load.attributes.pk" in message
+    assert "uuid" in message  # lists what is allowed
+
+
+def test_key_without_a_distribution_is_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, GOOD.replace("pk: {dist: uuid}", "other: {dist: uuid}"))
+    assert "needs key attribute 'pk'" in message
+
+
+def test_run_naming_an_unknown_table_is_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, GOOD + "  runs:\n    - {table: nope}\n")
+    assert "'nope'" in message
+
+
+def test_misspelt_field_is_refused_not_ignored(tmp_path: Path) -> None:
+    message = _error(tmp_path, GOOD.replace("billing_mode", "biling_mode"))
+    assert "biling_mode" in message
+
+
+def test_yaml_syntax_error_gives_the_line(tmp_path: Path) -> None:
+    message = _error(tmp_path, "name: x\ntables: [\n")
+    assert "line" in message
+
+
+def test_missing_file_says_where_playbooks_are(tmp_path: Path) -> None:
+    with pytest.raises(PlaybookError, match="no such playbook file"):
+        load_playbook(tmp_path / "absent.yaml")
+
+
+def test_create_table_request_is_the_dynamodb_shape() -> None:
+    playbook = load_playbook(PLAYBOOKS / "hot-partition.yaml")
+    req = playbook.table("goodGsi").create_table_request("hb-x-goodGsi", {"run": "x"})
+    assert req["TableName"] == "hb-x-goodGsi"
+    assert req["KeySchema"] == [{"AttributeName": "itemId", "KeyType": "HASH"},
+                                {"AttributeName": "warehouseId", "KeyType": "RANGE"}]
+    types = {a["AttributeName"]: a["AttributeType"] for a in req["AttributeDefinitions"]}
+    assert types == {"itemId": "S", "warehouseId": "S", "shelfNumber": "N", "unitPrice": "N"}
+    assert [g["IndexName"] for g in req["GlobalSecondaryIndexes"]] == [
+        "byWarehouse", "byWarehouseShelf", "byWarehousePrice"]
+    assert req["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"] == {
+        "ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000}
+    assert req["Tags"] == [{"Key": "run", "Value": "x"}]
+    on_demand = playbook.table("badOnDemand").create_table_request("t")
+    assert on_demand["BillingMode"] == "PAY_PER_REQUEST"
+    assert "ProvisionedThroughput" not in on_demand
