@@ -18,11 +18,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from emulator.keyspace import key_bytes, partition_hash, sort_position  # noqa: E402
-from emulator.model import CapacityModel  # noqa: E402
-from emulator.simulate import simulate  # noqa: E402
-from loadgen.keys import ItemGenerator  # noqa: E402
-from loadgen.playbook import load_playbook  # noqa: E402
+from emulator.keyspace import key_bytes, partition_hash, sort_position
+from emulator.model import CapacityModel
+from emulator.simulate import simulate
+from loadgen.keys import ItemGenerator
+from loadgen.playbook import load_playbook
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_REQUESTS = 200_000

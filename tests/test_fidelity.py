@@ -8,6 +8,7 @@ CloudWatch 1-minute Sum/60, so we compare our 1-minute peak), the M2 ceiling wit
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -137,7 +138,7 @@ def _rate_at(run: dict[str, Any], t: int) -> float:
 def test_m3_steps_of_about_1000(m3: dict[str, Any]) -> None:
     rates = [float(p["succeeded_per_s"]) for p in m3["series"][1:]]
     levels = sorted({round(r, -2) for r in rates if rates.count(r) >= 6})
-    steps = [b - a for a, b in zip(levels, levels[1:], strict=False)]
+    steps = [b - a for a, b in itertools.pairwise(levels)]
     assert len(steps) >= 2
     for step in steps:
         assert step == pytest.approx(1000, rel=0.15)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import numpy as np
@@ -110,7 +111,7 @@ def test_worker_shares_partition_the_schedule_exactly() -> None:
     assert sum(len(s) for s in shares) == sched.total
     merged = sorted(t for s in shares for t in s)
     assert merged == [sched.send_time(k) for k in range(sched.total)]
-    assert all(a <= b for s in shares for a, b in zip(s, s[1:], strict=False))
+    assert all(a <= b for s in shares for a, b in itertools.pairwise(s))
 
 
 def test_scaled_schedule_offers_a_fraction() -> None:

@@ -1,0 +1,209 @@
+"""The in-memory item store of one table: items by primary key, in DynamoDB's order.
+
+Items are kept in their wire form. Each partition-key value owns an item collection
+whose sort keys are kept sorted (bisect), so Query walks a range without sorting;
+collections are ordered by partition hash, so Scan pages are stable while writes go on.
+Index queries filter the table's items (GSIs are projections of it, computed on read:
+the store never has to keep a second copy consistent).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.keyspace import key_bytes, partition_hash
+from emulator.server.protocol import invalid_parameter, validation
+from emulator.server.values import AttributeValue, Item, kind_of, typed
+
+
+@dataclass(frozen=True)
+class KeyDef:
+    """One key attribute: its name and scalar type."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class KeySchema:
+    """A table's or index's key attributes."""
+
+    pk: KeyDef
+    sk: KeyDef | None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.pk.name, self.sk.name) if self.sk else (self.pk.name,)
+
+    def in_index(self, item: Item) -> bool:
+        """Whether an item appears in an index with this schema (sparse indexes)."""
+        for key in (self.pk, self.sk):
+            if key is None:
+                continue
+            value = item.get(key.name)
+            if value is None or kind_of(value) != key.type:
+                return False
+        return True
+
+    def key_of(self, item: Item) -> Item:
+        return {name: item[name] for name in self.names}
+
+
+def sort_value(value: AttributeValue) -> Any:
+    """DynamoDB order for a key value: str (code-point order equals UTF-8 byte order),
+    Decimal, or bytes."""
+    return typed(value)
+
+
+def pk_hash_of(value: AttributeValue) -> int:
+    """Where a partition-key value lands in the model's hash space."""
+    return partition_hash(key_bytes(typed(value)))
+
+
+def check_key_value(key: KeyDef, value: AttributeValue | None, member: str) -> None:
+    """A key attribute present, of the schema's type, not empty."""
+    if value is None:
+        raise invalid_parameter(f"Missing the key {key.name} in the {member.lower()}")
+    kind = kind_of(value)
+    if kind != key.type:
+        raise invalid_parameter(f"Type mismatch for key {key.name} expected: {key.type} "
+                                f"actual: {kind}")
+    if typed(value) in ("", b""):
+        raise invalid_parameter(f"The AttributeValue for a key attribute cannot contain an "
+                                f"empty {'string' if key.type == 'S' else 'binary'} value. "
+                                f"Key: {key.name}")
+
+
+@dataclass
+class _Collection:
+    """The items of one partition-key value, sorted by sort key."""
+
+    order: list[Any] = field(default_factory=list)
+    items: dict[Any, Item] = field(default_factory=dict)
+
+
+class ItemStore:
+    """One table's items."""
+
+    def __init__(self, schema: KeySchema) -> None:
+        self.schema = schema
+        self._collections: dict[Any, _Collection] = {}
+        self._pk_order: list[tuple[int, Any]] = []
+        self.count = 0
+        self.bytes = 0
+
+    # keys ------------------------------------------------------------------------------
+    def validate_key(self, key: Any) -> Item:
+        """A Key member: exactly the schema's attributes, right types."""
+        if not isinstance(key, dict):
+            raise validation("The provided key element does not match the schema")
+        for name in key:
+            if name not in self.schema.names:
+                raise validation("The provided key element does not match the schema")
+        for attr in (self.schema.pk, self.schema.sk):
+            if attr is None:
+                continue
+            value = key.get(attr.name)
+            if value is None or kind_of(value) != attr.type:
+                raise validation("The provided key element does not match the schema")
+            check_key_value(attr, value, "Key")
+        return key
+
+    def validate_item_keys(self, item: Item) -> None:
+        for attr in (self.schema.pk, self.schema.sk):
+            if attr is not None:
+                check_key_value(attr, item.get(attr.name), "Item")
+
+    def _ids(self, key: Item) -> tuple[Any, Any]:
+        pk = sort_value(key[self.schema.pk.name])
+        sk = sort_value(key[self.schema.sk.name]) if self.schema.sk else None
+        return pk, sk
+
+    # access ----------------------------------------------------------------------------
+    def get(self, key: Item) -> Item | None:
+        pk, sk = self._ids(key)
+        coll = self._collections.get(pk)
+        return None if coll is None else coll.items.get(sk)
+
+    def put(self, item: Item, size: int, old_size: int) -> None:
+        pk, sk = self._ids(item)
+        coll = self._collections.get(pk)
+        if coll is None:
+            coll = self._collections[pk] = _Collection()
+            bisect.insort(self._pk_order, (pk_hash_of(item[self.schema.pk.name]), pk),
+                          key=_order_key)
+        if sk not in coll.items:
+            bisect.insort(coll.order, sk)
+            self.count += 1
+        coll.items[sk] = item
+        self.bytes += size - old_size
+
+    def delete(self, key: Item, old_size: int) -> None:
+        pk, sk = self._ids(key)
+        coll = self._collections.get(pk)
+        if coll is None or sk not in coll.items:
+            return
+        del coll.items[sk]
+        coll.order.pop(bisect.bisect_left(coll.order, sk))
+        self.count -= 1
+        self.bytes -= old_size
+        if not coll.items:
+            del self._collections[pk]
+            entry = (pk_hash_of(key[self.schema.pk.name]), pk)
+            self._pk_order.pop(bisect.bisect_left(self._pk_order, _order_key(entry),
+                                                  key=_order_key))
+
+    def collection(self, pk_value: AttributeValue, forward: bool = True,
+                   after: Any = None, has_after: bool = False) -> Iterator[Item]:
+        """Items of one partition-key value in sort-key order, after a sort key if given."""
+        coll = self._collections.get(sort_value(pk_value))
+        if coll is None:
+            return
+        order = coll.order
+        if forward:
+            start = bisect.bisect_right(order, after) if has_after else 0
+            for sk in order[start:]:
+                yield coll.items[sk]
+        else:
+            stop = bisect.bisect_left(order, after) if has_after else len(order)
+            for sk in reversed(order[:stop]):
+                yield coll.items[sk]
+
+    def scan(self, after: Item | None = None) -> Iterator[Item]:
+        """Every item, in partition-hash then sort-key order, after a key if given."""
+        start = 0
+        after_sk: Any = None
+        has_after = False
+        if after is not None:
+            pk_val = after[self.schema.pk.name]
+            entry = (pk_hash_of(pk_val), sort_value(pk_val))
+            start = bisect.bisect_left(self._pk_order, _order_key(entry), key=_order_key)
+            if start < len(self._pk_order) and self._pk_order[start][1] == entry[1]:
+                if self.schema.sk is not None:
+                    after_sk, has_after = sort_value(after[self.schema.sk.name]), True
+                else:
+                    start += 1
+        for i in range(start, len(self._pk_order)):
+            pk = self._pk_order[i][1]
+            coll = self._collections.get(pk)
+            if coll is None:
+                continue
+            if has_after and i == start:
+                begin = bisect.bisect_right(coll.order, after_sk)
+                sks = coll.order[begin:]
+            else:
+                sks = list(coll.order)
+            for sk in sks:
+                yield coll.items[sk]
+
+    def all_items(self) -> Iterator[Item]:
+        for coll in self._collections.values():
+            yield from coll.items.values()
+
+
+def _order_key(entry: tuple[int, Any]) -> tuple[int, str, Any]:
+    # Partition keys of one table share a type, but keep the comparison total anyway.
+    return entry[0], type(entry[1]).__name__, entry[1]
