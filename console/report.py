@@ -35,16 +35,16 @@ def results_table(result: PlaybookResult) -> Table:
     if result.scale != 1.0:
         title += f" at scale {result.scale:g} (figures in full-scale units)"
     table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("table")
+    table.add_column("table", no_wrap=True)
     table.add_column("run", justify="right")
     table.add_column("offered", justify="right")
     table.add_column("succeeded", justify="right")
     table.add_column("throttled", justify="right")
     table.add_column("rate", justify="right")
     table.add_column("throttles by reason")
-    table.add_column("WCU peak 1s", justify="right")
-    table.add_column("WCU peak 1min", justify="right")
-    table.add_column("first throttle", justify="right")
+    table.add_column("WCU peak 1s", justify="right", no_wrap=True)
+    table.add_column("WCU peak 1min", justify="right", no_wrap=True)
+    table.add_column("first throttle", justify="right", no_wrap=True)
     for run in result.runs:
         data = run.to_json()
         rate = data["throttle_rate"] * 100

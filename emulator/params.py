@@ -83,11 +83,11 @@ class CapacityParams:
     often is treated as monotonic, which AWS documents cannot be split by sort key."""
 
     # --- GSI write propagation -------------------------------------------------------------
-    gsi_intake_factor: float = 2.44
+    gsi_intake_factor: float = 2.42
     """[fit: M1 goodGsi plateau, consumed WCU 19 % under the good table] GSIs are written
     asynchronously [AWS]; a GSI partition takes writes into its propagation log at up to
     this multiple of its partition rate, and applies them at the partition rate."""
-    gsi_backlog_s: float = 136.0
+    gsi_backlog_s: float = 130.0
     """[fit: M1 goodGsi 26.6 % throttled over 120 s] how far (seconds of its partition rate)
     a GSI partition's propagation log may run behind before base-table writes throttle."""
 

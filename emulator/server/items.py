@@ -147,7 +147,10 @@ class ItemStore:
         if coll is None or sk not in coll.items:
             return
         del coll.items[sk]
-        coll.order.pop(bisect.bisect_left(coll.order, sk))
+        if self.schema.sk is None:
+            coll.order.clear()
+        else:
+            coll.order.pop(bisect.bisect_left(coll.order, sk))
         self.count -= 1
         self.bytes -= old_size
         if not coll.items:

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from tfkit import SPEC_FILE, TERRAFORM, copy_module, expected_settings
 
-from console.infra import LibterraformRunner
+from console.infra import LibterraformRunner, Terraform, TerraformApplyError
 
 pytestmark = pytest.mark.usefixtures("offline_terraform_env")
 
@@ -128,3 +128,35 @@ def test_own_table_example_matches_python_reading(own_table_outputs: dict[str, A
     orders = own_table_outputs["tables"]["orders"]
     assert orders["contributor_insights_mode"] == "THROTTLED_KEYS"
     assert orders["gsis"][0]["non_key_attributes"] == ["total"]
+
+
+def test_real_failed_apply_is_rolled_back(tmp_path: Path) -> None:
+    """Real Terraform, built-in provider only: one resource is created, the next fails,
+    and the driver's rollback destroy leaves an empty state."""
+    (tmp_path / "main.tf").write_text(
+        """
+variable "run_id" {
+  type = string
+}
+resource "terraform_data" "created" {
+  input = var.run_id
+}
+resource "terraform_data" "fails" {
+  depends_on = [terraform_data.created]
+  provisioner "local-exec" {
+    command = "echo simulated failure >&2; exit 1"
+  }
+}
+"""
+    )
+    tf = Terraform(tmp_path, {"run_id": "rollback-test"}, runner=LibterraformRunner())
+    tf.init()
+    seen: list[str] = []
+    with pytest.raises(TerraformApplyError) as err:
+        tf.apply(on_progress=seen.append)
+    assert err.value.destroyed is True
+    assert "local-exec provisioner error" in str(err.value)
+    assert any("terraform_data.created: Creation complete" in line for line in seen)
+    assert any("terraform_data.created: Destruction complete" in line for line in seen)
+    state = LibterraformRunner().run(["state", "list", "-no-color"], tmp_path)
+    assert state.stdout.strip() == ""

@@ -1,0 +1,176 @@
+"""What a measured request says and what its answer means.
+
+`RequestFactory` turns the playbook's key distributions (through loadgen.keys.
+ItemGenerator, the same generator the simulation draws from) into DynamoDB JSON bodies
+for put/update/get/query, padding written items with a filler attribute so their
+DynamoDB size is `item_size_bytes` (the size decides the write units, so a careless
+"1 KB" item that is really 1.1 KB would double the cost being measured).
+
+`classify` turns a reply into the outcome that is counted: success with consumed
+capacity, a throttle with its exception class and reason, or an error by type.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+
+from loadgen.keys import ItemGenerator, Value
+from loadgen.playbook import Phase, Playbook, TableSpec
+
+TARGET_PREFIX = "DynamoDB_20120810."
+TARGETS = {"put": "PutItem", "update": "UpdateItem", "get": "GetItem", "query": "Query"}
+FILLER = "hbpad"
+"""Name of the filler attribute that brings an item to `item_size_bytes`."""
+THROTTLE_EXCEPTIONS = frozenset({"ProvisionedThroughputExceededException",
+                                 "ThrottlingException", "RequestLimitExceeded"})
+BLOCK = 1024
+"""Keys are drawn in blocks of this many requests (numpy is fast in bulk)."""
+
+
+def value_size(value: Value) -> int:
+    """DynamoDB's size of a scalar: UTF-8 bytes of a string; a number takes about one
+    byte per two significant digits plus one."""
+    if isinstance(value, Decimal):
+        digits = len(value.as_tuple().digits)
+        return (digits + 1) // 2 + 1
+    return len(value.encode("utf-8"))
+
+
+def item_size(item: dict[str, Value]) -> int:
+    """DynamoDB's size of an item of scalars: attribute names plus values."""
+    return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
+
+
+def _typed(value: Value) -> dict[str, str]:
+    return {"N": str(value)} if isinstance(value, Decimal) else {"S": value}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The counted meaning of one reply."""
+
+    kind: str
+    """'ok', 'throttled' or 'error'."""
+    name: str = ""
+    """Exception class (throttles, errors)."""
+    reason: str | None = None
+    """First throttle reason, e.g. TableWriteKeyRangeThroughputExceeded."""
+    consumed: float = 0.0
+    """Capacity units the base table consumed, when the reply says."""
+
+
+def _exception_name(raw: str) -> str:
+    return raw.rsplit("#", 1)[-1].rsplit(".", 1)[-1] if raw else ""
+
+
+def classify(status: int, body: bytes) -> Outcome:
+    """The outcome of an HTTP reply from DynamoDB (or the emulator)."""
+    if status == 200:
+        if b"ConsumedCapacity" not in body:
+            return Outcome("ok")
+        try:
+            cc = json.loads(body).get("ConsumedCapacity") or {}
+        except ValueError:
+            return Outcome("ok")
+        table = cc.get("Table") or {}
+        units = table.get("CapacityUnits", cc.get("CapacityUnits", 0.0))
+        return Outcome("ok", consumed=float(units or 0.0))
+    try:
+        data = json.loads(body) if body else {}
+    except ValueError:
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    name = _exception_name(str(data.get("__type", ""))) or f"HTTP{status}"
+    if name in THROTTLE_EXCEPTIONS:
+        reasons = data.get("ThrottlingReasons") or data.get("throttlingReasons") or []
+        reason = None
+        if reasons and isinstance(reasons[0], dict):
+            reason = reasons[0].get("reason")
+        return Outcome("throttled", name, reason)
+    return Outcome("error", name)
+
+
+class RequestFactory:
+    """Bodies of one phase's requests against one physical table, drawn in blocks."""
+
+    def __init__(self, playbook: Playbook, spec: TableSpec, phase: Phase, table_name: str,
+                 rng: np.random.Generator, worker: int = 0, workers: int = 1) -> None:
+        self.spec = spec
+        self.phase = phase
+        self.operation = phase.operation
+        self.target = TARGET_PREFIX + TARGETS[phase.operation]
+        attributes = {**playbook.load.attributes, **phase.attributes}
+        key_names = [k.name for k in spec.key_attributes()]
+        self.primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key
+                                                    else [])
+        for key in spec.key_attributes():
+            if key.type == "B":
+                raise ValueError(f"table {spec.name}: binary key {key.name} is not supported "
+                                 "by the load generator")
+        self.generator = ItemGenerator(attributes, key_names, self.primary)
+        self.rng = rng
+        self.worker, self.workers = worker, workers
+        self.table = table_name
+        self.monotonic = [n for n, s in self.generator.samplers.items() if s.monotonic]
+        self._block: dict[str, np.ndarray] = {}
+        self._row = BLOCK
+        self._drawn = 0
+
+    def _next_values(self) -> dict[str, Value]:
+        if self._row >= BLOCK:
+            self._block = self.generator.draw(self.rng, BLOCK, self._drawn)
+            # Monotonic values must rise across the whole fleet: this worker's requests
+            # are k = worker, worker + W, ... of the schedule, so use k itself.
+            for name in self.monotonic:
+                local = np.arange(self._drawn, self._drawn + BLOCK, dtype=np.int64)
+                self._block[name] = local * self.workers + self.worker
+            self._drawn += BLOCK
+            self._row = 0
+        values = self.generator.render(self._block, self._row)
+        self._row += 1
+        return values
+
+    def _padded(self, values: dict[str, Value]) -> dict[str, dict[str, str]]:
+        item = {name: _typed(v) for name, v in values.items()}
+        room = self.spec.item_size_bytes - item_size(values) - len(FILLER)
+        if room > 0:
+            item[FILLER] = {"S": "x" * room}
+        return item
+
+    def next_body(self) -> bytes:
+        """The JSON body of the next request."""
+        values = self._next_values()
+        op = self.operation
+        if op == "put":
+            return json.dumps({"TableName": self.table,
+                               "Item": self._padded(values),
+                               "ReturnConsumedCapacity": "INDEXES"}).encode()
+        key = {n: _typed(values[n]) for n in self.primary}
+        if op == "update":
+            rest = {n: v for n, v in values.items() if n not in self.primary}
+            item = self._padded(rest)
+            names = {f"#a{i}": n for i, n in enumerate(item)}
+            vals = {f":v{i}": item[n] for i, n in enumerate(item)}
+            expr = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
+            return json.dumps({"TableName": self.table, "Key": key,
+                               "UpdateExpression": expr, "ExpressionAttributeNames": names,
+                               "ExpressionAttributeValues": vals,
+                               "ReturnConsumedCapacity": "INDEXES"}).encode()
+        if op == "get":
+            return json.dumps({"TableName": self.table, "Key": key,
+                               "ConsistentRead": self.phase.consistent_read,
+                               "ReturnConsumedCapacity": "INDEXES"}).encode()
+        # query: exactly the one item the simulation reads (pk, and sk when there is one)
+        names = {f"#k{i}": n for i, n in enumerate(self.primary)}
+        vals = {f":k{i}": key[n] for i, n in enumerate(self.primary)}
+        cond = " AND ".join(f"#k{i} = :k{i}" for i in range(len(self.primary)))
+        return json.dumps({"TableName": self.table,
+                           "KeyConditionExpression": cond, "ExpressionAttributeNames": names,
+                           "ExpressionAttributeValues": vals, "Limit": 1,
+                           "ConsistentRead": self.phase.consistent_read,
+                           "ReturnConsumedCapacity": "INDEXES"}).encode()
