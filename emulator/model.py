@@ -120,11 +120,10 @@ class CapacityModel:
         table = self.table(name)
         provisioned = config.billing == PROVISIONED
         old_read, old_write = table.base.warm_values()
-        if ((config.warm_read is not None and config.warm_read < old_read and
-             config.warm_read < (table.config.warm_read or 0))
-                or (config.warm_write is not None and config.warm_write < old_write and
-                    config.warm_write < (table.config.warm_write or 0))):
-            raise ModelError("WarmThroughput cannot be decreased")
+        if ((config.warm_read is not None and config.warm_read < old_read)
+                or (config.warm_write is not None and config.warm_write < old_write)):
+            raise ModelError(f"WarmThroughput cannot be decreased (in force: "
+                             f"{old_read:.0f} reads/s, {old_write:.0f} writes/s)")
         table.base.update_limits(limits_of(config, provisioned), now)
         for gsi in config.gsis:
             if gsi.name in table.gsis:

@@ -80,14 +80,15 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
 
 
 def admit_write(model: CapacityModel, table: Table, old: Item | None, new: Item | None,
-                key: Item, now: float) -> tuple[Decision, Charge]:
-    """One table write (put, update or delete; `new` None for a delete, and for a write
-    whose condition failed, which consumes table capacity but changes no index)."""
+                key: Item, now: float, index_writes: bool = True) -> tuple[Decision, Charge]:
+    """One table write (put, update or delete; `new` None for a delete). The cost is the
+    larger of the old and new item [AWS]. A write whose condition fails still consumes
+    table capacity but changes no index (`index_writes` False)."""
     params = model.params
     sizes = [item_size(i) for i in (old, new) if i is not None]
     units = write_units(max(sizes, default=0), params)
     gsi_writes = []
-    for index in table.gsis.values():
+    for index in table.gsis.values() if index_writes else ():
         if index.name not in model.tables[table.name].gsis:
             continue
         gw = _gsi_write(index, table, old, new, params)
@@ -100,14 +101,9 @@ def admit_write(model: CapacityModel, table: Table, old: Item | None, new: Item 
     return decision, charge
 
 
-def admit_read(model: CapacityModel, table: Table, schema: KeySchema, key: Item | None,
-               size: int, consistent: bool, index: str | None, now: float,
-               pk_hash: int | None = None) -> tuple[Decision, Charge]:
-    """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key."""
+def admit_read(model: CapacityModel, table: Table, pk_hash: int, sk_pos: Any, size: int,
+               consistent: bool, index: str | None, now: float) -> tuple[Decision, Charge]:
+    """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place."""
     units = read_units(size, consistent, model.params)
-    if key is not None:
-        pk_hash, sk_pos = location(schema, key)
-    else:
-        sk_pos = NO_SORT_KEY if schema.sk is None or schema.sk.type == "N" else b""
-    decision = model.read(model.tables[table.name], pk_hash or 0, sk_pos, units, index, 1, now)
+    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now)
     return decision, Charge(units, is_write=False, index=index)

@@ -1,0 +1,151 @@
+"""Per-second traffic of every table and GSI as the endpoint served it, in full scale.
+
+The model decides; this only counts, per second of emulator time: accepted and
+throttled requests, throttles by reason, consumed RCU/WCU, and each partition's share
+of its capacity used. Counts are divided by the scale on the way out, so a run at
+--scale 0.1 reports the figures the full-size table would see.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.model import CapacityModel, Decision
+from emulator.server.admission import Charge
+
+HISTORY_S = 900
+PARTITION_HISTORY_S = 60
+
+
+@dataclass
+class Second:
+    """One second of one table or index."""
+
+    t: int
+    accepted: int = 0
+    throttled: int = 0
+    consumed_wcu: float = 0.0
+    consumed_rcu: float = 0.0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self, scale: float) -> dict[str, Any]:
+        return {
+            "t": self.t,
+            "accepted": round(self.accepted / scale, 3),
+            "throttled": round(self.throttled / scale, 3),
+            "consumed_wcu": round(self.consumed_wcu / scale, 3),
+            "consumed_rcu": round(self.consumed_rcu / scale, 3),
+            "throttles_by_reason": {k: round(v / scale, 3) for k, v in sorted(
+                self.reasons.items())},
+        }
+
+
+class Series:
+    """The per-second history of one table or index."""
+
+    def __init__(self) -> None:
+        self.seconds: deque[Second] = deque(maxlen=HISTORY_S)
+        self.totals = Second(-1)
+
+    def at(self, t: int) -> Second:
+        if not self.seconds or self.seconds[-1].t != t:
+            self.seconds.append(Second(t))
+        return self.seconds[-1]
+
+
+class Metrics:
+    """Counters of all tables; fed by the service after every model decision."""
+
+    def __init__(self, scale: float) -> None:
+        self.scale = scale
+        self.series: dict[tuple[str, str | None], Series] = {}
+        self.partitions: dict[tuple[str, str | None], deque[tuple[int, dict[int, float]]]] = {}
+        self._last_second = -1
+
+    def forget(self, table: str) -> None:
+        for key in [k for k in self.series if k[0] == table]:
+            del self.series[key]
+        for key in [k for k in self.partitions if k[0] == table]:
+            del self.partitions[key]
+
+    def record(self, table: str, decision: Decision, charge: Charge, now: float) -> None:
+        t = int(now)
+        throttled_index: str | None = None
+        if decision.throttle is not None and "/index/" in decision.throttle.resource:
+            throttled_index = decision.throttle.resource.rsplit("/index/", 1)[1]
+        targets: list[tuple[str | None, float]] = []
+        if charge.is_write:
+            targets.append((None, charge.table_units))
+            targets += list(charge.gsi_units.items())
+        else:
+            targets.append((charge.index, charge.table_units))
+        for index, units in targets:
+            series = self.series.get((table, index))
+            if series is None:
+                series = self.series[(table, index)] = Series()
+            for second in (series.at(t), series.totals):
+                second.accepted += decision.accepted
+                if charge.is_write:
+                    second.consumed_wcu += decision.accepted * units
+                else:
+                    second.consumed_rcu += decision.accepted * units
+                if decision.throttle is not None and decision.refused and (
+                        index is None or index == throttled_index or not charge.is_write):
+                    second.throttled += decision.refused
+                    second.reasons[decision.throttle.reason] += decision.refused
+
+    def sample_partitions(self, model: CapacityModel, now: float) -> None:
+        """Once a second: each partition's cumulative use, for per-second utilisation."""
+        t = int(now)
+        if t == self._last_second:
+            return
+        self._last_second = t
+        for name, table in model.tables.items():
+            for index in table.indexes():
+                key = (name, index.index_name)
+                ring = self.partitions.get(key)
+                if ring is None:
+                    ring = self.partitions[key] = deque(maxlen=PARTITION_HISTORY_S)
+                ring.append((t, {p.pid: p.taken for p in index.keyspace.serving()}))
+
+    def partition_use(self, table: str, index: str | None) -> dict[int, float]:
+        """Fraction of each partition's capacity used over the last sampled second."""
+        ring = self.partitions.get((table, index))
+        if not ring or len(ring) < 2:
+            return {}
+        (t0, before), (t1, after) = ring[-2], ring[-1]
+        span = max(1, t1 - t0)
+        return {pid: round((taken - before.get(pid, 0.0)) / span, 4)
+                for pid, taken in after.items()}
+
+    def table_view(self, model: CapacityModel, name: str, status: str,
+                   seconds: int) -> dict[str, Any]:
+        """The metrics of one table and its GSIs, as served at /_hotbench/metrics."""
+        table = model.tables[name]
+        s = self.scale
+        indexes: dict[str, Any] = {}
+        for index in table.indexes():
+            key = index.index_name
+            series = self.series.get((name, key))
+            read, write = index.warm_values()
+            lim = index.limits
+            use = self.partition_use(name, key)
+            indexes[key or "$table"] = {
+                "index": key,
+                "partition_count": index.keyspace.count,
+                "splits": index.keyspace.splits,
+                "partitions": [{"id": p.pid, "utilisation": use.get(p.pid, 0.0)}
+                               for p in index.keyspace.serving()],
+                "provisioned": {"read": lim.rcu, "write": lim.wcu} if lim.provisioned else None,
+                "on_demand_ceiling": None if lim.provisioned else {
+                    "read": index.ceiling_read, "write": index.ceiling_write},
+                "on_demand_max": None if lim.provisioned else {
+                    "read": lim.max_read, "write": lim.max_write},
+                "warm_throughput": {"read": read, "write": write, "status": index.warm_status},
+                "totals": series.totals.as_dict(s) if series else Second(-1).as_dict(s),
+                "seconds": [x.as_dict(s) for x in list(series.seconds)[-seconds:]]
+                if series else [],
+            }
+        return {"status": status, "billing_mode": table.config.billing, "indexes": indexes}

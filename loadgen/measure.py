@@ -1,0 +1,235 @@
+"""The measuring loop of one worker: open-loop sends on schedule, counted per second.
+
+Requests are sent when the schedule says (loadgen.arrivals.Schedule, this worker's share
+k = w, w + W, ...), not when the last reply came back: a slow or throttling server cannot
+slow the offered load down and hide its own slowness (no coordinated omission). A send
+that leaves more than `late_s` after its due time (the process fell behind, or the cap
+on requests in flight was full) is sent anyway and counted as late.
+
+Every request is attempted once with a deadline; its outcome is counted in the second of
+the run in which it was sent, so sent = succeeded + throttled + errors + timeouts holds
+per second. Two brakes stop a worker that went wrong, each leaving partial counts and a
+snapshot of where it was: the op cap (more sends than the plan allows: a pacing bug must
+abort, not bill) and the watchdog (the run's end + drain time passed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from bisect import bisect_right
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from loadgen.arrivals import Schedule
+from loadgen.httpclient import TIMEOUT, HttpPool
+from loadgen.report import COMPLETE, OP_CAP, WATCHDOG, PhaseShare, RunPlan, WorkerReport
+from loadgen.requests import RequestFactory, classify
+from loadgen.results import Counts
+from loadgen.sigv4 import CredentialSource, Signer
+
+ABANDONED = "AbandonedAtWatchdog"
+"""Error type of requests still in flight when the watchdog stopped the worker."""
+
+
+def endpoint_of(plan: RunPlan) -> tuple[str, int]:
+    """(host, port) of the data-plane endpoint (plain HTTP only: the emulator, or a TLS
+    terminating proxy; AWS's HTTPS endpoint is a later issue)."""
+    url = plan.endpoint or f"http://dynamodb.{plan.region}.amazonaws.com"
+    parts = urlsplit(url)
+    if parts.scheme != "http":
+        raise ValueError(f"endpoint {url}: only http:// endpoints are supported for now")
+    return parts.hostname or "127.0.0.1", parts.port or 80
+
+
+def default_max_ops(plan: RunPlan, worker: int) -> int:
+    """This worker's share of every phase's schedule, plus 5 % and 100 of slack."""
+    share = 0
+    for phase in plan.playbook.load.phases:
+        total = Schedule.for_phase(phase, plan.scale).total
+        share += len(range(worker, total, plan.workers))
+    return int(share * 1.05) + 100
+
+
+class _Pending:
+    """One request in flight: when it left and where its outcome is counted."""
+
+    __slots__ = ("counts", "phase", "run_t", "sent_at")
+
+    def __init__(self, sent_at: float, counts: Counts, phase: PhaseShare, run_t: float) -> None:
+        self.sent_at = sent_at
+        self.counts = counts
+        self.phase = phase
+        self.run_t = run_t
+
+
+class Measurement:
+    """Runs one worker's share of a run plan against the data-plane endpoint."""
+
+    def __init__(self, plan: RunPlan, worker: int, credentials: CredentialSource,
+                 on_progress: Callable[[WorkerReport], None] | None = None) -> None:
+        self.plan = plan
+        self.worker = worker
+        self.credentials = credentials
+        self.on_progress = on_progress
+        self.report = WorkerReport(worker)
+        self.max_ops = plan.max_ops if plan.max_ops is not None else default_max_ops(plan,
+                                                                                     worker)
+        self.sent = 0
+        self._times: list[list[float]] = []
+        self._pending: set[_Pending] = set()
+        self._where: dict[str, Any] = {"phase": None, "next": 0, "of": 0}
+        self._slot = asyncio.Event()
+        self._is_write = False
+
+    # --- outcome counting -------------------------------------------------------------
+    def _done(self, ctx: _Pending, status: int, body: bytes, error: str | None) -> None:
+        self._pending.discard(ctx)
+        c = ctx.counts
+        if error is not None:
+            if error == TIMEOUT:
+                c.timeouts += 1
+            else:
+                c.errors += 1
+                c.errors_by_type[error] += 1
+            return
+        self.report.latency.record(self._loop.time() - ctx.sent_at)
+        outcome = classify(status, body)
+        if outcome.kind == "ok":
+            c.succeeded += 1
+            if self._is_write:
+                c.consumed_wcu += outcome.consumed
+            else:
+                c.consumed_rcu += outcome.consumed
+        elif outcome.kind == "throttled":
+            c.throttled += 1
+            c.by_exception[outcome.name] += 1
+            if outcome.reason:
+                c.by_reason[outcome.reason] += 1
+            if self.report.first_throttle_s is None or ctx.run_t < self.report.first_throttle_s:
+                self.report.first_throttle_s = round(ctx.run_t, 3)
+            phase_t = ctx.run_t - ctx.phase.start_s
+            if ctx.phase.first_throttle_s is None or phase_t < ctx.phase.first_throttle_s:
+                ctx.phase.first_throttle_s = round(phase_t, 3)
+        else:
+            c.errors += 1
+            c.errors_by_type[outcome.name] += 1
+
+    # --- the run ----------------------------------------------------------------------
+    async def run(self, t0_wall: float) -> WorkerReport:
+        """Measure, starting at wall-clock `t0_wall`; always returns a report."""
+        self._loop = asyncio.get_running_loop()
+        host, port = endpoint_of(self.plan)
+        self.signer = Signer(self.credentials, self.plan.region,
+                             host if port == 80 else f"{host}:{port}")
+        self.pool = HttpPool(host, port, self.plan.concurrency, self.plan.timeout_s)
+        self.pool.on_slot_free = self._slot.set
+        self.t0 = self._loop.time() + (t0_wall - time.time())
+        deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
+        sender = asyncio.create_task(self._send_all())
+        progress = asyncio.create_task(self._progress_loop())
+        status = COMPLETE
+        try:
+            done, _ = await asyncio.wait({sender}, timeout=max(0.0, deadline - self._loop.time()))
+            if sender in done:
+                status = sender.result()
+                while self._pending and self._loop.time() < deadline:
+                    await asyncio.sleep(0.01)
+            if sender not in done or self._pending:
+                status = WATCHDOG
+        finally:
+            progress.cancel()
+            if not sender.done():
+                sender.cancel()
+            if status == WATCHDOG:
+                self._stop_snapshot("watchdog: the run's end + drain time passed")
+            self.pool.abort_all(ABANDONED)
+        self.report.status = status
+        self.report.written_at = time.time()
+        return self.report
+
+    def _stop_snapshot(self, why: str) -> None:
+        now = self._loop.time()
+        ages = sorted((now - p.sent_at for p in self._pending), reverse=True)
+        self.report.snapshot = {
+            "why": why, **self._where, "sent": self.sent,
+            "run_t": round(now - self.t0, 3), "in_flight": len(ages),
+            "oldest_in_flight_s": round(ages[0], 3) if ages else None,
+            "in_flight_ages_s": [round(a, 3) for a in ages[:20]],
+        }
+        self.report.notes.append(why)
+        self._close_offered(now - self.t0)
+
+    def _close_offered(self, run_t: float) -> None:
+        """A stopped worker offered only what was due before it stopped."""
+        for share, times in zip(self.report.phases, self._times, strict=False):
+            due = bisect_right(times, run_t - share.start_s)
+            share.offered = min(share.offered, due)
+
+    async def _progress_loop(self) -> None:
+        if self.on_progress is None:
+            return
+        while True:
+            await asyncio.sleep(self.plan.progress_s)
+            self.report.written_at = time.time()
+            self.on_progress(self.report)
+
+    async def _send_all(self) -> str:
+        loop, plan, report = self._loop, self.plan, self.report
+        late_s = plan.late_s
+        offset = 0.0
+        for index, phase in enumerate(plan.playbook.load.phases):
+            schedule = Schedule.for_phase(phase, plan.scale)
+            times = schedule.worker_times(self.worker, plan.workers)
+            self._times.append(times)
+            share = PhaseShare(phase.name, phase.operation, offset, phase.duration_s,
+                               offered=len(times))
+            report.phases.append(share)
+            self._is_write = phase.operation in ("put", "update")
+            rng = np.random.default_rng([plan.playbook.load.seed, plan.repeat, self.worker,
+                                         index])
+            factory = RequestFactory(plan.playbook, plan.playbook.table(plan.table), phase,
+                                     plan.table_name, rng, self.worker, plan.workers)
+            target = factory.target
+            start = self.t0 + offset
+            self._where = {"phase": phase.name, "next": 0, "of": len(times)}
+            i, n = 0, len(times)
+            while i < n:
+                now = loop.time()
+                t = now - start
+                while i < n and times[i] <= t and self.pool.available > 0:
+                    if self.sent >= self.max_ops:
+                        self._where["next"] = i
+                        self._stop_snapshot(f"op cap: {self.max_ops} requests sent, the "
+                                            "plan allows no more (pacing bug?)")
+                        return OP_CAP
+                    run_t = offset + t
+                    counts = report.second(int(run_t))
+                    counts.sent += 1
+                    if t - times[i] > late_s:
+                        counts.late += 1
+                    body = factory.next_body()
+                    headers = self.signer.headers(target, body)
+                    pending = _Pending(now, counts, share, run_t)
+                    self._pending.add(pending)
+                    self.sent += 1
+                    self.pool.request(self.pool.frame(headers, body), pending, self._done)
+                    i += 1
+                    now = loop.time()
+                    t = now - start
+                self._where["next"] = i
+                if i >= n:
+                    break
+                if self.pool.available <= 0:
+                    self._slot.clear()
+                    await self._slot.wait()
+                else:
+                    await asyncio.sleep(max(0.0, times[i] - t))
+            offset += phase.duration_s
+            wait = start + phase.duration_s - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        return COMPLETE
