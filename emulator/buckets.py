@@ -81,6 +81,15 @@ def admit(
     the first resource with the least room refuses every request past its room, and
     nothing is taken from any resource for a refused request.
     """
+    if count == 1:
+        # One request (the endpoint's case): no arithmetic on counts, stop at the first no.
+        for i, resource in enumerate(route):
+            if resource.available(now, costs[i]) < 1:
+                resource.refuse(1, now)
+                return 0, i
+        for i, resource in enumerate(route):
+            resource.take(1, costs[i])
+        return 1, -1
     room = count
     binding = -1
     for i, resource in enumerate(route):

@@ -157,6 +157,11 @@ class IndexCapacity:
             self.max_read_limit = self._max_bucket(lim.max_read, self.max_read_limit, now)
             self.max_write_limit = self._max_bucket(lim.max_write, self.max_write_limit, now)
         self.keyspace.grow_to(self._target_partitions(), now)
+        # Routes are built per request: what they share is prepared once per change.
+        self._site_write = self._table_site(True)
+        self._site_read = self._table_site(False)
+        self._per_partition_w = self.p.partition_wcu * self.p.scale
+        self._per_partition_r = self.p.partition_rcu * self.p.scale
 
     def _max_bucket(self, units: float | None, old: TokenBucket | None,
                     now: float) -> TokenBucket | None:
@@ -190,6 +195,9 @@ class IndexCapacity:
     def table_site(self, is_write: bool) -> ThrottleSite:
         """Why the table-level bucket refuses: provisioned rate, the per-table quota, or
         [?] the on-demand ceiling, which is the key-range capacity a table has been given."""
+        return self._site_write if is_write else self._site_read
+
+    def _table_site(self, is_write: bool) -> ThrottleSite:
         if self.limits.provisioned:
             cause = Cause.PROVISIONED
         else:
@@ -200,11 +208,10 @@ class IndexCapacity:
     # routes ------------------------------------------------------------------------------
     def write_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
                                                                   list[ThrottleSite]]:
-        per_partition = self.p.partition_wcu * self.p.scale
         head: Resource = self.keyspace.write_logs.get(part.pid, part)
         route: list[Resource] = [head, self.write_limit]
-        costs = [units / per_partition, units]
-        sites = [self.partition_site, self.table_site(True)]
+        costs = [units / self._per_partition_w, units]
+        sites = [self.partition_site, self._site_write]
         if self.max_write_limit is not None:
             route.append(self.max_write_limit)
             costs.append(units)
@@ -213,10 +220,9 @@ class IndexCapacity:
 
     def read_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
                                                                  list[ThrottleSite]]:
-        per_partition = self.p.partition_rcu * self.p.scale
         route: list[Resource] = [part, self.read_limit]
-        costs = [units / per_partition, units]
-        sites = [self.partition_site, self.table_site(False)]
+        costs = [units / self._per_partition_r, units]
+        sites = [self.partition_site, self._site_read]
         if self.max_read_limit is not None:
             route.append(self.max_read_limit)
             costs.append(units)

@@ -13,6 +13,7 @@ uses floats of the same order, so both paths share this code.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 from collections import deque
@@ -28,9 +29,10 @@ HASH_SPACE = 1 << 64
 SAMPLE_SIZE = 256
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def partition_hash(value: bytes) -> int:
     """Where a partition-key value lands in the 64-bit hash space (MD5 prefix: uniform,
-    stable across processes, unlike Python's salted `hash`)."""
+    stable across processes, unlike Python's salted `hash`). Cached: hot keys repeat."""
     return int.from_bytes(hashlib.md5(value, usedforsecurity=False).digest()[:8], "big")
 
 

@@ -13,10 +13,10 @@ from typing import Any
 from emulator.keyspace import sort_position
 from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import CapacityParams
-from emulator.server.itemsize import item_size
 from emulator.server.items import KeySchema, pk_hash_of
+from emulator.server.itemsize import item_size
 from emulator.server.table import IndexDef, Table
-from emulator.server.values import Item, canonical, typed
+from emulator.server.values import AttributeValue, Item, canonical, typed
 from emulator.units import gsi_write_units, read_units, write_units
 
 NO_SORT_KEY = 0.0
@@ -41,8 +41,9 @@ class Charge:
 def location(schema: KeySchema, item: Item) -> tuple[int, Any]:
     """(partition hash, sort position) of an item's key in a table or index."""
     pk_hash = pk_hash_of(item[schema.pk.name])
-    sk_pos = sort_position(typed(item[schema.sk.name])) if schema.sk else NO_SORT_KEY
-    return pk_hash, sk_pos
+    if schema.sk is None:
+        return pk_hash, NO_SORT_KEY
+    return pk_hash, sort_position(typed(item[schema.sk.name]))
 
 
 def _projected(index: IndexDef, table: Table, item: Item) -> Item:
@@ -54,25 +55,48 @@ def _projected(index: IndexDef, table: Table, item: Item) -> Item:
     return {k: v for k, v in item.items() if k in keep}
 
 
+def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
+    """DynamoDB equality of two values; the wire comparison first, as it nearly always
+    decides (1 and 1.0 differ on the wire and are one number)."""
+    if a == b:
+        return True
+    if a is None or b is None or "S" in a:
+        return False
+    return bool(canonical(a) == canonical(b))
+
+
+def changed_attributes(old: Item, new: Item) -> set[str]:
+    """Names of the attributes a write changes (added, removed or given a new value)."""
+    return {k for k in old.keys() | new.keys() if not _same(old.get(k), new.get(k))}
+
+
 def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None,
+               old_size: int, new_size: int, changed: set[str] | None,
                params: CapacityParams) -> GsiWrite | None:
     old_in = old is not None and index.schema.in_index(old)
     new_in = new is not None and index.schema.in_index(new)
     if not old_in and not new_in:
         return None
-    old_proj = _projected(index, table, old) if old_in and old is not None else None
-    new_proj = _projected(index, table, new) if new_in and new is not None else None
     key_changed = False
-    if old_proj is not None and new_proj is not None:
-        key_changed = any(canonical(old_proj[n]) != canonical(new_proj[n])
-                          for n in index.schema.names)
-        if not key_changed and {k: canonical(v) for k, v in old_proj.items()} == {
-                k: canonical(v) for k, v in new_proj.items()}:
+    if old_in and new_in and changed is not None:
+        key_changed = any(n in changed for n in index.schema.names)
+        if index.projection == "ALL":
+            touched = bool(changed)
+        else:
+            kept = set(index.schema.names) | set(table.schema.names)
+            if index.projection == "INCLUDE":
+                kept |= set(index.non_key)
+            touched = not changed.isdisjoint(kept)
+        if not touched:
             # [AWS] a table write that changes nothing the index holds writes nothing to it.
             return None
-    sized = new_proj if new_proj is not None else old_proj
-    assert sized is not None
-    units = gsi_write_units(old_in, new_in, key_changed, item_size(sized), params)
+    if index.projection == "ALL":
+        size = new_size if new_in else old_size
+    else:
+        source = new if new_in else old
+        assert source is not None
+        size = item_size(_projected(index, table, source))
+    units = gsi_write_units(old_in, new_in, key_changed, size, params)
     where = new if new_in else old
     assert where is not None
     pk_hash, sk_pos = location(index.schema, where)
@@ -80,23 +104,30 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
 
 
 def admit_write(model: CapacityModel, table: Table, old: Item | None, new: Item | None,
-                key: Item, now: float, index_writes: bool = True) -> tuple[Decision, Charge]:
+                key: Item, now: float, index_writes: bool = True, old_size: int | None = None,
+                new_size: int | None = None) -> tuple[Decision, Charge]:
     """One table write (put, update or delete; `new` None for a delete). The cost is the
     larger of the old and new item [AWS]. A write whose condition fails still consumes
-    table capacity but changes no index (`index_writes` False)."""
+    table capacity but changes no index (`index_writes` False). Sizes may be passed by a
+    caller that computed them already."""
     params = model.params
-    sizes = [item_size(i) for i in (old, new) if i is not None]
-    units = write_units(max(sizes, default=0), params)
+    if old_size is None:
+        old_size = item_size(old) if old is not None else 0
+    if new_size is None:
+        new_size = item_size(new) if new is not None else 0
+    units = write_units(max(old_size, new_size), params)
     gsi_writes = []
-    for index in table.gsis.values() if index_writes else ():
-        if index.name not in model.tables[table.name].gsis:
-            continue
-        gw = _gsi_write(index, table, old, new, params)
-        if gw is not None:
-            gsi_writes.append(gw)
+    capacity = model.tables[table.name]
+    if index_writes and table.gsis:
+        changed = changed_attributes(old, new) if old is not None and new is not None else None
+        for index in table.gsis.values():
+            if index.name not in capacity.gsis:
+                continue
+            gw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
+            if gw is not None:
+                gsi_writes.append(gw)
     pk_hash, sk_pos = location(table.schema, key)
-    decision = model.write(model.tables[table.name], pk_hash, sk_pos, units, gsi_writes,
-                           1, now)
+    decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now)
     charge = Charge(float(units), {gw.index: float(gw.units) for gw in gsi_writes})
     return decision, charge
 

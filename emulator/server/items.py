@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sortedcontainers import SortedList
+
 from emulator.keyspace import key_bytes, partition_hash
 from emulator.server.protocol import invalid_parameter, validation
 from emulator.server.values import AttributeValue, Item, kind_of, typed
@@ -59,7 +61,12 @@ def sort_value(value: AttributeValue) -> Any:
 
 
 def pk_hash_of(value: AttributeValue) -> int:
-    """Where a partition-key value lands in the model's hash space."""
+    """Where a partition-key value lands in the model's hash space (the bytes are
+    `keyspace.key_bytes` of the value; a string's are its UTF-8, done inline as the
+    common case)."""
+    text = value.get("S")
+    if text is not None:
+        return partition_hash(text.encode("utf-8"))
     return partition_hash(key_bytes(typed(value)))
 
 
@@ -91,7 +98,9 @@ class ItemStore:
     def __init__(self, schema: KeySchema) -> None:
         self.schema = schema
         self._collections: dict[Any, _Collection] = {}
-        self._pk_order: list[tuple[int, Any]] = []
+        # SortedList, not a list kept with insort: inserting a new key must not cost a
+        # memmove of every key (millions of them after a long uuid-keyed run).
+        self._pk_order: SortedList = SortedList()
         self.count = 0
         self.bytes = 0
 
@@ -133,10 +142,12 @@ class ItemStore:
         coll = self._collections.get(pk)
         if coll is None:
             coll = self._collections[pk] = _Collection()
-            bisect.insort(self._pk_order, (pk_hash_of(item[self.schema.pk.name]), pk),
-                          key=_order_key)
+            self._pk_order.add(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
         if sk not in coll.items:
-            bisect.insort(coll.order, sk)
+            if self.schema.sk is None:
+                coll.order.append(sk)
+            else:
+                bisect.insort(coll.order, sk)
             self.count += 1
         coll.items[sk] = item
         self.bytes += size - old_size
@@ -155,9 +166,7 @@ class ItemStore:
         self.bytes -= old_size
         if not coll.items:
             del self._collections[pk]
-            entry = (pk_hash_of(key[self.schema.pk.name]), pk)
-            self._pk_order.pop(bisect.bisect_left(self._pk_order, _order_key(entry),
-                                                  key=_order_key))
+            self._pk_order.discard(_order_key(pk_hash_of(key[self.schema.pk.name]), pk))
 
     def collection(self, pk_value: AttributeValue, forward: bool = True,
                    after: Any = None, has_after: bool = False) -> Iterator[Item]:
@@ -182,15 +191,15 @@ class ItemStore:
         has_after = False
         if after is not None:
             pk_val = after[self.schema.pk.name]
-            entry = (pk_hash_of(pk_val), sort_value(pk_val))
-            start = bisect.bisect_left(self._pk_order, _order_key(entry), key=_order_key)
-            if start < len(self._pk_order) and self._pk_order[start][1] == entry[1]:
+            entry = _order_key(pk_hash_of(pk_val), sort_value(pk_val))
+            start = self._pk_order.bisect_left(entry)
+            if start < len(self._pk_order) and self._pk_order[start] == entry:
                 if self.schema.sk is not None:
                     after_sk, has_after = sort_value(after[self.schema.sk.name]), True
                 else:
                     start += 1
         for i in range(start, len(self._pk_order)):
-            pk = self._pk_order[i][1]
+            pk = self._pk_order[i][2]
             coll = self._collections.get(pk)
             if coll is None:
                 continue
@@ -207,6 +216,6 @@ class ItemStore:
             yield from coll.items.values()
 
 
-def _order_key(entry: tuple[int, Any]) -> tuple[int, str, Any]:
+def _order_key(pk_hash: int, pk: Any) -> tuple[int, str, Any]:
     # Partition keys of one table share a type, but keep the comparison total anyway.
-    return entry[0], type(entry[1]).__name__, entry[1]
+    return pk_hash, type(pk).__name__, pk

@@ -27,9 +27,10 @@ def _number_size(text: str) -> int:
 
 def value_size(value: dict[str, Any]) -> int:
     """Bytes one attribute value takes (without its name)."""
+    inner = value.get("S")
+    if inner is not None:  # the common case first: this runs for every attribute written
+        return len(inner) if inner.isascii() else len(inner.encode("utf-8"))
     kind, inner = next(iter(value.items()))
-    if kind == "S":
-        return len(inner.encode("utf-8"))
     if kind == "N":
         return _number_size(inner)
     if kind == "B":
@@ -52,4 +53,7 @@ def value_size(value: dict[str, Any]) -> int:
 
 def item_size(item: dict[str, dict[str, Any]]) -> int:
     """Bytes an item takes: names plus values (the figure capacity units are billed on)."""
-    return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
+    total = 0
+    for name, value in item.items():
+        total += (len(name) if name.isascii() else len(name.encode("utf-8"))) + value_size(value)
+    return total

@@ -109,7 +109,8 @@ def index_defs(request: dict[str, Any], types: dict[str, str], ready_at: float,
             raise validation("One or more parameter values were invalid: Duplicate index name: "
                              f"{name}")
         schema = key_schema(raw.get("KeySchema"), types, "globalSecondaryIndexes.keySchema")
-        projection = raw.get("Projection") if isinstance(raw.get("Projection"), dict) else {}
+        raw_projection = raw.get("Projection")
+        projection: dict[str, Any] = raw_projection if isinstance(raw_projection, dict) else {}
         ptype = projection.get("ProjectionType", "ALL")
         non_key = projection.get("NonKeyAttributes") or []
         if not isinstance(non_key, list) or not all(isinstance(a, str) for a in non_key):

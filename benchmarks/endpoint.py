@@ -1,0 +1,261 @@
+"""PutItem/s of the emulator endpoint, next to its HTTP stack's ceiling and moto.
+
+Three servers, one at a time, each in its own process pinned to core 0, driven by a
+keep-alive client pinned to core 1 (so the client is never the bottleneck's suspect):
+
+  bare      the same aiohttp low-level server answering every POST with a fixed `{}`
+            (the ceiling: the HTTP stack alone)
+  emulator  hotbench's endpoint, PutItem of ~1 KB items on a table with 3 GSIs
+  moto      moto_server (moto[server]), the same PutItems
+
+Targets (issue #3): emulator >= 0.5 x bare and >= 30 x moto. Loopback only; each target
+runs for --seconds (default 20) after a 2 s warm-up.
+
+    .venv/bin/python benchmarks/endpoint.py [--seconds 20] [--connections 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER_CORE = 0
+CLIENT_CORE = 1
+TABLE = "bench"
+# A syntactically valid SigV4 header: moto routes on its credential scope; the emulator
+# and the bare server ignore it. Signing is not what is measured.
+AUTH = ("AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
+        "SignedHeaders=host;x-amz-date;x-amz-target, Signature=" + "0" * 64)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _pin(core: int) -> None:
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setaffinity(0, {core})
+
+
+# --- servers (child processes) ------------------------------------------------------------
+
+def serve_bare(port: int) -> None:
+    from aiohttp import web, web_server
+
+    async def handle(request: web.BaseRequest) -> web.Response:
+        await request.read()
+        return web.Response(body=b"{}", headers={"Content-Type": "application/x-amz-json-1.0"})
+
+    async def main() -> None:
+        server = web_server.Server(handle, access_log=None)
+        await asyncio.get_running_loop().create_server(server, "127.0.0.1", port, backlog=1024)
+        await asyncio.Event().wait()
+
+    from emulator.server.runner import new_event_loop
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        runner.run(main())
+
+
+def serve_emulator(port: int) -> None:
+    from emulator.server import Latency, Service
+    from emulator.server.runner import serve_forever
+
+    serve_forever("127.0.0.1", port, Service(create_delay_s=0.0), Latency(),
+                  lambda url: None)
+
+
+def _start(kind: str, port: int) -> subprocess.Popen[bytes]:
+    if kind == "moto":
+        exe = shutil.which("moto_server") or str(Path(sys.executable).parent / "moto_server")
+        cmd = [exe, "-H", "127.0.0.1", "-p", str(port)]
+    else:
+        cmd = [sys.executable, __file__, "--serve", kind, "--port", str(port)]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=lambda: _pin(SERVER_CORE))
+
+
+def _call(port: int, operation: str, body: dict[str, object]) -> dict[str, object]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/", data=json.dumps(body).encode(), method="POST",
+        headers={"X-Amz-Target": f"DynamoDB_20120810.{operation}", "Authorization": AUTH,
+                 "Content-Type": "application/x-amz-json-1.0"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        result: dict[str, object] = json.loads(response.read() or b"{}")
+        return result
+
+
+def _wait_ready(port: int, deadline_s: float = 20.0) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"server on port {port} did not start")
+
+
+def _create_table(port: int) -> None:
+    keys = ("pk", "g1", "g2", "g3")
+    _call(port, "CreateTable", {
+        "TableName": TABLE,
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": k, "AttributeType": "S"} for k in keys],
+        "BillingMode": "PROVISIONED",
+        "ProvisionedThroughput": {"ReadCapacityUnits": 40000, "WriteCapacityUnits": 40000},
+        "GlobalSecondaryIndexes": [
+            {"IndexName": f"by{k}", "KeySchema": [{"AttributeName": k, "KeyType": "HASH"}],
+             "Projection": {"ProjectionType": "ALL"},
+             "ProvisionedThroughput": {"ReadCapacityUnits": 40000,
+                                       "WriteCapacityUnits": 40000}}
+            for k in keys[1:]],
+    })
+    for _ in range(100):
+        status = _call(port, "DescribeTable", {"TableName": TABLE})["Table"]
+        if isinstance(status, dict) and status.get("TableStatus") == "ACTIVE":
+            return
+        time.sleep(0.1)
+
+
+# --- client ---------------------------------------------------------------------------------
+
+MARK = "#" * 10
+
+
+def _requests(count: int) -> list[tuple[bytes, bytes]]:
+    """Pre-built PutItem requests (~1 KB items, distinct keys), split around a 10-digit
+    version number the client fills in per send: the client spends its time on I/O, not
+    JSON, and every put changes its item, so each one writes to all three GSIs."""
+    out = []
+    for i in range(count):
+        item = {"pk": {"S": str(uuid.uuid4())}, "g1": {"S": f"w{i % 97}"},
+                "g2": {"S": f"s{i % 89}"}, "g3": {"S": f"p{i % 83}"},
+                "version": {"N": MARK}, "payload": {"S": "x" * 880}}
+        body = json.dumps({"TableName": TABLE, "Item": item}).encode()
+        head = (f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                f"application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
+                f"Authorization: {AUTH}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        before, after = (head + body).split(MARK.encode())
+        out.append((before, after))
+    return out
+
+
+async def _connection(port: int, requests: list[tuple[bytes, bytes]], start: int,
+                      stop_at: float, counts: dict[str, int]) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    i = start
+    try:
+        while time.monotonic() < stop_at:
+            before, after = requests[i % len(requests)]
+            writer.write(b"%s%010d%s" % (before, 1_000_000_000 + i, after))
+            i += 7
+            head = await reader.readuntil(b"\r\n\r\n")
+            lines = head.decode("latin-1").lower().split("\r\n")
+            length = 0
+            close = lines[0].startswith("http/1.0")
+            for line in lines[1:]:
+                if line.startswith("content-length:"):
+                    length = int(line.split(":", 1)[1])
+                elif line.startswith("connection:"):
+                    close = "close" in line
+            await reader.readexactly(length)
+            counts["ok" if b" 200 " in head[:16] else "err"] += 1
+            if close:
+                writer.close()
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    except (OSError, asyncio.IncompleteReadError):
+        counts["err"] += 1
+    finally:
+        writer.close()
+
+
+async def _drive(port: int, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
+                 ) -> dict[str, int]:
+    counts = {"ok": 0, "err": 0}
+    warm = time.monotonic() + 2.0
+    await asyncio.gather(*(_connection(port, requests, c, warm, {"ok": 0, "err": 0})
+                           for c in range(connections)))
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(*(_connection(port, requests, c * 1000, stop_at, counts)
+                           for c in range(connections)))
+    return counts
+
+
+def measure(kind: str, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
+            ) -> tuple[float, int]:
+    port = _free_port()
+    proc = _start(kind, port)
+    try:
+        _wait_ready(port)
+        if kind != "bare":
+            _create_table(port)
+        t0 = time.monotonic()
+        from emulator.server.runner import new_event_loop
+
+        with asyncio.Runner(loop_factory=new_event_loop) as runner:
+            counts = runner.run(_drive(port, seconds, connections, requests))
+        elapsed = time.monotonic() - t0 - 2.0
+        return counts["ok"] / max(elapsed, 1e-9), counts["err"]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--targets", default="bare,emulator,moto")
+    parser.add_argument("--serve", choices=["bare", "emulator"], help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        sys.path.insert(0, str(ROOT))
+        (serve_bare if args.serve == "bare" else serve_emulator)(args.port)
+        return 0
+    _pin(CLIENT_CORE)
+    requests = _requests(20_000)
+    rates: dict[str, float] = {}
+    print(f"PutItem of ~1 KB items, table with 3 GSIs; server on core {SERVER_CORE}, client "
+          f"on core {CLIENT_CORE}; {args.connections} keep-alive connections, "
+          f"{args.seconds:g} s per target")
+    for kind in args.targets.split(","):
+        rate, errors = measure(kind, args.seconds, args.connections, requests)
+        rates[kind] = rate
+        print(f"  measured {kind:9s} {rate:10.0f} req/s   ({errors} errors)", flush=True)
+    print()
+    print(f"{'target':10s} {'req/s':>10s} {'vs bare':>9s} {'vs moto':>9s}")
+    for kind, rate in rates.items():
+        vs_bare = f"{rate / rates['bare']:.2f}x" if rates.get("bare") else "-"
+        vs_moto = f"{rate / rates['moto']:.1f}x" if rates.get("moto") else "-"
+        print(f"{kind:10s} {rate:10.0f} {vs_bare:>9s} {vs_moto:>9s}")
+    ok = True
+    if "emulator" in rates and "bare" in rates:
+        ok &= rates["emulator"] >= 0.5 * rates["bare"]
+    if "emulator" in rates and "moto" in rates:
+        ok &= rates["emulator"] >= 30 * rates["moto"]
+    print("targets (>= 0.5x bare, >= 30x moto):", "met" if ok else "NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,346 @@
+"""Control-plane operations: CreateTable, DescribeTable, UpdateTable, DeleteTable,
+ListTables, tags and DescribeLimits.
+
+A table's settings are kept as a CreateTable-shaped request; UpdateTable edits that
+request and hands the result to the model (`CapacityModel.update_capacity`), so the
+capacity in force and what DescribeTable reports can never disagree.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from emulator.model import ModelError
+from emulator.server.items import ItemStore
+from emulator.server.protocol import (
+    in_use,
+    invalid_parameter,
+    member,
+    not_found,
+    table_name,
+    validation,
+)
+from emulator.server.table import Table, attribute_types, index_defs, key_schema
+from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
+
+if TYPE_CHECKING:
+    from emulator.server.service import Service
+
+MAX_TABLES_PAGE = 100
+CAPACITY_MEMBERS = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput",
+                    "WarmThroughput")
+
+
+def _check_capacity_members(req: dict[str, Any]) -> None:
+    for name in ("ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput"):
+        member(req, name, dict)
+    member(req, "BillingMode", str)
+
+
+def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    name = table_name(req)
+    _check_capacity_members(req)
+    types = attribute_types(req)
+    schema = key_schema(req.get("KeySchema"), types, "keySchema")
+    now = svc.tick()
+    gsis = index_defs(req, types, now + svc.create_delay_s)
+    used = set(schema.names) | {n for g in gsis.values() for n in g.schema.names}
+    for lsi in member(req, "LocalSecondaryIndexes", list, default=[]):
+        if isinstance(lsi, dict):
+            used |= set(key_schema(lsi.get("KeySchema"), types, "localSecondaryIndexes").names)
+    if set(types) != used:
+        raise invalid_parameter("Number of attributes in KeySchema does not exactly match "
+                                "number of attributes defined in AttributeDefinitions")
+    if name in svc.tables:
+        raise in_use(f"Table already exists: {name}")
+    tags = _tags(member(req, "Tags", list, default=[]))
+    stored = copy.deepcopy(req)
+    try:
+        capacity = svc.model.create_table(stored, now)
+    except ModelError as exc:
+        raise validation(f"One or more parameter values were invalid: {exc}") from None
+    table = Table(name=name, arn=capacity.arn, table_id=str(uuid.uuid4()), request=stored,
+                  schema=schema, store=ItemStore(schema), created_epoch=svc.epoch(now),
+                  ready_at=now + svc.create_delay_s, gsis=gsis, tags=tags)
+    svc.tables[name] = table
+    return {"TableDescription": describe(svc, table, now)}
+
+
+def describe_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    name = table_name(req)
+    now = svc.tick()
+    table = svc.tables.get(name)
+    if table is None:
+        raise not_found(f"Table: {name} not found")
+    return {"Table": describe(svc, table, now)}
+
+
+def delete_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    name = table_name(req)
+    now = svc.tick()
+    table = svc.tables.get(name)
+    if table is None:
+        raise not_found(f"Table: {name} not found")
+    if table.status(now) != "ACTIVE":
+        raise in_use(f"Attempt to change a resource which is still in use: Table is being "
+                     f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}")
+    description = describe(svc, table, now)
+    description["TableStatus"] = "DELETING"
+    del svc.tables[name]
+    svc.model.delete_table(name)
+    svc.metrics.forget(name)
+    return {"TableDescription": description}
+
+
+def list_tables(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    start = member(req, "ExclusiveStartTableName", str)
+    limit = member(req, "Limit", int, default=MAX_TABLES_PAGE)
+    if not 1 <= limit <= MAX_TABLES_PAGE:
+        raise validation(f"1 validation error detected: Value '{limit}' at 'limit' failed to "
+                         "satisfy constraint: Member must have value less than or equal to "
+                         "100" if limit > MAX_TABLES_PAGE else
+                         "Member must have value greater than or equal to 1")
+    names = sorted(svc.tables)
+    if start is not None:
+        names = [n for n in names if n > start]
+    page = names[:limit]
+    out: dict[str, Any] = {"TableNames": page}
+    if len(names) > limit:
+        out["LastEvaluatedTableName"] = page[-1]
+    return out
+
+
+def describe_limits(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    quota = int(svc.params.table_quota_units)
+    return {"AccountMaxReadCapacityUnits": 80000, "AccountMaxWriteCapacityUnits": 80000,
+            "TableMaxReadCapacityUnits": quota, "TableMaxWriteCapacityUnits": quota}
+
+
+# --- tags ------------------------------------------------------------------------------------
+
+def _tags(raw: list[Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for tag in raw:
+        if (not isinstance(tag, dict) or not isinstance(tag.get("Key"), str)
+                or not isinstance(tag.get("Value"), str)):
+            raise validation("Tags entries need a Key and a Value (strings)")
+        if not 1 <= len(tag["Key"]) <= 128 or len(tag["Value"]) > 256:
+            raise validation("One or more parameter values were invalid: tag key length must "
+                             "be 1-128 and value length at most 256")
+        out[tag["Key"]] = tag["Value"]
+    return out
+
+
+def _by_arn(svc: Service, req: dict[str, Any]) -> Table:
+    arn = member(req, "ResourceArn", str, required=True)
+    name = arn.rsplit(":table/", 1)[-1] if ":table/" in arn else None
+    table = svc.tables.get(name or "")
+    if table is None or table.arn != arn:
+        raise not_found(f"ResourceArn: {arn} not found")
+    return table
+
+
+def tag_resource(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = _by_arn(svc, req)
+    table.tags.update(_tags(member(req, "Tags", list, required=True)))
+    return {}
+
+
+def untag_resource(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = _by_arn(svc, req)
+    keys = member(req, "TagKeys", list, required=True)
+    for key in keys:
+        if not isinstance(key, str):
+            raise validation("TagKeys must be strings")
+        table.tags.pop(key, None)
+    return {}
+
+
+def list_tags(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = _by_arn(svc, req)
+    member(req, "NextToken", str)
+    return {"Tags": [{"Key": k, "Value": v} for k, v in sorted(table.tags.items())]}
+
+
+# --- UpdateTable -----------------------------------------------------------------------------
+
+def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    name = table_name(req)
+    _check_capacity_members(req)
+    now = svc.tick()
+    table = svc.tables.get(name)
+    if table is None:
+        raise not_found(f"Table: {name} not found")
+    if table.status(now) == "CREATING":
+        raise in_use(f"Attempt to change a resource which is still in use: Table is being "
+                     f"created: {name}")
+    new = copy.deepcopy(table.request)
+    billing = member(req, "BillingMode", str)
+    switching = billing is not None and billing != (new.get("BillingMode") or PROVISIONED)
+    if billing is not None:
+        if billing not in (PROVISIONED, PAY_PER_REQUEST):
+            raise validation(f"1 validation error detected: Value '{billing}' at 'billingMode' "
+                             "failed to satisfy constraint: Member must satisfy enum value set: "
+                             "[PROVISIONED, PAY_PER_REQUEST]")
+        new["BillingMode"] = billing
+    mode = new.get("BillingMode") or PROVISIONED
+    if "ProvisionedThroughput" in req:
+        if mode != PROVISIONED:
+            raise validation("One or more parameter values were invalid: Neither "
+                             "ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                             "BillingMode is PAY_PER_REQUEST")
+        new["ProvisionedThroughput"] = req["ProvisionedThroughput"]
+    elif mode == PAY_PER_REQUEST:
+        new.pop("ProvisionedThroughput", None)
+    elif switching:
+        raise validation("One or more parameter values were invalid: ProvisionedThroughput "
+                         "must be specified when BillingMode is PROVISIONED")
+    for key in ("OnDemandThroughput", "WarmThroughput"):
+        if key in req:
+            merged = {**(new.get(key) or {}), **req[key]}
+            new[key] = merged
+    defs = member(req, "AttributeDefinitions", list)
+    if defs:
+        known = {d["AttributeName"]: d for d in new.get("AttributeDefinitions", [])}
+        for d in defs:
+            if isinstance(d, dict) and isinstance(d.get("AttributeName"), str):
+                known[d["AttributeName"]] = d
+        new["AttributeDefinitions"] = list(known.values())
+    _apply_gsi_updates(new, member(req, "GlobalSecondaryIndexUpdates", list, default=[]),
+                       mode, switching)
+    if mode == PAY_PER_REQUEST:
+        for gsi in new.get("GlobalSecondaryIndexes") or []:
+            gsi.pop("ProvisionedThroughput", None)
+    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
+        raise validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+                         "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
+                         "WarmThroughput is required")
+    types = attribute_types(new)
+    gsis = index_defs(new, types, now + svc.create_delay_s, table.gsis)
+    from emulator.tableconfig import ConfigError, TableConfig
+
+    try:
+        config = TableConfig.from_request(new)
+        svc.model.update_capacity(name, config, now)
+    except (ConfigError, ModelError) as exc:
+        raise validation(f"One or more parameter values were invalid: {exc}") from None
+    table.request = new
+    table.gsis = gsis
+    if switching:
+        table.billing_switched_epoch = svc.epoch(now)
+    return {"TableDescription": describe(svc, table, now)}
+
+
+def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str,
+                       switching: bool) -> None:
+    gsis: list[dict[str, Any]] = new.setdefault("GlobalSecondaryIndexes", [])
+    by_name = {g["IndexName"]: g for g in gsis}
+    for update in updates:
+        if not isinstance(update, dict) or len(update) != 1:
+            raise validation("Each GlobalSecondaryIndexUpdates entry needs exactly one of "
+                             "Create, Update or Delete")
+        ((action, body),) = update.items()
+        if not isinstance(body, dict) or not isinstance(body.get("IndexName"), str):
+            raise validation(f"GlobalSecondaryIndexUpdates {action} needs an IndexName")
+        index = body["IndexName"]
+        if action == "Create":
+            if index in by_name:
+                raise validation("One or more parameter values were invalid: Index already "
+                                 f"exists: {index}")
+            by_name[index] = copy.deepcopy(body)
+            gsis.append(by_name[index])
+        elif action == "Delete":
+            if index not in by_name:
+                raise not_found(f"Requested index {index} not found")
+            gsis.remove(by_name.pop(index))
+        elif action == "Update":
+            if index not in by_name:
+                raise not_found(f"Requested index {index} not found")
+            for key in ("ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput"):
+                if key in body:
+                    by_name[index][key] = {**(by_name[index].get(key) or {}), **body[key]}
+        else:
+            raise validation(f"Unknown GlobalSecondaryIndexUpdates action: {action}")
+    if switching and mode == PROVISIONED:
+        for gsi in gsis:
+            if "ProvisionedThroughput" not in gsi:
+                raise validation("One or more parameter values were invalid: "
+                                 "ProvisionedThroughput must be specified for index: "
+                                 f"{gsi['IndexName']}")
+    if not gsis:
+        new.pop("GlobalSecondaryIndexes")
+
+
+# --- DescribeTable ---------------------------------------------------------------------------
+
+def _throughput(request: dict[str, Any]) -> dict[str, int]:
+    pt = request.get("ProvisionedThroughput") or {}
+    return {"ReadCapacityUnits": int(pt.get("ReadCapacityUnits", 0)),
+            "WriteCapacityUnits": int(pt.get("WriteCapacityUnits", 0)),
+            "NumberOfDecreasesToday": 0}
+
+
+def _on_demand(request: dict[str, Any]) -> dict[str, int]:
+    odt = request.get("OnDemandThroughput") or {}
+    return {"MaxReadRequestUnits": int(odt.get("MaxReadRequestUnits", -1)),
+            "MaxWriteRequestUnits": int(odt.get("MaxWriteRequestUnits", -1))}
+
+
+def describe(svc: Service, table: Table, now: float) -> dict[str, Any]:
+    """A TableDescription as DynamoDB returns it."""
+    req = table.request
+    capacity = svc.model.tables[table.name]
+    mode = req.get("BillingMode") or PROVISIONED
+    read, write = capacity.base.warm_values()
+    out: dict[str, Any] = {
+        "TableName": table.name,
+        "TableArn": table.arn,
+        "TableId": table.table_id,
+        "TableStatus": table.status(now),
+        "CreationDateTime": table.created_epoch,
+        "KeySchema": req["KeySchema"],
+        "AttributeDefinitions": req["AttributeDefinitions"],
+        "ItemCount": table.store.count,
+        "TableSizeBytes": table.store.bytes,
+        "ProvisionedThroughput": _throughput(req),
+        "BillingModeSummary": {"BillingMode": mode},
+        "WarmThroughput": {"ReadUnitsPerSecond": int(read), "WriteUnitsPerSecond": int(write),
+                           "Status": capacity.base.warm_status},
+        "DeletionProtectionEnabled": False,
+    }
+    if table.billing_switched_epoch is not None and mode == PAY_PER_REQUEST:
+        out["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = \
+            table.billing_switched_epoch
+    if mode == PAY_PER_REQUEST or "OnDemandThroughput" in req:
+        out["OnDemandThroughput"] = _on_demand(req)
+    if req.get("LocalSecondaryIndexes"):
+        out["LocalSecondaryIndexes"] = req["LocalSecondaryIndexes"]
+    gsis = []
+    for raw in req.get("GlobalSecondaryIndexes") or []:
+        name = raw["IndexName"]
+        index = table.gsis[name]
+        gcap = capacity.gsis.get(name)
+        g_read, g_write = gcap.warm_values() if gcap else (0.0, 0.0)
+        entry: dict[str, Any] = {
+            "IndexName": name,
+            "KeySchema": raw["KeySchema"],
+            "Projection": raw.get("Projection") or {"ProjectionType": "ALL"},
+            "IndexStatus": "CREATING" if now < index.ready_at else "ACTIVE",
+            "ProvisionedThroughput": _throughput(raw),
+            "IndexSizeBytes": 0,
+            "ItemCount": 0,
+            "IndexArn": f"{table.arn}/index/{name}",
+            "WarmThroughput": {"ReadUnitsPerSecond": int(g_read),
+                               "WriteUnitsPerSecond": int(g_write),
+                               "Status": gcap.warm_status if gcap else "ACTIVE"},
+        }
+        if now < index.ready_at:
+            entry["Backfilling"] = False
+        if mode == PAY_PER_REQUEST or "OnDemandThroughput" in raw:
+            entry["OnDemandThroughput"] = _on_demand(raw)
+        gsis.append(entry)
+    if gsis:
+        out["GlobalSecondaryIndexes"] = gsis
+    return out

@@ -1,0 +1,174 @@
+"""Starting and stopping the emulator: in a background thread (tests, the console) or in
+the foreground (`hotbench emulator serve`).
+
+The thread owns its own event loop; the service's lock keeps the model consistent when
+the Python API (metrics, skip) is called from another thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+from emulator.model import CapacityModel
+from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.server.app import make_server
+from emulator.server.latency import Latency
+from emulator.server.service import Service
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's loop when installed (it roughly halves the HTTP stack's cost per request,
+    see benchmarks/endpoint.py), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
+    return loop
+
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+async def _start(service: Service, latency: Latency, host: str, port: int
+                 ) -> tuple[asyncio.Server, Any]:
+    handler = make_server(service, latency)
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(handler, host, port, reuse_address=True, backlog=1024)
+    return server, handler
+
+
+async def _stop(server: asyncio.Server, handler: Any) -> None:
+    server.close()
+    with contextlib.suppress(Exception):
+        await handler.shutdown(0.1)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(server.wait_closed(), 2.0)
+
+
+class EmulatorServer:
+    """The emulator on loopback in a background thread.
+
+    with EmulatorServer(scale=0.1, create_delay_s=0) as emu:
+        boto3.client("dynamodb", endpoint_url=emu.endpoint_url, ...)
+    """
+
+    def __init__(self, host: str = DEFAULT_HOST, port: int = 0, scale: float = 1.0,
+                 params: CapacityParams = DEFAULT_PARAMS, latency: str | Latency = "none",
+                 create_delay_s: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.host = host
+        self.port = port
+        self.latency = latency if isinstance(latency, Latency) else Latency.parse(latency)
+        self.service = Service(params, scale=scale, create_delay_s=create_delay_s, clock=clock)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.Server | None = None
+        self._handler: Any = None
+
+    # lifecycle -------------------------------------------------------------------------
+    def start(self) -> EmulatorServer:
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                self._server, self._handler = loop.run_until_complete(
+                    _start(self.service, self.latency, self.host, self.port))
+                sockets = self._server.sockets
+                self.port = sockets[0].getsockname()[1]
+            except BaseException as exc:  # handed to the starting thread
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                loop.run_until_complete(_stop(self._server, self._handler))
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="hotbench-emulator", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread (items are lost with the process)."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if loop.is_running():
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        self._loop = self._thread = None
+
+    def __enter__(self) -> EmulatorServer:
+        return self.start() if self._thread is None else self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    # API -------------------------------------------------------------------------------
+    @property
+    def endpoint_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def model(self) -> CapacityModel:
+        """The capacity model (hold `service.lock` while touching it from outside)."""
+        return self.service.model
+
+    def metrics(self, seconds: int = 60, table: str | None = None) -> dict[str, Any]:
+        """What GET /_hotbench/metrics returns."""
+        return self.service.metrics_view(seconds, table)
+
+    def partitions(self, table: str) -> dict[str, Any]:
+        """What GET /_hotbench/partitions?table=T returns."""
+        return self.service.partitions_view(table)
+
+    def skip(self, seconds: float) -> None:
+        """Advance the emulator's clock by `seconds` at once (tests: the 10-minute pauses
+        between badOnDemand repeats). Not exposed over HTTP."""
+        self.service.skip(seconds)
+
+
+def serve_forever(host: str, port: int, service: Service, latency: Latency,
+                  on_ready: Callable[[str], None]) -> None:
+    """Run in the foreground until Ctrl-C or SIGTERM, then stop cleanly and return.
+
+    The signals are handled by the loop itself (`add_signal_handler`): uvloop does not
+    run Python-level SIGINT handlers while it waits, so asyncio's default Ctrl-C
+    handling would never fire."""
+
+    async def main() -> None:
+        server, handler = await _start(service, latency, host, port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, stop.set)
+        bound = server.sockets[0].getsockname()
+        on_ready(f"http://{bound[0]}:{bound[1]}")
+        try:
+            await stop.wait()
+        finally:
+            await _stop(server, handler)
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        runner.run(main())

@@ -1,0 +1,55 @@
+"""Fixtures: an emulator on loopback and boto3 clients that never retry (a throttle
+must reach the test as the exception it is)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from emulator.server import EmulatorServer
+
+NO_RETRY = Config(retries={"total_max_attempts": 1, "mode": "standard"})
+_SESSION = boto3.session.Session()
+"""One session for all clients: loading the service model once keeps the suite fast."""
+
+
+def client(endpoint_url: str) -> Any:
+    return _SESSION.client("dynamodb", endpoint_url=endpoint_url, region_name="us-east-1",
+                        aws_access_key_id="test", aws_secret_access_key="test",
+                        config=NO_RETRY)
+
+
+@pytest.fixture
+def emu() -> Iterator[EmulatorServer]:
+    with EmulatorServer(create_delay_s=0) as server:
+        yield server
+        assert server.service.internal_errors == 0
+
+
+@pytest.fixture
+def ddb(emu: EmulatorServer) -> Any:
+    return client(emu.endpoint_url)
+
+
+def key_table(ddb: Any, name: str = "t", sk_type: str | None = "S",
+              billing: str = "PAY_PER_REQUEST", **extra: Any) -> dict[str, Any]:
+    """Create a table with pk (S) and an optional sk; returns the TableDescription."""
+    schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
+    attrs = [{"AttributeName": "pk", "AttributeType": "S"}]
+    if sk_type:
+        schema.append({"AttributeName": "sk", "KeyType": "RANGE"})
+        attrs.append({"AttributeName": "sk", "AttributeType": sk_type})
+    for gsi in extra.get("GlobalSecondaryIndexes", []):
+        for k in gsi["KeySchema"]:
+            if all(a["AttributeName"] != k["AttributeName"] for a in attrs):
+                attrs.append({"AttributeName": k["AttributeName"], "AttributeType": "S"})
+    req: dict[str, Any] = {"TableName": name, "KeySchema": schema, "AttributeDefinitions": attrs,
+                           "BillingMode": billing, **extra}
+    if billing == "PROVISIONED" and "ProvisionedThroughput" not in req:
+        req["ProvisionedThroughput"] = {"ReadCapacityUnits": 100, "WriteCapacityUnits": 100}
+    description: dict[str, Any] = ddb.create_table(**req)["TableDescription"]
+    return description
