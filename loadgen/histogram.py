@@ -95,5 +95,5 @@ class LatencyHistogram:
             return out
         out.buckets = Counter({int(k): int(v) for k, v in data.get("histogram", {}).items()})
         top = data.get("max")
-        out.max_us = int(round(float(top) * 1000)) if top is not None else 0
+        out.max_us = round(float(top) * 1000) if top is not None else 0
         return out

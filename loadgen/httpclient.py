@@ -19,9 +19,10 @@ The rules that make it a measuring instrument:
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import httptools
 
@@ -50,8 +51,8 @@ class _Connection(asyncio.Protocol):
 
     # --- asyncio.Protocol -------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports do not subclass asyncio.Transport; they have its methods.
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -131,8 +132,9 @@ class HttpPool:
     """Up to `size` keep-alive connections to one host; `size` caps requests in flight."""
 
     def __init__(self, host: str, port: int, size: int, timeout_s: float,
-                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+                 loop: asyncio.AbstractEventLoop | None = None, tls: bool = False) -> None:
         self.host, self.port = host, port
+        self.ssl: ssl.SSLContext | None = ssl.create_default_context() if tls else None
         self.size = size
         self.timeout_s = timeout_s
         self.loop = loop or asyncio.get_running_loop()
@@ -165,8 +167,10 @@ class HttpPool:
 
     async def _connect(self, conn: _Connection, payload: bytes) -> None:
         try:
-            await self.loop.create_connection(lambda: conn, self.host, self.port)
-        except OSError as exc:
+            await self.loop.create_connection(
+                lambda: conn, self.host, self.port, ssl=self.ssl,
+                server_hostname=self.host if self.ssl is not None else None)
+        except Exception as exc:  # any failure to connect is this request's error
             conn._fail(type(exc).__name__)
             return
         if not conn.busy:  # timed out while connecting

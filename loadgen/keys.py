@@ -185,16 +185,24 @@ class ItemGenerator:
         for name in self.names:
             if name not in self.derived:
                 out[name] = self.samplers[name].draw(rng, n, seq)
-        if self.derived:
-            key = np.zeros(n, dtype=np.uint64)
-            with np.errstate(over="ignore"):
-                for name in self.primary:
-                    key = _mix(key * np.uint64(1_000_003) + out[name].astype(np.uint64))
-            for i, name in enumerate(self.derived):
-                finite = self.samplers[name].finite or (1 << 62)
-                mixed = _mix(key + np.uint64(i + 1))
-                out[name] = (mixed % np.uint64(finite)).astype(np.int64)
+        self.derive(out)
         return out
+
+    def derive(self, block: dict[str, np.ndarray]) -> None:
+        """Set the `per_item` attributes of `block` from its primary-key indices: the
+        load and the seeder both call this, so a seeded item carries the values the load
+        will write for the same key."""
+        if not self.derived:
+            return
+        n = len(block[self.primary[0]])
+        key = np.zeros(n, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for name in self.primary:
+                key = _mix(key * np.uint64(1_000_003) + block[name].astype(np.uint64))
+        for i, name in enumerate(self.derived):
+            finite = self.samplers[name].finite or (1 << 62)
+            mixed = _mix(key + np.uint64(i + 1))
+            block[name] = (mixed % np.uint64(finite)).astype(np.int64)
 
     def render(self, indices: dict[str, np.ndarray], row: int) -> dict[str, Value]:
         return {name: self.samplers[name].render(int(indices[name][row])) for name in self.names}

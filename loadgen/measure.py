@@ -26,23 +26,28 @@ import numpy as np
 
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
-from loadgen.report import COMPLETE, OP_CAP, WATCHDOG, PhaseShare, RunPlan, WorkerReport
+from loadgen.report import COMPLETE, FAILED, OP_CAP, WATCHDOG, PhaseShare, RunPlan, WorkerReport
 from loadgen.requests import RequestFactory, classify
 from loadgen.results import Counts
 from loadgen.sigv4 import CredentialSource, Signer
+
+clock = time.perf_counter
+"""The measuring clock: sub-microsecond and read at each use. (uvloop's loop.time() is
+libuv's cached millisecond clock: it would round every latency to whole milliseconds.)"""
 
 ABANDONED = "AbandonedAtWatchdog"
 """Error type of requests still in flight when the watchdog stopped the worker."""
 
 
-def endpoint_of(plan: RunPlan) -> tuple[str, int]:
-    """(host, port) of the data-plane endpoint (plain HTTP only: the emulator, or a TLS
-    terminating proxy; AWS's HTTPS endpoint is a later issue)."""
-    url = plan.endpoint or f"http://dynamodb.{plan.region}.amazonaws.com"
+def endpoint_of(plan: RunPlan) -> tuple[str, str, int]:
+    """(scheme, host, port) of the data-plane endpoint: the plan's, or the region's AWS
+    endpoint over HTTPS."""
+    url = plan.endpoint or f"https://dynamodb.{plan.region}.amazonaws.com"
     parts = urlsplit(url)
-    if parts.scheme != "http":
-        raise ValueError(f"endpoint {url}: only http:// endpoints are supported for now")
-    return parts.hostname or "127.0.0.1", parts.port or 80
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"endpoint {url}: expected an http:// or https:// URL")
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, parts.hostname or "127.0.0.1", parts.port or default
 
 
 def default_max_ops(plan: RunPlan, worker: int) -> int:
@@ -96,7 +101,7 @@ class Measurement:
                 c.errors += 1
                 c.errors_by_type[error] += 1
             return
-        self.report.latency.record(self._loop.time() - ctx.sent_at)
+        self.report.latency.record(clock() - ctx.sent_at)
         outcome = classify(status, body)
         if outcome.kind == "ok":
             c.succeeded += 1
@@ -122,23 +127,29 @@ class Measurement:
     async def run(self, t0_wall: float) -> WorkerReport:
         """Measure, starting at wall-clock `t0_wall`; always returns a report."""
         self._loop = asyncio.get_running_loop()
-        host, port = endpoint_of(self.plan)
+        scheme, host, port = endpoint_of(self.plan)
+        default_port = port == (443 if scheme == "https" else 80)
         self.signer = Signer(self.credentials, self.plan.region,
-                             host if port == 80 else f"{host}:{port}")
-        self.pool = HttpPool(host, port, self.plan.concurrency, self.plan.timeout_s)
+                             host if default_port else f"{host}:{port}")
+        self.pool = HttpPool(host, port, self.plan.concurrency, self.plan.timeout_s,
+                             tls=scheme == "https")
         self.pool.on_slot_free = self._slot.set
-        self.t0 = self._loop.time() + (t0_wall - time.time())
+        self.t0 = clock() + (t0_wall - time.time())
         deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
         sender = asyncio.create_task(self._send_all())
         progress = asyncio.create_task(self._progress_loop())
         status = COMPLETE
         try:
-            done, _ = await asyncio.wait({sender}, timeout=max(0.0, deadline - self._loop.time()))
+            done, _ = await asyncio.wait({sender}, timeout=max(0.0, deadline - clock()))
             if sender in done:
-                status = sender.result()
-                while self._pending and self._loop.time() < deadline:
+                try:
+                    status = sender.result()
+                except Exception as exc:  # a bug must still leave counts and a reason
+                    status = FAILED
+                    self._stop_snapshot(f"failed: {type(exc).__name__}: {exc}")
+                while self._pending and clock() < deadline:
                     await asyncio.sleep(0.01)
-            if sender not in done or self._pending:
+            if sender not in done or (self._pending and status != FAILED):
                 status = WATCHDOG
         finally:
             progress.cancel()
@@ -152,7 +163,7 @@ class Measurement:
         return self.report
 
     def _stop_snapshot(self, why: str) -> None:
-        now = self._loop.time()
+        now = clock()
         ages = sorted((now - p.sent_at for p in self._pending), reverse=True)
         self.report.snapshot = {
             "why": why, **self._where, "sent": self.sent,
@@ -178,7 +189,7 @@ class Measurement:
             self.on_progress(self.report)
 
     async def _send_all(self) -> str:
-        loop, plan, report = self._loop, self.plan, self.report
+        plan, report = self.plan, self.report
         late_s = plan.late_s
         offset = 0.0
         for index, phase in enumerate(plan.playbook.load.phases):
@@ -198,7 +209,7 @@ class Measurement:
             self._where = {"phase": phase.name, "next": 0, "of": len(times)}
             i, n = 0, len(times)
             while i < n:
-                now = loop.time()
+                now = clock()
                 t = now - start
                 while i < n and times[i] <= t and self.pool.available > 0:
                     if self.sent >= self.max_ops:
@@ -218,7 +229,7 @@ class Measurement:
                     self.sent += 1
                     self.pool.request(self.pool.frame(headers, body), pending, self._done)
                     i += 1
-                    now = loop.time()
+                    now = clock()
                     t = now - start
                 self._where["next"] = i
                 if i >= n:
@@ -229,7 +240,7 @@ class Measurement:
                 else:
                     await asyncio.sleep(max(0.0, times[i] - t))
             offset += phase.duration_s
-            wait = start + phase.duration_s - loop.time()
+            wait = start + phase.duration_s - clock()
             if wait > 0:
                 await asyncio.sleep(wait)
         return COMPLETE

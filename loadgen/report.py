@@ -12,7 +12,7 @@ from typing import Any
 
 from loadgen.histogram import LatencyHistogram
 from loadgen.playbook import Playbook, parse_playbook
-from loadgen.results import Counts
+from loadgen.results import Counts, PerSecond
 
 COMPLETE = "complete"
 WATCHDOG = "watchdog"
@@ -83,7 +83,7 @@ class PhaseShare:
 
 
 @dataclass
-class WorkerReport:
+class WorkerReport(PerSecond):
     """Counts of one worker for one run: progress while running, final at the end."""
 
     worker: int
@@ -96,18 +96,6 @@ class WorkerReport:
     """Where the worker was when the watchdog or the op cap stopped it."""
     notes: list[str] = field(default_factory=list)
     written_at: float = 0.0
-
-    def second(self, t: int) -> Counts:
-        counts = self.seconds.get(t)
-        if counts is None:
-            counts = self.seconds[t] = Counts()
-        return counts
-
-    def totals(self) -> Counts:
-        total = Counts()
-        for c in self.seconds.values():
-            total.add(c)
-        return total
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -35,7 +35,9 @@ def value_size(value: Value) -> int:
     """DynamoDB's size of a scalar: UTF-8 bytes of a string; a number takes about one
     byte per two significant digits plus one."""
     if isinstance(value, Decimal):
-        digits = len(value.as_tuple().digits)
+        if value == 0:
+            return 2
+        digits = len(value.normalize().as_tuple().digits)
         return (digits + 1) // 2 + 1
     return len(value.encode("utf-8"))
 
@@ -120,6 +122,7 @@ class RequestFactory:
         self._block: dict[str, np.ndarray] = {}
         self._row = BLOCK
         self._drawn = 0
+        self._writes = 0
 
     def _next_values(self) -> dict[str, Value]:
         if self._row >= BLOCK:
@@ -136,10 +139,15 @@ class RequestFactory:
         return values
 
     def _padded(self, values: dict[str, Value]) -> dict[str, dict[str, str]]:
+        """The item with its filler. The filler starts with this write's own stamp: a
+        real write changes the item, and a write that changes nothing an index holds is
+        not written to that index (so an identical rewrite would hide GSI pressure)."""
         item = {name: _typed(v) for name, v in values.items()}
         room = self.spec.item_size_bytes - item_size(values) - len(FILLER)
         if room > 0:
-            item[FILLER] = {"S": "x" * room}
+            self._writes += 1
+            stamp = f"{self.worker:x}.{self._writes:x}."[:room]
+            item[FILLER] = {"S": stamp + "x" * (room - len(stamp))}
         return item
 
     def next_body(self) -> bytes:

@@ -81,6 +81,25 @@ class Counts:
         )
 
 
+class PerSecond:
+    """Counts kept per second (`self.seconds`), shared by run results and worker reports,
+    so both merge and total the same way."""
+
+    seconds: dict[int, Counts]
+
+    def second(self, t: int) -> Counts:
+        counts = self.seconds.get(t)
+        if counts is None:
+            counts = self.seconds[t] = Counts()
+        return counts
+
+    def totals(self) -> Counts:
+        total = Counts()
+        for counts in self.seconds.values():
+            total.add(counts)
+        return total
+
+
 @dataclass
 class PhaseResult:
     """One phase of one run: its totals and when it first throttled."""
@@ -111,7 +130,7 @@ class PhaseResult:
 
 
 @dataclass
-class RunResult:
+class RunResult(PerSecond):
     """One run of the load against one table (one repeat)."""
 
     table: str
@@ -126,18 +145,6 @@ class RunResult:
     latency: LatencyHistogram | None = None
     """Merged latency histogram of live runs (None in the simulation, which has no
     latency); written as `latency_ms` only when present."""
-
-    def second(self, t: int) -> Counts:
-        counts = self.seconds.get(t)
-        if counts is None:
-            counts = self.seconds[t] = Counts()
-        return counts
-
-    def totals(self) -> Counts:
-        total = Counts()
-        for counts in self.seconds.values():
-            total.add(counts)
-        return total
 
     @property
     def offered(self) -> int:
@@ -241,7 +248,7 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
     throttled = the sum over exceptions still hold exactly after scaling.
     """
     def r(value: int) -> int:
-        return int(round(value * factor))
+        return round(value * factor)
 
     by_exception = Counter({k: r(v) for k, v in counts.by_exception.items()})
     by_reason = Counter({k: r(v) for k, v in counts.by_reason.items()})
@@ -278,7 +285,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
             if second in out.seconds:
                 counts.add(out.seconds[second])
         out.phases.append(PhaseResult(phase.name, phase.operation, phase.start_s,
-                                      phase.duration_s, offered=int(round(phase.offered * factor)),
+                                      phase.duration_s, offered=round(phase.offered * factor),
                                       counts=counts, first_throttle_s=phase.first_throttle_s))
     return out
 

@@ -21,7 +21,7 @@ import hashlib
 import hmac
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 CONTENT_TYPE = "application/x-amz-json-1.0"
 ALGORITHM = "AWS4-HMAC-SHA256"
@@ -39,7 +39,7 @@ class Frozen:
 class CredentialSource(Protocol):
     """What botocore's Credentials and RefreshableCredentials both offer."""
 
-    def get_frozen_credentials(self) -> object: ...
+    def get_frozen_credentials(self) -> Any: ...
 
 
 class StaticCredentials:
@@ -89,9 +89,8 @@ class Signer:
 
     def _credentials(self, now: float) -> Frozen:
         if self._creds is None or now - self._creds_at >= self.REFRESH_EVERY_S:
-            raw = self.source.get_frozen_credentials()
-            self._creds = Frozen(getattr(raw, "access_key"), getattr(raw, "secret_key"),
-                                 getattr(raw, "token", None))
+            raw: Any = self.source.get_frozen_credentials()
+            self._creds = Frozen(raw.access_key, raw.secret_key, raw.token)
             self._creds_at = now
         return self._creds
 

@@ -12,7 +12,8 @@ Modes:
   ValidationException, n % 13 == 3 never answered (the client times out), otherwise 200
   with ConsumedCapacity;
 - silent: accepts connections and reads requests but never replies;
-- answer-then-silent: answers the first `answer_first` requests, then goes silent.
+- answer-then-silent: answers the first `answer_first` requests, then goes silent;
+- slow: `{}` after `delay_s` (a server slower than the send interval).
 
 Run in a thread (`StandIn` context manager) or as a process:
 `python -m loadgen.standin --mode ok` prints the port it listens on.
@@ -26,6 +27,7 @@ import contextlib
 import json
 import threading
 from types import TracebackType
+from typing import cast
 
 import httptools
 
@@ -67,10 +69,9 @@ class _ServerConn(asyncio.Protocol):
         self.body: list[bytes] = []
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's are not subclasses
         self.server.stats.connections += 1
-        self.server._transports.add(transport)
+        self.server._transports.add(self.transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.transport is not None:
@@ -94,17 +95,27 @@ class _ServerConn(asyncio.Protocol):
             stats.bodies.append(b"".join(self.body))
             self.body = []
         reply = self.server.reply_for(stats.arrivals)
-        if reply is not None and self.transport is not None:
+        if reply is None or self.transport is None:
+            return
+        if self.server.delay_s > 0:
+            asyncio.get_running_loop().call_later(self.server.delay_s, self._write, reply)
+        else:
+            self.transport.write(reply)
+
+    def _write(self, reply: bytes) -> None:
+        if self.transport is not None and not self.transport.is_closing():
             self.transport.write(reply)
 
 
 class StandIn:
     """The stand-in server on 127.0.0.1 in a background thread (context manager)."""
 
-    def __init__(self, mode: str = "ok", answer_first: int = 0, port: int = 0) -> None:
-        if mode not in ("ok", "mixed", "silent", "answer-then-silent"):
+    def __init__(self, mode: str = "ok", answer_first: int = 0, port: int = 0,
+                 delay_s: float = 0.05) -> None:
+        if mode not in ("ok", "mixed", "silent", "answer-then-silent", "slow"):
             raise ValueError(f"unknown stand-in mode {mode!r}")
         self.mode = mode
+        self.delay_s = delay_s if mode == "slow" else 0.0
         self.answer_first = answer_first
         self.port = port
         self.stats = Stats()
@@ -120,7 +131,7 @@ class StandIn:
 
     def reply_for(self, n: int) -> bytes | None:
         """The reply to the n-th request (1-based), or None to stay silent."""
-        if self.mode == "ok":
+        if self.mode in ("ok", "slow"):
             return OK
         if self.mode == "silent":
             return None

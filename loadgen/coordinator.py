@@ -1,0 +1,141 @@
+"""The coordinator: start a fleet on one run plan, line it up, collect, add up.
+
+It keeps nothing that matters in memory: the plan, the barrier and every worker's counts
+are items in the results table, and the result is built from those items alone. Counts
+are summed and latency histograms merged (never averages of averages). A worker that
+missed the barrier, died, hung, was stopped by its watchdog or op cap, or refused is
+named in the notes and the run is labelled partial, but the run still completes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from loadgen.arrivals import Schedule
+from loadgen.barrier import coordinator_go
+from loadgen.fleet import Fleet
+from loadgen.histogram import LatencyHistogram
+from loadgen.report import COMPLETE, PhaseShare, RunPlan, WorkerReport
+from loadgen.results import Counts, PhaseResult, RunResult
+from loadgen.resultstore import ResultStore
+
+Status = Callable[[str], None]
+
+
+@dataclass
+class FleetOptions:
+    """How long to wait for whom."""
+
+    required: int | None = None
+    """Workers that must be ready to GO at the barrier timeout (default: all)."""
+    barrier_timeout_s: float = 60.0
+    lead_s: float = 2.0
+    """T0 = the moment of GO + this: time for every worker to see GO before T0."""
+    collect_grace_s: float = 10.0
+    """After the workers' own watchdog deadline, how long to wait for final items."""
+    poll_s: float = 0.5
+
+
+def run_fleet(plan: RunPlan, store: ResultStore, fleet: Fleet, env: dict[str, str],
+              options: FleetOptions | None = None, status: Status | None = None) -> RunResult:
+    """Run `plan` on `fleet` and return the aggregated (possibly partial) result, in the
+    units the workers measured (scaled; see loadgen.results.to_full_scale)."""
+    options = options or FleetOptions()
+    say = status or (lambda _msg: None)
+    store.put_plan(plan)
+    try:
+        fleet.start(plan.run_id, plan.workers, env)
+        t0, admitted = coordinator_go(
+            store, plan.workers, options.required or plan.workers, options.barrier_timeout_s,
+            options.lead_s, on_status=lambda n, m: say(f"{n} of {m} workers ready"))
+        say(f"GO: {len(admitted)} of {plan.workers} workers, T0 in "
+            f"{t0 - time.time():.1f} s")
+        collect_by = t0 + plan.duration_s + plan.drain_s + options.collect_grace_s
+        while time.time() < collect_by:
+            if set(store.reports("final")) >= set(admitted) or fleet.running() == 0:
+                break
+            time.sleep(options.poll_s)
+        finals = store.reports("final")
+        progress = store.reports("progress")
+        notes = fleet.notes()
+    finally:
+        fleet.stop("hotbench run finished or aborted")
+    return aggregate(plan, t0, admitted, finals, progress, notes)
+
+
+def _offered_until(plan: RunPlan, worker: int, run_t: float) -> list[int]:
+    """This worker's share of each phase due before run time `run_t`."""
+    out = []
+    offset = 0.0
+    for phase in plan.playbook.load.phases:
+        schedule = Schedule.for_phase(phase, plan.scale)
+        times = schedule.worker_times(worker, plan.workers)
+        out.append(sum(1 for t in times if offset + t <= run_t))
+        offset += phase.duration_s
+    return out
+
+
+def aggregate(plan: RunPlan, t0: float, admitted: list[int], finals: dict[int, WorkerReport],
+              progress: dict[int, WorkerReport], notes: list[str] | None = None) -> RunResult:
+    """One RunResult from the workers' items: sums of counts, merged histograms."""
+    run = RunResult(plan.table, plan.repeat, plan.duration_s, workers=plan.workers,
+                    notes=list(notes or []))
+    phases = plan.playbook.load.phases
+    offered = [0] * len(phases)
+    first: list[float | None] = [None] * len(phases)
+    latency = LatencyHistogram()
+    for w in range(plan.workers):
+        if w not in admitted:
+            run.notes.append(f"worker {w} missed the start barrier: its share was not offered")
+            continue
+        report = finals.get(w)
+        if report is None:
+            report = progress.get(w)
+            if report is None:
+                run.notes.append(f"worker {w}: no report at all (died before its first "
+                                 "progress item); its share is missing")
+                continue
+            at = report.written_at - t0
+            run.notes.append(f"worker {w}: no final report (died or hung); counted up to its "
+                             f"last progress item at t={at:.1f} s")
+            shares = [PhaseShare(p.name, p.operation, 0.0, p.duration_s, offered=n)
+                      for p, n in zip(phases, _offered_until(plan, w, at), strict=True)]
+            report = WorkerReport(w, "lost", report.seconds, shares, report.first_throttle_s,
+                                  report.latency)
+        elif report.status != COMPLETE:
+            where = f": {report.snapshot}" if report.snapshot else ""
+            why = "; ".join(report.notes) or report.status
+            run.notes.append(f"worker {w}: {report.status} ({why}){where}")
+        if report.status != COMPLETE:
+            run.partial = True
+        for t, counts in report.seconds.items():
+            run.second(t).add(counts)
+        latency.merge(report.latency)
+        for i, share in enumerate(report.phases[:len(phases)]):
+            offered[i] += share.offered
+            if share.first_throttle_s is not None:
+                first[i] = share.first_throttle_s if first[i] is None else min(
+                    first[i] or 0.0, share.first_throttle_s)
+        if report.first_throttle_s is not None and (
+                run.first_throttle_s is None or report.first_throttle_s < run.first_throttle_s):
+            run.first_throttle_s = report.first_throttle_s
+    if len(admitted) < plan.workers or any(n.startswith("worker") for n in run.notes):
+        run.partial = True
+    offset = 0.0
+    for i, phase in enumerate(phases):
+        counts = Counts()
+        for second in range(int(offset), int(offset + phase.duration_s)):
+            if second in run.seconds:
+                counts.add(run.seconds[second])
+        run.phases.append(PhaseResult(phase.name, phase.operation, offset, phase.duration_s,
+                                      offered=offered[i], counts=counts,
+                                      first_throttle_s=first[i]))
+        offset += phase.duration_s
+    full = sum(Schedule.for_phase(p, plan.scale).total for p in phases)
+    if run.partial:
+        run.notes.append(f"partial: the reporting workers account for {sum(offered):,} of "
+                         f"{full:,} scheduled requests; rates are over what they offered")
+    run.latency = latency
+    return run

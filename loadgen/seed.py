@@ -1,0 +1,135 @@
+"""Seeding a table before a live run: the first N items of the playbook's key space.
+
+Seeding is preparation, not measurement, so it uses boto3's BatchWriteItem and re-sends
+UnprocessedItems with backoff. It is paced at half the capacity the table's hottest key
+can take, cycling the partition key fastest, so that seeding itself never throttles and
+cannot heat a partition (which could start a split for heat and change what the run
+measures).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from loadgen.keys import ItemGenerator, Value
+from loadgen.playbook import Playbook, TableSpec
+from loadgen.requests import FILLER, item_size
+
+BATCH = 25
+"""BatchWriteItem takes at most 25 items [AWS]."""
+PARTITION_WCU = 1000.0
+ONDEMAND_WCU = 4000.0
+
+
+def _typed(value: Value) -> dict[str, str]:
+    return {"S": value} if isinstance(value, str) else {"N": str(value)}
+
+
+def seed_items(playbook: Playbook, spec: TableSpec, limit: int | None = None
+               ) -> Iterator[dict[str, dict[str, str]]]:
+    """The seed items in DynamoDB JSON: the first `limit` (default spec.seed_items)
+    combinations of the finite primary-key values (partition key varying fastest), written
+    in a well-mixed order (`spread_stride`); other key attributes (GSI keys) drawn from
+    the playbook's distributions (or derived from the key when `per_item`)."""
+    count = spec.seed_items if limit is None else min(limit, spec.seed_items)
+    attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
+    primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
+    generator = ItemGenerator(attributes, [k.name for k in spec.key_attributes()], primary)
+    radices = []
+    for name in primary:
+        finite = generator.samplers[name].finite
+        if finite is None:
+            raise ValueError(f"table {spec.name}: cannot seed, key {name} has no finite set of "
+                             "values (give it one in load.seed_attributes)")
+        radices.append(finite)
+    count = min(count, math.prod(radices))
+    stride = spread_stride(count)
+    rng = np.random.default_rng(playbook.load.seed + 1)
+    done = 0
+    while done < count:
+        n = min(1024, count - done)
+        block = generator.draw(rng, n, done)
+        rest = np.arange(done, done + n, dtype=np.int64) * stride % count
+        for name, radix in zip(primary, radices, strict=True):
+            block[name] = rest % radix
+            rest = rest // radix
+        generator.derive(block)
+        for row in range(n):
+            values = generator.render(block, row)
+            item = {k: _typed(v) for k, v in values.items()}
+            room = spec.item_size_bytes - item_size(values) - len(FILLER)
+            if room > 0:
+                item[FILLER] = {"S": "x" * room}
+            yield item
+        done += n
+
+
+def spread_stride(count: int) -> int:
+    """A stride coprime to `count` near count/phi: stepping through 0..count-1 by it visits
+    every index once while every digit of the key (partition key, sort key, and so the
+    GSI keys made of them) changes from one item to the next. Writing the seed set in
+    this order spreads it over the table's and every index's partitions at once, instead
+    of filling one index partition after another (a sort key that is a GSI's partition
+    key would otherwise heat that GSI partition and drain its burst before the run)."""
+    if count <= 2:
+        return 1
+    stride = max(1, round(count / 1.618033988749895))
+    while math.gcd(stride, count) != 1:
+        stride += 1
+    return stride
+
+
+def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
+    """Items per second that stay at half of what the hottest key and the table take."""
+    attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
+    pk_names = [spec.partition_key.name] + [g.partition_key.name for g in spec.gsis]
+    distinct = min(ItemGenerator(attributes, pk_names, []).samplers[n].finite or 10**9
+                   for n in pk_names)
+    units = max(1, math.ceil(spec.item_size_bytes / 1024))
+    limits = [PARTITION_WCU * distinct]
+    if spec.billing_mode == "PROVISIONED":
+        limits.append(float(spec.write_capacity or 1))
+        limits += [float(g.write_capacity or 1) for g in spec.gsis]
+    else:
+        limits.append(ONDEMAND_WCU)
+    return max(1.0, 0.5 * scale * min(limits) / units)
+
+
+def seed_table(client: Any, table_name: str, playbook: Playbook, spec: TableSpec,
+               scale: float, limit: int | None = None, timeout_s: float = 900.0) -> int:
+    """Write the seed items, paced; returns how many were written."""
+    rate = seed_rate(playbook, spec, scale)
+    start = time.monotonic()
+    written = 0
+    batch: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        nonlocal written
+        requests: list[dict[str, Any]] = [{"PutRequest": {"Item": i}} for i in batch]
+        delay = 0.05
+        while requests:
+            if time.monotonic() - start > timeout_s:
+                raise TimeoutError(f"seeding {table_name} took over {timeout_s:.0f} s")
+            out = client.batch_write_item(RequestItems={table_name: requests})
+            requests = out.get("UnprocessedItems", {}).get(table_name, [])
+            if requests:
+                time.sleep(delay)
+                delay = min(2.0, delay * 2)
+        written += len(batch)
+        batch.clear()
+        ahead = written / rate - (time.monotonic() - start)
+        if ahead > 0:
+            time.sleep(ahead)
+
+    for item in seed_items(playbook, spec, limit):
+        batch.append(item)
+        if len(batch) == BATCH:
+            flush()
+    if batch:
+        flush()
+    return written
