@@ -185,8 +185,7 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
     key = table.schema.key_of(item)
     now = svc.tick()
-    old = table.store.get(key)
-    old_size = item_size(old) if old is not None else 0
+    old, old_size = table.store.get_sized(key)
     ok = cond is None or evaluate(cond, old)
     decision, charge = _admit_write(svc, table, key, old, item, now, ok, old_size, size)
     if decision.throttle is not None:
@@ -296,10 +295,10 @@ def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     consistent = member(req, "ConsistentRead", bool, default=False)
     _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
     now = svc.tick()
-    item = table.store.get(key)
+    item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)
-    decision, charge = admit_read(svc.model, table, pk_hash, sk_pos,
-                                  item_size(item) if item else 0, consistent, None, now)
+    decision, charge = admit_read(svc.model, table, pk_hash, sk_pos, size, consistent, None,
+                                  now)
     svc.metrics.record(table.name, decision, charge, now)
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)

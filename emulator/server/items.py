@@ -90,6 +90,8 @@ class _Collection:
 
     order: list[Any] = field(default_factory=list)
     items: dict[Any, Item] = field(default_factory=dict)
+    sizes: dict[Any, int] = field(default_factory=dict)
+    """Each item's size, kept so a rewrite need not measure the old item again."""
 
 
 class ItemStore:
@@ -137,6 +139,15 @@ class ItemStore:
         coll = self._collections.get(pk)
         return None if coll is None else coll.items.get(sk)
 
+    def get_sized(self, key: Item) -> tuple[Item | None, int]:
+        """The item at `key` and its size in bytes (0 when absent)."""
+        pk, sk = self._ids(key)
+        coll = self._collections.get(pk)
+        if coll is None:
+            return None, 0
+        item = coll.items.get(sk)
+        return item, (coll.sizes.get(sk, 0) if item is not None else 0)
+
     def put(self, item: Item, size: int, old_size: int) -> None:
         pk, sk = self._ids(item)
         coll = self._collections.get(pk)
@@ -150,6 +161,7 @@ class ItemStore:
                 bisect.insort(coll.order, sk)
             self.count += 1
         coll.items[sk] = item
+        coll.sizes[sk] = size
         self.bytes += size - old_size
 
     def delete(self, key: Item, old_size: int) -> None:
@@ -158,6 +170,7 @@ class ItemStore:
         if coll is None or sk not in coll.items:
             return
         del coll.items[sk]
+        coll.sizes.pop(sk, None)
         if self.schema.sk is None:
             coll.order.clear()
         else:
