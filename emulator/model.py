@@ -8,9 +8,8 @@ The model does no I/O and reads no clock: callers pass `now`.
 
 from __future__ import annotations
 
-from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from emulator.buckets import Resource, admit
@@ -44,32 +43,8 @@ class GsiWrite:
     units: int
 
 
-@dataclass
-class SecondMetrics:
-    """One second of one table's traffic, in full-scale units."""
-
-    t: int
-    accepted: int = 0
-    throttled: int = 0
-    consumed_wcu: float = 0.0
-    consumed_rcu: float = 0.0
-    reasons: Counter[str] = field(default_factory=Counter)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "t": self.t,
-            "accepted": self.accepted,
-            "throttled": self.throttled,
-            "consumed_wcu": round(self.consumed_wcu, 3),
-            "consumed_rcu": round(self.consumed_rcu, 3),
-            "throttles_by_reason": dict(self.reasons),
-        }
-
-
 class CapacityModel:
     """Tables, their capacity, and the clock-driven changes to it."""
-
-    HISTORY_S = 900
 
     def __init__(
         self,
@@ -82,8 +57,6 @@ class CapacityModel:
         self.region = region
         self.account = account
         self.tables: dict[str, TableCapacity] = {}
-        self.metrics: dict[str, deque[SecondMetrics]] = {}
-        self._current: dict[str, SecondMetrics] = {}
         self._next_tick = float(int(now) + 1)
 
     # control plane ---------------------------------------------------------------------
@@ -99,15 +72,11 @@ class CapacityModel:
             raise ModelError(f"Table already exists: {config.name}")
         table = TableCapacity(config, self.table_arn(config.name), self.params, now)
         self.tables[config.name] = table
-        self.metrics[config.name] = deque(maxlen=self.HISTORY_S)
-        self._current[config.name] = SecondMetrics(int(now))
         return table
 
     def delete_table(self, name: str) -> None:
         self.table(name)
         del self.tables[name]
-        del self.metrics[name]
-        del self._current[name]
 
     def table(self, name: str) -> TableCapacity:
         try:
@@ -138,14 +107,13 @@ class CapacityModel:
 
     # time --------------------------------------------------------------------------------
     def advance(self, now: float) -> None:
-        """Run the once-a-second work (heat, splits, growth, metrics) up to `now`."""
+        """Run the once-a-second work (heat, splits, growth) up to `now`. Counting what
+        was admitted is the caller's job: the simulation counts as a client does, the
+        endpoint per table and GSI."""
         while self._next_tick <= now:
             tick = self._next_tick
-            for name, table in self.tables.items():
+            for table in self.tables.values():
                 table.tick(tick)
-                done = self._current[name]
-                self.metrics[name].append(done)
-                self._current[name] = SecondMetrics(int(tick))
             self._next_tick = tick + 1.0
 
     # data plane --------------------------------------------------------------------------
@@ -182,9 +150,7 @@ class CapacityModel:
             route += g_route
             costs += g_costs
             sites += g_sites
-        decision = self._decide(route, costs, sites, count, now, True)
-        self._account(table.config.name, decision, units, 0.0)
-        return decision
+        return self._decide(route, costs, sites, count, now, True)
 
     def read(
         self,
@@ -203,24 +169,13 @@ class CapacityModel:
             part = target.keyspace.locate(pk_hash, sk_pos)
         part.observe(pk_hash, sk_pos)
         route, costs, sites = target.read_route(part, units)
-        decision = self._decide(route, costs, sites, count, now, False)
-        self._account(table.config.name, decision, 0.0, units)
-        return decision
+        return self._decide(route, costs, sites, count, now, False)
 
     def _decide(self, route: list[Resource], costs: list[float], sites: list[ThrottleSite],
                 count: int, now: float, is_write: bool) -> Decision:
         accepted, binding = admit(route, costs, count, now)
         throttle = sites[binding].throttle(is_write) if binding >= 0 else None
         return Decision(accepted, count - accepted, throttle)
-
-    def _account(self, name: str, decision: Decision, wcu: float, rcu: float) -> None:
-        m = self._current[name]
-        m.accepted += decision.accepted
-        m.consumed_wcu += decision.accepted * wcu
-        m.consumed_rcu += decision.accepted * rcu
-        if decision.throttle is not None:
-            m.throttled += decision.refused
-            m.reasons[decision.throttle.reason] += decision.refused
 
     # observation -------------------------------------------------------------------------
     def partition_map(self, name: str) -> dict[str, Any]:
