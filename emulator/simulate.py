@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from emulator.keyspace import key_bytes, partition_hash, sort_position
+from emulator.capacity import TableCapacity
+from emulator.keyspace import KeySpace, key_bytes, partition_hash, sort_position
 from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
@@ -89,7 +90,7 @@ class _TableLoad:
 
 
 def _table_load(spec: TableSpec, phase: Phase, playbook: Playbook,
-                cache: dict[tuple[str, str], KeyMapper]) -> _TableLoad:
+                cache: dict[tuple[str, str], KeyMapper], params: CapacityParams) -> _TableLoad:
     attributes = {**playbook.load.attributes, **phase.attributes}
     key_names = [k.name for k in spec.key_attributes()]
     primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
@@ -101,7 +102,6 @@ def _table_load(spec: TableSpec, phase: Phase, playbook: Playbook,
         if mapper is None:
             mapper = cache[cache_key] = KeyMapper(sampler)
         mappers[name] = mapper
-    params = DEFAULT_PARAMS
     gsi_units = []
     for g in spec.gsis:
         projected = KEYS_ONLY_BYTES if g.projection == "KEYS_ONLY" else spec.item_size_bytes
@@ -158,7 +158,7 @@ class Simulation:
 
     def _phase(self, spec: TableSpec, phase: Phase, offset: float,
                result: RunResult) -> PhaseResult:
-        load = _table_load(spec, phase, self.playbook, self._mappers)
+        load = _table_load(spec, phase, self.playbook, self._mappers, self.params)
         table = self.model.tables[spec.name]
         schedule = Schedule.for_phase(phase)
         out = PhaseResult(phase.name, phase.operation, offset, phase.duration_s,
@@ -196,9 +196,9 @@ class Simulation:
             out.counts.add(result.second(second))
         return out
 
-    def _tick(self, load: _TableLoad, table, base_ks, gsi_keyspaces, pk_name: str,  # type: ignore[no-untyped-def]
-              sk_name: str | None, is_write: bool, units_w: int, units_r: float, n: int,
-              now: float, run_t: float, phase_t: float, result: RunResult,
+    def _tick(self, load: _TableLoad, table: TableCapacity, base_ks: KeySpace,
+              gsi_keyspaces: list[KeySpace], pk_name: str, sk_name: str | None,
+              is_write: bool, units_w: int, units_r: float, n: int, now: float, run_t: float, phase_t: float, result: RunResult,
               out: PhaseResult) -> None:
         idx = load.generator.draw(self.rng, n, self.seq)
         self.seq += n
