@@ -198,8 +198,8 @@ class Simulation:
 
     def _tick(self, load: _TableLoad, table: TableCapacity, base_ks: KeySpace,
               gsi_keyspaces: list[KeySpace], pk_name: str, sk_name: str | None,
-              is_write: bool, units_w: int, units_r: float, n: int, now: float, run_t: float, phase_t: float, result: RunResult,
-              out: PhaseResult) -> None:
+              is_write: bool, units_w: int, units_r: float, n: int, now: float,
+              run_t: float, phase_t: float, result: RunResult, out: PhaseResult) -> None:
         idx = load.generator.draw(self.rng, n, self.seq)
         self.seq += n
         pk_hash = load.mappers[pk_name].hashes(idx[pk_name])
