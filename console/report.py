@@ -74,3 +74,19 @@ def print_results(result: PlaybookResult, console: Console | None = None) -> Non
     if result.wall_s is not None:
         console.print(f"[dim]{sum(r.offered for r in result.runs):,} requests in "
                       f"{result.wall_s:.1f} s of wall time[/]")
+
+
+def report_result(result: PlaybookResult, json_path: str | None,
+                  console: Console | None = None) -> None:
+    """What `simulate` and `run` both end with: the table, the notes of partial runs, and
+    the JSON file when asked for."""
+    from console.output import write_json
+
+    console = console or Console()
+    print_results(result, console)
+    for run in result.runs:
+        for note in run.notes:
+            console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
+    if json_path:
+        write_json(json_path, result.to_json())
+        console.print(f"results written to {json_path}")

@@ -10,8 +10,8 @@ import argparse
 
 from rich.console import Console
 
-from console.output import UserError, write_json
-from console.report import print_results
+from console.output import UserError
+from console.report import report_result
 from loadgen.playbook import load_playbook
 
 
@@ -40,13 +40,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             console.print(f"[dim]{message}[/]", highlight=False)
 
     result = run_playbook(playbook, options, status)
-    print_results(result, console)
-    for run in result.runs:
-        for note in run.notes:
-            console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
-    if args.json:
-        write_json(args.json, result.to_json())
-        console.print(f"results written to {args.json}")
+    report_result(result, args.json, console)
     return 0
 
 

@@ -7,8 +7,7 @@ import argparse
 
 from rich.console import Console
 
-from console.output import write_json
-from console.report import print_results
+from console.report import report_result
 from loadgen.playbook import load_playbook
 
 
@@ -26,10 +25,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             bar.update(task, description=f"simulating {label}", completed=fraction)
 
         result = simulate(playbook, progress=progress)
-    print_results(result, console)
-    if args.json:
-        write_json(args.json, result.to_json())
-        console.print(f"results written to {args.json}")
+    report_result(result, args.json, console)
     return 0
 
 
