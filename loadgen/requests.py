@@ -18,6 +18,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from emulator.itemsize import item_size as wire_item_size
 from loadgen.keys import ItemGenerator, Value
 from loadgen.playbook import Phase, Playbook, TableSpec
 
@@ -31,24 +32,22 @@ BLOCK = 1024
 """Keys are drawn in blocks of this many requests (numpy is fast in bulk)."""
 
 
-def value_size(value: Value) -> int:
-    """DynamoDB's size of a scalar: UTF-8 bytes of a string; a number takes about one
-    byte per two significant digits plus one."""
-    if isinstance(value, Decimal):
-        if value == 0:
-            return 2
-        digits = len(value.normalize().as_tuple().digits)
-        return (digits + 1) // 2 + 1
-    return len(value.encode("utf-8"))
-
-
-def item_size(item: dict[str, Value]) -> int:
-    """DynamoDB's size of an item of scalars: attribute names plus values."""
-    return sum(len(name.encode("utf-8")) + value_size(v) for name, v in item.items())
-
-
-def _typed(value: Value) -> dict[str, str]:
+def wire_value(value: Value) -> dict[str, str]:
+    """A rendered value as a DynamoDB AttributeValue."""
     return {"N": str(value)} if isinstance(value, Decimal) else {"S": value}
+
+
+def padded_item(values: dict[str, Value], size_bytes: int, stamp: str = ""
+                ) -> dict[str, dict[str, str]]:
+    """The wire item of `values` plus a filler attribute that brings its DynamoDB size
+    (emulator.itemsize, the one size rule) to `size_bytes`; the filler starts with
+    `stamp`. Used by the measured writes and by the seeder alike."""
+    item = {name: wire_value(v) for name, v in values.items()}
+    room = size_bytes - wire_item_size(item) - len(FILLER)
+    if room > 0:
+        stamp = stamp[:room]
+        item[FILLER] = {"S": stamp + "x" * (room - len(stamp))}
+    return item
 
 
 @dataclass(frozen=True)
@@ -142,13 +141,9 @@ class RequestFactory:
         """The item with its filler. The filler starts with this write's own stamp: a
         real write changes the item, and a write that changes nothing an index holds is
         not written to that index (so an identical rewrite would hide GSI pressure)."""
-        item = {name: _typed(v) for name, v in values.items()}
-        room = self.spec.item_size_bytes - item_size(values) - len(FILLER)
-        if room > 0:
-            self._writes += 1
-            stamp = f"{self.worker:x}.{self._writes:x}."[:room]
-            item[FILLER] = {"S": stamp + "x" * (room - len(stamp))}
-        return item
+        self._writes += 1
+        return padded_item(values, self.spec.item_size_bytes,
+                           f"{self.worker:x}.{self._writes:x}.")
 
     def next_body(self) -> bytes:
         """The JSON body of the next request."""
@@ -158,7 +153,7 @@ class RequestFactory:
             return json.dumps({"TableName": self.table,
                                "Item": self._padded(values),
                                "ReturnConsumedCapacity": "INDEXES"}).encode()
-        key = {n: _typed(values[n]) for n in self.primary}
+        key = {n: wire_value(values[n]) for n in self.primary}
         if op == "update":
             rest = {n: v for n, v in values.items() if n not in self.primary}
             item = self._padded(rest)

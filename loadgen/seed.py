@@ -16,18 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from loadgen.keys import ItemGenerator, Value
+from emulator.params import DEFAULT_PARAMS
+from emulator.units import write_units
+from loadgen.keys import ItemGenerator
 from loadgen.playbook import Playbook, TableSpec
-from loadgen.requests import FILLER, item_size
+from loadgen.requests import padded_item
 
 BATCH = 25
 """BatchWriteItem takes at most 25 items [AWS]."""
-PARTITION_WCU = 1000.0
-ONDEMAND_WCU = 4000.0
-
-
-def _typed(value: Value) -> dict[str, str]:
-    return {"S": value} if isinstance(value, str) else {"N": str(value)}
 
 
 def seed_items(playbook: Playbook, spec: TableSpec, limit: int | None = None
@@ -61,11 +57,7 @@ def seed_items(playbook: Playbook, spec: TableSpec, limit: int | None = None
         generator.derive(block)
         for row in range(n):
             values = generator.render(block, row)
-            item = {k: _typed(v) for k, v in values.items()}
-            room = spec.item_size_bytes - item_size(values) - len(FILLER)
-            if room > 0:
-                item[FILLER] = {"S": "x" * room}
-            yield item
+            yield padded_item(values, spec.item_size_bytes)
         done += n
 
 
@@ -90,13 +82,13 @@ def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
     pk_names = [spec.partition_key.name] + [g.partition_key.name for g in spec.gsis]
     distinct = min(ItemGenerator(attributes, pk_names, []).samplers[n].finite or 10**9
                    for n in pk_names)
-    units = max(1, math.ceil(spec.item_size_bytes / 1024))
-    limits = [PARTITION_WCU * distinct]
+    units = write_units(spec.item_size_bytes, DEFAULT_PARAMS)
+    limits = [DEFAULT_PARAMS.partition_wcu * distinct]
     if spec.billing_mode == "PROVISIONED":
         limits.append(float(spec.write_capacity or 1))
         limits += [float(g.write_capacity or 1) for g in spec.gsis]
     else:
-        limits.append(ONDEMAND_WCU)
+        limits.append(DEFAULT_PARAMS.ondemand_initial_wcu)
     return max(1.0, 0.5 * scale * min(limits) / units)
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator.itemsize import item_size
 from emulator.keyspace import sort_position
 from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import CapacityParams
 from emulator.server.items import KeySchema, pk_hash_of
-from emulator.server.itemsize import item_size
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import AttributeValue, Item, canonical, typed
 from emulator.units import gsi_write_units, read_units, write_units

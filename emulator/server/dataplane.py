@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from emulator.itemsize import item_size
 from emulator.model import Decision
 from emulator.server.admission import Charge, admit_read, admit_write, location
 from emulator.server.expressions import (
@@ -27,7 +28,6 @@ from emulator.server.expressions import (
     project,
 )
 from emulator.server.items import KeySchema, pk_hash_of, sort_value
-from emulator.server.itemsize import item_size
 from emulator.server.protocol import (
     ITEM_TOO_LARGE_MESSAGE,
     DynamoError,
@@ -169,6 +169,16 @@ def _admit_write(svc: Service, table: Table, key: Item, old: Item | None, new: I
     return decision, charge
 
 
+def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None,
+                            on_fail: str) -> None:
+    """A single-item write's refusals, in DynamoDB's order: a throttle first (the
+    condition is not even reported), then a failed condition."""
+    if decision.throttle is not None:
+        raise throttle_error(decision.throttle)
+    if not ok:
+        raise condition_failed(old if on_fail == "ALL_OLD" else None)
+
+
 # --- single-item writes ----------------------------------------------------------------------
 
 def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -188,11 +198,8 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     old, old_size = table.store.get_sized(key)
     ok = cond is None or evaluate(cond, old)
     decision, charge = _admit_write(svc, table, key, old, item, now, ok, old_size, size)
-    if decision.throttle is not None:
-        raise throttle_error(decision.throttle)
-    if not ok:
-        raise condition_failed(old if on_fail == "ALL_OLD" else None)
-    table.store.put(item, size, old_size)
+    _refuse_unless_admitted(decision, ok, old, on_fail)
+    table.store.put(item, size)
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
@@ -210,15 +217,12 @@ def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
     now = svc.tick()
-    old = table.store.get(key)
+    old, old_size = table.store.get_sized(key)
     ok = cond is None or evaluate(cond, old)
-    decision, charge = _admit_write(svc, table, key, old, None, now, ok)
-    if decision.throttle is not None:
-        raise throttle_error(decision.throttle)
-    if not ok:
-        raise condition_failed(old if on_fail == "ALL_OLD" else None)
+    decision, charge = _admit_write(svc, table, key, old, None, now, ok, old_size, 0)
+    _refuse_unless_admitted(decision, ok, old, on_fail)
     if old is not None:
-        table.store.delete(key, item_size(old))
+        table.store.delete(key)
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
@@ -255,11 +259,9 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                         f"IndexName: {index.name}")
         size = _check_size(new)
     decision, charge = _admit_write(svc, table, key, old, new if ok else None, now, ok)
-    if decision.throttle is not None:
-        raise throttle_error(decision.throttle)
-    if not ok or new is None:
-        raise condition_failed(old if on_fail == "ALL_OLD" else None)
-    table.store.put(new, size, item_size(old) if old else 0)
+    _refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
+    assert new is not None  # refused above otherwise
+    table.store.put(new, size)
     out: dict[str, Any] = {}
     touched = {str(a[1][0]) for a in actions}
     if returns == "ALL_OLD" and old is not None:
@@ -359,16 +361,18 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     charges: dict[str, Charge] = {}
     first_throttle: Throttle | None = None
     for table, write, key, new in plan:
-        old = table.store.get(key)
-        decision, charge = _admit_write(svc, table, key, old, new, now)
+        old, old_size = table.store.get_sized(key)
+        new_size = item_size(new) if new is not None else 0
+        decision, charge = _admit_write(svc, table, key, old, new, now, True, old_size,
+                                        new_size)
         if decision.throttle is not None:
             first_throttle = first_throttle or decision.throttle
             unprocessed.setdefault(table.name, []).append(write)
             continue
         if new is not None:
-            table.store.put(new, item_size(new), item_size(old) if old else 0)
+            table.store.put(new, new_size)
         elif old is not None:
-            table.store.delete(key, item_size(old))
+            table.store.delete(key)
         _add_charge(charges, table.name, charge)
     if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
         # [AWS] when no item at all could be written, the batch fails with the throttle.
@@ -423,10 +427,10 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     for table, spec, keys, paths, consistent in plan:
         found = responses.setdefault(table.name, [])
         for key in keys:
-            item = table.store.get(key)
+            item, size = table.store.get_sized(key)
             pk_hash, sk_pos = location(table.schema, key)
-            decision, charge = admit_read(svc.model, table, pk_hash, sk_pos,
-                                          item_size(item) if item else 0, consistent, None, now)
+            decision, charge = admit_read(svc.model, table, pk_hash, sk_pos, size, consistent,
+                                          None, now)
             svc.metrics.record(table.name, decision, charge, now)
             if decision.throttle is not None:
                 first_throttle = first_throttle or decision.throttle

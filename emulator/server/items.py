@@ -148,7 +148,8 @@ class ItemStore:
         item = coll.items.get(sk)
         return item, (coll.sizes.get(sk, 0) if item is not None else 0)
 
-    def put(self, item: Item, size: int, old_size: int) -> None:
+    def put(self, item: Item, size: int) -> None:
+        """Store `item` (of `size` bytes); the replaced item's size is known here."""
         pk, sk = self._ids(item)
         coll = self._collections.get(pk)
         if coll is None:
@@ -160,23 +161,22 @@ class ItemStore:
             else:
                 bisect.insort(coll.order, sk)
             self.count += 1
+        self.bytes += size - coll.sizes.get(sk, 0)
         coll.items[sk] = item
         coll.sizes[sk] = size
-        self.bytes += size - old_size
 
-    def delete(self, key: Item, old_size: int) -> None:
+    def delete(self, key: Item) -> None:
         pk, sk = self._ids(key)
         coll = self._collections.get(pk)
         if coll is None or sk not in coll.items:
             return
         del coll.items[sk]
-        coll.sizes.pop(sk, None)
         if self.schema.sk is None:
             coll.order.clear()
         else:
             coll.order.pop(bisect.bisect_left(coll.order, sk))
         self.count -= 1
-        self.bytes -= old_size
+        self.bytes -= coll.sizes.pop(sk, 0)
         if not coll.items:
             del self._collections[pk]
             self._pk_order.discard(_order_key(pk_hash_of(key[self.schema.pk.name]), pk))

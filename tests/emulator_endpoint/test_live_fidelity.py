@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from emulator.server import EmulatorServer
-from emulator.server.itemsize import item_size
+from emulator.itemsize import item_size
 from emulator.simulate import simulate
 from loadgen.arrivals import Schedule
 from loadgen.keys import ItemGenerator
