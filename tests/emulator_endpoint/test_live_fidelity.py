@@ -25,8 +25,8 @@ import aiohttp
 import numpy as np
 import pytest
 
-from emulator.server import EmulatorServer
 from emulator.itemsize import item_size
+from emulator.server import EmulatorServer
 from emulator.simulate import simulate
 from loadgen.arrivals import Schedule
 from loadgen.keys import ItemGenerator
