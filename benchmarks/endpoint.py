@@ -3,8 +3,8 @@
 Three servers, one at a time, each in its own process pinned to core 0, driven by a
 keep-alive client pinned to core 1 (so the client is never the bottleneck's suspect):
 
-  bare      the same aiohttp low-level server answering every POST with a fixed `{}`
-            (the ceiling: the HTTP stack alone)
+  bare      the emulator's own HTTP layer (emulator/server/http.py) answering every
+            request with a fixed `{}` (the ceiling: the HTTP stack alone)
   emulator  hotbench's endpoint, PutItem of ~1 KB items on a table with 3 GSIs
   moto      moto_server (moto[server]), the same PutItems
 
@@ -55,14 +55,15 @@ def _pin(core: int) -> None:
 # --- servers (child processes) ------------------------------------------------------------
 
 def serve_bare(port: int) -> None:
-    from aiohttp import web, web_server
+    from emulator.server.http import JSON_1_0, HttpServer, Reply
 
-    async def handle(request: web.BaseRequest) -> web.Response:
-        await request.read()
-        return web.Response(body=b"{}", headers={"Content-Type": "application/x-amz-json-1.0"})
+    empty = Reply(200, JSON_1_0, b"{}")
+
+    def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
+        return empty
 
     async def main() -> None:
-        server = web_server.Server(handle, access_log=None)
+        server = HttpServer(handle)
         await asyncio.get_running_loop().create_server(server, "127.0.0.1", port, backlog=1024)
         await asyncio.Event().wait()
 

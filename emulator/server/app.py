@@ -1,72 +1,51 @@
-"""The HTTP front: DynamoDB's JSON 1.0 protocol on aiohttp's low-level server.
-
-aiohttp's low-level `web_server.Server` (no router, no middleware) was chosen by
-measurement (benchmarks/endpoint.py): it keeps the per-request HTTP cost small next to
-the model's, on a well-kept library with a C parser. Routes:
+"""The emulator's routes: DynamoDB's JSON 1.0 protocol and hotbench's own GET views.
 
   POST /                      DynamoDB (X-Amz-Target: DynamoDB_20120810.<Operation>)
   GET  /                      "healthy: ..." as DynamoDB answers a plain GET
   GET  /_hotbench/metrics     per-second metrics (docs/emulator.md)
   GET  /_hotbench/partitions  ?table=T: the model's partition map
 
-SigV4 headers are accepted and not verified: any credentials work.
+SigV4 headers are accepted and not verified: any credentials work. The HTTP framing is
+emulator/server/http.py; the DynamoDB semantics are Service.handle.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import parse_qs
 
-from aiohttp import web, web_protocol, web_request, web_server
-from aiohttp.abc import AbstractStreamWriter
-from aiohttp.http_parser import RawRequestMessage
-from aiohttp.streams import StreamReader
-
+from emulator.server.http import JSON_1_0, Handler, Reply
 from emulator.server.latency import Latency
-from emulator.server.protocol import CONTENT_TYPE, DynamoError, validation
+from emulator.server.protocol import DynamoError
 from emulator.server.service import Service
 
-MAX_REQUEST_BYTES = 16 * 1024 * 1024
-"""[AWS] the largest request DynamoDB accepts (a full BatchWriteItem)."""
-
-_JSON_HEADERS = {"Content-Type": CONTENT_TYPE}
+_METHOD_NOT_ALLOWED = DynamoError("UnknownOperationException", "Method not allowed",
+                                  "com.amazon.coral.service#", status=405)
 
 
-def _json(payload: dict[str, Any], status: int = 200) -> web.Response:
-    return web.Response(body=json.dumps(payload, indent=1).encode(), status=status,
-                        content_type="application/json")
+def _json(payload: dict[str, Any], status: int = 200) -> Reply:
+    return Reply(status, "application/json", json.dumps(payload, indent=1).encode())
 
 
-def make_handler(service: Service, latency: Latency
-                 ) -> Callable[[web_request.BaseRequest], Awaitable[web.StreamResponse]]:
+def make_handler(service: Service, latency: Latency) -> Handler:
     """The request handler of one emulator."""
+    handle_dynamodb = service.handle
+    delay = latency.sample
 
-    async def handle(request: web_request.BaseRequest) -> web.StreamResponse:
-        if request.method == "POST":
-            try:
-                body = await request.read()
-            except web.HTTPRequestEntityTooLarge:
-                error = validation(f"Request size exceeded {MAX_REQUEST_BYTES} bytes")
-                return web.Response(body=error.payload(), status=413, headers=_JSON_HEADERS)
-            status, payload = service.handle(request.headers.get("X-Amz-Target"), body)
-            delay = latency.sample()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            return web.Response(body=payload, status=status, headers=_JSON_HEADERS)
-        if request.method in ("GET", "HEAD"):
-            return _get(service, request)
-        error = DynamoError("UnknownOperationException", f"Method {request.method} not allowed",
-                            "com.amazon.coral.service#", status=405)
-        return web.Response(body=error.payload(), status=405, headers=_JSON_HEADERS)
+    def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
+        if method == "POST":
+            status, payload = handle_dynamodb(target, body)
+            return Reply(status, JSON_1_0, payload, delay())
+        if method in ("GET", "HEAD"):
+            return _get(service, path, query)
+        return Reply(405, JSON_1_0, _METHOD_NOT_ALLOWED.payload())
 
     return handle
 
 
-def _get(service: Service, request: web_request.BaseRequest) -> web.StreamResponse:
-    path = request.path
-    query = request.query
+def _get(service: Service, path: str, query_string: str) -> Reply:
+    query = {k: v[-1] for k, v in parse_qs(query_string).items()}
     try:
         if path == "/_hotbench/metrics":
             seconds = int(query.get("seconds", "60"))
@@ -81,21 +60,7 @@ def _get(service: Service, request: web_request.BaseRequest) -> web.StreamRespon
     except DynamoError as exc:
         return _json(exc.body(), exc.status)
     if path == "/":
-        return web.Response(text=f"healthy: dynamodb.{service.region}.amazonaws.com "
-                                 "(hotbench emulator)")
+        return Reply(200, "text/plain; charset=utf-8",
+                     f"healthy: dynamodb.{service.region}.amazonaws.com "
+                     "(hotbench emulator)".encode())
     return _json({"error": f"no such path {path}; see docs/emulator.md"}, 404)
-
-
-def make_server(service: Service, latency: Latency) -> web_server.Server:
-    """An aiohttp low-level server for `loop.create_server`."""
-    loop = asyncio.get_running_loop()
-
-    def request_factory(message: RawRequestMessage, payload: StreamReader,
-                        protocol: web_protocol.RequestHandler,
-                        writer: AbstractStreamWriter,
-                        task: asyncio.Task[None]) -> web_request.BaseRequest:
-        return web_request.BaseRequest(message, payload, protocol, writer, task, loop,
-                                       client_max_size=MAX_REQUEST_BYTES)
-
-    return web_server.Server(make_handler(service, latency),
-                             request_factory=request_factory, access_log=None)

@@ -18,7 +18,8 @@ from typing import Any
 
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server.app import make_server
+from emulator.server.app import make_handler
+from emulator.server.http import HttpServer
 from emulator.server.latency import Latency
 from emulator.server.service import Service
 
@@ -39,17 +40,16 @@ DEFAULT_PORT = 8000
 
 
 async def _start(service: Service, latency: Latency, host: str, port: int
-                 ) -> tuple[asyncio.Server, Any]:
-    handler = make_server(service, latency)
+                 ) -> tuple[asyncio.Server, HttpServer]:
+    http = HttpServer(make_handler(service, latency))
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(handler, host, port, reuse_address=True, backlog=1024)
-    return server, handler
+    server = await loop.create_server(http, host, port, reuse_address=True, backlog=1024)
+    return server, http
 
 
-async def _stop(server: asyncio.Server, handler: Any) -> None:
+async def _stop(server: asyncio.Server, http: HttpServer) -> None:
     server.close()
-    with contextlib.suppress(Exception):
-        await handler.shutdown(0.1)
+    http.close_all()
     with contextlib.suppress(Exception):
         await asyncio.wait_for(server.wait_closed(), 2.0)
 
@@ -72,7 +72,7 @@ class EmulatorServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
-        self._handler: Any = None
+        self._http: HttpServer | None = None
 
     # lifecycle -------------------------------------------------------------------------
     def start(self) -> EmulatorServer:
@@ -84,7 +84,7 @@ class EmulatorServer:
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                self._server, self._handler = loop.run_until_complete(
+                self._server, self._http = loop.run_until_complete(
                     _start(self.service, self.latency, self.host, self.port))
                 sockets = self._server.sockets
                 self.port = sockets[0].getsockname()[1]
@@ -97,7 +97,7 @@ class EmulatorServer:
             try:
                 loop.run_forever()
             finally:
-                loop.run_until_complete(_stop(self._server, self._handler))
+                loop.run_until_complete(_stop(self._server, self._http))
                 loop.close()
 
         self._thread = threading.Thread(target=run, name="hotbench-emulator", daemon=True)
@@ -157,7 +157,7 @@ def serve_forever(host: str, port: int, service: Service, latency: Latency,
     handling would never fire."""
 
     async def main() -> None:
-        server, handler = await _start(service, latency, host, port)
+        server, http = await _start(service, latency, host, port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -168,7 +168,7 @@ def serve_forever(host: str, port: int, service: Service, latency: Latency,
         try:
             await stop.wait()
         finally:
-            await _stop(server, handler)
+            await _stop(server, http)
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:
         runner.run(main())

@@ -1,0 +1,250 @@
+"""A lean HTTP/1.1 server: an asyncio Protocol on httptools' C parser.
+
+Why our own protocol rather than a framework: measured with benchmarks/endpoint.py on
+this project's 2-core machines, aiohttp's low-level server (the previous front) spent
+~40 us of the server core per request, more than the emulator's own work for a
+PutItem, so the HTTP layer, not the capacity model, set the emulator's rate. What the
+emulator needs of HTTP is small (bodies by Content-Length or chunked, keep-alive,
+pipelined requests answered in order, 100-continue, a size limit, a few GET routes),
+and httptools (the parser uvicorn runs on) does the parsing; this module only frames
+requests and replies, in a few microseconds. The benchmark's bare ceiling runs on the
+same class, so the emulator is compared with exactly the stack it uses.
+
+A handler gets (method, path, query, X-Amz-Target, body) and returns a `Reply`. Replies
+go out in request order; a reply may ask to be held back (the --latency model) without
+holding up the parsing of the next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import email.utils
+import time
+import zlib
+from collections.abc import Callable
+from typing import NamedTuple, cast
+
+import httptools
+
+MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""[AWS] the largest request DynamoDB accepts (a full BatchWriteItem)."""
+
+JSON_1_0 = "application/x-amz-json-1.0"
+
+
+class Reply(NamedTuple):
+    """One HTTP response: status, content type, body, and seconds to hold it back."""
+
+    status: int
+    content_type: str
+    body: bytes
+    delay_s: float = 0.0
+
+
+Handler = Callable[[str, str, str, "str | None", bytes], Reply]
+"""handler(method, path, query, x_amz_target, body) -> Reply; must not raise (a raise
+is answered with a 500 naming a server bug)."""
+
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+            413: "Request Entity Too Large", 500: "Internal Server Error"}
+_TOO_LARGE = (b'{"__type":"com.amazon.coral.validate#ValidationException","message":'
+              b'"Request size exceeded %d bytes"}' % MAX_REQUEST_BYTES)
+_BAD_HTTP = b'{"__type":"com.amazon.coral.service#SerializationException","message":' \
+            b'"Malformed HTTP request"}'
+_BUG = b'{"__type":"com.amazon.coral.service#InternalFailure","message":' \
+       b'"hotbench emulator bug: see the server log"}'
+
+
+class _Date:
+    """The Date header, formatted once per second rather than once per reply."""
+
+    def __init__(self) -> None:
+        self.second = -1
+        self.value = ""
+
+    def now(self) -> str:
+        second = int(time.time())
+        if second != self.second:
+            self.second = second
+            self.value = email.utils.formatdate(second, usegmt=True)
+        return self.value
+
+
+_DATE = _Date()
+
+
+class _RequestIds:
+    """x-amzn-RequestId values: unique per process, cheaper than a uuid4 per reply."""
+
+    def __init__(self) -> None:
+        self.prefix = f"{int(time.time()) & 0xFFFFFFFF:08X}"
+        self.count = 0
+
+    def next(self) -> str:
+        self.count += 1
+        return f"{self.prefix}{self.count:024X}"
+
+
+_IDS = _RequestIds()
+
+
+def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
+    """The bytes of one response, with the headers DynamoDB sends (x-amz-crc32 lets an
+    SDK check the body, as botocore does against AWS)."""
+    body = reply.body
+    head = (f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}\r\n"
+            f"Content-Type: {reply.content_type}\r\nContent-Length: {len(body)}\r\n"
+            f"x-amzn-RequestId: {_IDS.next()}\r\nx-amz-crc32: {zlib.crc32(body)}\r\n"
+            f"Date: {_DATE.now()}\r\nServer: hotbench\r\n")
+    if not keep_alive:
+        head += "Connection: close\r\n"
+    return head.encode("latin-1") + b"\r\n" + body
+
+
+class HttpServer:
+    """The protocol factory of one listening socket, and its open connections (so that
+    stopping the server also closes keep-alive connections, which asyncio.Server.close
+    leaves open before Python 3.13)."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.connections: set[HttpConnection] = set()
+
+    def __call__(self) -> HttpConnection:
+        return HttpConnection(self)
+
+    def close_all(self) -> None:
+        for connection in list(self.connections):
+            connection.close()
+
+
+class HttpConnection(asyncio.Protocol):
+    """One client connection: parse, dispatch, reply in order."""
+
+    def __init__(self, server: HttpServer) -> None:
+        self.server = server
+        self.handler = server.handler
+        self.parser = httptools.HttpRequestParser(self)
+        self.transport: asyncio.Transport | None = None
+        self.url = b""
+        self.target: str | None = None
+        self.body: list[bytes] = []
+        self.size = 0
+        self.too_large = False
+        self.closing = False
+        self.held: collections.deque[tuple[float, bytes, bool]] = collections.deque()
+        self.timer: asyncio.TimerHandle | None = None
+
+    # asyncio.Protocol ---------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports implement asyncio.Transport without subclassing it
+        self.transport = cast(asyncio.Transport, transport)
+        self.server.connections.add(self)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.connections.discard(self)
+        self.closing = True
+        if self.timer is not None:
+            self.timer.cancel()
+
+    def data_received(self, data: bytes) -> None:
+        if self.closing:
+            return
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            pass  # no protocol upgrades: the request was answered as plain HTTP/1.1
+        except httptools.HttpParserError:
+            self._send(Reply(400, JSON_1_0, _BAD_HTTP), keep_alive=False)
+
+    def pause_writing(self) -> None:
+        """A client that does not read its replies stops being read (bounded memory)."""
+        if self.transport is not None:
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.transport is not None and not self.closing:
+            self.transport.resume_reading()
+
+    def close(self) -> None:
+        self.closing = True
+        if self.transport is not None:
+            self.transport.close()
+
+    # httptools callbacks ------------------------------------------------------------------
+    def on_message_begin(self) -> None:
+        self.url = b""
+        self.target = None
+        self.body = []
+        self.size = 0
+        self.too_large = False
+
+    def on_url(self, url: bytes) -> None:
+        self.url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if len(name) == 12 and name.lower() == b"x-amz-target":
+            self.target = value.decode("latin-1")
+        elif len(name) == 6 and name.lower() == b"expect" and \
+                value.lower() == b"100-continue" and self.transport is not None:
+            self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def on_body(self, body: bytes) -> None:
+        self.size += len(body)
+        if self.size > MAX_REQUEST_BYTES:
+            self.too_large = True  # read on to the end, so the client sees the reply
+            self.body = []
+        elif not self.too_large:
+            self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        keep_alive = self.parser.should_keep_alive()
+        if self.too_large:
+            self._send(Reply(413, JSON_1_0, _TOO_LARGE), keep_alive=False)
+            return
+        method = self.parser.get_method().decode("latin-1")
+        body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
+        path, _, query = self.url.decode("latin-1").partition("?")
+        try:
+            reply = self.handler(method, path, query, self.target, body)
+        except Exception:  # the handler's contract is not to raise; never drop the client
+            reply = Reply(500, JSON_1_0, _BUG)
+        self._send(reply, keep_alive, head_only=method == "HEAD")
+
+    # replies ------------------------------------------------------------------------------
+    def _send(self, reply: Reply, keep_alive: bool, head_only: bool = False) -> None:
+        if self.transport is None or self.closing:
+            return
+        data = encode_reply(reply, keep_alive)
+        if head_only:
+            data = data[:len(data) - len(reply.body)]
+        if reply.delay_s <= 0 and not self.held:
+            self.transport.write(data)
+            if not keep_alive:
+                self.close()
+            return
+        loop = asyncio.get_running_loop()
+        ready_at = loop.time() + max(reply.delay_s, 0.0)
+        if self.held:
+            ready_at = max(ready_at, self.held[-1][0])
+        self.held.append((ready_at, data, keep_alive))
+        if not keep_alive:
+            self.closing = True  # nothing after a closing reply is answered
+        if self.timer is None:
+            self.timer = loop.call_at(ready_at, self._release)
+
+    def _release(self) -> None:
+        """Write the held replies that are due, in order; wait for the next one."""
+        self.timer = None
+        if self.transport is None or self.transport.is_closing():
+            return
+        loop = asyncio.get_running_loop()
+        while self.held and self.held[0][0] <= loop.time():
+            _, data, keep_alive = self.held.popleft()
+            self.transport.write(data)
+            if not keep_alive:
+                self.transport.close()
+                return
+        if self.held:
+            self.timer = loop.call_at(self.held[0][0], self._release)
