@@ -149,14 +149,18 @@ class HttpConnection(asyncio.Protocol):
             self.timer.cancel()
 
     def data_received(self, data: bytes) -> None:
-        if self.closing:
-            return
-        try:
-            self.parser.feed_data(data)
-        except httptools.HttpParserUpgrade:
-            pass  # no protocol upgrades: the request was answered as plain HTTP/1.1
-        except httptools.HttpParserError:
-            self._send(Reply(400, JSON_1_0, _BAD_HTTP), keep_alive=False)
+        while data and not self.closing:
+            try:
+                self.parser.feed_data(data)
+                return
+            except httptools.HttpParserUpgrade as upgrade:
+                # No protocol upgrades: the request was answered as plain HTTP/1.1, and
+                # the parser stopped there; go on with what followed it.
+                offset = upgrade.args[0] if upgrade.args else 0
+                data = data[offset:] if offset > 0 else b""
+            except httptools.HttpParserError:
+                self._send(Reply(400, JSON_1_0, _BAD_HTTP), keep_alive=False)
+                return
 
     def pause_writing(self) -> None:
         """A client that does not read its replies stops being read (bounded memory)."""

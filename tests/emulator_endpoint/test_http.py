@@ -155,6 +155,12 @@ def test_get_and_head_and_unknown_method(server: EmulatorServer) -> None:
     assert json.loads(put["body"])["__type"].endswith("UnknownOperationException")
 
 
+def test_upgrade_requests_are_answered_as_http_1_1(server: EmulatorServer) -> None:
+    upgrade = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+    replies, closed = exchange(server.port, upgrade + post("ListTables", {}), 2)
+    assert [r["status"] for r in replies] == [200, 200] and not closed
+
+
 def test_held_replies_keep_their_order_and_delay() -> None:
     with EmulatorServer(create_delay_s=0, latency="fixed:50ms") as emu:
         start = time.monotonic()
