@@ -35,18 +35,21 @@ class KeySchema:
 
     pk: KeyDef
     sk: KeyDef | None
+    names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The key attribute names, partition key first (derived once: read per request)."""
+    typed_names: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+    """(name, type) of each key attribute, for `in_index`."""
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return (self.pk.name, self.sk.name) if self.sk else (self.pk.name,)
+    def __post_init__(self) -> None:
+        keys = (self.pk, self.sk) if self.sk else (self.pk,)
+        object.__setattr__(self, "names", tuple(k.name for k in keys))
+        object.__setattr__(self, "typed_names", tuple((k.name, k.type) for k in keys))
 
     def in_index(self, item: Item) -> bool:
         """Whether an item appears in an index with this schema (sparse indexes)."""
-        for key in (self.pk, self.sk):
-            if key is None:
-                continue
-            value = item.get(key.name)
-            if value is None or kind_of(value) != key.type:
+        for name, kind in self.typed_names:
+            value = item.get(name)
+            if value is None or kind_of(value) != kind:
                 return False
         return True
 
