@@ -66,8 +66,18 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
 
 
 def changed_attributes(old: Item, new: Item) -> set[str]:
-    """Names of the attributes a write changes (added, removed or given a new value)."""
-    return {k for k in old.keys() | new.keys() if not _same(old.get(k), new.get(k))}
+    """Names of the attributes a write changes (added, removed or given a new value).
+
+    Equal wire forms are the same value, so an unchanged item (`old == new`) or
+    attribute is settled without `_same`'s slower comparison."""
+    if old == new:
+        return set()
+    changed = set()
+    for name in old.keys() | new.keys():
+        before, after = old.get(name), new.get(name)
+        if before != after and not _same(before, after):
+            changed.add(name)
+    return changed
 
 
 def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None,
@@ -79,7 +89,6 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
         return None
     key_changed = False
     if old_in and new_in and changed is not None:
-        key_changed = any(n in changed for n in index.schema.names)
         if index.projection == "ALL":
             touched = bool(changed)
         else:
@@ -90,6 +99,7 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
         if not touched:
             # [AWS] a table write that changes nothing the index holds writes nothing to it.
             return None
+        key_changed = not changed.isdisjoint(index.schema.names)
     if index.projection == "ALL":
         size = new_size if new_in else old_size
     else:
