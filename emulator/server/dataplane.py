@@ -151,9 +151,13 @@ def _consumed(mode: str, table: Table, charge: Charge | None) -> dict[str, Any] 
     return out
 
 
-def _finish(out: dict[str, Any], req: dict[str, Any], table: Table,
+def _consumed_mode(req: dict[str, Any]) -> str:
+    """The ReturnConsumedCapacity member, checked (read once per request)."""
+    return _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+
+
+def _finish(out: dict[str, Any], mode: str, table: Table,
             charge: Charge | None) -> dict[str, Any]:
-    mode = _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
     consumed = _consumed(mode, table, charge)
     if consumed is not None:
         out["ConsumedCapacity"] = consumed
@@ -192,7 +196,7 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     ph.check_all_used()
     returns = _enum(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     key = table.schema.key_of(item)
     now = svc.tick()
     old, old_size = table.store.get_sized(key)
@@ -203,7 +207,7 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -215,7 +219,7 @@ def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     ph.check_all_used()
     returns = _enum(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     old, old_size = table.store.get_sized(key)
     ok = cond is None or evaluate(cond, old)
@@ -226,7 +230,7 @@ def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -241,7 +245,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     returns = _enum(req, "ReturnValues",
                     ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"), "NONE")
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     old = table.store.get(key)
     ok = cond is None or evaluate(cond, old)
@@ -276,7 +280,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         attrs = {k: v for k, v in new.items() if k in touched}
         if attrs:
             out["Attributes"] = attrs
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def _attr_type(schema: KeySchema, name: str) -> str:
@@ -295,7 +299,7 @@ def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     paths = _projection(req, ph)
     ph.check_all_used()
     consistent = member(req, "ConsistentRead", bool, default=False)
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)
@@ -307,7 +311,7 @@ def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if item is not None:
         out["Item"] = project(item, paths) if paths else item
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 # --- batches ---------------------------------------------------------------------------------
@@ -322,7 +326,7 @@ def _request_items(req: dict[str, Any]) -> dict[str, Any]:
 
 
 def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    mode = _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], Item, Item | None]] = []
     total = 0
     for name, writes in _request_items(req).items():
@@ -395,7 +399,7 @@ def _add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
 
 
 def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    mode = _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], list[Item], list[Path] | None, bool]] = []
     total = 0
     for name, spec in _request_items(req).items():
@@ -543,7 +547,7 @@ def _page(svc: Service, req: dict[str, Any], table: Table, source: _Source,
                                    "SPECIFIC_ATTRIBUTES", "COUNT"),
                    "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES")
     limit = _limit(req)
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     scanned: list[Item] = []
     size = 0
@@ -570,7 +574,7 @@ def _page(svc: Service, req: dict[str, Any], table: Table, source: _Source,
     if stopped and scanned:
         last = scanned[-1]
         out["LastEvaluatedKey"] = {n: last[n] for n in source.key_names}
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
