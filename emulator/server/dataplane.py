@@ -183,19 +183,48 @@ def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None,
         raise condition_failed(old if on_fail == "ALL_OLD" else None)
 
 
-# --- single-item writes ----------------------------------------------------------------------
+# --- plain requests --------------------------------------------------------------------------
+# Most single-item requests carry no condition, placeholders, projection or ReturnValues. For
+# those (every member in the operation's PLAIN set) the checks of the absent members are
+# skipped: each would find its member absent and pass, so a plain request is refused, charged
+# and answered exactly as the full path would (tests/emulator_endpoint/test_plain_requests.py
+# runs both paths side by side). Any other member, even one set to its default, takes the
+# full path.
 
-def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
-    _reject_legacy(req)
-    item = _item_member(req, "Item")
-    table.store.validate_item_keys(item)
-    size = _check_size(item)
+PLAIN_PUT = frozenset({"TableName", "Item", "ReturnConsumedCapacity"})
+PLAIN_DELETE = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
+PLAIN_GET = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
+_NO_WRITE_OPTIONS: tuple[Node | None, str, str] = (None, "NONE", "NONE")
+"""What `_write_options` returns for a plain request."""
+
+
+def _is_plain(req: dict[str, Any], members: frozenset[str]) -> bool:
+    """Whether a request has no member outside an operation's PLAIN set."""
+    return members.issuperset(req)
+
+
+def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
+    """A PutItem's or DeleteItem's condition (placeholders all used), ReturnValues and
+    ReturnValuesOnConditionCheckFailure, checked in that order."""
     ph = _placeholders(req)
     cond = _condition(req, ph)
     ph.check_all_used()
     returns = _enum(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
+    return cond, returns, on_fail
+
+
+# --- single-item writes ----------------------------------------------------------------------
+
+def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = svc.table(table_name(req))
+    plain = _is_plain(req, PLAIN_PUT)
+    if not plain:
+        _reject_legacy(req)
+    item = _item_member(req, "Item")
+    table.store.validate_item_keys(item)
+    size = _check_size(item)
+    cond, returns, on_fail = _NO_WRITE_OPTIONS if plain else _write_options(req)
     mode = _consumed_mode(req)
     key = table.schema.key_of(item)
     now = svc.tick()
@@ -212,13 +241,11 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 
 def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     table = svc.table(table_name(req))
-    _reject_legacy(req)
+    plain = _is_plain(req, PLAIN_DELETE)
+    if not plain:
+        _reject_legacy(req)
     key = table.store.validate_key(_item_member(req, "Key"))
-    ph = _placeholders(req)
-    cond = _condition(req, ph)
-    ph.check_all_used()
-    returns = _enum(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
-    on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
+    cond, returns, on_fail = _NO_WRITE_OPTIONS if plain else _write_options(req)
     mode = _consumed_mode(req)
     now = svc.tick()
     old, old_size = table.store.get_sized(key)
@@ -292,12 +319,18 @@ def _attr_type(schema: KeySchema, name: str) -> str:
 
 # --- single-item read ------------------------------------------------------------------------
 
-def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
-    key = table.store.validate_key(_item_member(req, "Key"))
+def _get_projection(req: dict[str, Any]) -> list[Path] | None:
+    """A GetItem's projection, its placeholders all used."""
     ph = _placeholders(req)
     paths = _projection(req, ph)
     ph.check_all_used()
+    return paths
+
+
+def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = svc.table(table_name(req))
+    key = table.store.validate_key(_item_member(req, "Key"))
+    paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = _consumed_mode(req)
     now = svc.tick()
