@@ -128,7 +128,7 @@ class Service:
         if name.startswith("arn:"):
             name = name.rsplit("/", 1)[-1] if ":table/" in name else ""
         table = self.tables.get(name)
-        if table is None or (active and table.status(self.now()) == "CREATING"):
+        if table is None or (active and table.creating(self.now())):
             raise not_found()
         return table
 

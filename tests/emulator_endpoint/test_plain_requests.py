@@ -6,11 +6,14 @@ path) and with a member that changes nothing but forces the full path."""
 from __future__ import annotations
 
 import random
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import orjson
 
+from emulator.itemsize import value_size
 from emulator.server import Service
+from emulator.server.values import check_value, is_plain_integer, parse_number
 
 TARGET = "DynamoDB_20120810."
 
@@ -114,3 +117,28 @@ def test_plain_and_full_paths_agree() -> None:
     scan = orjson.dumps({"TableName": "t"})
     assert plain.handle(TARGET + "Scan", scan) == full.handle(TARGET + "Scan", scan)
     assert plain.internal_errors == full.internal_errors == 0
+
+
+def _digit_strings() -> list[str]:
+    rng = random.Random(7)
+    fixed = ["0", "00", "000", "1", "10", "100", "0100", "007", "120300", "9" * 38, "1" * 38,
+             "0" * 37 + "1", "1" + "0" * 37, "1" * 39, "0" * 39, "1" + "0" * 40, "", "-1",
+             "1.0", "1e3", " 1", "١٢", "²"]
+    drawn = ["".join(rng.choice("0000123456789") for _ in range(rng.randint(1, 45)))
+             for _ in range(3000)]
+    return fixed + drawn
+
+
+def test_plain_integers_are_sized_and_accepted_as_decimals_are() -> None:
+    for text in _digit_strings():
+        try:
+            number = Decimal(text)
+            ok = number.is_finite()
+        except InvalidOperation:
+            ok = False
+        if ok:
+            digits = 0 if number == 0 else len(number.normalize().as_tuple().digits)
+            assert value_size({"N": text}) == ((digits + 1) // 2 + 1 if digits else 2), text
+        if is_plain_integer(text):
+            parse_number(text)  # never refused
+            check_value({"N": text})
