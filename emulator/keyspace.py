@@ -138,7 +138,9 @@ class GsiWriteLog:
         self._drain(now)
         room = self.intake.available(now, cost)
         if cost > 0:
-            room = min(room, max(0, int((self.limit - self.backlog) / cost + 1e-9)))
+            backlog_room = int((self.limit - self.backlog) / cost + 1e-9)
+            if backlog_room < room:  # min(room, max(0, backlog_room)), room being >= 0
+                room = backlog_room if backlog_room > 0 else 0
         return room
 
     def take(self, count: int, cost: float) -> None:
