@@ -16,7 +16,14 @@ from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import CapacityParams
 from emulator.server.items import KeySchema, pk_hash_of
 from emulator.server.table import IndexDef, Table
-from emulator.server.values import AttributeValue, Item, canonical, typed
+from emulator.server.values import (
+    EXACT_DIGITS,
+    AttributeValue,
+    Item,
+    canonical,
+    is_plain_integer,
+    typed,
+)
 from emulator.units import gsi_write_units, read_units, write_units
 
 NO_SORT_KEY = 0.0
@@ -62,6 +69,12 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
         return True
     if a is None or b is None or "S" in a:
         return False
+    n: Any = a.get("N")
+    m: Any = b.get("N")
+    if is_plain_integer(n, EXACT_DIGITS) and is_plain_integer(m, EXACT_DIGITS):
+        # Two integers `canonical` would not round (a version, a counter): one number
+        # exactly when their digits are, leading zeros aside; no Decimal needed.
+        return n.lstrip("0") == m.lstrip("0")
     return bool(canonical(a) == canonical(b))
 
 
@@ -73,9 +86,12 @@ def changed_attributes(old: Item, new: Item) -> set[str]:
     if old == new:
         return set()
     changed = set()
-    for name in old.keys() | new.keys():
-        before, after = old.get(name), new.get(name)
+    for name, after in new.items():
+        before = old.get(name)
         if before != after and not _same(before, after):
+            changed.add(name)
+    for name in old:
+        if name not in new:  # removed (an absent value is never the same as a present one)
             changed.add(name)
     return changed
 

@@ -21,10 +21,17 @@ AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
 
-def is_plain_integer(text: Any) -> bool:
-    """Whether `text` is 1 to 38 ASCII digits: always a valid DynamoDB number (at most 38
-    significant digits, magnitude below 1E38), so checks may accept it without parsing."""
-    return type(text) is str and 0 < len(text) <= 38 and text.isascii() and text.isdigit()
+EXACT_DIGITS = 28
+"""Digits a Decimal keeps through normalize() in the default context: `canonical` rounds
+a longer number, so only integers this short compare exactly by their digits."""
+
+
+def is_plain_integer(text: Any, max_digits: int = 38) -> bool:
+    """Whether `text` is 1 to `max_digits` ASCII digits. With the default 38, always a valid
+    DynamoDB number (at most 38 significant digits, magnitude below 1E38), so checks may
+    accept it without parsing."""
+    return (type(text) is str and 0 < len(text) <= max_digits and text.isascii()
+            and text.isdigit())
 
 
 def parse_number(text: Any) -> Decimal:

@@ -13,7 +13,9 @@ import orjson
 
 from emulator.itemsize import value_size
 from emulator.server import Service
-from emulator.server.values import check_value, is_plain_integer, parse_number
+from emulator.server.admission import changed_attributes
+from emulator.server.protocol import DynamoError
+from emulator.server.values import canonical, check_value, is_plain_integer, parse_number
 
 TARGET = "DynamoDB_20120810."
 
@@ -142,3 +144,28 @@ def test_plain_integers_are_sized_and_accepted_as_decimals_are() -> None:
         if is_plain_integer(text):
             parse_number(text)  # never refused
             check_value({"N": text})
+
+
+def test_changed_attributes_agree_with_canonical_equality() -> None:
+    rng = random.Random(11)
+    edge = ["0", "00", "7", "007", "1.0", "1.00", "-0", "1E2", "100", "0.5", "5E-1", "1" * 28,
+            "0" + "1" * 28, "1" * 27 + "2", "1" * 29 + "0", "1" * 29 + "1", "9" * 38]
+    edge_values: list[dict[str, Any]] = [{"N": t} for t in edge]
+    edge_values += [{"S": "1"}, {"S": ""}, {"SS": ["a", "b"]}, {"SS": ["b", "a"]},
+                    {"L": [{"N": "1"}]}, {"L": [{"N": "1.0"}]}]
+    drawn = [{"N": t} for t in _digit_strings() if _is_number(t)]
+    pairs = [(a, b) for a in edge_values for b in edge_values]
+    pairs += [(rng.choice(drawn), rng.choice(drawn)) for _ in range(5000)]
+    for a, b in pairs:
+        old = {"k": {"S": "x"}, "v": a, "gone": {"N": "1"}}
+        new = {"k": {"S": "x"}, "v": b, "added": {"N": "1"}}
+        want = {"gone", "added"} | ({"v"} if canonical(a) != canonical(b) else set())
+        assert changed_attributes(old, new) == want, (a, b)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        parse_number(text)
+    except DynamoError:
+        return False
+    return True
