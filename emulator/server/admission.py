@@ -99,13 +99,15 @@ def changed_attributes(old: Item, new: Item) -> set[str]:
 def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None,
                old_size: int, new_size: int, changed: set[str] | None,
                params: CapacityParams) -> GsiWrite | None:
-    old_in = old is not None and index.schema.in_index(old)
-    new_in = new is not None and index.schema.in_index(new)
+    schema = index.schema
+    old_in = old is not None and schema.in_index(old)
+    new_in = new is not None and schema.in_index(new)
     if not old_in and not new_in:
         return None
+    everything = index.projection == "ALL"
     key_changed = False
     if old_in and new_in and changed is not None:
-        if index.projection == "ALL":
+        if everything:
             touched = bool(changed)
         else:
             kept = set(index.schema.names) | set(table.schema.names)
@@ -115,8 +117,8 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
         if not touched:
             # [AWS] a table write that changes nothing the index holds writes nothing to it.
             return None
-        key_changed = not changed.isdisjoint(index.schema.names)
-    if index.projection == "ALL":
+        key_changed = not changed.isdisjoint(schema.names)
+    if everything:
         size = new_size if new_in else old_size
     else:
         source = new if new_in else old
@@ -125,7 +127,7 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
     units = gsi_write_units(old_in, new_in, key_changed, size, params)
     where = new if new_in else old
     assert where is not None
-    pk_hash, sk_pos = location(index.schema, where)
+    pk_hash, sk_pos = location(schema, where)
     return GsiWrite(index.name, pk_hash, sk_pos, units)
 
 

@@ -10,7 +10,7 @@ the store never has to keep a second copy consistent).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,10 +57,10 @@ class KeySchema:
         return {name: item[name] for name in self.names}
 
 
-def sort_value(value: AttributeValue) -> Any:
-    """DynamoDB order for a key value: str (code-point order equals UTF-8 byte order),
-    Decimal, or bytes."""
-    return typed(value)
+sort_value: Callable[[AttributeValue], Any] = typed
+"""DynamoDB order for a key value: str (code-point order equals UTF-8 byte order),
+Decimal, or bytes. The typed value itself (bound, not wrapped: the store calls it for
+every request)."""
 
 
 def pk_hash_of(value: AttributeValue) -> int:
