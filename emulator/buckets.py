@@ -44,7 +44,9 @@ class TokenBucket:
 
     def refill(self, now: float) -> None:
         if now > self.stamp:
-            self.tokens = min(self.depth, self.tokens + (now - self.stamp) * self.rate)
+            # min(depth, tokens), spelled out: this runs for every bucket of every request.
+            tokens = self.tokens + (now - self.stamp) * self.rate
+            self.tokens = tokens if tokens < self.depth else self.depth
             self.stamp = now
 
     def available(self, now: float, cost: float) -> int:

@@ -129,13 +129,11 @@ class GsiWriteLog:
         self.backlog = 0.0
         self.stamp = now
 
-    def _drain(self, now: float) -> None:
-        if now > self.stamp:
-            self.backlog = max(0.0, self.backlog - (now - self.stamp))
-            self.stamp = now
-
     def available(self, now: float, cost: float) -> int:
-        self._drain(now)
+        if now > self.stamp:  # the log drains at the partition's rate
+            backlog = self.backlog - (now - self.stamp)
+            self.backlog = backlog if backlog > 0.0 else 0.0  # max(0.0, backlog)
+            self.stamp = now
         room = self.intake.available(now, cost)
         if cost > 0:
             backlog_room = int((self.limit - self.backlog) / cost + 1e-9)
