@@ -35,13 +35,16 @@ class KeySchema:
 
     pk: KeyDef
     sk: KeyDef | None
+    keys: tuple[KeyDef, ...] = field(init=False, repr=False, compare=False)
+    """The key attributes, partition key first (derived once: read per request)."""
     names: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    """The key attribute names, partition key first (derived once: read per request)."""
+    """Their names."""
     typed_names: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
     """(name, type) of each key attribute, for `in_index`."""
 
     def __post_init__(self) -> None:
         keys = (self.pk, self.sk) if self.sk else (self.pk,)
+        object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "names", tuple(k.name for k in keys))
         object.__setattr__(self, "typed_names", tuple((k.name, k.type) for k in keys))
 
@@ -127,9 +130,8 @@ class ItemStore:
         return key
 
     def validate_item_keys(self, item: Item) -> None:
-        for attr in (self.schema.pk, self.schema.sk):
-            if attr is not None:
-                check_key_value(attr, item.get(attr.name), "Item")
+        for attr in self.schema.keys:
+            check_key_value(attr, item.get(attr.name), "Item")
 
     def _ids(self, key: Item) -> tuple[Any, Any]:
         pk = sort_value(key[self.schema.pk.name])
