@@ -30,12 +30,6 @@ class Resource(Protocol):
         ...
 
 
-def _fits(tokens: float, cost: float) -> int:
-    # A tiny epsilon keeps 999.9999999 tokens from refusing the 1,000th unit-cost request
-    # that exact arithmetic would admit.
-    return max(0, math.floor(tokens / cost + 1e-9)) if cost > 0 else 1 << 60
-
-
 class TokenBucket:
     """Rate-limited capacity with a depth: the shape of every DynamoDB limit we model."""
 
@@ -50,12 +44,19 @@ class TokenBucket:
 
     def refill(self, now: float) -> None:
         if now > self.stamp:
-            self.tokens = min(self.depth, self.tokens + (now - self.stamp) * self.rate)
+            # min(depth, tokens), spelled out: this runs for every bucket of every request.
+            tokens = self.tokens + (now - self.stamp) * self.rate
+            self.tokens = tokens if tokens < self.depth else self.depth
             self.stamp = now
 
     def available(self, now: float, cost: float) -> int:
         self.refill(now)
-        return _fits(self.tokens, cost)
+        if cost > 0:
+            # A tiny epsilon keeps 999.9999999 tokens from refusing the 1,000th unit-cost
+            # request that exact arithmetic would admit.
+            fits = math.floor(self.tokens / cost + 1e-9)
+            return fits if fits > 0 else 0
+        return 1 << 60
 
     def take(self, count: int, cost: float) -> None:
         self.tokens -= count * cost
@@ -83,12 +84,12 @@ def admit(
     """
     if count == 1:
         # One request (the endpoint's case): no arithmetic on counts, stop at the first no.
-        for i, resource in enumerate(route):
-            if resource.available(now, costs[i]) < 1:
+        for i, (resource, cost) in enumerate(zip(route, costs, strict=True)):
+            if resource.available(now, cost) < 1:
                 resource.refuse(1, now)
                 return 0, i
-        for i, resource in enumerate(route):
-            resource.take(1, costs[i])
+        for resource, cost in zip(route, costs, strict=True):
+            resource.take(1, cost)
         return 1, -1
     room = count
     binding = -1

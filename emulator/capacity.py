@@ -206,17 +206,17 @@ class IndexCapacity:
         return ThrottleSite(self.index_name is not None, cause, self.arn, self.limits.provisioned)
 
     # routes ------------------------------------------------------------------------------
-    def write_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
-                                                                  list[ThrottleSite]]:
-        head: Resource = self.keyspace.write_logs.get(part.pid, part)
-        route: list[Resource] = [head, self.write_limit]
-        costs = [units / self._per_partition_w, units]
-        sites = [self.partition_site, self._site_write]
+    def add_write_route(self, part: Partition, units: float, route: list[Resource],
+                        costs: list[float], sites: list[ThrottleSite]) -> None:
+        """Append what a write of `units` to `part` needs of this table or GSI to a route
+        (appended in place: one write's route spans the table and its GSIs)."""
+        route += (self.keyspace.write_logs.get(part.pid, part), self.write_limit)
+        costs += (units / self._per_partition_w, units)
+        sites += (self.partition_site, self._site_write)
         if self.max_write_limit is not None:
             route.append(self.max_write_limit)
             costs.append(units)
             sites.append(self.max_site)
-        return route, costs, sites
 
     def read_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
                                                                  list[ThrottleSite]]:

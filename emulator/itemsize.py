@@ -18,6 +18,12 @@ _ELEMENT_OVERHEAD = 1
 
 
 def _number_size(text: str) -> int:
+    if len(text) <= 28 and text.isascii() and text.isdigit():
+        # A plain integer (the common version or counter): its significant digits are
+        # the text without leading and trailing zeros; no Decimal needed. Up to 28 digits
+        # only: beyond, normalize() rounds to the default context's 28 digits.
+        digits = len(text.strip("0"))
+        return (digits + 1) // 2 + 1 if digits else 1 + 1
     number = Decimal(text)
     if number == 0:
         return 1 + 1
@@ -55,5 +61,8 @@ def item_size(item: dict[str, dict[str, Any]]) -> int:
     """Bytes an item takes: names plus values (the figure capacity units are billed on)."""
     total = 0
     for name, value in item.items():
-        total += (len(name) if name.isascii() else len(name.encode("utf-8"))) + value_size(value)
+        total += len(name) if name.isascii() else len(name.encode("utf-8"))
+        inner = value.get("S")
+        # An ASCII string, the common value, inline: what value_size would count for it.
+        total += len(inner) if inner is not None and inner.isascii() else value_size(value)
     return total

@@ -16,8 +16,7 @@ import bisect
 import functools
 import hashlib
 import itertools
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -59,6 +58,48 @@ def sort_position(value: str | bytes | Decimal | int | float) -> bytes | float:
     return float(value)
 
 
+class KeySamples:
+    """The last SAMPLE_SIZE keys a partition served, oldest first: what a deque with that
+    maxlen of (pk_hash, sk_pos) tuples would hold, kept in two rings instead.
+
+    Every request records a key in each partition it touches, and with many partitions
+    the sample a deque evicts is long out of the CPU caches: freeing that tuple was one of
+    the endpoint's dearest steps. The rings allocate nothing once full and free nothing
+    but a reference."""
+
+    __slots__ = ("_hashes", "_oldest", "_positions")
+
+    def __init__(self) -> None:
+        self._hashes: list[int] = []
+        self._positions: list[Any] = []
+        self._oldest = 0
+        """Index of the oldest sample once the rings are full (0 while they fill)."""
+
+    def add(self, pk_hash: int, sk_pos: Any) -> None:
+        """Record a key, dropping the oldest when SAMPLE_SIZE are kept."""
+        if len(self._hashes) < SAMPLE_SIZE:
+            self._hashes.append(pk_hash)
+            self._positions.append(sk_pos)
+            return
+        i = self._oldest
+        self._hashes[i] = pk_hash
+        self._positions[i] = sk_pos
+        self._oldest = i + 1 if i + 1 < SAMPLE_SIZE else 0
+
+    def extend(self, samples: Iterable[tuple[int, Any]]) -> None:
+        for pk_hash, sk_pos in samples:
+            self.add(pk_hash, sk_pos)
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        """(pk_hash, sk_pos) of each sample, oldest first."""
+        order = itertools.chain(range(self._oldest, len(self._hashes)), range(self._oldest))
+        hashes, positions = self._hashes, self._positions
+        return iter([(hashes[i], positions[i]) for i in order])
+
+
 class Partition:
     """One partition: a hard-limit bucket (a fraction of one partition's capacity per
     second, so reads and writes combine linearly) plus the heat that leads to splits."""
@@ -84,7 +125,7 @@ class Partition:
         self.hot_since: float | None = None
         self.last_hot = -1e18
         self.split_at: float | None = None
-        self.samples: deque[tuple[int, Any]] = deque(maxlen=SAMPLE_SIZE)
+        self.samples = KeySamples()
         self.collection_pk: int | None = None
         self.taken = 0.0
 
@@ -107,7 +148,7 @@ class Partition:
 
     def observe(self, pk_hash: int, sk_pos: Any) -> None:
         """Remember a recent key: the split point is chosen from these."""
-        self.samples.append((pk_hash, sk_pos))
+        self.samples.add(pk_hash, sk_pos)
 
 
 class GsiWriteLog:
@@ -129,16 +170,16 @@ class GsiWriteLog:
         self.backlog = 0.0
         self.stamp = now
 
-    def _drain(self, now: float) -> None:
-        if now > self.stamp:
-            self.backlog = max(0.0, self.backlog - (now - self.stamp))
-            self.stamp = now
-
     def available(self, now: float, cost: float) -> int:
-        self._drain(now)
+        if now > self.stamp:  # the log drains at the partition's rate
+            backlog = self.backlog - (now - self.stamp)
+            self.backlog = backlog if backlog > 0.0 else 0.0  # max(0.0, backlog)
+            self.stamp = now
         room = self.intake.available(now, cost)
         if cost > 0:
-            room = min(room, max(0, int((self.limit - self.backlog) / cost + 1e-9)))
+            backlog_room = int((self.limit - self.backlog) / cost + 1e-9)
+            if backlog_room < room:  # min(room, max(0, backlog_room)), room being >= 0
+                room = backlog_room if backlog_room > 0 else 0
         return room
 
     def take(self, count: int, cost: float) -> None:

@@ -138,7 +138,10 @@ class CapacityModel:
         if part is None:
             part = base.keyspace.locate(pk_hash, sk_pos)
         part.observe(pk_hash, sk_pos)
-        route, costs, sites = base.write_route(part, units)
+        route: list[Resource] = []
+        costs: list[float] = []
+        sites: list[ThrottleSite] = []
+        base.add_write_route(part, units, route, costs, sites)
         for i, gw in enumerate(gsi_writes):
             if gw.units <= 0:
                 continue
@@ -146,10 +149,7 @@ class CapacityModel:
             gpart = gsi_parts[i] if gsi_parts is not None else index.keyspace.locate(
                 gw.pk_hash, gw.sk_pos)
             gpart.observe(gw.pk_hash, gw.sk_pos)
-            g_route, g_costs, g_sites = index.write_route(gpart, gw.units)
-            route += g_route
-            costs += g_costs
-            sites += g_sites
+            index.add_write_route(gpart, gw.units, route, costs, sites)
         return self._decide(route, costs, sites, count, now, True)
 
     def read(

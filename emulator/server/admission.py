@@ -16,7 +16,14 @@ from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import CapacityParams
 from emulator.server.items import KeySchema, pk_hash_of
 from emulator.server.table import IndexDef, Table
-from emulator.server.values import AttributeValue, Item, canonical, typed
+from emulator.server.values import (
+    EXACT_DIGITS,
+    AttributeValue,
+    Item,
+    canonical,
+    is_plain_integer,
+    typed,
+)
 from emulator.units import gsi_write_units, read_units, write_units
 
 NO_SORT_KEY = 0.0
@@ -62,25 +69,45 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
         return True
     if a is None or b is None or "S" in a:
         return False
+    n: Any = a.get("N")
+    m: Any = b.get("N")
+    if is_plain_integer(n, EXACT_DIGITS) and is_plain_integer(m, EXACT_DIGITS):
+        # Two integers `canonical` would not round (a version, a counter): one number
+        # exactly when their digits are, leading zeros aside; no Decimal needed.
+        return n.lstrip("0") == m.lstrip("0")
     return bool(canonical(a) == canonical(b))
 
 
 def changed_attributes(old: Item, new: Item) -> set[str]:
-    """Names of the attributes a write changes (added, removed or given a new value)."""
-    return {k for k in old.keys() | new.keys() if not _same(old.get(k), new.get(k))}
+    """Names of the attributes a write changes (added, removed or given a new value).
+
+    Equal wire forms are the same value, so an unchanged item (`old == new`) or
+    attribute is settled without `_same`'s slower comparison."""
+    if old == new:
+        return set()
+    changed = set()
+    for name, after in new.items():
+        before = old.get(name)
+        if before != after and not _same(before, after):
+            changed.add(name)
+    for name in old:
+        if name not in new:  # removed (an absent value is never the same as a present one)
+            changed.add(name)
+    return changed
 
 
 def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None,
                old_size: int, new_size: int, changed: set[str] | None,
                params: CapacityParams) -> GsiWrite | None:
-    old_in = old is not None and index.schema.in_index(old)
-    new_in = new is not None and index.schema.in_index(new)
+    schema = index.schema
+    old_in = old is not None and schema.in_index(old)
+    new_in = new is not None and schema.in_index(new)
     if not old_in and not new_in:
         return None
+    everything = index.projection == "ALL"
     key_changed = False
     if old_in and new_in and changed is not None:
-        key_changed = any(n in changed for n in index.schema.names)
-        if index.projection == "ALL":
+        if everything:
             touched = bool(changed)
         else:
             kept = set(index.schema.names) | set(table.schema.names)
@@ -90,7 +117,8 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
         if not touched:
             # [AWS] a table write that changes nothing the index holds writes nothing to it.
             return None
-    if index.projection == "ALL":
+        key_changed = not changed.isdisjoint(schema.names)
+    if everything:
         size = new_size if new_in else old_size
     else:
         source = new if new_in else old
@@ -99,7 +127,7 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
     units = gsi_write_units(old_in, new_in, key_changed, size, params)
     where = new if new_in else old
     assert where is not None
-    pk_hash, sk_pos = location(index.schema, where)
+    pk_hash, sk_pos = location(schema, where)
     return GsiWrite(index.name, pk_hash, sk_pos, units)
 
 

@@ -151,9 +151,13 @@ def _consumed(mode: str, table: Table, charge: Charge | None) -> dict[str, Any] 
     return out
 
 
-def _finish(out: dict[str, Any], req: dict[str, Any], table: Table,
+def _consumed_mode(req: dict[str, Any]) -> str:
+    """The ReturnConsumedCapacity member, checked (read once per request)."""
+    return _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+
+
+def _finish(out: dict[str, Any], mode: str, table: Table,
             charge: Charge | None) -> dict[str, Any]:
-    mode = _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
     consumed = _consumed(mode, table, charge)
     if consumed is not None:
         out["ConsumedCapacity"] = consumed
@@ -179,20 +183,49 @@ def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None,
         raise condition_failed(old if on_fail == "ALL_OLD" else None)
 
 
-# --- single-item writes ----------------------------------------------------------------------
+# --- plain requests --------------------------------------------------------------------------
+# Most single-item requests carry no condition, placeholders, projection or ReturnValues. For
+# those (every member in the operation's PLAIN set) the checks of the absent members are
+# skipped: each would find its member absent and pass, so a plain request is refused, charged
+# and answered exactly as the full path would (tests/emulator_endpoint/test_plain_requests.py
+# runs both paths side by side). Any other member, even one set to its default, takes the
+# full path.
 
-def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
-    _reject_legacy(req)
-    item = _item_member(req, "Item")
-    table.store.validate_item_keys(item)
-    size = _check_size(item)
+PLAIN_PUT = frozenset({"TableName", "Item", "ReturnConsumedCapacity"})
+PLAIN_DELETE = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
+PLAIN_GET = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
+_NO_WRITE_OPTIONS: tuple[Node | None, str, str] = (None, "NONE", "NONE")
+"""What `_write_options` returns for a plain request."""
+
+
+def _is_plain(req: dict[str, Any], members: frozenset[str]) -> bool:
+    """Whether a request has no member outside an operation's PLAIN set."""
+    return members.issuperset(req)
+
+
+def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
+    """A PutItem's or DeleteItem's condition (placeholders all used), ReturnValues and
+    ReturnValuesOnConditionCheckFailure, checked in that order."""
     ph = _placeholders(req)
     cond = _condition(req, ph)
     ph.check_all_used()
     returns = _enum(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    return cond, returns, on_fail
+
+
+# --- single-item writes ----------------------------------------------------------------------
+
+def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = svc.table(table_name(req))
+    plain = _is_plain(req, PLAIN_PUT)
+    if not plain:
+        _reject_legacy(req)
+    item = _item_member(req, "Item")
+    table.store.validate_item_keys(item)
+    size = _check_size(item)
+    cond, returns, on_fail = _NO_WRITE_OPTIONS if plain else _write_options(req)
+    mode = _consumed_mode(req)
     key = table.schema.key_of(item)
     now = svc.tick()
     old, old_size = table.store.get_sized(key)
@@ -203,19 +236,17 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     table = svc.table(table_name(req))
-    _reject_legacy(req)
+    plain = _is_plain(req, PLAIN_DELETE)
+    if not plain:
+        _reject_legacy(req)
     key = table.store.validate_key(_item_member(req, "Key"))
-    ph = _placeholders(req)
-    cond = _condition(req, ph)
-    ph.check_all_used()
-    returns = _enum(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
-    on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    cond, returns, on_fail = _NO_WRITE_OPTIONS if plain else _write_options(req)
+    mode = _consumed_mode(req)
     now = svc.tick()
     old, old_size = table.store.get_sized(key)
     ok = cond is None or evaluate(cond, old)
@@ -226,7 +257,7 @@ def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -241,7 +272,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     returns = _enum(req, "ReturnValues",
                     ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"), "NONE")
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     old = table.store.get(key)
     ok = cond is None or evaluate(cond, old)
@@ -276,7 +307,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         attrs = {k: v for k, v in new.items() if k in touched}
         if attrs:
             out["Attributes"] = attrs
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def _attr_type(schema: KeySchema, name: str) -> str:
@@ -288,14 +319,20 @@ def _attr_type(schema: KeySchema, name: str) -> str:
 
 # --- single-item read ------------------------------------------------------------------------
 
-def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
-    key = table.store.validate_key(_item_member(req, "Key"))
+def _get_projection(req: dict[str, Any]) -> list[Path] | None:
+    """A GetItem's projection, its placeholders all used."""
     ph = _placeholders(req)
     paths = _projection(req, ph)
     ph.check_all_used()
+    return paths
+
+
+def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    table = svc.table(table_name(req))
+    key = table.store.validate_key(_item_member(req, "Key"))
+    paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)
@@ -307,7 +344,7 @@ def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if item is not None:
         out["Item"] = project(item, paths) if paths else item
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 # --- batches ---------------------------------------------------------------------------------
@@ -322,7 +359,7 @@ def _request_items(req: dict[str, Any]) -> dict[str, Any]:
 
 
 def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    mode = _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], Item, Item | None]] = []
     total = 0
     for name, writes in _request_items(req).items():
@@ -395,7 +432,7 @@ def _add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
 
 
 def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    mode = _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], list[Item], list[Path] | None, bool]] = []
     total = 0
     for name, spec in _request_items(req).items():
@@ -543,7 +580,7 @@ def _page(svc: Service, req: dict[str, Any], table: Table, source: _Source,
                                    "SPECIFIC_ATTRIBUTES", "COUNT"),
                    "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES")
     limit = _limit(req)
-    _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+    mode = _consumed_mode(req)
     now = svc.tick()
     scanned: list[Item] = []
     size = 0
@@ -570,7 +607,7 @@ def _page(svc: Service, req: dict[str, Any], table: Table, source: _Source,
     if stopped and scanned:
         last = scanned[-1]
         out["LastEvaluatedKey"] = {n: last[n] for n in source.key_names}
-    return _finish(out, req, table, charge)
+    return _finish(out, mode, table, charge)
 
 
 def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ the store never has to keep a second copy consistent).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,18 +35,24 @@ class KeySchema:
 
     pk: KeyDef
     sk: KeyDef | None
+    keys: tuple[KeyDef, ...] = field(init=False, repr=False, compare=False)
+    """The key attributes, partition key first (derived once: read per request)."""
+    names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """Their names."""
+    typed_names: tuple[tuple[str, str], ...] = field(init=False, repr=False, compare=False)
+    """(name, type) of each key attribute, for `in_index`."""
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return (self.pk.name, self.sk.name) if self.sk else (self.pk.name,)
+    def __post_init__(self) -> None:
+        keys = (self.pk, self.sk) if self.sk else (self.pk,)
+        object.__setattr__(self, "keys", keys)
+        object.__setattr__(self, "names", tuple(k.name for k in keys))
+        object.__setattr__(self, "typed_names", tuple((k.name, k.type) for k in keys))
 
     def in_index(self, item: Item) -> bool:
         """Whether an item appears in an index with this schema (sparse indexes)."""
-        for key in (self.pk, self.sk):
-            if key is None:
-                continue
-            value = item.get(key.name)
-            if value is None or kind_of(value) != key.type:
+        for name, kind in self.typed_names:
+            value = item.get(name)
+            if value is None or next(iter(value)) != kind:  # kind_of, inline: per GSI write
                 return False
         return True
 
@@ -54,10 +60,10 @@ class KeySchema:
         return {name: item[name] for name in self.names}
 
 
-def sort_value(value: AttributeValue) -> Any:
-    """DynamoDB order for a key value: str (code-point order equals UTF-8 byte order),
-    Decimal, or bytes."""
-    return typed(value)
+sort_value: Callable[[AttributeValue], Any] = typed
+"""DynamoDB order for a key value: str (code-point order equals UTF-8 byte order),
+Decimal, or bytes. The typed value itself (bound, not wrapped: the store calls it for
+every request)."""
 
 
 def pk_hash_of(value: AttributeValue) -> int:
@@ -124,9 +130,8 @@ class ItemStore:
         return key
 
     def validate_item_keys(self, item: Item) -> None:
-        for attr in (self.schema.pk, self.schema.sk):
-            if attr is not None:
-                check_key_value(attr, item.get(attr.name), "Item")
+        for attr in self.schema.keys:
+            check_key_value(attr, item.get(attr.name), "Item")
 
     def _ids(self, key: Item) -> tuple[Any, Any]:
         pk = sort_value(key[self.schema.pk.name])

@@ -71,30 +71,33 @@ class Metrics:
             del self.partitions[key]
 
     def record(self, table: str, decision: Decision, charge: Charge, now: float) -> None:
+        # Runs once per request: the decision's and charge's fields are read once.
         t = int(now)
+        accepted, refused, throttle = decision.accepted, decision.refused, decision.throttle
+        is_write = charge.is_write
         throttled_index: str | None = None
-        if decision.throttle is not None and "/index/" in decision.throttle.resource:
-            throttled_index = decision.throttle.resource.rsplit("/index/", 1)[1]
-        targets: list[tuple[str | None, float]] = []
-        if charge.is_write:
-            targets.append((None, charge.table_units))
-            targets += list(charge.gsi_units.items())
+        if throttle is not None and "/index/" in throttle.resource:
+            throttled_index = throttle.resource.rsplit("/index/", 1)[1]
+        targets: list[tuple[str | None, float]]
+        if is_write:
+            targets = [(None, charge.table_units), *charge.gsi_units.items()]
         else:
-            targets.append((charge.index, charge.table_units))
+            targets = [(charge.index, charge.table_units)]
+        all_series = self.series
         for index, units in targets:
-            series = self.series.get((table, index))
+            series = all_series.get((table, index))
             if series is None:
-                series = self.series[(table, index)] = Series()
+                series = all_series[(table, index)] = Series()
             for second in (series.at(t), series.totals):
-                second.accepted += decision.accepted
-                if charge.is_write:
-                    second.consumed_wcu += decision.accepted * units
+                second.accepted += accepted
+                if is_write:
+                    second.consumed_wcu += accepted * units
                 else:
-                    second.consumed_rcu += decision.accepted * units
-                if decision.throttle is not None and decision.refused and (
-                        index is None or index == throttled_index or not charge.is_write):
-                    second.throttled += decision.refused
-                    second.reasons[decision.throttle.reason] += decision.refused
+                    second.consumed_rcu += accepted * units
+                if throttle is not None and refused and (
+                        index is None or index == throttled_index or not is_write):
+                    second.throttled += refused
+                    second.reasons[throttle.reason] += refused
 
     def sample_partitions(self, model: CapacityModel, now: float) -> None:
         """Once a second: each partition's cumulative use, for per-second utilisation."""

@@ -41,8 +41,12 @@ class Table:
     tags: dict[str, str] = field(default_factory=dict)
     billing_switched_epoch: float | None = None
 
+    def creating(self, now: float) -> bool:
+        """Whether the table is still being created (data-plane calls are refused)."""
+        return now < self.ready_at
+
     def status(self, now: float) -> str:
-        if now < self.ready_at:
+        if self.creating(now):
             return "CREATING"
         if any(now < g.ready_at for g in self.gsis.values()):
             return "UPDATING"

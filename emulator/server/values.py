@@ -21,6 +21,19 @@ AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
 
+EXACT_DIGITS = 28
+"""Digits a Decimal keeps through normalize() in the default context: `canonical` rounds
+a longer number, so only integers this short compare exactly by their digits."""
+
+
+def is_plain_integer(text: Any, max_digits: int = 38) -> bool:
+    """Whether `text` is 1 to `max_digits` ASCII digits. With the default 38, always a valid
+    DynamoDB number (at most 38 significant digits, magnitude below 1E38), so checks may
+    accept it without parsing."""
+    return (type(text) is str and 0 < len(text) <= max_digits and text.isascii()
+            and text.isdigit())
+
+
 def parse_number(text: Any) -> Decimal:
     """A DynamoDB number: up to 38 significant digits, magnitude 1E-130 to 9.9E125."""
     if not isinstance(text, str):
@@ -70,7 +83,8 @@ def check_value(value: Any, depth: int = 0) -> None:
         if not isinstance(inner, str):
             raise serialization("STRING_VALUE can not be converted to String")
     elif kind == "N":
-        parse_number(inner)
+        if not is_plain_integer(inner):
+            parse_number(inner)
     elif kind == "B":
         decode_binary(inner)
     elif kind == "BOOL":
@@ -121,6 +135,10 @@ def check_item(item: Any, member: str = "Item") -> Item:
     for name, value in item.items():
         if not name:
             raise invalid_parameter("An attribute name cannot be empty")
+        # A string, the most common value, is valid as it is: accept it here rather than
+        # through check_value's dispatch (which would accept it the same way).
+        if type(value) is dict and len(value) == 1 and type(value.get("S")) is str:
+            continue
         check_value(value)
     return item
 
