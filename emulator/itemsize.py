@@ -13,22 +13,20 @@ import base64
 from decimal import Decimal
 from typing import Any
 
+from emulator.numbers import significant_digits
+
 _LIST_OVERHEAD = 3
 _ELEMENT_OVERHEAD = 1
 
 
 def _number_size(text: str) -> int:
-    if len(text) <= 28 and text.isascii() and text.isdigit():
+    if text.isascii() and text.isdigit():
         # A plain integer (the common version or counter): its significant digits are
-        # the text without leading and trailing zeros; no Decimal needed. Up to 28 digits
-        # only: beyond, normalize() rounds to the default context's 28 digits.
+        # the text without leading and trailing zeros; no Decimal needed.
         digits = len(text.strip("0"))
-        return (digits + 1) // 2 + 1 if digits else 1 + 1
-    number = Decimal(text)
-    if number == 0:
-        return 1 + 1
-    digits = len(number.normalize().as_tuple().digits)
-    return (digits + 1) // 2 + 1
+    else:
+        digits = significant_digits(Decimal(text))
+    return (digits + 1) // 2 + 1 if digits else 1 + 1
 
 
 def value_size(value: dict[str, Any]) -> int:

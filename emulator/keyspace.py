@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from emulator.buckets import TokenBucket
+from emulator.numbers import normal
 
 HASH_SPACE = 1 << 64
 SAMPLE_SIZE = 256
@@ -42,7 +43,7 @@ def key_bytes(value: str | bytes | Decimal | int | float) -> bytes:
         return value
     if isinstance(value, str):
         return value.encode("utf-8")
-    number = Decimal(str(value)).normalize()
+    number = normal(Decimal(str(value)))
     if number == number.to_integral_value():
         return str(int(number)).encode()
     return format(number, "f").encode()

@@ -17,7 +17,6 @@ from emulator.params import CapacityParams
 from emulator.server.items import KeySchema, pk_hash_of
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import (
-    EXACT_DIGITS,
     AttributeValue,
     Item,
     canonical,
@@ -71,9 +70,9 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
         return False
     n: Any = a.get("N")
     m: Any = b.get("N")
-    if is_plain_integer(n, EXACT_DIGITS) and is_plain_integer(m, EXACT_DIGITS):
-        # Two integers `canonical` would not round (a version, a counter): one number
-        # exactly when their digits are, leading zeros aside; no Decimal needed.
+    if is_plain_integer(n) and is_plain_integer(m):
+        # Two plain integers (a version, a counter): one number exactly when their
+        # digits are, leading zeros aside; no Decimal needed.
         return n.lstrip("0") == m.lstrip("0")
     return bool(canonical(a) == canonical(b))
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from emulator.numbers import add, subtract
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
 from emulator.server.values import AttributeValue, Item, canonical, format_number, kind_of, typed
 
@@ -522,7 +523,7 @@ def _set_value(node: Node, item: Item | None) -> AttributeValue:
                                 f"{'+' if kind == 'plus' else '-'}, operand type: "
                                 f"{kind_of(b) if kind_of(a) == 'N' else kind_of(a)}")
         x, y = Decimal(a["N"]), Decimal(b["N"])
-        return {"N": format_number(x + y if kind == "plus" else x - y)}
+        return {"N": format_number(add(x, y) if kind == "plus" else subtract(x, y))}
     if kind == "if_not_exists":
         existing = resolve(item, node[1])
         return existing if existing is not None else _set_value(node[2], item)
@@ -603,7 +604,7 @@ def _add(item: Item, path: Path, operand: AttributeValue) -> None:
         if current is None:
             _assign(item, path, operand)
         elif kind_of(current) == "N":
-            total = Decimal(current["N"]) + Decimal(operand["N"])
+            total = add(Decimal(current["N"]), Decimal(operand["N"]))
             _assign(item, path, {"N": format_number(total)})
         else:
             raise _update_error("Incorrect operand type for operator or function; operator: "

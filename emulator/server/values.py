@@ -11,6 +11,7 @@ import binascii
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from emulator.numbers import MAX_DIGITS, normal, significant_digits
 from emulator.server.protocol import invalid_parameter, serialization, validation
 
 SCALARS = ("S", "N", "B")
@@ -21,16 +22,11 @@ AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
 
-EXACT_DIGITS = 28
-"""Digits a Decimal keeps through normalize() in the default context: `canonical` rounds
-a longer number, so only integers this short compare exactly by their digits."""
-
-
-def is_plain_integer(text: Any, max_digits: int = 38) -> bool:
-    """Whether `text` is 1 to `max_digits` ASCII digits. With the default 38, always a valid
-    DynamoDB number (at most 38 significant digits, magnitude below 1E38), so checks may
-    accept it without parsing."""
-    return (type(text) is str and 0 < len(text) <= max_digits and text.isascii()
+def is_plain_integer(text: Any) -> bool:
+    """Whether `text` is 1 to 38 ASCII digits: always a valid DynamoDB number (at most 38
+    significant digits, magnitude below 1E38), so checks may accept it without parsing,
+    and two such numbers are equal exactly when their digits are, leading zeros aside."""
+    return (type(text) is str and 0 < len(text) <= MAX_DIGITS and text.isascii()
             and text.isdigit())
 
 
@@ -45,8 +41,7 @@ def parse_number(text: Any) -> Decimal:
     if not number.is_finite() or text.strip() != text or not text:
         raise validation("A value provided cannot be converted into a number")
     if number != 0:
-        digits = number.normalize().as_tuple().digits
-        if len(digits) > 38:
+        if significant_digits(number) > MAX_DIGITS:
             raise validation("Attempting to store more than 38 significant digits in a Number")
         exponent = number.adjusted()
         if exponent > 125:
@@ -108,7 +103,7 @@ def check_value(value: Any, depth: int = 0) -> None:
                     raise serialization("STRING_SET element must be a string")
                 canonical: Any = element
             elif kind == "NS":
-                canonical = parse_number(element).normalize()
+                canonical = normal(parse_number(element))
             else:
                 canonical = decode_binary(element)
             if canonical in seen:
@@ -168,13 +163,13 @@ def canonical(value: AttributeValue) -> Any:
     unordered), for equality tests and set arithmetic."""
     kind, inner = next(iter(value.items()))
     if kind == "N":
-        return ("N", Decimal(inner).normalize())
+        return ("N", normal(Decimal(inner)))
     if kind == "B":
         return ("B", base64.b64decode(inner))
     if kind == "SS":
         return ("SS", frozenset(inner))
     if kind == "NS":
-        return ("NS", frozenset(Decimal(n).normalize() for n in inner))
+        return ("NS", frozenset(normal(Decimal(n)) for n in inner))
     if kind == "BS":
         return ("BS", frozenset(base64.b64decode(b) for b in inner))
     if kind == "M":
@@ -186,7 +181,7 @@ def canonical(value: AttributeValue) -> Any:
 
 def format_number(number: Decimal) -> str:
     """How DynamoDB prints a computed number (no exponent for ordinary magnitudes)."""
-    normal = number.normalize()
-    if normal == normal.to_integral_value():
-        return str(int(normal))
-    return format(normal, "f")
+    trimmed = normal(number)
+    if trimmed == trimmed.to_integral_value():
+        return str(int(trimmed))
+    return format(trimmed, "f")

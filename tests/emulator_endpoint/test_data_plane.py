@@ -221,3 +221,26 @@ def test_batch_write_and_get(ddb: Any) -> None:
     with pytest.raises(ClientError) as err:
         ddb.batch_write_item(RequestItems={"t": [puts[0], puts[0]]})
     assert "duplicates" in err.value.response["Error"]["Message"]
+
+
+def test_numbers_keep_38_significant_digits(ddb: Any) -> None:
+    """Python's default decimal context keeps 28 digits; DynamoDB keeps 38. Two keys that
+    differ in the 38th digit are two items, an ADD keeps every digit, and a 39th
+    significant digit is refused."""
+    ddb.create_table(TableName="n38", BillingMode="PAY_PER_REQUEST",
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "N"}])
+    first, second = "1" * 37 + "1", "1" * 37 + "2"
+    for pk in (first, second):
+        ddb.put_item(TableName="n38", Item={"pk": {"N": pk}, "v": {"N": pk}})
+    assert ddb.scan(TableName="n38")["Count"] == 2
+    got = ddb.get_item(TableName="n38", Key={"pk": {"N": second}})["Item"]
+    assert got["v"]["N"] == second
+    new = ddb.update_item(TableName="n38", Key={"pk": {"N": first}},
+                          UpdateExpression="ADD v :one",
+                          ExpressionAttributeValues={":one": {"N": "1"}},
+                          ReturnValues="UPDATED_NEW")["Attributes"]
+    assert new["v"]["N"] == second
+    with pytest.raises(ClientError) as err:
+        ddb.put_item(TableName="n38", Item={"pk": {"N": "1" * 39}})
+    assert "38 significant digits" in err.value.response["Error"]["Message"]
