@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import email.utils
+import itertools
 import time
 import zlib
 from collections.abc import Callable
@@ -57,49 +58,47 @@ _BUG = b'{"__type":"com.amazon.coral.service#InternalFailure","message":' \
 
 
 class _Date:
-    """The Date header, formatted once per second rather than once per reply."""
+    """The Date header line, formatted once per second rather than once per reply."""
 
     def __init__(self) -> None:
         self.second = -1
-        self.value = ""
+        self.line = b""
 
-    def now(self) -> str:
+    def now(self) -> bytes:
         second = int(time.time())
         if second != self.second:
             self.second = second
-            self.value = email.utils.formatdate(second, usegmt=True)
-        return self.value
+            self.line = f"Date: {email.utils.formatdate(second, usegmt=True)}\r\n".encode()
+        return self.line
 
 
 _DATE = _Date()
+_ID_PREFIX = f"{int(time.time()) & 0xFFFFFFFF:08X}".encode()
+"""x-amzn-RequestId is this process's start time and a reply counter: unique per
+process, and cheaper than a uuid4 per reply."""
+_request_ids = itertools.count(1)
+_STATUS_LINES: dict[tuple[int, str], bytes] = {}
 
 
-class _RequestIds:
-    """x-amzn-RequestId values: unique per process, cheaper than a uuid4 per reply."""
-
-    def __init__(self) -> None:
-        self.prefix = f"{int(time.time()) & 0xFFFFFFFF:08X}"
-        self.count = 0
-
-    def next(self) -> str:
-        self.count += 1
-        return f"{self.prefix}{self.count:024X}"
-
-
-_IDS = _RequestIds()
+def _status_line(status: int, content_type: str) -> bytes:
+    """The status line and Content-Type header of a reply (formatted once per pair)."""
+    line = _STATUS_LINES.get((status, content_type))
+    if line is None:
+        line = _STATUS_LINES[(status, content_type)] = (
+            f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
+            f"Content-Type: {content_type}\r\n").encode("latin-1")
+    return line
 
 
 def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
     """The bytes of one response, with the headers DynamoDB sends (x-amz-crc32 lets an
     SDK check the body, as botocore does against AWS)."""
     body = reply.body
-    head = (f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}\r\n"
-            f"Content-Type: {reply.content_type}\r\nContent-Length: {len(body)}\r\n"
-            f"x-amzn-RequestId: {_IDS.next()}\r\nx-amz-crc32: {zlib.crc32(body)}\r\n"
-            f"Date: {_DATE.now()}\r\nServer: hotbench\r\n")
-    if not keep_alive:
-        head += "Connection: close\r\n"
-    return head.encode("latin-1") + b"\r\n" + body
+    return b"%sContent-Length: %d\r\nx-amzn-RequestId: %s%024X\r\nx-amz-crc32: %d\r\n" \
+           b"%sServer: hotbench\r\n%s\r\n%s" % (
+               _status_line(reply.status, reply.content_type), len(body), _ID_PREFIX,
+               next(_request_ids), zlib.crc32(body), _DATE.now(),
+               b"" if keep_alive else b"Connection: close\r\n", body)
 
 
 class HttpServer:
