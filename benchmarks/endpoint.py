@@ -7,6 +7,8 @@ keep-alive client pinned to core 1 (so the client is never the bottleneck's susp
             request with a fixed `{}` (the ceiling: the HTTP stack alone)
   emulator  hotbench's endpoint, PutItem of ~1 KB items on a table with 3 GSIs
   moto      moto_server (moto[server]), the same PutItems
+  aiohttp   (optional, for context) aiohttp's low-level server answering `{}`: what a
+            well-kept Python framework's HTTP layer costs
 
 Targets (issue #3): emulator >= 0.5 x bare and >= 30 x moto. Loopback only; each target
 runs for --seconds (default 20) after a 2 s warm-up, --rounds times (default 3) in turn,
@@ -67,6 +69,26 @@ def serve_bare(port: int) -> None:
 
     async def main() -> None:
         server = HttpServer(handle)
+        await asyncio.get_running_loop().create_server(server, "127.0.0.1", port, backlog=1024)
+        await asyncio.Event().wait()
+
+    from emulator.server.runner import new_event_loop
+
+    with asyncio.Runner(loop_factory=new_event_loop) as runner:
+        runner.run(main())
+
+
+def serve_aiohttp(port: int) -> None:
+    """For context only (--targets ...,aiohttp): aiohttp's low-level server answering `{}`,
+    the emulator's previous HTTP front, i.e. what a well-kept Python framework costs."""
+    from aiohttp import web, web_server
+
+    async def handle(request: web.BaseRequest) -> web.Response:
+        await request.read()
+        return web.Response(body=b"{}", headers={"Content-Type": "application/x-amz-json-1.0"})
+
+    async def main() -> None:
+        server = web_server.Server(handle, access_log=None)
         await asyncio.get_running_loop().create_server(server, "127.0.0.1", port, backlog=1024)
         await asyncio.Event().wait()
 
@@ -207,7 +229,7 @@ def measure(kind: str, seconds: float, connections: int, requests: list[tuple[by
     proc = _start(kind, port)
     try:
         _wait_ready(port)
-        if kind != "bare":
+        if kind in ("emulator", "moto"):
             _create_table(port)
         t0 = time.monotonic()
         from emulator.server.runner import new_event_loop
@@ -230,12 +252,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--targets", default="bare,emulator,moto")
-    parser.add_argument("--serve", choices=["bare", "emulator"], help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=["bare", "aiohttp", "emulator"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         sys.path.insert(0, str(ROOT))
-        (serve_bare if args.serve == "bare" else serve_emulator)(args.port)
+        {"bare": serve_bare, "aiohttp": serve_aiohttp, "emulator": serve_emulator}[
+            args.serve](args.port)
         return 0
     _pin(CLIENT_CORE)
     requests = _requests(20_000)

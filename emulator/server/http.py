@@ -109,9 +109,33 @@ class HttpServer:
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.connections: set[HttpConnection] = set()
+        self.outbox: list[tuple[HttpConnection, bytes, bool]] = []
 
     def __call__(self) -> HttpConnection:
         return HttpConnection(self)
+
+    def post(self, connection: HttpConnection, data: bytes, keep_alive: bool) -> None:
+        """Queue a reply for the end of this turn of the event loop.
+
+        Why not write at once: the loop hands over every ready connection in one turn;
+        answering them all first and then sending every reply keeps the handler's code
+        and data in the CPU caches across requests instead of alternating with the
+        kernel's send path (measured: benchmarks/endpoint.py). A reply waits only for the
+        rest of the current turn."""
+        if not self.outbox:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.outbox.append((connection, data, keep_alive))
+
+    def flush(self) -> None:
+        """Send the queued replies, in the order they were made."""
+        outbox, self.outbox = self.outbox, []
+        for connection, data, keep_alive in outbox:
+            transport = connection.transport
+            if transport is None or transport.is_closing():
+                continue
+            transport.write(data)
+            if not keep_alive:
+                transport.close()
 
     def close_all(self) -> None:
         for connection in list(self.connections):
@@ -223,9 +247,9 @@ class HttpConnection(asyncio.Protocol):
         if head_only:
             data = data[:len(data) - len(reply.body)]
         if reply.delay_s <= 0 and not self.held:
-            self.transport.write(data)
+            self.server.post(self, data, keep_alive)
             if not keep_alive:
-                self.close()
+                self.closing = True  # nothing after a closing reply is answered
             return
         loop = asyncio.get_running_loop()
         ready_at = loop.time() + max(reply.delay_s, 0.0)
