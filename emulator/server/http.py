@@ -133,7 +133,8 @@ class HttpServer:
             transport = connection.transport
             if transport is None or transport.is_closing():
                 continue
-            transport.write(data)
+            if data:
+                transport.write(data)
             if not keep_alive:
                 transport.close()
 
@@ -184,6 +185,17 @@ class HttpConnection(asyncio.Protocol):
             except httptools.HttpParserError:
                 self._send(Reply(400, JSON_1_0, _BAD_HTTP), keep_alive=False)
                 return
+
+    def eof_received(self) -> bool:
+        """The client half-closed (sent all it will send): answer what it asked, then
+        close. True keeps the transport open for those replies."""
+        if not self.closing:
+            if self.held:
+                self.held.append((self.held[-1][0], b"", False))
+            else:
+                self.server.post(self, b"", False)
+            self.closing = True
+        return True
 
     def pause_writing(self) -> None:
         """A client that does not read its replies stops being read (bounded memory)."""
@@ -269,7 +281,8 @@ class HttpConnection(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         while self.held and self.held[0][0] <= loop.time():
             _, data, keep_alive = self.held.popleft()
-            self.transport.write(data)
+            if data:
+                self.transport.write(data)
             if not keep_alive:
                 self.transport.close()
                 return

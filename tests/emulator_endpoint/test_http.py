@@ -161,6 +161,18 @@ def test_upgrade_requests_are_answered_as_http_1_1(server: EmulatorServer) -> No
     assert [r["status"] for r in replies] == [200, 200] and not closed
 
 
+@pytest.mark.parametrize("latency", ["none", "fixed:20ms"])
+def test_a_half_closed_client_still_gets_its_replies(latency: str) -> None:
+    with EmulatorServer(create_delay_s=0, latency=latency) as emu, \
+            socket.create_connection(("127.0.0.1", emu.port), timeout=5) as sock:
+        sock.sendall(post("ListTables", {}) * 2)
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.count(b"HTTP/1.1 200 OK") == 2
+
+
 def test_held_replies_keep_their_order_and_delay() -> None:
     with EmulatorServer(create_delay_s=0, latency="fixed:50ms") as emu:
         start = time.monotonic()
