@@ -101,33 +101,55 @@ def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
                b"" if keep_alive else b"Connection: close\r\n", body)
 
 
+_Request = tuple[bytes, bytes, "str | None", bytes, bool]
+"""A parsed request: method, URL, X-Amz-Target, body, keep-alive."""
+_Work = _Request | tuple[Reply, bool]
+"""What a connection queues: a request to answer, or a reply made by the HTTP layer
+itself (a refusal, or the end of a half-closed connection) with its keep-alive."""
+
+
 class HttpServer:
-    """The protocol factory of one listening socket, and its open connections (so that
+    """The protocol factory of one listening socket, its open connections (so that
     stopping the server also closes keep-alive connections, which asyncio.Server.close
-    leaves open before Python 3.13)."""
+    leaves open before Python 3.13), and the work of the current event-loop turn."""
 
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.connections: set[HttpConnection] = set()
+        self.inbox: list[tuple[HttpConnection, _Work]] = []
         self.outbox: list[tuple[HttpConnection, bytes, bool]] = []
+        self.scheduled = False
 
     def __call__(self) -> HttpConnection:
         return HttpConnection(self)
 
-    def post(self, connection: HttpConnection, data: bytes, keep_alive: bool) -> None:
-        """Queue a reply for the end of this turn of the event loop.
+    def close_all(self) -> None:
+        for connection in list(self.connections):
+            connection.close()
 
-        Why not write at once: the loop hands over every ready connection in one turn;
-        answering them all first and then sending every reply keeps the handler's code
-        and data in the CPU caches across requests instead of alternating with the
-        kernel's send path (measured: benchmarks/endpoint.py). A reply waits only for the
-        rest of the current turn."""
-        if not self.outbox:
-            asyncio.get_running_loop().call_soon(self.flush)
+    def submit(self, connection: HttpConnection, work: _Work) -> None:
+        """Queue a request (or a ready reply) for the end of this turn of the loop."""
+        self.inbox.append((connection, work))
+        if not self.scheduled:
+            self.scheduled = True
+            asyncio.get_running_loop().call_soon(self.turn)
+
+    def post(self, connection: HttpConnection, data: bytes, keep_alive: bool) -> None:
+        """Queue a reply's bytes; `turn` sends them."""
         self.outbox.append((connection, data, keep_alive))
 
-    def flush(self) -> None:
-        """Send the queued replies, in the order they were made."""
+    def turn(self) -> None:
+        """Answer the requests of this turn, then send the replies, in arrival order.
+
+        Why not answer and send each request as it is read: the loop hands over every
+        ready connection in one turn; running the handler for all of them back to back,
+        and only then the kernel's send path for all replies, keeps each one's code and
+        data in the CPU caches instead of alternating the two (measured with
+        benchmarks/endpoint.py). A reply waits only for the rest of the current turn."""
+        inbox, self.inbox = self.inbox, []
+        self.scheduled = False
+        for connection, work in inbox:
+            connection.answer(work)
         outbox, self.outbox = self.outbox, []
         for connection, data, keep_alive in outbox:
             transport = connection.transport
@@ -138,13 +160,9 @@ class HttpServer:
             if not keep_alive:
                 transport.close()
 
-    def close_all(self) -> None:
-        for connection in list(self.connections):
-            connection.close()
-
 
 class HttpConnection(asyncio.Protocol):
-    """One client connection: parse, dispatch, reply in order."""
+    """One client connection: parse, queue, answer and reply in order."""
 
     def __init__(self, server: HttpServer) -> None:
         self.server = server
@@ -156,7 +174,10 @@ class HttpConnection(asyncio.Protocol):
         self.body: list[bytes] = []
         self.size = 0
         self.too_large = False
-        self.closing = False
+        self.reading = True
+        """False once nothing more is to be parsed (a closing request, bad HTTP, EOF)."""
+        self.finished = False
+        """True once a closing reply is queued: nothing after it is answered."""
         self.held: collections.deque[tuple[float, bytes, bool]] = collections.deque()
         self.timer: asyncio.TimerHandle | None = None
 
@@ -168,12 +189,13 @@ class HttpConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server.connections.discard(self)
-        self.closing = True
+        self.reading = False
+        self.transport = None
         if self.timer is not None:
             self.timer.cancel()
 
     def data_received(self, data: bytes) -> None:
-        while data and not self.closing:
+        while data and self.reading:
             try:
                 self.parser.feed_data(data)
                 return
@@ -183,18 +205,16 @@ class HttpConnection(asyncio.Protocol):
                 offset = upgrade.args[0] if upgrade.args else 0
                 data = data[offset:] if offset > 0 else b""
             except httptools.HttpParserError:
-                self._send(Reply(400, JSON_1_0, _BAD_HTTP), keep_alive=False)
+                self.reading = False
+                self.server.submit(self, (Reply(400, JSON_1_0, _BAD_HTTP), False))
                 return
 
     def eof_received(self) -> bool:
         """The client half-closed (sent all it will send): answer what it asked, then
         close. True keeps the transport open for those replies."""
-        if not self.closing:
-            if self.held:
-                self.held.append((self.held[-1][0], b"", False))
-            else:
-                self.server.post(self, b"", False)
-            self.closing = True
+        if self.reading:
+            self.reading = False
+            self.server.submit(self, (Reply(0, "", b""), False))
         return True
 
     def pause_writing(self) -> None:
@@ -203,11 +223,12 @@ class HttpConnection(asyncio.Protocol):
             self.transport.pause_reading()
 
     def resume_writing(self) -> None:
-        if self.transport is not None and not self.closing:
+        if self.transport is not None and self.reading:
             self.transport.resume_reading()
 
     def close(self) -> None:
-        self.closing = True
+        self.reading = False
+        self.finished = True
         if self.transport is not None:
             self.transport.close()
 
@@ -239,37 +260,51 @@ class HttpConnection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         keep_alive = self.parser.should_keep_alive()
+        if not keep_alive:
+            self.reading = False
         if self.too_large:
-            self._send(Reply(413, JSON_1_0, _TOO_LARGE), keep_alive=False)
+            self.reading = False
+            self.server.submit(self, (Reply(413, JSON_1_0, _TOO_LARGE), False))
             return
-        method = self.parser.get_method().decode("latin-1")
         body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
-        path, _, query = self.url.decode("latin-1").partition("?")
+        self.server.submit(self, (self.parser.get_method(), self.url, self.target, body,
+                                  keep_alive))
+
+    # answers and replies ------------------------------------------------------------------
+    def answer(self, work: _Work) -> None:
+        """Run the handler on one queued request (or take the ready reply) and queue
+        the reply."""
+        if len(work) == 2:
+            ready, keep_alive = cast(tuple[Reply, bool], work)
+            self._send(ready, keep_alive)
+            return
+        raw_method, url, target, body, keep_alive = cast(_Request, work)
+        method = raw_method.decode("latin-1")
+        path, _, query = url.decode("latin-1").partition("?")
         try:
-            reply = self.handler(method, path, query, self.target, body)
+            reply = self.handler(method, path, query, target, body)
         except Exception:  # the handler's contract is not to raise; never drop the client
             reply = Reply(500, JSON_1_0, _BUG)
         self._send(reply, keep_alive, head_only=method == "HEAD")
 
-    # replies ------------------------------------------------------------------------------
     def _send(self, reply: Reply, keep_alive: bool, head_only: bool = False) -> None:
-        if self.transport is None or self.closing:
+        """Queue a reply's bytes: for this turn's end, or held back (--latency) behind
+        any reply held before it. Status 0 is no reply, only the close that follows."""
+        if self.transport is None or self.finished:
             return
-        data = encode_reply(reply, keep_alive)
+        if not keep_alive:
+            self.finished = True
+        data = encode_reply(reply, keep_alive) if reply.status else b""
         if head_only:
             data = data[:len(data) - len(reply.body)]
         if reply.delay_s <= 0 and not self.held:
             self.server.post(self, data, keep_alive)
-            if not keep_alive:
-                self.closing = True  # nothing after a closing reply is answered
             return
         loop = asyncio.get_running_loop()
         ready_at = loop.time() + max(reply.delay_s, 0.0)
         if self.held:
             ready_at = max(ready_at, self.held[-1][0])
         self.held.append((ready_at, data, keep_alive))
-        if not keep_alive:
-            self.closing = True  # nothing after a closing reply is answered
         if self.timer is None:
             self.timer = loop.call_at(ready_at, self._release)
 
