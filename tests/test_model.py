@@ -282,3 +282,16 @@ def test_unknown_table_and_bad_config_are_model_errors() -> None:
     with pytest.raises(ModelError, match="ProvisionedThroughput"):
         model.create_table({"TableName": "t",
                             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}, 0.0)
+
+
+def test_partition_hash_is_the_same_for_a_string_and_its_bytes_and_survives_a_full_cache(
+) -> None:
+    from emulator import keyspace
+
+    first = partition_hash(b"warehouse-7")
+    assert partition_hash("warehouse-7") == first == partition_hash(key_bytes("warehouse-7"))
+    for i in range(keyspace.HASH_CACHE_SIZE + 10):  # fills the cache past its bound
+        partition_hash(f"filler-{i}")
+    assert len(keyspace._HASHES) <= keyspace.HASH_CACHE_SIZE
+    assert partition_hash("warehouse-7") == first
+    assert partition_hash("é") == partition_hash("é".encode())

@@ -68,11 +68,11 @@ every request)."""
 
 def pk_hash_of(value: AttributeValue) -> int:
     """Where a partition-key value lands in the model's hash space (the bytes are
-    `keyspace.key_bytes` of the value; a string's are its UTF-8, done inline as the
-    common case)."""
+    `keyspace.key_bytes` of the value; a string, the common case, is handed over as it
+    is: partition_hash hashes its UTF-8, which key_bytes would give)."""
     text = value.get("S")
     if text is not None:
-        return partition_hash(text.encode("utf-8"))
+        return partition_hash(text)
     return partition_hash(key_bytes(typed(value)))
 
 
