@@ -21,12 +21,15 @@ import asyncio
 import collections
 import email.utils
 import itertools
+import logging
 import time
 import zlib
 from collections.abc import Callable
 from typing import NamedTuple, cast
 
 import httptools
+
+log = logging.getLogger("hotbench.emulator")
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """[AWS] the largest request DynamoDB accepts (a full BatchWriteItem)."""
@@ -284,6 +287,7 @@ class HttpConnection(asyncio.Protocol):
         try:
             reply = self.handler(method, path, query, target, body)
         except Exception:  # the handler's contract is not to raise; never drop the client
+            log.exception("handler failed on %s %s", method, path)
             reply = Reply(500, JSON_1_0, _BUG)
         self._send(reply, keep_alive, head_only=method == "HEAD")
 
