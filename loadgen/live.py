@@ -28,7 +28,7 @@ from typing import Any
 from loadgen.coordinator import FleetOptions, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.playbook import Playbook
-from loadgen.report import RunPlan
+from loadgen.report import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.results import PlaybookResult, to_full_scale
 from loadgen.resultstore import ResultStore, make_client, wait_active
 from loadgen.seed import seed_table
@@ -50,9 +50,10 @@ class LiveOptions:
     endpoint: str | None = None
     """DynamoDB endpoint; None starts the emulator in-process."""
     region: str = "us-east-1"
-    timeout_s: float = 8.0
-    concurrency: int = 256
-    drain_s: float = 10.0
+    timeout_s: float = TIMEOUT_S
+    concurrency: int = CONCURRENCY
+    drain_s: float = DRAIN_S
+    """Handed to each run's RunPlan (the defaults are RunPlan's)."""
     seed_limit: int | None = None
     """Seed at most this many items per table (default: the playbook's seed_items)."""
     fleet_factory: Callable[[], Fleet] | None = None

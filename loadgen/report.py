@@ -22,6 +22,14 @@ FAILED = "failed"
 RUNNING = "running"
 
 
+TIMEOUT_S = 8.0
+"""Default seconds a measured request may take before it counts as an error."""
+CONCURRENCY = 256
+"""Default cap on requests in flight per worker."""
+DRAIN_S = 10.0
+"""Default seconds after the last scheduled send before the watchdog stops a worker."""
+
+
 @dataclass
 class RunPlan:
     """One run (one table, one repeat) as every worker of the fleet executes it."""
@@ -38,10 +46,10 @@ class RunPlan:
     endpoint: str | None = None
     """Data-plane URL for measured requests; None means the region's AWS endpoint."""
     region: str = "us-east-1"
-    timeout_s: float = 8.0
-    concurrency: int = 256
+    timeout_s: float = TIMEOUT_S
+    concurrency: int = CONCURRENCY
     """Cap on requests in flight per worker."""
-    drain_s: float = 10.0
+    drain_s: float = DRAIN_S
     """Time after the last scheduled send before the watchdog stops the worker."""
     max_ops: int | None = None
     """Hard cap on requests per worker; default: its share of the schedule + 5 % + 100."""

@@ -10,6 +10,7 @@ import argparse
 
 from rich.console import Console
 
+from console.commands import add_playbook_arguments
 from console.output import UserError
 from console.report import report_result
 from loadgen.playbook import load_playbook
@@ -47,7 +48,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("run", help="drive a playbook live against the local emulator "
                                         "with a fleet of worker processes")
-    parser.add_argument("playbook", help="playbook YAML, e.g. playbooks/hot-partition.yaml")
+    add_playbook_arguments(parser)
     parser.add_argument("--target", choices=["local", "aws"], default="local",
                         help="where the tables live (only local for now)")
     parser.add_argument("--workers", type=int, default=2,
@@ -68,7 +69,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         help="a running emulator's endpoint (default: start one in-process)")
     parser.add_argument("--barrier-timeout", type=float, default=60.0, metavar="S",
                         help="seconds to wait for every worker to be ready (default 60)")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also write results as JSON (format: docs/results.md)")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)

@@ -7,6 +7,7 @@ import argparse
 
 from rich.console import Console
 
+from console.commands import add_playbook_arguments
 from console.report import report_result
 from loadgen.playbook import load_playbook
 
@@ -32,8 +33,6 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("simulate", help="run a playbook through the capacity model in "
                                              "virtual time (seconds, no AWS, no HTTP)")
-    parser.add_argument("playbook", help="playbook YAML, e.g. playbooks/hot-partition.yaml")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also write results as JSON (format: docs/results.md)")
+    add_playbook_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handle)

@@ -68,21 +68,25 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     return {"TableDescription": describe(svc, table, now)}
 
 
-def describe_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    name = table_name(req)
-    now = svc.tick()
+def _named_table(svc: Service, name: str) -> Table:
+    """A table in any status (control-plane calls see CREATING tables too)."""
     table = svc.tables.get(name)
     if table is None:
         raise not_found(f"Table: {name} not found")
+    return table
+
+
+def describe_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+    name = table_name(req)
+    now = svc.tick()
+    table = _named_table(svc, name)
     return {"Table": describe(svc, table, now)}
 
 
 def delete_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     now = svc.tick()
-    table = svc.tables.get(name)
-    if table is None:
-        raise not_found(f"Table: {name} not found")
+    table = _named_table(svc, name)
     if table.status(now) != "ACTIVE":
         raise in_use(f"Attempt to change a resource which is still in use: Table is being "
                      f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}")
@@ -170,9 +174,7 @@ def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     _check_capacity_members(req)
     now = svc.tick()
-    table = svc.tables.get(name)
-    if table is None:
-        raise not_found(f"Table: {name} not found")
+    table = _named_table(svc, name)
     if table.status(now) == "CREATING":
         raise in_use(f"Attempt to change a resource which is still in use: Table is being "
                      f"created: {name}")

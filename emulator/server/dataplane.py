@@ -216,6 +216,26 @@ def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
 
 # --- single-item writes ----------------------------------------------------------------------
 
+def _write_one(svc: Service, table: Table, key: Item, new: Item | None, new_size: int,
+               options: tuple[Node | None, str, str], mode: str) -> dict[str, Any]:
+    """A validated PutItem (`new` the item) or DeleteItem (`new` None): condition,
+    capacity, refusal, store change and reply, in DynamoDB's order, for both."""
+    cond, returns, on_fail = options
+    now = svc.tick()
+    old, old_size = table.store.get_sized(key)
+    ok = cond is None or evaluate(cond, old)
+    decision, charge = _admit_write(svc, table, key, old, new, now, ok, old_size, new_size)
+    _refuse_unless_admitted(decision, ok, old, on_fail)
+    if new is not None:
+        table.store.put(new, new_size)
+    elif old is not None:
+        table.store.delete(key)
+    out: dict[str, Any] = {}
+    if returns == "ALL_OLD" and old is not None:
+        out["Attributes"] = old
+    return _finish(out, mode, table, charge)
+
+
 def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     table = svc.table(table_name(req))
     plain = _is_plain(req, PLAIN_PUT)
@@ -224,19 +244,9 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     item = _item_member(req, "Item")
     table.store.validate_item_keys(item)
     size = _check_size(item)
-    cond, returns, on_fail = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    mode = _consumed_mode(req)
-    key = table.schema.key_of(item)
-    now = svc.tick()
-    old, old_size = table.store.get_sized(key)
-    ok = cond is None or evaluate(cond, old)
-    decision, charge = _admit_write(svc, table, key, old, item, now, ok, old_size, size)
-    _refuse_unless_admitted(decision, ok, old, on_fail)
-    table.store.put(item, size)
-    out: dict[str, Any] = {}
-    if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
-    return _finish(out, mode, table, charge)
+    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
+    return _write_one(svc, table, table.schema.key_of(item), item, size, options,
+                      _consumed_mode(req))
 
 
 def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -245,19 +255,8 @@ def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     if not plain:
         _reject_legacy(req)
     key = table.store.validate_key(_item_member(req, "Key"))
-    cond, returns, on_fail = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    mode = _consumed_mode(req)
-    now = svc.tick()
-    old, old_size = table.store.get_sized(key)
-    ok = cond is None or evaluate(cond, old)
-    decision, charge = _admit_write(svc, table, key, old, None, now, ok, old_size, 0)
-    _refuse_unless_admitted(decision, ok, old, on_fail)
-    if old is not None:
-        table.store.delete(key)
-    out: dict[str, Any] = {}
-    if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
-    return _finish(out, mode, table, charge)
+    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
+    return _write_one(svc, table, key, None, 0, options, _consumed_mode(req))
 
 
 def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
