@@ -194,12 +194,18 @@ class ItemStore:
             return
         order = coll.order
         if forward:
-            start = bisect.bisect_right(order, after) if has_after else 0
+            start = 0
+            if has_after:
+                start = bisect.bisect_right(order, after)
             for sk in order[start:]:
                 yield coll.items[sk]
         else:
-            stop = bisect.bisect_left(order, after) if has_after else len(order)
-            for sk in reversed(order[:stop]):
+            stop = len(order)
+            if has_after:
+                stop = bisect.bisect_left(order, after)
+            backwards = order[:stop]
+            backwards.reverse()
+            for sk in backwards:
                 yield coll.items[sk]
 
     def scan(self, after: Item | None = None) -> Iterator[Item]:
