@@ -4,8 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHECKOV_VENV := .venv-checkov
+# The emulator's own tests, run a second time on its pure-Python modules (the live fidelity
+# run is left to the compiled pass: it measures the same model over HTTP for minutes).
+PURE_TESTS := tests/emulator_endpoint tests/test_model.py tests/test_key_samples.py \
+	tests/test_fidelity.py tests/test_native.py -m "not slow"
 
-.PHONY: run test lint typecheck bench clean checkov
+.PHONY: run test lint typecheck bench clean checkov native
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,15 +24,23 @@ $(CHECKOV_VENV)/bin/checkov:
 
 checkov: $(CHECKOV_VENV)/bin/checkov
 
+## make native: compile the emulator with mypyc into .native/ (a no-op when it is current;
+## pure Python runs wherever no current build exists, or with HOTBENCH_PURE=1).
+native: $(STAMP)
+	$(BIN)/python -m emulator.nativebuild build
+
 ## make run: simulate the M1 hot-partition playbook on the embedded capacity model.
-run: $(STAMP)
+run: native
 	$(BIN)/hotbench simulate playbooks/hot-partition.yaml
 
 ## make test: lint, type-check and run the whole test suite.
-test: $(STAMP) $(CHECKOV_VENV)/bin/checkov
+## The suite runs on the compiled emulator (what `make run` and `hotbench` use), then the
+## emulator's own tests again on the pure-Python modules, the reference.
+test: native $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/ruff check emulator loadgen console tests benchmarks
 	$(BIN)/mypy
-	HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov $(BIN)/pytest -q
+	HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov $(BIN)/pytest -q
+	HOTBENCH_PURE=1 $(BIN)/pytest -q $(PURE_TESTS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check emulator loadgen console tests benchmarks
@@ -37,8 +49,8 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: native
 	$(BIN)/python benchmarks/simulate.py
 
 clean:
-	rm -rf $(VENV) $(CHECKOV_VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) .native .pytest_cache .mypy_cache .ruff_cache

@@ -45,3 +45,28 @@ def test_unwritable_json_path_is_a_clear_error(tmp_path: Path,
                  "--json", str(blocker / "r.json")])
     assert code == 2
     assert "cannot write" in capsys.readouterr().out
+
+
+def test_emulator_serve_says_what_runs_and_stops_cleanly_on_ctrl_c() -> None:
+    import os
+    import signal
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "HOTBENCH_PURE": "1", "COLUMNS": "300"}
+    proc = subprocess.Popen([sys.executable, "-m", "console.cli", "emulator", "serve",
+                             "--port", str(port)], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        assert proc.stdout is not None
+        banner = [proc.stdout.readline() for _ in range(5)]
+        assert banner[0].startswith(f"hotbench emulator listening on http://127.0.0.1:{port}")
+        assert banner[3].strip() == "emulator: pure Python (HOTBENCH_PURE is set)"
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert rest.strip().endswith("emulator stopped") and "Traceback" not in rest

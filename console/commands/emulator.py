@@ -14,6 +14,7 @@ from console.output import UserError
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
+    from emulator.native import status
     from emulator.server import Latency, Service
     from emulator.server.runner import serve_forever
 
@@ -34,6 +35,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
                       highlight=False, markup=False)
         console.print(f"  metrics: {url}/_hotbench/metrics   partitions: "
                       f"{url}/_hotbench/partitions?table=NAME", highlight=False)
+        console.print(f"  emulator: {status()}", highlight=False)
         console.print("  Ctrl-C to stop (items are kept in memory only)")
 
     try:
@@ -41,8 +43,9 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}; "
                         "choose another --port") from None
-    except KeyboardInterrupt:
-        console.print("emulator stopped")
+    except KeyboardInterrupt:  # a Ctrl-C before the loop took over the signals
+        pass
+    console.print("emulator stopped")
     return 0
 
 

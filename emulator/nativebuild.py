@@ -1,0 +1,80 @@
+"""Compiles the emulator's modules with mypyc into `.native/<digest>/` (see native.py).
+
+    python -m emulator.nativebuild build    # compile the current sources (~1 min)
+    python -m emulator.nativebuild status   # which emulator runs, and why
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from emulator.native import COMPLETE, ROOT, build_dir, compiled_sources, find_build, source_digest
+
+
+def build(root: Path = ROOT, jobs: int = 2) -> Path:
+    """Compile the current sources into `.native/<digest>/`; a no-op when that exists.
+
+    Built in a scratch folder and renamed into place only when complete, so that an
+    interrupted build is never loaded; builds of older sources are removed."""
+    target = build_dir(root)
+    if (target / COMPLETE).is_file():
+        return target
+    from mypyc.build import mypycify  # dev dependency: only a build needs it
+    from setuptools import Distribution
+
+    native = root / ".native"
+    native.mkdir(exist_ok=True)
+    (native / ".gitignore").write_text("*\n")
+    scratch = Path(tempfile.mkdtemp(prefix="build-", dir=native))
+    cwd = os.getcwd()
+    try:
+        os.chdir(root)  # mypyc names modules by their path from the working folder
+        extensions = mypycify(compiled_sources(root), opt_level="3", multi_file=True,
+                              target_dir=str(scratch / "c"))
+        dist = Distribution({"name": "hotbench-native", "ext_modules": extensions})
+        command = dist.get_command_obj("build_ext")
+        command.build_lib = str(scratch / "lib")
+        command.build_temp = str(scratch / "obj")
+        command.parallel = jobs
+        dist.run_command("build_ext")
+    finally:
+        os.chdir(cwd)
+    lib = scratch / "lib"
+    (lib / COMPLETE).write_text(source_digest(root) + "\n")
+    if not target.exists():
+        lib.rename(target)
+    for old in native.iterdir():  # builds of older sources, and this build's scratch
+        if old.is_dir() and old.name != target.name:
+            shutil.rmtree(old, ignore_errors=True)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["status"]:
+        reason = find_build()[1]
+        print(f"emulator: {reason}")
+        return 0
+    if args == ["build"]:
+        try:
+            target = build()
+        except ImportError as exc:
+            print(f"emulator: not compiled ({exc}); install the dev extras "
+                  "(pip install -e '.[dev]') to compile it. Running pure Python.")
+            return 0
+        except (Exception, SystemExit) as exc:  # no compiler, say: pure Python still runs
+            print(f"emulator: the mypyc build failed ({exc}); running pure Python. "
+                  "Needs gcc and the Python headers (python3-dev).", file=sys.stderr)
+            return 0
+        print(f"emulator: compiled by mypyc into {target.relative_to(ROOT)}")
+        return 0
+    print("usage: python -m emulator.native build|status", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The compiled core (emulator/native.py): loaded only when built from the current sources,
+and indistinguishable from the pure-Python modules in what it computes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from emulator import native
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPECT_NATIVE = "HOTBENCH_EXPECT_NATIVE"
+"""Set by `make test`, which builds first: the compiled modules must then be in use."""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the emulator's sources, to edit."""
+    shutil.copytree(ROOT / "emulator", tmp_path / "emulator",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    return tmp_path
+
+
+def _complete_build(root: Path) -> Path:
+    build = native.build_dir(root)
+    build.mkdir(parents=True)
+    (build / native.COMPLETE).write_text("")
+    return build
+
+
+def test_compiled_modules_are_the_per_request_ones() -> None:
+    sources = native.compiled_sources()
+    assert "emulator/server/dataplane.py" in sources
+    assert "emulator/model.py" in sources
+    assert "emulator/native.py" not in sources
+    assert "emulator/server/runner.py" not in sources
+
+
+def test_digest_follows_every_compiled_source_and_nothing_else(tree: Path) -> None:
+    before = native.source_digest(tree)
+    simulate = tree / "emulator" / "simulate.py"
+    simulate.write_text(simulate.read_text() + "\n# not compiled\n")
+    assert native.source_digest(tree) == before
+    buckets = tree / "emulator" / "buckets.py"
+    buckets.write_text(buckets.read_text() + "\n# edited\n")
+    assert native.source_digest(tree) != before
+
+
+def test_a_build_of_older_sources_is_never_loaded(tree: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    build = _complete_build(tree)
+    assert native.find_build(tree) == (build, f"compiled by mypyc (.native/{build.name})")
+    model = tree / "emulator" / "model.py"
+    model.write_text(model.read_text().replace("\n", "\n\n", 1))
+    found, reason = native.find_build(tree)
+    assert found is None
+    assert "older sources" in reason and "make native" in reason
+
+
+def test_an_unfinished_build_is_never_loaded(tree: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    (_complete_build(tree) / native.COMPLETE).unlink()
+    assert native.find_build(tree)[0] is None
+
+
+def test_pure_setting_wins_over_a_current_build(tree: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    _complete_build(tree)
+    monkeypatch.setenv(native.PURE_ENV, "1")
+    assert native.find_build(tree) == (None, "pure Python (HOTBENCH_PURE is set)")
+
+
+def _built() -> bool:
+    """A build of the current sources exists (whatever HOTBENCH_PURE says)."""
+    return bool(os.environ.get(EXPECT_NATIVE)) or (native.build_dir() / native.COMPLETE).is_file()
+
+
+def _module_file(module: str, pure: bool) -> str:
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    if pure:
+        env[native.PURE_ENV] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", f"import {module} as m, emulator.native as n; "
+                               "print(m.__file__); print(n.status())"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60)
+    return out.stdout
+
+
+def test_modules_load_from_the_build_when_current_and_from_source_when_pure() -> None:
+    pure = _module_file("emulator.server.dataplane", pure=True)
+    assert pure.splitlines()[0] == str(ROOT / "emulator/server/dataplane.py")
+    if not _built():
+        pytest.skip("no compiled build of the current sources (make test builds one)")
+    file, status = _module_file("emulator.server.dataplane", pure=False).splitlines()
+    assert file.startswith(str(ROOT / ".native")) and file.endswith(".so"), file
+    assert status.startswith("compiled by mypyc")
+    # not compiled: still its source, beside the compiled modules it drives
+    assert _module_file("emulator.simulate", pure=False).splitlines()[0].endswith(".py")
+
+
+@pytest.mark.slow
+def test_compiled_and_pure_simulations_agree_to_the_last_digit(tmp_path: Path) -> None:
+    if not _built():
+        pytest.skip("no compiled build of the current sources (make test builds one)")
+    outputs = []
+    for pure in (False, True):
+        out = tmp_path / f"{'pure' if pure else 'compiled'}.json"
+        env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+        if pure:
+            env[native.PURE_ENV] = "1"
+        subprocess.run([sys.executable, "-m", "console.cli", "simulate",
+                        "playbooks/hot-partition.yaml", "--json", str(out)],
+                       cwd=ROOT, env=env, capture_output=True, check=True, timeout=300)
+        result = json.loads(out.read_text())
+        del result["started_at"], result["wall_s"]  # when and how fast: all else must agree
+        outputs.append(result)
+    assert outputs[0] == outputs[1]
