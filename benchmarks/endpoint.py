@@ -265,6 +265,9 @@ def main() -> int:
     requests = _requests(20_000)
     kinds = args.targets.split(",")
     runs: dict[str, list[float]] = {kind: [] for kind in kinds}
+    from emulator.native import status
+
+    print(f"emulator and bare server: {status()}")
     print(f"PutItem of ~1 KB items, table with 3 GSIs; server on core {SERVER_CORE}, client "
           f"on core {CLIENT_CORE}; {args.connections} keep-alive connections, "
           f"{args.seconds:g} s per target, {args.rounds} rounds")

@@ -37,7 +37,6 @@ NOT_COMPILED = frozenset({
     "emulator/nativebuild.py",     # the build itself
     "emulator/server/__init__.py",
     "emulator/server/runner.py",   # signal handling and threads, once per server
-    "emulator/simulate.py",        # a driver over the (compiled) model, once per run
 })
 """Modules left as Python: each runs once per process or run, not once per request."""
 

@@ -44,8 +44,8 @@ def test_compiled_modules_are_the_per_request_ones() -> None:
 
 def test_digest_follows_every_compiled_source_and_nothing_else(tree: Path) -> None:
     before = native.source_digest(tree)
-    simulate = tree / "emulator" / "simulate.py"
-    simulate.write_text(simulate.read_text() + "\n# not compiled\n")
+    runner = tree / "emulator" / "server" / "runner.py"
+    runner.write_text(runner.read_text() + "\n# not compiled\n")
     assert native.source_digest(tree) == before
     buckets = tree / "emulator" / "buckets.py"
     buckets.write_text(buckets.read_text() + "\n# edited\n")
@@ -103,7 +103,7 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
     assert file.startswith(str(ROOT / ".native")) and file.endswith(".so"), file
     assert status.startswith("compiled by mypyc")
     # not compiled: still its source, beside the compiled modules it drives
-    assert _module_file("emulator.simulate", pure=False).splitlines()[0].endswith(".py")
+    assert _module_file("emulator.server.runner", pure=False).splitlines()[0].endswith(".py")
 
 
 @pytest.mark.slow
