@@ -17,19 +17,19 @@ import hashlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
-from emulator.buckets import TokenBucket
+from emulator.buckets import Resource, TokenBucket
 from emulator.numbers import normal
 
-HASH_SPACE = 1 << 64
-SAMPLE_SIZE = 256
+HASH_SPACE: Final = 1 << 64
+SAMPLE_SIZE: Final = 256
 
 
-_HASHES: dict[str | bytes, int] = {}
-HASH_CACHE_SIZE = 1 << 16
+_HASHES: Final[dict[str | bytes, int]] = {}
+HASH_CACHE_SIZE: Final = 1 << 16
 
 
 def partition_hash(value: bytes | str) -> int:
@@ -116,7 +116,7 @@ class KeySamples:
         return iter([(hashes[i], positions[i]) for i in order])
 
 
-class Partition:
+class Partition(Resource):
     """One partition: a hard-limit bucket (a fraction of one partition's capacity per
     second, so reads and writes combine linearly) plus the heat that leads to splits."""
 
@@ -167,7 +167,7 @@ class Partition:
         self.samples.add(pk_hash, sk_pos)
 
 
-class GsiWriteLog:
+class GsiWriteLog(Resource):
     """A GSI partition's propagation log, the resource a base-table write needs.
 
     GSIs are written asynchronously [AWS]: the log takes entries at up to
