@@ -7,8 +7,7 @@ This module only works out the arguments, from the stored item before and after 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from emulator.itemsize import item_size
 from emulator.keyspace import sort_position
@@ -25,19 +24,31 @@ from emulator.server.values import (
 )
 from emulator.units import gsi_write_units, read_units, write_units
 
-NO_SORT_KEY = 0.0
-"""Sort position of a key without a sort key (the simulation uses the same)."""
+NO_SORT_KEY: Final[Any] = float("0")
+"""Sort position of a key without a sort key (the simulation uses the same). One shared
+object, not the literal 0.0: compiled, a Final literal is boxed anew at each use, and
+every such float kept in a partition's key samples was freed cold on its eviction."""
 
 
-@dataclass
 class Charge:
     """What one request consumed (or asked for), per table and per GSI, for
-    ReturnConsumedCapacity and the metrics."""
+    ReturnConsumedCapacity and the metrics.
 
-    table_units: float
-    gsi_units: dict[str, float] = field(default_factory=dict)
-    is_write: bool = True
-    index: str | None = None
+    A plain class, not a dataclass: mypyc compiles this __init__ (a dataclass's is
+    interpreted), and one Charge is made per request."""
+
+    __slots__ = ("gsi_units", "index", "is_write", "table_units")
+
+    def __init__(self, table_units: float, gsi_units: dict[str, float] | None = None,
+                 is_write: bool = True, index: str | None = None) -> None:
+        self.table_units = table_units
+        self.gsi_units: dict[str, float] = {} if gsi_units is None else gsi_units
+        self.is_write = is_write
+        self.index = index
+
+    def __repr__(self) -> str:
+        return (f"Charge(table_units={self.table_units!r}, gsi_units={self.gsi_units!r}, "
+                f"is_write={self.is_write!r}, index={self.index!r})")
 
     @property
     def total(self) -> float:

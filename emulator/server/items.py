@@ -134,8 +134,11 @@ class ItemStore:
             check_key_value(attr, item.get(attr.name), "Item")
 
     def _ids(self, key: Item) -> tuple[Any, Any]:
-        pk = sort_value(key[self.schema.pk.name])
-        sk = sort_value(key[self.schema.sk.name]) if self.schema.sk else None
+        # `typed` called by name, not through the `sort_value` alias: compiled, a call
+        # through a module-level variable is a generic call (this runs per request).
+        schema = self.schema
+        pk = typed(key[schema.pk.name])
+        sk = typed(key[schema.sk.name]) if schema.sk is not None else None
         return pk, sk
 
     # access ----------------------------------------------------------------------------

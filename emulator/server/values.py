@@ -9,14 +9,14 @@ from __future__ import annotations
 import base64
 import binascii
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Final
 
 from emulator.numbers import MAX_DIGITS, normal, significant_digits
 from emulator.server.protocol import invalid_parameter, serialization, validation
 
-SCALARS = ("S", "N", "B")
-TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
-MAX_DEPTH = 32
+SCALARS: Final = ("S", "N", "B")
+TYPES: Final = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
+MAX_DEPTH: Final = 32
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -144,6 +144,11 @@ def kind_of(value: AttributeValue) -> str:
 
 def typed(value: AttributeValue) -> Any:
     """A comparable Python value for a scalar: str, Decimal or bytes."""
+    if len(value) == 1:
+        # A string, the common key, without building an items iterator (per request).
+        text = value.get("S")
+        if text is not None:
+            return text
     kind, inner = next(iter(value.items()))
     if kind == "N":
         return Decimal(inner)
