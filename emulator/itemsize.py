@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import base64
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from emulator.numbers import significant_digits
 
-_LIST_OVERHEAD = 3
-_ELEMENT_OVERHEAD = 1
+_LIST_OVERHEAD: Final = 3
+_ELEMENT_OVERHEAD: Final = 1
 
 
 def _number_size(text: str) -> int:

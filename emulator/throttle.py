@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 
 class Cause(StrEnum):
@@ -20,25 +21,25 @@ class Cause(StrEnum):
     MAX_ON_DEMAND = "MaxOnDemandThroughputExceeded"
 
 
-PROVISIONED_EXCEPTION = "ProvisionedThroughputExceededException"
-THROTTLING_EXCEPTION = "ThrottlingException"
+PROVISIONED_EXCEPTION: Final = "ProvisionedThroughputExceededException"
+THROTTLING_EXCEPTION: Final = "ThrottlingException"
 
-TABLE_PROVISIONED_MESSAGE = (
+TABLE_PROVISIONED_MESSAGE: Final = (
     "The level of configured provisioned throughput for the table was exceeded. "
     "Consider increasing your provisioning level with the UpdateTable API."
 )
-INDEX_PROVISIONED_MESSAGE = (
+INDEX_PROVISIONED_MESSAGE: Final = (
     "The level of configured provisioned throughput for one or more global secondary "
     "indexes of the table was exceeded. Consider increasing your provisioning level for "
     "the under-provisioned global secondary indexes with the UpdateTable API."
 )
-ON_DEMAND_MESSAGE = (
+ON_DEMAND_MESSAGE: Final = (
     "Throughput exceeds the current capacity of your table or index. DynamoDB is "
     "automatically scaling your table or index so please try again shortly. If exceptions "
     "persist, check if you have a hot key: "
     "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
 )
-MAX_ON_DEMAND_MESSAGE = (
+MAX_ON_DEMAND_MESSAGE: Final = (
     "Throughput exceeds the maximum OnDemandThroughput configured on table or index"
 )
 

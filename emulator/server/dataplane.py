@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from emulator.itemsize import item_size
 from emulator.model import Decision
@@ -46,11 +46,11 @@ from emulator.throttle import Throttle
 if TYPE_CHECKING:
     from emulator.server.service import Service
 
-PAGE_BYTES = 1024 * 1024
+PAGE_BYTES: Final = 1024 * 1024
 """[AWS] a Query or Scan page stops at 1 MB of items read."""
-MAX_BATCH_WRITE = 25
-MAX_BATCH_GET = 100
-LEGACY = ("Expected", "AttributeUpdates", "KeyConditions", "QueryFilter", "ScanFilter",
+MAX_BATCH_WRITE: Final = 25
+MAX_BATCH_GET: Final = 100
+LEGACY: Final = ("Expected", "AttributeUpdates", "KeyConditions", "QueryFilter", "ScanFilter",
           "ConditionalOperator")
 
 
@@ -191,10 +191,10 @@ def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None,
 # runs both paths side by side). Any other member, even one set to its default, takes the
 # full path.
 
-PLAIN_PUT = frozenset({"TableName", "Item", "ReturnConsumedCapacity"})
-PLAIN_DELETE = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
-PLAIN_GET = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
-_NO_WRITE_OPTIONS: tuple[Node | None, str, str] = (None, "NONE", "NONE")
+PLAIN_PUT: Final = frozenset({"TableName", "Item", "ReturnConsumedCapacity"})
+PLAIN_DELETE: Final = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
+PLAIN_GET: Final = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
+_NO_WRITE_OPTIONS: Final[tuple[Node | None, str, str]] = (None, "NONE", "NONE")
 """What `_write_options` returns for a plain request."""
 
 

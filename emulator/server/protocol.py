@@ -10,18 +10,18 @@ under `com.amazon.coral.validate#`, protocol errors under `com.amazon.coral.serv
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
-CONTENT_TYPE = "application/x-amz-json-1.0"
-TARGET_PREFIX = "DynamoDB_20120810."
+CONTENT_TYPE: Final = "application/x-amz-json-1.0"
+TARGET_PREFIX: Final = "DynamoDB_20120810."
 
-DYNAMODB = "com.amazonaws.dynamodb.v20120810#"
-CORAL_VALIDATE = "com.amazon.coral.validate#"
-CORAL_SERVICE = "com.amazon.coral.service#"
+DYNAMODB: Final = "com.amazonaws.dynamodb.v20120810#"
+CORAL_VALIDATE: Final = "com.amazon.coral.validate#"
+CORAL_SERVICE: Final = "com.amazon.coral.service#"
 
-NOT_FOUND_MESSAGE = "Requested resource not found"
-CONDITION_FAILED_MESSAGE = "The conditional request failed"
-ITEM_TOO_LARGE_MESSAGE = "Item size has exceeded the maximum allowed size"
+NOT_FOUND_MESSAGE: Final = "Requested resource not found"
+CONDITION_FAILED_MESSAGE: Final = "The conditional request failed"
+ITEM_TOO_LARGE_MESSAGE: Final = "Item size has exceeded the maximum allowed size"
 
 
 class DynamoError(Exception):

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -31,11 +31,11 @@ from emulator.server.protocol import (
 )
 from emulator.server.table import Table
 
-log = logging.getLogger("hotbench.emulator")
+log: Final = logging.getLogger("hotbench.emulator")
 
 Handler = Callable[["Service", dict[str, Any]], dict[str, Any]]
 
-OPERATIONS: dict[str, Handler] = {
+OPERATIONS: Final[dict[str, Handler]] = {
     "CreateTable": control.create_table,
     "DescribeTable": control.describe_table,
     "UpdateTable": control.update_table,
@@ -57,11 +57,11 @@ OPERATIONS: dict[str, Handler] = {
 """Every supported operation; any other DynamoDB operation is a ValidationException
 naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
 
-HANDLERS: dict[str, Handler] = {TARGET_PREFIX + name: op for name, op in OPERATIONS.items()}
+HANDLERS: Final[dict[str, Handler]] = {TARGET_PREFIX + name: op for name, op in OPERATIONS.items()}
 """The handler of each supported X-Amz-Target, found in one look-up per request; any
 other target goes through `Service._operation` for its error."""
 
-KNOWN_UNSUPPORTED = frozenset({
+KNOWN_UNSUPPORTED: Final = frozenset({
     "BatchExecuteStatement", "CreateBackup", "CreateGlobalTable", "DeleteBackup",
     "DeleteResourcePolicy", "DescribeBackup", "DescribeContinuousBackups",
     "DescribeContributorInsights", "DescribeEndpoints", "DescribeExport",
