@@ -61,6 +61,11 @@ HANDLERS: Final[dict[str, Handler]] = {TARGET_PREFIX + name: op for name, op in 
 """The handler of each supported X-Amz-Target, found in one look-up per request; any
 other target goes through `Service._operation` for its error."""
 
+_loads: Final = orjson.loads
+_dumps: Final = orjson.dumps
+"""orjson's functions bound once (compiled, C statics instead of a module attribute
+look-up per request)."""
+
 KNOWN_UNSUPPORTED: Final = frozenset({
     "BatchExecuteStatement", "CreateBackup", "CreateGlobalTable", "DeleteBackup",
     "DeleteResourcePolicy", "DescribeBackup", "DescribeContinuousBackups",
@@ -145,15 +150,21 @@ class Service:
                 handler = OPERATIONS[self._operation(target)]
             try:
                 # orjson: a well-kept parser, 3-4x faster than json on this hot path.
-                request = orjson.loads(body) if body else {}
+                request = _loads(body) if body else {}
             except (ValueError, UnicodeDecodeError):
                 raise serialization("Start of structure or map found where not expected") \
                     from None
             if not isinstance(request, dict):
                 raise serialization("Start of structure or map found where not expected")
-            with self.lock:
+            # acquire/release rather than `with`: the same for an RLock, and compiled, two
+            # method calls instead of looking up and calling __enter__ and __exit__.
+            lock = self.lock
+            lock.acquire()
+            try:
                 result = handler(self, request)
-            return 200, orjson.dumps(result)
+            finally:
+                lock.release()
+            return 200, _dumps(result)
         except DynamoError as exc:
             return exc.status, exc.payload()
         except RecursionError:
