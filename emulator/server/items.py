@@ -52,7 +52,10 @@ class KeySchema:
         """Whether an item appears in an index with this schema (sparse indexes)."""
         for name, kind in self.typed_names:
             value = item.get(name)
-            if value is None or next(iter(value)) != kind:  # kind_of, inline: per GSI write
+            # Stored and written values are validated to hold exactly one type key, so
+            # membership is `kind_of(value) == kind`, without next(iter()) (a generic
+            # call once compiled; this runs twice per GSI per write).
+            if value is None or kind not in value:
                 return False
         return True
 
@@ -90,14 +93,19 @@ def check_key_value(key: KeyDef, value: AttributeValue | None, member: str) -> N
                                 f"Key: {key.name}")
 
 
-@dataclass
 class _Collection:
-    """The items of one partition-key value, sorted by sort key."""
+    """The items of one partition-key value, sorted by sort key.
 
-    order: list[Any] = field(default_factory=list)
-    items: dict[Any, Item] = field(default_factory=dict)
-    sizes: dict[Any, int] = field(default_factory=dict)
-    """Each item's size, kept so a rewrite need not measure the old item again."""
+    A plain class, not a dataclass: one is made per new partition-key value, and under
+    mypyc a dataclass __init__ (with its default factories) is interpreted."""
+
+    __slots__ = ("items", "order", "sizes")
+
+    def __init__(self) -> None:
+        self.order: list[Any] = []
+        self.items: dict[Any, Item] = {}
+        self.sizes: dict[Any, int] = {}
+        """Each item's size, kept so a rewrite need not measure the old item again."""
 
 
 class ItemStore:
@@ -109,6 +117,11 @@ class ItemStore:
         # SortedList, not a list kept with insort: inserting a new key must not cost a
         # memmove of every key (millions of them after a long uuid-keyed run).
         self._pk_order: SortedList = SortedList()
+        self._unordered: list[tuple[int, str, Any]] = []
+        """Order keys of new collections not yet in `_pk_order`: only Scan and the
+        removal of a collection read the order, so a put only appends here (SortedList
+        is pure Python, interpreted even when the store is compiled: its add was the
+        dearest step of a PutItem of a new key)."""
         self.count = 0
         self.bytes = 0
 
@@ -162,7 +175,7 @@ class ItemStore:
         coll = self._collections.get(pk)
         if coll is None:
             coll = self._collections[pk] = _Collection()
-            self._pk_order.add(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
+            self._unordered.append(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
         if sk not in coll.items:
             if self.schema.sk is None:
                 coll.order.append(sk)
@@ -187,6 +200,7 @@ class ItemStore:
         self.bytes -= coll.sizes.pop(sk, 0)
         if not coll.items:
             del self._collections[pk]
+            self._order_all()
             self._pk_order.discard(_order_key(pk_hash_of(key[self.schema.pk.name]), pk))
 
     def collection(self, pk_value: AttributeValue, forward: bool = True,
@@ -213,6 +227,7 @@ class ItemStore:
 
     def scan(self, after: Item | None = None) -> Iterator[Item]:
         """Every item, in partition-hash then sort-key order, after a key if given."""
+        self._order_all()
         start = 0
         after_sk: Any = None
         has_after = False
@@ -237,6 +252,13 @@ class ItemStore:
                 sks = list(coll.order)
             for sk in sks:
                 yield coll.items[sk]
+
+    def _order_all(self) -> None:
+        """Bring the new collections' order keys into `_pk_order` (in one update: the
+        same contents as adding each when it was made)."""
+        if self._unordered:
+            self._pk_order.update(self._unordered)
+            self._unordered.clear()
 
     def all_items(self) -> Iterator[Item]:
         for coll in self._collections.values():
