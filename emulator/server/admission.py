@@ -7,7 +7,7 @@ This module only works out the arguments, from the stored item before and after 
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from emulator.itemsize import item_size
 from emulator.keyspace import sort_position
@@ -83,8 +83,9 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
     m: Any = b.get("N")
     if is_plain_integer(n) and is_plain_integer(m):
         # Two plain integers (a version, a counter): one number exactly when their
-        # digits are, leading zeros aside; no Decimal needed.
-        return n.lstrip("0") == m.lstrip("0")
+        # digits are, leading zeros aside; no Decimal needed. (Cast: typed as str,
+        # mypyc strips and compares natively.)
+        return cast(str, n).lstrip("0") == cast(str, m).lstrip("0")
     return bool(canonical(a) == canonical(b))
 
 

@@ -121,9 +121,10 @@ def _enum(req: dict[str, Any], name: str, allowed: tuple[str, ...], default: str
 
 
 def _item_member(req: dict[str, Any], name: str) -> Item:
-    if req.get(name) is None:
+    value = req.get(name)
+    if value is None:
         raise null_member(name[:1].lower() + name[1:])
-    return check_item(req[name], name)
+    return check_item(value, name)
 
 
 def _check_size(item: Item) -> int:
