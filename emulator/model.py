@@ -74,6 +74,12 @@ class CapacityModel:
         self.account = account
         self.tables: dict[str, TableCapacity] = {}
         self._next_tick = float(int(now) + 1)
+        # A write's route, refilled per call rather than built anew: three lists and
+        # their growth were a dozen allocations per write. They never outlive a call
+        # (the model is used by one thread at a time: the service holds its lock).
+        self._route: list[Resource] = []
+        self._costs: list[float] = []
+        self._sites: list[ThrottleSite] = []
 
     # control plane ---------------------------------------------------------------------
     def table_arn(self, name: str) -> str:
@@ -154,9 +160,10 @@ class CapacityModel:
         if part is None:
             part = base.keyspace.locate(pk_hash, sk_pos)
         part.observe(pk_hash, sk_pos)
-        route: list[Resource] = []
-        costs: list[float] = []
-        sites: list[ThrottleSite] = []
+        route, costs, sites = self._route, self._costs, self._sites
+        route.clear()
+        costs.clear()
+        sites.clear()
         base.add_write_route(part, units, route, costs, sites)
         if gsi_writes is not None:
             # Indexed, over a list: mypyc compiles this loop to native list access.
