@@ -25,7 +25,7 @@ call (mypyc has no native isascii), twice per attribute of every item written.""
 
 
 def _number_size(text: str) -> int:
-    if text.isascii() and text.isdigit():
+    if _isascii(text) and text.isdigit():
         # A plain integer (the common version or counter): its significant digits are
         # the text without leading and trailing zeros; no Decimal needed.
         digits = len(text.strip("0"))

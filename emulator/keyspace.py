@@ -91,19 +91,22 @@ class KeySamples:
     int object, long cold; an array slot holds the number itself (measured compiled:
     KeySamples.add went from 6 % to 4.4 % of a PutItem)."""
 
-    __slots__ = ("_hashes", "_oldest", "_positions")
+    __slots__ = ("_count", "_hashes", "_oldest", "_positions")
 
     def __init__(self) -> None:
         self._hashes = array("Q")
         self._positions: list[Any] = []
         self._oldest = 0
         """Index of the oldest sample once the rings are full (0 while they fill)."""
+        self._count = 0
+        """Samples kept (an int field: len() of the array is a generic call compiled)."""
 
     def add(self, pk_hash: int, sk_pos: Any) -> None:
         """Record a key, dropping the oldest when SAMPLE_SIZE are kept."""
-        if len(self._hashes) < SAMPLE_SIZE:
+        if self._count < SAMPLE_SIZE:
             self._hashes.append(pk_hash)
             self._positions.append(sk_pos)
+            self._count += 1
             return
         i = self._oldest
         self._hashes[i] = pk_hash
@@ -115,11 +118,11 @@ class KeySamples:
             self.add(pk_hash, sk_pos)
 
     def __len__(self) -> int:
-        return len(self._hashes)
+        return self._count
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         """(pk_hash, sk_pos) of each sample, oldest first."""
-        order = itertools.chain(range(self._oldest, len(self._hashes)), range(self._oldest))
+        order = itertools.chain(range(self._oldest, self._count), range(self._oldest))
         hashes, positions = self._hashes, self._positions
         return iter([(hashes[i], positions[i]) for i in order])
 

@@ -18,6 +18,10 @@ SCALARS: Final = ("S", "N", "B")
 TYPES: Final = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
 MAX_DEPTH: Final = 32
 
+_isascii: Final = str.isascii
+"""Bound once: mypyc has no native str.isascii, and `text.isascii()` compiles to a
+generic method look-up and call (every number written is checked)."""
+
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
@@ -26,7 +30,7 @@ def is_plain_integer(text: Any) -> bool:
     """Whether `text` is 1 to 38 ASCII digits: always a valid DynamoDB number (at most 38
     significant digits, magnitude below 1E38), so checks may accept it without parsing,
     and two such numbers are equal exactly when their digits are, leading zeros aside."""
-    return (type(text) is str and 0 < len(text) <= MAX_DIGITS and text.isascii()
+    return (type(text) is str and 0 < len(text) <= MAX_DIGITS and _isascii(text)
             and text.isdigit())
 
 
