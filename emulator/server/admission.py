@@ -95,7 +95,7 @@ def changed_attributes(old: Item, new: Item) -> set[str]:
     Equal wire forms are the same value, so an unchanged attribute is settled without
     `_same`'s slower comparison. There is no whole-item `old == new` test first: on an
     overwrite that changes something it compared the unchanged attributes twice (it was
-    a third of this function's cost, compiled, on the endpoint benchmark's puts)."""
+    a third of this function's cost, compiled, in a tight loop of overwriting puts)."""
     changed = set()
     for name, after in new.items():
         before = old.get(name)
