@@ -127,10 +127,10 @@ class ItemStore:
         # memmove of every key (millions of them after a long uuid-keyed run).
         self._pk_order: SortedList = SortedList()
         self._unordered: list[tuple[int, str, Any]] = []
-        """Order keys of new collections not yet in `_pk_order`: only Scan and the
-        removal of a collection read the order, so a put only appends here (SortedList
-        is pure Python, interpreted even when the store is compiled: its add was the
-        dearest step of a PutItem of a new key)."""
+        """Order keys of new partition-key values not yet in `_pk_order`: only Scan and
+        the removal of a key's last item read the order, so a put only appends here
+        (SortedList is pure Python, interpreted even when the store is compiled: its add
+        was the dearest step of a PutItem of a new key)."""
         self.count = 0
         self.bytes = 0
 
