@@ -58,7 +58,8 @@ def throttle_error(throttle: Throttle) -> DynamoError:
     """The model's refusal as the wire error (body built by `Throttle.body`)."""
     body = throttle.body()
     extra = {k: v for k, v in body.items() if k not in ("__type", "message")}
-    return DynamoError(throttle.exception, throttle.message, extra=extra)
+    return DynamoError(throttle.exception, throttle.message, extra=extra,
+                       payload=throttle.payload)
 
 
 # --- request members -------------------------------------------------------------------------

@@ -28,18 +28,24 @@ class DynamoError(Exception):
     """A refusal as DynamoDB words it; raised anywhere in request handling."""
 
     def __init__(self, name: str, message: str, prefix: str = DYNAMODB,
-                 extra: dict[str, Any] | None = None, status: int = 400) -> None:
+                 extra: dict[str, Any] | None = None, status: int = 400,
+                 payload: bytes | None = None) -> None:
         super().__init__(message)
         self.name = name
         self.message = message
         self.prefix = prefix
         self.extra = extra or {}
         self.status = status
+        self._payload = payload
+        """`payload()` encoded already, by a caller that has it (a throttle's is made
+        once); it must be what `payload()` would encode."""
 
     def body(self) -> dict[str, Any]:
         return {"__type": f"{self.prefix}{self.name}", "message": self.message, **self.extra}
 
     def payload(self) -> bytes:
+        if self._payload is not None:
+            return self._payload
         return json.dumps(self.body()).encode()
 
 
