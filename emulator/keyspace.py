@@ -32,9 +32,12 @@ SAMPLE_SIZE: Final = 256
 _HASHES: Final[dict[str | bytes, int]] = {}
 HASH_CACHE_SIZE: Final = 1 << 16
 
+_md5: Final = hashlib.md5
+_from_bytes: Final = int.from_bytes
 _bisect_right: Final = bisect.bisect_right
-"""Bound once: `bisect.bisect_right` is a module attribute look-up per call (compiled,
-a generic one; `locate` runs for every partition a request touches)."""
+"""Bound once: `bisect.bisect_right` (and md5, int.from_bytes) are attribute look-ups
+per call (compiled, generic ones; `locate` runs for every partition a request touches,
+and a new key is hashed per request when keys are new)."""
 
 
 def partition_hash(value: bytes | str) -> int:
@@ -51,8 +54,8 @@ def partition_hash(value: bytes | str) -> int:
         if len(_HASHES) >= HASH_CACHE_SIZE:
             _HASHES.clear()
         data = value.encode("utf-8") if isinstance(value, str) else value
-        cached = _HASHES[value] = int.from_bytes(
-            hashlib.md5(data, usedforsecurity=False).digest()[:8], "big")
+        cached = _HASHES[value] = _from_bytes(
+            _md5(data, usedforsecurity=False).digest()[:8], "big")
     return cached
 
 
