@@ -34,12 +34,21 @@ def _number_size(text: str) -> int:
     return (digits + 1) // 2 + 1 if digits else 1 + 1
 
 
+def _type_key(value: dict[str, Any]) -> str:
+    """A value's type key (its first key): a loop, not next(iter(value)), which compiled
+    is a generic call (numbers reach here for every item written)."""
+    for kind in value:
+        return kind
+    return next(iter(value))  # an empty value: StopIteration, as next(iter()) raises
+
+
 def value_size(value: dict[str, Any]) -> int:
     """Bytes one attribute value takes (without its name)."""
     inner = value.get("S")
     if inner is not None:  # the common case first: this runs for every attribute written
-        return len(inner) if inner.isascii() else len(inner.encode("utf-8"))
-    kind, inner = next(iter(value.items()))
+        return len(inner) if _isascii(inner) else len(inner.encode("utf-8"))
+    kind = _type_key(value)
+    inner = value[kind]
     if kind == "N":
         return _number_size(inner)
     if kind == "B":

@@ -143,7 +143,11 @@ def check_item(item: Any, member: str = "Item") -> Item:
 
 
 def kind_of(value: AttributeValue) -> str:
-    return next(iter(value))
+    """The type key of a value (its first key). A loop rather than next(iter(value)):
+    compiled, the loop is native and next() a generic call (this runs per key checked)."""
+    for kind in value:
+        return kind
+    return next(iter(value))  # an empty value: StopIteration, as next(iter()) raises
 
 
 def typed(value: AttributeValue) -> Any:
@@ -153,7 +157,8 @@ def typed(value: AttributeValue) -> Any:
         text = value.get("S")
         if text is not None:
             return text
-    kind, inner = next(iter(value.items()))
+    kind = kind_of(value)
+    inner = value[kind]
     if kind == "N":
         return Decimal(inner)
     if kind == "B":
