@@ -10,27 +10,31 @@ partitions, so that reads and writes share a partition as a linear combination).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Protocol
 
 
-class Resource(Protocol):
-    """Something a request must get capacity from."""
+class Resource:
+    """Something a request must get capacity from.
+
+    A base class rather than a Protocol: compiled with mypyc, `admit` then calls each
+    resource through a vtable instead of a generic attribute look-up and call (measured:
+    the route walk was about 12 % of a compiled PutItem with 3 GSIs)."""
+
+    __slots__ = ()
 
     def available(self, now: float, cost: float) -> int:
         """How many requests of `cost` this resource could take at `now`."""
-        ...
+        raise NotImplementedError
 
     def take(self, count: int, cost: float) -> None:
         """Take `count` requests of `cost` (after `available` said they fit)."""
-        ...
+        raise NotImplementedError
 
     def refuse(self, count: int, now: float) -> None:
         """Record that `count` requests were refused here (feeds heat and pressure)."""
-        ...
+        raise NotImplementedError
 
 
-class TokenBucket:
+class TokenBucket(Resource):
     """Rate-limited capacity with a depth: the shape of every DynamoDB limit we model."""
 
     __slots__ = ("depth", "rate", "refused_at", "stamp", "tokens")
@@ -72,9 +76,7 @@ class TokenBucket:
         self.tokens = min(self.tokens, depth)
 
 
-def admit(
-    route: Sequence[Resource], costs: Sequence[float], count: int, now: float
-) -> tuple[int, int]:
+def admit(route: list[Resource], costs: list[float], count: int, now: float) -> tuple[int, int]:
     """Admit up to `count` identical requests along `route`.
 
     Returns (accepted, index of the resource that refused the rest, or -1). Taking
@@ -84,23 +86,28 @@ def admit(
     """
     if count == 1:
         # One request (the endpoint's case): no arithmetic on counts, stop at the first no.
-        for i, (resource, cost) in enumerate(zip(route, costs, strict=True)):
-            if resource.available(now, cost) < 1:
+        # Indexed loops, not zip(strict=True): mypyc compiles them to native list access.
+        n = len(route)
+        if len(costs) != n:
+            raise ValueError("admit: route and costs differ in length")
+        for i in range(n):
+            resource = route[i]
+            if resource.available(now, costs[i]) < 1:
                 resource.refuse(1, now)
                 return 0, i
-        for resource, cost in zip(route, costs, strict=True):
-            resource.take(1, cost)
+        for i in range(n):
+            route[i].take(1, costs[i])
         return 1, -1
     room = count
     binding = -1
-    for i, resource in enumerate(route):
-        fits = resource.available(now, costs[i])
+    for i in range(len(route)):
+        fits = route[i].available(now, costs[i])
         if fits < room:
             room = fits
             binding = i
     if room > 0:
-        for i, resource in enumerate(route):
-            resource.take(room, costs[i])
+        for i in range(len(route)):
+            route[i].take(room, costs[i])
     if binding >= 0:
         route[binding].refuse(count - room, now)
     return room, binding

@@ -210,9 +210,14 @@ class IndexCapacity:
                         costs: list[float], sites: list[ThrottleSite]) -> None:
         """Append what a write of `units` to `part` needs of this table or GSI to a route
         (appended in place: one write's route spans the table and its GSIs)."""
-        route += (self.keyspace.write_logs.get(part.pid, part), self.write_limit)
-        costs += (units / self._per_partition_w, units)
-        sites += (self.partition_site, self._site_write)
+        # Appends, not `+=` of tuples: no tuple per call, and native list appends once
+        # compiled.
+        route.append(self.keyspace.write_logs.get(part.pid, part))
+        route.append(self.write_limit)
+        costs.append(units / self._per_partition_w)
+        costs.append(units)
+        sites.append(self.partition_site)
+        sites.append(self._site_write)
         if self.max_write_limit is not None:
             route.append(self.max_write_limit)
             costs.append(units)

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import base64
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from emulator.numbers import significant_digits
 
-_LIST_OVERHEAD = 3
-_ELEMENT_OVERHEAD = 1
+_LIST_OVERHEAD: Final = 3
+_ELEMENT_OVERHEAD: Final = 1
+
+
+_isascii: Final = str.isascii
+"""str.isascii bound once: compiled, `name.isascii()` is a generic method look-up and
+call (mypyc has no native isascii), twice per attribute of every item written."""
 
 
 def _number_size(text: str) -> int:
-    if text.isascii() and text.isdigit():
+    if _isascii(text) and text.isdigit():
         # A plain integer (the common version or counter): its significant digits are
         # the text without leading and trailing zeros; no Decimal needed.
         digits = len(text.strip("0"))
@@ -29,12 +34,21 @@ def _number_size(text: str) -> int:
     return (digits + 1) // 2 + 1 if digits else 1 + 1
 
 
+def _type_key(value: dict[str, Any]) -> str:
+    """A value's type key (its first key): a loop, not next(iter(value)), which compiled
+    is a generic call (numbers reach here for every item written)."""
+    for kind in value:
+        return kind
+    return next(iter(value))  # an empty value: StopIteration, as next(iter()) raises
+
+
 def value_size(value: dict[str, Any]) -> int:
     """Bytes one attribute value takes (without its name)."""
     inner = value.get("S")
     if inner is not None:  # the common case first: this runs for every attribute written
-        return len(inner) if inner.isascii() else len(inner.encode("utf-8"))
-    kind, inner = next(iter(value.items()))
+        return len(inner) if _isascii(inner) else len(inner.encode("utf-8"))
+    kind = _type_key(value)
+    inner = value[kind]
     if kind == "N":
         return _number_size(inner)
     if kind == "B":
@@ -59,8 +73,8 @@ def item_size(item: dict[str, dict[str, Any]]) -> int:
     """Bytes an item takes: names plus values (the figure capacity units are billed on)."""
     total = 0
     for name, value in item.items():
-        total += len(name) if name.isascii() else len(name.encode("utf-8"))
+        total += len(name) if _isascii(name) else len(name.encode("utf-8"))
         inner = value.get("S")
         # An ASCII string, the common value, inline: what value_size would count for it.
-        total += len(inner) if inner is not None and inner.isascii() else value_size(value)
+        total += len(inner) if inner is not None and _isascii(inner) else value_size(value)
     return total

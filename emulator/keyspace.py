@@ -15,21 +15,29 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
-from emulator.buckets import TokenBucket
+from emulator.buckets import Resource, TokenBucket
 from emulator.numbers import normal
 
-HASH_SPACE = 1 << 64
-SAMPLE_SIZE = 256
+HASH_SPACE: Final = 1 << 64
+SAMPLE_SIZE: Final = 256
 
 
-_HASHES: dict[str | bytes, int] = {}
-HASH_CACHE_SIZE = 1 << 16
+_HASHES: Final[dict[str | bytes, int]] = {}
+HASH_CACHE_SIZE: Final = 1 << 16
+
+_md5: Final = hashlib.md5
+_from_bytes: Final = int.from_bytes
+_bisect_right: Final = bisect.bisect_right
+"""Bound once: `bisect.bisect_right` (and md5, int.from_bytes) are attribute look-ups
+per call (compiled, generic ones; `locate` runs for every partition a request touches,
+and a new key is hashed per request when keys are new)."""
 
 
 def partition_hash(value: bytes | str) -> int:
@@ -46,8 +54,8 @@ def partition_hash(value: bytes | str) -> int:
         if len(_HASHES) >= HASH_CACHE_SIZE:
             _HASHES.clear()
         data = value.encode("utf-8") if isinstance(value, str) else value
-        cached = _HASHES[value] = int.from_bytes(
-            hashlib.md5(data, usedforsecurity=False).digest()[:8], "big")
+        cached = _HASHES[value] = _from_bytes(
+            _md5(data, usedforsecurity=False).digest()[:8], "big")
     return cached
 
 
@@ -81,21 +89,27 @@ class KeySamples:
     Every request records a key in each partition it touches, and with many partitions
     the sample a deque evicts is long out of the CPU caches: freeing that tuple was one of
     the endpoint's dearest steps. The rings allocate nothing once full and free nothing
-    but a reference."""
+    but a reference. The hashes ring is an array of unsigned 64-bit integers (partition
+    hashes are below 2**64), not a list: replacing a list slot also touched the evicted
+    int object, long cold; an array slot holds the number itself (measured compiled:
+    KeySamples.add went from 6 % to 4.4 % of a PutItem)."""
 
-    __slots__ = ("_hashes", "_oldest", "_positions")
+    __slots__ = ("_count", "_hashes", "_oldest", "_positions")
 
     def __init__(self) -> None:
-        self._hashes: list[int] = []
+        self._hashes = array("Q")
         self._positions: list[Any] = []
         self._oldest = 0
         """Index of the oldest sample once the rings are full (0 while they fill)."""
+        self._count = 0
+        """Samples kept (an int field: len() of the array is a generic call compiled)."""
 
     def add(self, pk_hash: int, sk_pos: Any) -> None:
         """Record a key, dropping the oldest when SAMPLE_SIZE are kept."""
-        if len(self._hashes) < SAMPLE_SIZE:
+        if self._count < SAMPLE_SIZE:
             self._hashes.append(pk_hash)
             self._positions.append(sk_pos)
+            self._count += 1
             return
         i = self._oldest
         self._hashes[i] = pk_hash
@@ -107,16 +121,16 @@ class KeySamples:
             self.add(pk_hash, sk_pos)
 
     def __len__(self) -> int:
-        return len(self._hashes)
+        return self._count
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         """(pk_hash, sk_pos) of each sample, oldest first."""
-        order = itertools.chain(range(self._oldest, len(self._hashes)), range(self._oldest))
+        order = itertools.chain(range(self._oldest, self._count), range(self._oldest))
         hashes, positions = self._hashes, self._positions
         return iter([(hashes[i], positions[i]) for i in order])
 
 
-class Partition:
+class Partition(Resource):
     """One partition: a hard-limit bucket (a fraction of one partition's capacity per
     second, so reads and writes combine linearly) plus the heat that leads to splits."""
 
@@ -167,7 +181,7 @@ class Partition:
         self.samples.add(pk_hash, sk_pos)
 
 
-class GsiWriteLog:
+class GsiWriteLog(Resource):
     """A GSI partition's propagation log, the resource a base-table write needs.
 
     GSIs are written asynchronously [AWS]: the log takes entries at up to
@@ -217,7 +231,7 @@ class SortSplit:
         self.parts = parts
 
     def locate(self, sk_pos: Any) -> Partition:
-        return self.parts[bisect.bisect_right(self.bounds, sk_pos)]
+        return self.parts[_bisect_right(self.bounds, sk_pos)]
 
 
 PartitionFactory = Callable[[int, int, int, float], Partition]
@@ -274,7 +288,7 @@ class KeySpace:
             coll = self.collections.get(pk_hash)
             if coll is not None:
                 return coll.locate(sk_pos)
-        return self.parts[bisect.bisect_right(self.bounds, pk_hash) - 1]
+        return self.parts[_bisect_right(self.bounds, pk_hash) - 1]
 
     def _refresh_arrays(self) -> None:
         self._bounds_arr = np.array(self.bounds, dtype=np.uint64)

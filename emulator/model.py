@@ -8,8 +8,6 @@ The model does no I/O and reads no clock: callers pass `now`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from emulator.buckets import Resource, admit
@@ -24,23 +22,41 @@ class ModelError(ValueError):
     """A request the model refuses as invalid (not a throttle): unknown table, bad update."""
 
 
-@dataclass(slots=True)
 class Decision:
-    """The outcome of admitting `accepted + refused` identical requests."""
+    """The outcome of admitting `accepted + refused` identical requests.
 
-    accepted: int
-    refused: int
-    throttle: Throttle | None
+    A plain class, not a dataclass: mypyc compiles this __init__, whereas a dataclass's
+    generated one is interpreted, behind a tuple and a dict of arguments (one Decision
+    per request)."""
+
+    __slots__ = ("accepted", "refused", "throttle")
+
+    def __init__(self, accepted: int, refused: int, throttle: Throttle | None) -> None:
+        self.accepted = accepted
+        self.refused = refused
+        self.throttle = throttle
+
+    def __repr__(self) -> str:
+        return (f"Decision(accepted={self.accepted!r}, refused={self.refused!r}, "
+                f"throttle={self.throttle!r})")
 
 
-@dataclass(slots=True)
 class GsiWrite:
-    """What one table write asks of one GSI: its key and its write units."""
+    """What one table write asks of one GSI: its key and its write units.
 
-    index: str
-    pk_hash: int
-    sk_pos: Any
-    units: int
+    A plain class for the reason given on `Decision` (one per GSI per write)."""
+
+    __slots__ = ("index", "pk_hash", "sk_pos", "units")
+
+    def __init__(self, index: str, pk_hash: int, sk_pos: Any, units: int) -> None:
+        self.index = index
+        self.pk_hash = pk_hash
+        self.sk_pos = sk_pos
+        self.units = units
+
+    def __repr__(self) -> str:
+        return (f"GsiWrite(index={self.index!r}, pk_hash={self.pk_hash!r}, "
+                f"sk_pos={self.sk_pos!r}, units={self.units!r})")
 
 
 class CapacityModel:
@@ -58,6 +74,12 @@ class CapacityModel:
         self.account = account
         self.tables: dict[str, TableCapacity] = {}
         self._next_tick = float(int(now) + 1)
+        # A write's route, refilled per call rather than built anew: three lists and
+        # their growth were a dozen allocations per write. They never outlive a call
+        # (the model is used by one thread at a time: the service holds its lock).
+        self._route: list[Resource] = []
+        self._costs: list[float] = []
+        self._sites: list[ThrottleSite] = []
 
     # control plane ---------------------------------------------------------------------
     def table_arn(self, name: str) -> str:
@@ -123,11 +145,11 @@ class CapacityModel:
         pk_hash: int,
         sk_pos: Any,
         units: int,
-        gsi_writes: Sequence[GsiWrite] = (),
+        gsi_writes: list[GsiWrite] | None = None,
         count: int = 1,
         now: float = 0.0,
         part: Partition | None = None,
-        gsi_parts: Sequence[Partition] | None = None,
+        gsi_parts: list[Partition] | None = None,
     ) -> Decision:
         """Admit `count` writes of `units` WCU to one key (and the GSI writes they cause).
 
@@ -138,18 +160,22 @@ class CapacityModel:
         if part is None:
             part = base.keyspace.locate(pk_hash, sk_pos)
         part.observe(pk_hash, sk_pos)
-        route: list[Resource] = []
-        costs: list[float] = []
-        sites: list[ThrottleSite] = []
+        route, costs, sites = self._route, self._costs, self._sites
+        route.clear()
+        costs.clear()
+        sites.clear()
         base.add_write_route(part, units, route, costs, sites)
-        for i, gw in enumerate(gsi_writes):
-            if gw.units <= 0:
-                continue
-            index = table.gsis[gw.index]
-            gpart = gsi_parts[i] if gsi_parts is not None else index.keyspace.locate(
-                gw.pk_hash, gw.sk_pos)
-            gpart.observe(gw.pk_hash, gw.sk_pos)
-            index.add_write_route(gpart, gw.units, route, costs, sites)
+        if gsi_writes is not None:
+            # Indexed, over a list: mypyc compiles this loop to native list access.
+            for i in range(len(gsi_writes)):
+                gw = gsi_writes[i]
+                if gw.units <= 0:
+                    continue
+                index = table.gsis[gw.index]
+                gpart = gsi_parts[i] if gsi_parts is not None else index.keyspace.locate(
+                    gw.pk_hash, gw.sk_pos)
+                gpart.observe(gw.pk_hash, gw.sk_pos)
+                index.add_write_route(gpart, gw.units, route, costs, sites)
         return self._decide(route, costs, sites, count, now, True)
 
     def read(

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import decimal
 from decimal import Decimal
+from typing import Final
 
-MAX_DIGITS = 38
+MAX_DIGITS: Final = 38
 """[AWS] significant digits a DynamoDB number keeps."""
 
-NUMBERS = decimal.Context(prec=MAX_DIGITS, rounding=decimal.ROUND_HALF_EVEN,
+NUMBERS: Final = decimal.Context(prec=MAX_DIGITS, rounding=decimal.ROUND_HALF_EVEN,
                           Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
 

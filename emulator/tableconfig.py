@@ -8,10 +8,10 @@ so the model never learns a second description of a table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-PROVISIONED = "PROVISIONED"
-PAY_PER_REQUEST = "PAY_PER_REQUEST"
+PROVISIONED: Final = "PROVISIONED"
+PAY_PER_REQUEST: Final = "PAY_PER_REQUEST"
 
 
 class ConfigError(ValueError):

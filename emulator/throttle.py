@@ -7,8 +7,10 @@ so an SDK pointed at the emulator raises the same exception with the same
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 
 class Cause(StrEnum):
@@ -20,25 +22,25 @@ class Cause(StrEnum):
     MAX_ON_DEMAND = "MaxOnDemandThroughputExceeded"
 
 
-PROVISIONED_EXCEPTION = "ProvisionedThroughputExceededException"
-THROTTLING_EXCEPTION = "ThrottlingException"
+PROVISIONED_EXCEPTION: Final = "ProvisionedThroughputExceededException"
+THROTTLING_EXCEPTION: Final = "ThrottlingException"
 
-TABLE_PROVISIONED_MESSAGE = (
+TABLE_PROVISIONED_MESSAGE: Final = (
     "The level of configured provisioned throughput for the table was exceeded. "
     "Consider increasing your provisioning level with the UpdateTable API."
 )
-INDEX_PROVISIONED_MESSAGE = (
+INDEX_PROVISIONED_MESSAGE: Final = (
     "The level of configured provisioned throughput for one or more global secondary "
     "indexes of the table was exceeded. Consider increasing your provisioning level for "
     "the under-provisioned global secondary indexes with the UpdateTable API."
 )
-ON_DEMAND_MESSAGE = (
+ON_DEMAND_MESSAGE: Final = (
     "Throughput exceeds the current capacity of your table or index. DynamoDB is "
     "automatically scaling your table or index so please try again shortly. If exceptions "
     "persist, check if you have a hot key: "
     "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html"
 )
-MAX_ON_DEMAND_MESSAGE = (
+MAX_ON_DEMAND_MESSAGE: Final = (
     "Throughput exceeds the maximum OnDemandThroughput configured on table or index"
 )
 
@@ -51,8 +53,20 @@ class ThrottleSite:
     cause: Cause
     resource_arn: str
     provisioned_table: bool
+    _on_write: Throttle = field(init=False, repr=False, compare=False)
+    _on_read: Throttle = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Both refusals made once: a Throttle is immutable, and under mypyc a frozen
+        # dataclass's __init__ is interpreted (it was a dear part of every refusal).
+        object.__setattr__(self, "_on_write", self._throttle(True))
+        object.__setattr__(self, "_on_read", self._throttle(False))
 
     def throttle(self, is_write: bool) -> Throttle:
+        """The refusal of a write or of a read at this site."""
+        return self._on_write if is_write else self._on_read
+
+    def _throttle(self, is_write: bool) -> Throttle:
         scope = "Index" if self.on_index else "Table"
         reason = f"{scope}{'Write' if is_write else 'Read'}{self.cause.value}"
         if self.provisioned_table:
@@ -76,6 +90,12 @@ class Throttle:
     message: str
     reason: str
     resource: str
+    payload: bytes = field(init=False, repr=False, compare=False)
+    """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once:
+    a refusal's encoding was a dear part of it (json.dumps is interpreted Python)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "payload", json.dumps(self.body()).encode())
 
     @property
     def reasons_member(self) -> str:

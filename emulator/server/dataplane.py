@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from emulator.itemsize import item_size
 from emulator.model import Decision
@@ -46,11 +46,11 @@ from emulator.throttle import Throttle
 if TYPE_CHECKING:
     from emulator.server.service import Service
 
-PAGE_BYTES = 1024 * 1024
+PAGE_BYTES: Final = 1024 * 1024
 """[AWS] a Query or Scan page stops at 1 MB of items read."""
-MAX_BATCH_WRITE = 25
-MAX_BATCH_GET = 100
-LEGACY = ("Expected", "AttributeUpdates", "KeyConditions", "QueryFilter", "ScanFilter",
+MAX_BATCH_WRITE: Final = 25
+MAX_BATCH_GET: Final = 100
+LEGACY: Final = ("Expected", "AttributeUpdates", "KeyConditions", "QueryFilter", "ScanFilter",
           "ConditionalOperator")
 
 
@@ -58,7 +58,8 @@ def throttle_error(throttle: Throttle) -> DynamoError:
     """The model's refusal as the wire error (body built by `Throttle.body`)."""
     body = throttle.body()
     extra = {k: v for k, v in body.items() if k not in ("__type", "message")}
-    return DynamoError(throttle.exception, throttle.message, extra=extra)
+    return DynamoError(throttle.exception, throttle.message, extra=extra,
+                       payload=throttle.payload)
 
 
 # --- request members -------------------------------------------------------------------------
@@ -121,9 +122,10 @@ def _enum(req: dict[str, Any], name: str, allowed: tuple[str, ...], default: str
 
 
 def _item_member(req: dict[str, Any], name: str) -> Item:
-    if req.get(name) is None:
+    value = req.get(name)
+    if value is None:
         raise null_member(name[:1].lower() + name[1:])
-    return check_item(req[name], name)
+    return check_item(value, name)
 
 
 def _check_size(item: Item) -> int:
@@ -191,10 +193,10 @@ def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None,
 # runs both paths side by side). Any other member, even one set to its default, takes the
 # full path.
 
-PLAIN_PUT = frozenset({"TableName", "Item", "ReturnConsumedCapacity"})
-PLAIN_DELETE = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
-PLAIN_GET = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
-_NO_WRITE_OPTIONS: tuple[Node | None, str, str] = (None, "NONE", "NONE")
+PLAIN_PUT: Final = frozenset({"TableName", "Item", "ReturnConsumedCapacity"})
+PLAIN_DELETE: Final = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
+PLAIN_GET: Final = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
+_NO_WRITE_OPTIONS: Final[tuple[Node | None, str, str]] = (None, "NONE", "NONE")
 """What `_write_options` returns for a plain request."""
 
 

@@ -52,7 +52,10 @@ class KeySchema:
         """Whether an item appears in an index with this schema (sparse indexes)."""
         for name, kind in self.typed_names:
             value = item.get(name)
-            if value is None or next(iter(value)) != kind:  # kind_of, inline: per GSI write
+            # Stored and written values are validated to hold exactly one type key, so
+            # membership is `kind_of(value) == kind`, without next(iter()) (a generic
+            # call once compiled; this runs twice per GSI per write).
+            if value is None or kind not in value:
                 return False
         return True
 
@@ -90,14 +93,19 @@ def check_key_value(key: KeyDef, value: AttributeValue | None, member: str) -> N
                                 f"Key: {key.name}")
 
 
-@dataclass
 class _Collection:
-    """The items of one partition-key value, sorted by sort key."""
+    """The items of one partition-key value, sorted by sort key.
 
-    order: list[Any] = field(default_factory=list)
-    items: dict[Any, Item] = field(default_factory=dict)
-    sizes: dict[Any, int] = field(default_factory=dict)
-    """Each item's size, kept so a rewrite need not measure the old item again."""
+    A plain class, not a dataclass: one is made per new partition-key value, and under
+    mypyc a dataclass __init__ (with its default factories) is interpreted."""
+
+    __slots__ = ("items", "order", "sizes")
+
+    def __init__(self) -> None:
+        self.order: list[Any] = []
+        self.items: dict[Any, Item] = {}
+        self.sizes: dict[Any, int] = {}
+        """Each item's size, kept so a rewrite need not measure the old item again."""
 
 
 class ItemStore:
@@ -106,9 +114,23 @@ class ItemStore:
     def __init__(self, schema: KeySchema) -> None:
         self.schema = schema
         self._collections: dict[Any, _Collection] = {}
+        """Item collections by partition-key value (tables with a sort key)."""
+        self._flat = schema.sk is None
+        """A table without a sort key keeps its items in `_items` and `_sizes`, by
+        partition-key value, and no collections: a collection per item was four
+        objects the garbage collector traversed for as long as the item lived (the
+        item itself stops being traversed after its first full collections): with
+        new keys, garbage collection was about 40 % of a compiled PutItem."""
+        self._items: dict[Any, Item] = {}
+        self._sizes: dict[Any, int] = {}
         # SortedList, not a list kept with insort: inserting a new key must not cost a
         # memmove of every key (millions of them after a long uuid-keyed run).
         self._pk_order: SortedList = SortedList()
+        self._unordered: list[tuple[int, str, Any]] = []
+        """Order keys of new partition-key values not yet in `_pk_order`: only Scan and
+        the removal of a key's last item read the order, so a put only appends here
+        (SortedList is pure Python, interpreted even when the store is compiled: its add
+        was the dearest step of a PutItem of a new key)."""
         self.count = 0
         self.bytes = 0
 
@@ -134,19 +156,27 @@ class ItemStore:
             check_key_value(attr, item.get(attr.name), "Item")
 
     def _ids(self, key: Item) -> tuple[Any, Any]:
-        pk = sort_value(key[self.schema.pk.name])
-        sk = sort_value(key[self.schema.sk.name]) if self.schema.sk else None
+        # `typed` called by name, not through the `sort_value` alias: compiled, a call
+        # through a module-level variable is a generic call (this runs per request).
+        schema = self.schema
+        pk = typed(key[schema.pk.name])
+        sk = typed(key[schema.sk.name]) if schema.sk is not None else None
         return pk, sk
 
     # access ----------------------------------------------------------------------------
     def get(self, key: Item) -> Item | None:
         pk, sk = self._ids(key)
+        if self._flat:
+            return self._items.get(pk)
         coll = self._collections.get(pk)
         return None if coll is None else coll.items.get(sk)
 
     def get_sized(self, key: Item) -> tuple[Item | None, int]:
         """The item at `key` and its size in bytes (0 when absent)."""
         pk, sk = self._ids(key)
+        if self._flat:
+            item = self._items.get(pk)
+            return item, (self._sizes.get(pk, 0) if item is not None else 0)
         coll = self._collections.get(pk)
         if coll is None:
             return None, 0
@@ -156,40 +186,70 @@ class ItemStore:
     def put(self, item: Item, size: int) -> None:
         """Store `item` (of `size` bytes); the replaced item's size is known here."""
         pk, sk = self._ids(item)
+        if self._flat:
+            self._put_flat(pk, item, size)
+            return
         coll = self._collections.get(pk)
         if coll is None:
             coll = self._collections[pk] = _Collection()
-            self._pk_order.add(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
+            self._unordered.append(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
         if sk not in coll.items:
-            if self.schema.sk is None:
-                coll.order.append(sk)
-            else:
-                bisect.insort(coll.order, sk)
+            bisect.insort(coll.order, sk)
             self.count += 1
         self.bytes += size - coll.sizes.get(sk, 0)
         coll.items[sk] = item
         coll.sizes[sk] = size
 
+    def _put_flat(self, pk: Any, item: Item, size: int) -> None:
+        """`put` in a table without a sort key."""
+        items = self._items
+        if pk not in items:
+            self._unordered.append(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
+            self.count += 1
+        self.bytes += size - self._sizes.get(pk, 0)
+        items[pk] = item
+        self._sizes[pk] = size
+
     def delete(self, key: Item) -> None:
         pk, sk = self._ids(key)
-        coll = self._collections.get(pk)
-        if coll is None or sk not in coll.items:
-            return
-        del coll.items[sk]
-        if self.schema.sk is None:
-            coll.order.clear()
+        if self._flat:
+            if pk not in self._items:
+                return
+            del self._items[pk]
+            self.bytes -= self._sizes.pop(pk, 0)
         else:
+            coll = self._collections.get(pk)
+            if coll is None or sk not in coll.items:
+                return
+            del coll.items[sk]
             coll.order.pop(bisect.bisect_left(coll.order, sk))
-        self.count -= 1
-        self.bytes -= coll.sizes.pop(sk, 0)
-        if not coll.items:
+            self.bytes -= coll.sizes.pop(sk, 0)
+            if coll.items:
+                self.count -= 1
+                return
             del self._collections[pk]
-            self._pk_order.discard(_order_key(pk_hash_of(key[self.schema.pk.name]), pk))
+        self.count -= 1
+        self._order_all()
+        self._pk_order.discard(_order_key(pk_hash_of(key[self.schema.pk.name]), pk))
+
+    def _collection_of(self, pk: Any) -> _Collection | None:
+        """The collection of a partition-key value; in a table without a sort key, a
+        one-item view made for the caller (Query reads one per request)."""
+        if not self._flat:
+            return self._collections.get(pk)
+        item = self._items.get(pk)
+        if item is None:
+            return None
+        coll = _Collection()
+        coll.order.append(None)
+        coll.items[None] = item
+        coll.sizes[None] = self._sizes.get(pk, 0)
+        return coll
 
     def collection(self, pk_value: AttributeValue, forward: bool = True,
                    after: Any = None, has_after: bool = False) -> Iterator[Item]:
         """Items of one partition-key value in sort-key order, after a sort key if given."""
-        coll = self._collections.get(sort_value(pk_value))
+        coll = self._collection_of(sort_value(pk_value))
         if coll is None:
             return
         order = coll.order
@@ -210,6 +270,7 @@ class ItemStore:
 
     def scan(self, after: Item | None = None) -> Iterator[Item]:
         """Every item, in partition-hash then sort-key order, after a key if given."""
+        self._order_all()
         start = 0
         after_sk: Any = None
         has_after = False
@@ -224,6 +285,11 @@ class ItemStore:
                     start += 1
         for i in range(start, len(self._pk_order)):
             pk = self._pk_order[i][2]
+            if self._flat:
+                item = self._items.get(pk)
+                if item is not None:
+                    yield item
+                continue
             coll = self._collections.get(pk)
             if coll is None:
                 continue
@@ -235,7 +301,17 @@ class ItemStore:
             for sk in sks:
                 yield coll.items[sk]
 
+    def _order_all(self) -> None:
+        """Bring the new collections' order keys into `_pk_order` (in one update: the
+        same contents as adding each when it was made)."""
+        if self._unordered:
+            self._pk_order.update(self._unordered)
+            self._unordered.clear()
+
     def all_items(self) -> Iterator[Item]:
+        if self._flat:
+            yield from self._items.values()
+            return
         for coll in self._collections.values():
             yield from coll.items.values()
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from emulator.model import CapacityModel, Decision
 from emulator.server.admission import Charge
 
-HISTORY_S = 900
-PARTITION_HISTORY_S = 60
+HISTORY_S: Final = 900
+PARTITION_HISTORY_S: Final = 60
 
 
 @dataclass
@@ -48,11 +48,15 @@ class Series:
     def __init__(self) -> None:
         self.seconds: deque[Second] = deque(maxlen=HISTORY_S)
         self.totals = Second(-1)
+        self._current: Second | None = None
+        """The newest of `seconds` (kept: a deque's [-1] is a generic call once compiled)."""
 
     def at(self, t: int) -> Second:
-        if not self.seconds or self.seconds[-1].t != t:
-            self.seconds.append(Second(t))
-        return self.seconds[-1]
+        current = self._current
+        if current is None or current.t != t:
+            current = self._current = Second(t)
+            self.seconds.append(current)
+        return current
 
 
 class Metrics:
@@ -61,43 +65,53 @@ class Metrics:
     def __init__(self, scale: float) -> None:
         self.scale = scale
         self.series: dict[tuple[str, str | None], Series] = {}
+        self._by_table: dict[str, dict[str | None, Series]] = {}
+        """`series` again, by table then index: found per request without building a
+        (table, index) tuple to hash."""
         self.partitions: dict[tuple[str, str | None], deque[tuple[int, dict[int, float]]]] = {}
         self._last_second = -1
 
     def forget(self, table: str) -> None:
+        self._by_table.pop(table, None)
         for key in [k for k in self.series if k[0] == table]:
             del self.series[key]
         for key in [k for k in self.partitions if k[0] == table]:
             del self.partitions[key]
 
     def record(self, table: str, decision: Decision, charge: Charge, now: float) -> None:
-        # Runs once per request: the decision's and charge's fields are read once.
+        # Runs once per request: the decision's and charge's fields are read once, and
+        # each target is counted by a call rather than through a list of (index, units)
+        # tuples (compiled, the calls are native and the tuples were not).
         t = int(now)
         accepted, refused, throttle = decision.accepted, decision.refused, decision.throttle
-        is_write = charge.is_write
+        reason: str | None = None
         throttled_index: str | None = None
-        if throttle is not None and "/index/" in throttle.resource:
-            throttled_index = throttle.resource.rsplit("/index/", 1)[1]
-        targets: list[tuple[str | None, float]]
-        if is_write:
-            targets = [(None, charge.table_units), *charge.gsi_units.items()]
+        if throttle is not None and refused:
+            reason = throttle.reason
+            if "/index/" in throttle.resource:
+                throttled_index = throttle.resource.rsplit("/index/", 1)[1]
+        if charge.is_write:
+            self._count(table, None, t, accepted, charge.table_units, True, refused, reason)
+            for index, units in charge.gsi_units.items():
+                self._count(table, index, t, accepted, units, True, refused,
+                            reason if index == throttled_index else None)
         else:
-            targets = [(charge.index, charge.table_units)]
-        all_series = self.series
-        for index, units in targets:
-            series = all_series.get((table, index))
-            if series is None:
-                series = all_series[(table, index)] = Series()
-            for second in (series.at(t), series.totals):
-                second.accepted += accepted
-                if is_write:
-                    second.consumed_wcu += accepted * units
-                else:
-                    second.consumed_rcu += accepted * units
-                if throttle is not None and refused and (
-                        index is None or index == throttled_index or not is_write):
-                    second.throttled += refused
-                    second.reasons[throttle.reason] += refused
+            self._count(table, charge.index, t, accepted, charge.table_units, False, refused,
+                        reason)
+
+    def _count(self, table: str, index: str | None, t: int, accepted: int, units: float,
+               is_write: bool, refused: int, reason: str | None) -> None:
+        """Count one request in one table's or GSI's second and totals; `reason` is None
+        unless its refusals are counted here (a write's throttle counts on the table
+        and on the GSI that refused it)."""
+        by_index = self._by_table.get(table)
+        if by_index is None:
+            by_index = self._by_table[table] = {}
+        series = by_index.get(index)
+        if series is None:
+            series = self.series[(table, index)] = by_index[index] = Series()
+        _tally(series.at(t), accepted, units, is_write, refused, reason)
+        _tally(series.totals, accepted, units, is_write, refused, reason)
 
     def sample_partitions(self, model: CapacityModel, now: float) -> None:
         """Once a second: each partition's cumulative use, for per-second utilisation."""
@@ -152,3 +166,15 @@ class Metrics:
                 if series else [],
             }
         return {"status": status, "billing_mode": table.config.billing, "indexes": indexes}
+
+
+def _tally(second: Second, accepted: int, units: float, is_write: bool, refused: int,
+           reason: str | None) -> None:
+    second.accepted += accepted
+    if is_write:
+        second.consumed_wcu += accepted * units
+    else:
+        second.consumed_rcu += accepted * units
+    if reason is not None:
+        second.throttled += refused
+        second.reasons[reason] += refused

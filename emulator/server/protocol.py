@@ -10,36 +10,42 @@ under `com.amazon.coral.validate#`, protocol errors under `com.amazon.coral.serv
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
-CONTENT_TYPE = "application/x-amz-json-1.0"
-TARGET_PREFIX = "DynamoDB_20120810."
+CONTENT_TYPE: Final = "application/x-amz-json-1.0"
+TARGET_PREFIX: Final = "DynamoDB_20120810."
 
-DYNAMODB = "com.amazonaws.dynamodb.v20120810#"
-CORAL_VALIDATE = "com.amazon.coral.validate#"
-CORAL_SERVICE = "com.amazon.coral.service#"
+DYNAMODB: Final = "com.amazonaws.dynamodb.v20120810#"
+CORAL_VALIDATE: Final = "com.amazon.coral.validate#"
+CORAL_SERVICE: Final = "com.amazon.coral.service#"
 
-NOT_FOUND_MESSAGE = "Requested resource not found"
-CONDITION_FAILED_MESSAGE = "The conditional request failed"
-ITEM_TOO_LARGE_MESSAGE = "Item size has exceeded the maximum allowed size"
+NOT_FOUND_MESSAGE: Final = "Requested resource not found"
+CONDITION_FAILED_MESSAGE: Final = "The conditional request failed"
+ITEM_TOO_LARGE_MESSAGE: Final = "Item size has exceeded the maximum allowed size"
 
 
 class DynamoError(Exception):
     """A refusal as DynamoDB words it; raised anywhere in request handling."""
 
     def __init__(self, name: str, message: str, prefix: str = DYNAMODB,
-                 extra: dict[str, Any] | None = None, status: int = 400) -> None:
+                 extra: dict[str, Any] | None = None, status: int = 400,
+                 payload: bytes | None = None) -> None:
         super().__init__(message)
         self.name = name
         self.message = message
         self.prefix = prefix
         self.extra = extra or {}
         self.status = status
+        self._payload = payload
+        """`payload()` encoded already, by a caller that has it (a throttle's is made
+        once); it must be what `payload()` would encode."""
 
     def body(self) -> dict[str, Any]:
         return {"__type": f"{self.prefix}{self.name}", "message": self.message, **self.extra}
 
     def payload(self) -> bytes:
+        if self._payload is not None:
+            return self._payload
         return json.dumps(self.body()).encode()
 
 

@@ -9,14 +9,18 @@ from __future__ import annotations
 import base64
 import binascii
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Final
 
 from emulator.numbers import MAX_DIGITS, normal, significant_digits
 from emulator.server.protocol import invalid_parameter, serialization, validation
 
-SCALARS = ("S", "N", "B")
-TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
-MAX_DEPTH = 32
+SCALARS: Final = ("S", "N", "B")
+TYPES: Final = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
+MAX_DEPTH: Final = 32
+
+_isascii: Final = str.isascii
+"""Bound once: mypyc has no native str.isascii, and `text.isascii()` compiles to a
+generic method look-up and call (every number written is checked)."""
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -26,7 +30,7 @@ def is_plain_integer(text: Any) -> bool:
     """Whether `text` is 1 to 38 ASCII digits: always a valid DynamoDB number (at most 38
     significant digits, magnitude below 1E38), so checks may accept it without parsing,
     and two such numbers are equal exactly when their digits are, leading zeros aside."""
-    return (type(text) is str and 0 < len(text) <= MAX_DIGITS and text.isascii()
+    return (type(text) is str and 0 < len(text) <= MAX_DIGITS and _isascii(text)
             and text.isdigit())
 
 
@@ -139,12 +143,22 @@ def check_item(item: Any, member: str = "Item") -> Item:
 
 
 def kind_of(value: AttributeValue) -> str:
-    return next(iter(value))
+    """The type key of a value (its first key). A loop rather than next(iter(value)):
+    compiled, the loop is native and next() a generic call (this runs per key checked)."""
+    for kind in value:
+        return kind
+    return next(iter(value))  # an empty value: StopIteration, as next(iter()) raises
 
 
 def typed(value: AttributeValue) -> Any:
     """A comparable Python value for a scalar: str, Decimal or bytes."""
-    kind, inner = next(iter(value.items()))
+    if len(value) == 1:
+        # A string, the common key, without building an items iterator (per request).
+        text = value.get("S")
+        if text is not None:
+            return text
+    kind = kind_of(value)
+    inner = value[kind]
     if kind == "N":
         return Decimal(inner)
     if kind == "B":

@@ -156,3 +156,23 @@ def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
         ExpressionAttributeValues={":p": {"S": "hot"}})["Items"]}
     assert stored.isdisjoint(refused)
     assert len(stored) == 40 - len(refused)
+
+
+@pytest.mark.parametrize("provisioned", [True, False])
+@pytest.mark.parametrize("on_index", [True, False])
+@pytest.mark.parametrize("is_write", [True, False])
+def test_a_throttle_error_sends_the_bytes_its_body_encodes_to(
+        provisioned: bool, on_index: bool, is_write: bool) -> None:
+    """A throttle's wire bytes are encoded once, when its site is made: they must be what
+    encoding the error's body would give."""
+    from emulator.server.dataplane import throttle_error
+    from emulator.server.protocol import DynamoError
+    from emulator.throttle import Cause, ThrottleSite
+
+    for cause in Cause:
+        site = ThrottleSite(on_index, cause, "arn:aws:dynamodb:us-east-1:0:table/t",
+                            provisioned)
+        error = throttle_error(site.throttle(is_write))
+        fresh = DynamoError(error.name, error.message, error.prefix, error.extra)
+        assert error.payload() == fresh.payload()
+        assert site.throttle(is_write) == site._throttle(is_write)
