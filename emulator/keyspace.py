@@ -379,7 +379,7 @@ class KeySpace:
         pieces = [part.lo, *cuts, part.hi]
         new_parts = [self._new(a, b, now) for a, b in itertools.pairwise(pieces)]
         for new in new_parts:
-            new.samples.extend(s for s in part.samples if new.lo <= s[0] < new.hi)
+            new.samples.extend([s for s in part.samples if new.lo <= s[0] < new.hi])
             if new.lo <= top < new.hi:
                 new.hot_since, new.last_hot = part.hot_since, part.last_hot
                 new.split_at = part.split_at

@@ -634,6 +634,16 @@ def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                  cond.sk_test, ph)
 
 
+def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int
+                ) -> Iterator[Item]:
+    """The items of one parallel-Scan segment, lazily: a generator function, not a
+    generator expression, which mypyc would turn into a list (a Scan page with a Limit
+    must not walk the whole table)."""
+    for item in items:
+        if pk_hash_of(item[pk_name]) * total >> 64 == part:
+            yield item
+
+
 def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     table = svc.table(table_name(req))
     _reject_legacy(req)
@@ -665,9 +675,6 @@ def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                                         _index_order(source, table, i)) > mark]
         items = iter(pool)
     if segments is not None and segment is not None:
-        total = segments
-        part = segment
-        items = (i for i in items
-                 if pk_hash_of(i[table.schema.pk.name]) * total >> 64 == part)
+        items = _in_segment(items, table.schema.pk.name, segments, segment)
     return _page(svc, req, table, source, items, None, consistent, None, ph)
 
