@@ -137,9 +137,11 @@ def _wait_ready(port: int, deadline_s: float = 20.0) -> None:
     raise RuntimeError(f"server on port {port} did not start")
 
 
-def _create_table(port: int) -> None:
+def create_table_request() -> dict[str, object]:
+    """The benchmark's table: uuid partition keys, three all-projected GSIs, 40,000 WCU
+    (the default per-table quota) on the table and on each index."""
     keys = ("pk", "g1", "g2", "g3")
-    _call(port, "CreateTable", {
+    return {
         "TableName": TABLE,
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": k, "AttributeType": "S"} for k in keys],
@@ -151,7 +153,17 @@ def _create_table(port: int) -> None:
              "ProvisionedThroughput": {"ReadCapacityUnits": 40000,
                                        "WriteCapacityUnits": 40000}}
             for k in keys[1:]],
-    })
+    }
+
+
+def bench_item(i: int, pk: str, version: str) -> dict[str, dict[str, str]]:
+    """The i-th ~1 KB item (see `_requests` for why the GSI keys take thousands of values)."""
+    return {"pk": {"S": pk}, "g1": {"S": f"w{i % 9973}"}, "g2": {"S": f"s{i % 9967}"},
+            "g3": {"S": f"p{i % 9949}"}, "version": {"N": version}, "payload": {"S": "x" * 880}}
+
+
+def _create_table(port: int) -> None:
+    _call(port, "CreateTable", create_table_request())
     for _ in range(100):
         status = _call(port, "DescribeTable", {"TableName": TABLE})["Table"]
         if isinstance(status, dict) and status.get("TableStatus") == "ACTIVE":
@@ -178,9 +190,7 @@ def _requests(count: int) -> list[tuple[bytes, bytes]]:
     are printed as errors."""
     out = []
     for i in range(count):
-        item = {"pk": {"S": str(uuid.uuid4())}, "g1": {"S": f"w{i % 9973}"},
-                "g2": {"S": f"s{i % 9967}"}, "g3": {"S": f"p{i % 9949}"},
-                "version": {"N": MARK}, "payload": {"S": "x" * 880}}
+        item = bench_item(i, str(uuid.uuid4()), MARK)
         body = json.dumps({"TableName": TABLE, "Item": item}).encode()
         head = (f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                 f"application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
@@ -298,7 +308,9 @@ def main() -> int:
         ok &= rates["emulator"] >= 0.5 * rates["bare"]
     if "emulator" in rates and "moto" in rates:
         ok &= rates["emulator"] >= 30 * rates["moto"]
-    print("targets (>= 0.5x bare, >= 30x moto):", "met" if ok else "NOT met")
+    judged = "emulator" in rates and "bare" in rates and "moto" in rates
+    print("targets (>= 0.5x bare, >= 30x moto):",
+          ("met" if ok else "NOT met") if judged else "not judged (run bare, emulator and moto)")
     return 0 if ok else 1
 
 

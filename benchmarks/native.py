@@ -5,8 +5,8 @@ with HOTBENCH_PURE=1, `--rounds` times in turn (a 2-core machine is noisy; takin
 spreads a neighbour's load over both), and is judged by its median:
 
   putitem   Service.handle for PutItems of ~1 KB items on a table with 3 GSIs, every one
-            changing its item (as benchmarks/endpoint.py sends them): us per request,
-            without HTTP
+            changing its item (benchmarks/endpoint.py's table and items): us per
+            request, without HTTP
   simulate  `simulate(playbooks/hot-partition.yaml)`: 2.88 M requests, wall seconds
 
     .venv/bin/python benchmarks/native.py [--rounds 3]
@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from endpoint import TABLE, bench_item, create_table_request  # the same table and items
+
 if TYPE_CHECKING:
     from emulator.server import Service
 
@@ -35,27 +37,15 @@ def _service_with_table() -> Service:
     from emulator.server import Service
 
     service = Service(create_delay_s=0.0)
-    keys = ("pk", "g1", "g2", "g3")
-    status, body = service.handle("DynamoDB_20120810.CreateTable", json.dumps({
-        "TableName": "bench", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-        "AttributeDefinitions": [{"AttributeName": k, "AttributeType": "S"} for k in keys],
-        "BillingMode": "PROVISIONED",
-        "ProvisionedThroughput": {"ReadCapacityUnits": 40000, "WriteCapacityUnits": 40000},
-        "GlobalSecondaryIndexes": [
-            {"IndexName": f"by{k}", "KeySchema": [{"AttributeName": k, "KeyType": "HASH"}],
-             "Projection": {"ProjectionType": "ALL"},
-             "ProvisionedThroughput": {"ReadCapacityUnits": 40000,
-                                       "WriteCapacityUnits": 40000}}
-            for k in keys[1:]]}).encode())
+    status, body = service.handle("DynamoDB_20120810.CreateTable",
+                                  json.dumps(create_table_request()).encode())
     assert status == 200, body
     return service
 
 
 def _bodies(version: int) -> list[bytes]:
-    return [json.dumps({"TableName": "bench", "Item": {
-        "pk": {"S": f"{i:08d}-5f2c-4e8a-9b1d-6c3f2a1b0e9d"}, "g1": {"S": f"w{i % 97}"},
-        "g2": {"S": f"s{i % 89}"}, "g3": {"S": f"p{i % 83}"},
-        "version": {"N": str(version * 100_000 + i)}, "payload": {"S": "x" * 880}}}).encode()
+    return [json.dumps({"TableName": TABLE, "Item": bench_item(
+        i, f"{i:08d}-5f2c-4e8a-9b1d-6c3f2a1b0e9d", str(version * 100_000 + i))}).encode()
         for i in range(PUTS)]
 
 
