@@ -34,9 +34,10 @@ def _number_size(text: str) -> int:
     return (digits + 1) // 2 + 1 if digits else 1 + 1
 
 
-def _type_key(value: dict[str, Any]) -> str:
-    """A value's type key (its first key): a loop, not next(iter(value)), which compiled
-    is a generic call (numbers reach here for every item written)."""
+def kind_of(value: dict[str, Any]) -> str:
+    """The type key of an attribute value (its first key). A loop rather than
+    next(iter(value)): compiled, the loop is native and next() a generic call (this runs
+    for every number written and every key checked)."""
     for kind in value:
         return kind
     return next(iter(value))  # an empty value: StopIteration, as next(iter()) raises
@@ -47,7 +48,7 @@ def value_size(value: dict[str, Any]) -> int:
     inner = value.get("S")
     if inner is not None:  # the common case first: this runs for every attribute written
         return len(inner) if _isascii(inner) else len(inner.encode("utf-8"))
-    kind = _type_key(value)
+    kind = kind_of(value)
     inner = value[kind]
     if kind == "N":
         return _number_size(inner)

@@ -25,9 +25,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-ROOT = PACKAGE_DIR.parent
-NATIVE_DIR = ROOT / ".native"
+ROOT = Path(__file__).resolve().parent.parent
 COMPLETE = "COMPLETE"
 PURE_ENV = "HOTBENCH_PURE"
 
@@ -55,16 +53,21 @@ def source_digest(root: Path = ROOT) -> str:
     return digest.hexdigest()[:20]
 
 
+def native_dir(root: Path = ROOT) -> Path:
+    """Where builds live (ignored by git)."""
+    return root / ".native"
+
+
 def build_dir(root: Path = ROOT) -> Path:
-    return root / ".native" / source_digest(root)
+    """Where the build of the current sources lives, once built."""
+    return native_dir(root) / source_digest(root)
 
 
 def find_build(root: Path = ROOT) -> tuple[Path | None, str]:
     """The build to load, or None, with the reason in words."""
     if os.environ.get(PURE_ENV):
         return None, f"pure Python ({PURE_ENV} is set)"
-    native = root / ".native"
-    if not native.is_dir():
+    if not native_dir(root).is_dir():
         return None, "pure Python (no compiled build: run `make native`)"
     try:
         wanted = build_dir(root)
@@ -103,6 +106,3 @@ def status() -> str:
     """Which emulator runs, e.g. 'compiled by mypyc (.native/1f2e...)'."""
     return _State.reason
 
-
-def is_compiled() -> bool:
-    return _State.build is not None

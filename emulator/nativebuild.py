@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from emulator.native import COMPLETE, ROOT, build_dir, compiled_sources, find_build, source_digest
+from emulator.native import COMPLETE, ROOT, build_dir, compiled_sources, find_build, native_dir
 
 
 def build(root: Path = ROOT, jobs: int = 2) -> Path:
@@ -26,7 +26,7 @@ def build(root: Path = ROOT, jobs: int = 2) -> Path:
     from mypyc.build import mypycify  # dev dependency: only a build needs it
     from setuptools import Distribution
 
-    native = root / ".native"
+    native = native_dir(root)
     native.mkdir(exist_ok=True)
     (native / ".gitignore").write_text("*\n")
     scratch = Path(tempfile.mkdtemp(prefix="build-", dir=native))
@@ -41,10 +41,13 @@ def build(root: Path = ROOT, jobs: int = 2) -> Path:
         command.build_temp = str(scratch / "obj")
         command.parallel = jobs
         dist.run_command("build_ext")
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     finally:
         os.chdir(cwd)
     lib = scratch / "lib"
-    (lib / COMPLETE).write_text(source_digest(root) + "\n")
+    (lib / COMPLETE).write_text(target.name + "\n")
     if not target.exists():
         lib.rename(target)
     for old in native.iterdir():  # builds of older sources, and this build's scratch
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         print(f"emulator: compiled by mypyc into {target.relative_to(ROOT)}")
         return 0
-    print("usage: python -m emulator.native build|status", file=sys.stderr)
+    print("usage: python -m emulator.nativebuild build|status", file=sys.stderr)
     return 2
 
 

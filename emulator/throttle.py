@@ -90,11 +90,15 @@ class Throttle:
     message: str
     reason: str
     resource: str
+    extra: dict[str, object] = field(init=False, repr=False, compare=False)
+    """The body's members besides `__type` and `message` (the reasons list), made once."""
     payload: bytes = field(init=False, repr=False, compare=False)
     """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once:
     a refusal's encoding was a dear part of it (json.dumps is interpreted Python)."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "extra", {
+            self.reasons_member: [{"reason": self.reason, "resource": self.resource}]})
         object.__setattr__(self, "payload", json.dumps(self.body()).encode())
 
     @property
@@ -108,8 +112,5 @@ class Throttle:
 
     def body(self) -> dict[str, object]:
         """The JSON body DynamoDB sends with HTTP 400."""
-        return {
-            "__type": f"com.amazonaws.dynamodb.v20120810#{self.exception}",
-            "message": self.message,
-            self.reasons_member: [{"reason": self.reason, "resource": self.resource}],
-        }
+        return {"__type": f"com.amazonaws.dynamodb.v20120810#{self.exception}",
+                "message": self.message, **self.extra}

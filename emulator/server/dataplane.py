@@ -55,10 +55,9 @@ LEGACY: Final = ("Expected", "AttributeUpdates", "KeyConditions", "QueryFilter",
 
 
 def throttle_error(throttle: Throttle) -> DynamoError:
-    """The model's refusal as the wire error (body built by `Throttle.body`)."""
-    body = throttle.body()
-    extra = {k: v for k, v in body.items() if k not in ("__type", "message")}
-    return DynamoError(throttle.exception, throttle.message, extra=extra,
+    """The model's refusal as the wire error (body built by `Throttle.body`, and its
+    members and bytes made once per throttle site, not per refusal)."""
+    return DynamoError(throttle.exception, throttle.message, extra=throttle.extra,
                        payload=throttle.payload)
 
 

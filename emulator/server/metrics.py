@@ -64,17 +64,14 @@ class Metrics:
 
     def __init__(self, scale: float) -> None:
         self.scale = scale
-        self.series: dict[tuple[str, str | None], Series] = {}
-        self._by_table: dict[str, dict[str | None, Series]] = {}
-        """`series` again, by table then index: found per request without building a
-        (table, index) tuple to hash."""
+        self.series: dict[str, dict[str | None, Series]] = {}
+        """By table, then index (None for the table itself): found per request without
+        building a (table, index) tuple to hash."""
         self.partitions: dict[tuple[str, str | None], deque[tuple[int, dict[int, float]]]] = {}
         self._last_second = -1
 
     def forget(self, table: str) -> None:
-        self._by_table.pop(table, None)
-        for key in [k for k in self.series if k[0] == table]:
-            del self.series[key]
+        self.series.pop(table, None)
         for key in [k for k in self.partitions if k[0] == table]:
             del self.partitions[key]
 
@@ -104,12 +101,12 @@ class Metrics:
         """Count one request in one table's or GSI's second and totals; `reason` is None
         unless its refusals are counted here (a write's throttle counts on the table
         and on the GSI that refused it)."""
-        by_index = self._by_table.get(table)
+        by_index = self.series.get(table)
         if by_index is None:
-            by_index = self._by_table[table] = {}
+            by_index = self.series[table] = {}
         series = by_index.get(index)
         if series is None:
-            series = self.series[(table, index)] = by_index[index] = Series()
+            series = by_index[index] = Series()
         _tally(series.at(t), accepted, units, is_write, refused, reason)
         _tally(series.totals, accepted, units, is_write, refused, reason)
 
@@ -143,9 +140,10 @@ class Metrics:
         table = model.tables[name]
         s = self.scale
         indexes: dict[str, Any] = {}
+        table_series = self.series.get(name, {})
         for index in table.indexes():
             key = index.index_name
-            series = self.series.get((name, key))
+            series = table_series.get(key)
             read, write = index.warm_values()
             lim = index.limits
             use = self.partition_use(name, key)

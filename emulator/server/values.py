@@ -11,6 +11,7 @@ import binascii
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
+from emulator.itemsize import kind_of
 from emulator.numbers import MAX_DIGITS, normal, significant_digits
 from emulator.server.protocol import invalid_parameter, serialization, validation
 
@@ -140,14 +141,6 @@ def check_item(item: Any, member: str = "Item") -> Item:
             continue
         check_value(value)
     return item
-
-
-def kind_of(value: AttributeValue) -> str:
-    """The type key of a value (its first key). A loop rather than next(iter(value)):
-    compiled, the loop is native and next() a generic call (this runs per key checked)."""
-    for kind in value:
-        return kind
-    return next(iter(value))  # an empty value: StopIteration, as next(iter()) raises
 
 
 def typed(value: AttributeValue) -> Any:
