@@ -33,11 +33,12 @@ native: $(STAMP)
 run: native
 	$(BIN)/hotbench simulate playbooks/hot-partition.yaml
 
-## make test: lint, type-check and run the whole test suite.
+## make test: lint, format check, type-check and run the whole test suite.
 ## The suite runs on the compiled emulator (what `make run` and `hotbench` use), then the
 ## emulator's own tests again on the pure-Python modules, the reference.
 test: native $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/ruff check emulator loadgen console tests benchmarks
+	$(BIN)/ruff format --check emulator loadgen console tests benchmarks
 	$(BIN)/mypy
 	HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov $(BIN)/pytest -q
 	HOTBENCH_PURE=1 $(BIN)/pytest -q $(PURE_TESTS)

@@ -41,8 +41,10 @@ CLIENT_CORE = 1
 TABLE = "bench"
 # A syntactically valid SigV4 header: moto routes on its credential scope; the emulator
 # and the bare server ignore it. Signing is not what is measured.
-AUTH = ("AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
-        "SignedHeaders=host;x-amz-date;x-amz-target, Signature=" + "0" * 64)
+AUTH = (
+    "AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, "
+    "SignedHeaders=host;x-amz-date;x-amz-target, Signature=" + "0" * 64
+)
 
 
 def _free_port() -> int:
@@ -58,6 +60,7 @@ def _pin(core: int) -> None:
 
 
 # --- servers (child processes) ------------------------------------------------------------
+
 
 def serve_bare(port: int) -> None:
     from emulator.server.http import JSON_1_0, HttpServer, Reply
@@ -102,8 +105,7 @@ def serve_emulator(port: int) -> None:
     from emulator.server import Latency, Service
     from emulator.server.runner import serve_forever
 
-    serve_forever("127.0.0.1", port, Service(create_delay_s=0.0), Latency(),
-                  lambda url: None)
+    serve_forever("127.0.0.1", port, Service(create_delay_s=0.0), Latency(), lambda url: None)
 
 
 def _start(kind: str, port: int) -> subprocess.Popen[bytes]:
@@ -112,15 +114,26 @@ def _start(kind: str, port: int) -> subprocess.Popen[bytes]:
         cmd = [exe, "-H", "127.0.0.1", "-p", str(port)]
     else:
         cmd = [sys.executable, __file__, "--serve", kind, "--port", str(port)]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=lambda: _pin(SERVER_CORE))
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: _pin(SERVER_CORE),
+    )
 
 
 def _call(port: int, operation: str, body: dict[str, object]) -> dict[str, object]:
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/", data=json.dumps(body).encode(), method="POST",
-        headers={"X-Amz-Target": f"DynamoDB_20120810.{operation}", "Authorization": AUTH,
-                 "Content-Type": "application/x-amz-json-1.0"})
+        f"http://127.0.0.1:{port}/",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={
+            "X-Amz-Target": f"DynamoDB_20120810.{operation}",
+            "Authorization": AUTH,
+            "Content-Type": "application/x-amz-json-1.0",
+        },
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         result: dict[str, object] = json.loads(response.read() or b"{}")
         return result
@@ -148,18 +161,27 @@ def create_table_request() -> dict[str, object]:
         "BillingMode": "PROVISIONED",
         "ProvisionedThroughput": {"ReadCapacityUnits": 40000, "WriteCapacityUnits": 40000},
         "GlobalSecondaryIndexes": [
-            {"IndexName": f"by{k}", "KeySchema": [{"AttributeName": k, "KeyType": "HASH"}],
-             "Projection": {"ProjectionType": "ALL"},
-             "ProvisionedThroughput": {"ReadCapacityUnits": 40000,
-                                       "WriteCapacityUnits": 40000}}
-            for k in keys[1:]],
+            {
+                "IndexName": f"by{k}",
+                "KeySchema": [{"AttributeName": k, "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+                "ProvisionedThroughput": {"ReadCapacityUnits": 40000, "WriteCapacityUnits": 40000},
+            }
+            for k in keys[1:]
+        ],
     }
 
 
 def bench_item(i: int, pk: str, version: str) -> dict[str, dict[str, str]]:
     """The i-th ~1 KB item (see `_requests` for why the GSI keys take thousands of values)."""
-    return {"pk": {"S": pk}, "g1": {"S": f"w{i % 9973}"}, "g2": {"S": f"s{i % 9967}"},
-            "g3": {"S": f"p{i % 9949}"}, "version": {"N": version}, "payload": {"S": "x" * 880}}
+    return {
+        "pk": {"S": pk},
+        "g1": {"S": f"w{i % 9973}"},
+        "g2": {"S": f"s{i % 9967}"},
+        "g3": {"S": f"p{i % 9949}"},
+        "version": {"N": version},
+        "payload": {"S": "x" * 880},
+    }
 
 
 def _create_table(port: int) -> None:
@@ -192,16 +214,23 @@ def _requests(count: int) -> list[tuple[bytes, bytes]]:
     for i in range(count):
         item = bench_item(i, str(uuid.uuid4()), MARK)
         body = json.dumps({"TableName": TABLE, "Item": item}).encode()
-        head = (f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
-                f"application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
-                f"Authorization: {AUTH}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        head = (
+            f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+            f"application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.PutItem\r\n"
+            f"Authorization: {AUTH}\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode()
         before, after = (head + body).split(MARK.encode())
         out.append((before, after))
     return out
 
 
-async def _connection(port: int, requests: list[tuple[bytes, bytes]], start: int,
-                      stop_at: float, counts: dict[str, int]) -> None:
+async def _connection(
+    port: int,
+    requests: list[tuple[bytes, bytes]],
+    start: int,
+    stop_at: float,
+    counts: dict[str, int],
+) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     i = start
     try:
@@ -229,20 +258,24 @@ async def _connection(port: int, requests: list[tuple[bytes, bytes]], start: int
         writer.close()
 
 
-async def _drive(port: int, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
-                 ) -> dict[str, int]:
+async def _drive(
+    port: int, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
+) -> dict[str, int]:
     counts = {"ok": 0, "err": 0}
     warm = time.monotonic() + 2.0
-    await asyncio.gather(*(_connection(port, requests, c, warm, {"ok": 0, "err": 0})
-                           for c in range(connections)))
+    await asyncio.gather(
+        *(_connection(port, requests, c, warm, {"ok": 0, "err": 0}) for c in range(connections))
+    )
     stop_at = time.monotonic() + seconds
-    await asyncio.gather(*(_connection(port, requests, c * 1000, stop_at, counts)
-                           for c in range(connections)))
+    await asyncio.gather(
+        *(_connection(port, requests, c * 1000, stop_at, counts) for c in range(connections))
+    )
     return counts
 
 
-def measure(kind: str, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
-            ) -> tuple[float, int]:
+def measure(
+    kind: str, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
+) -> tuple[float, int]:
     port = _free_port()
     proc = _start(kind, port)
     try:
@@ -270,14 +303,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--targets", default="bare,emulator,moto")
-    parser.add_argument("--serve", choices=["bare", "aiohttp", "emulator"],
-                        help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=["bare", "aiohttp", "emulator"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         sys.path.insert(0, str(ROOT))
-        {"bare": serve_bare, "aiohttp": serve_aiohttp, "emulator": serve_emulator}[
-            args.serve](args.port)
+        {"bare": serve_bare, "aiohttp": serve_aiohttp, "emulator": serve_emulator}[args.serve](
+            args.port
+        )
         return 0
     _pin(CLIENT_CORE)
     requests = _requests(20_000)
@@ -286,15 +319,18 @@ def main() -> int:
     from emulator.native import status
 
     print(f"emulator and bare server: {status()}")
-    print(f"PutItem of ~1 KB items, table with 3 GSIs; server on core {SERVER_CORE}, client "
-          f"on core {CLIENT_CORE}; {args.connections} keep-alive connections, "
-          f"{args.seconds:g} s per target, {args.rounds} rounds")
+    print(
+        f"PutItem of ~1 KB items, table with 3 GSIs; server on core {SERVER_CORE}, client "
+        f"on core {CLIENT_CORE}; {args.connections} keep-alive connections, "
+        f"{args.seconds:g} s per target, {args.rounds} rounds"
+    )
     for round_no in range(1, args.rounds + 1):
         for kind in kinds:
             rate, errors = measure(kind, args.seconds, args.connections, requests)
             runs[kind].append(rate)
-            print(f"  round {round_no} {kind:9s} {rate:10.0f} req/s   ({errors} errors)",
-                  flush=True)
+            print(
+                f"  round {round_no} {kind:9s} {rate:10.0f} req/s   ({errors} errors)", flush=True
+            )
     rates = {kind: statistics.median(values) for kind, values in runs.items()}
     print()
     print("medians:")
@@ -309,8 +345,10 @@ def main() -> int:
     if "emulator" in rates and "moto" in rates:
         ok &= rates["emulator"] >= 30 * rates["moto"]
     judged = "emulator" in rates and "bare" in rates and "moto" in rates
-    print("targets (>= 0.5x bare, >= 30x moto):",
-          ("met" if ok else "NOT met") if judged else "not judged (run bare, emulator and moto)")
+    print(
+        "targets (>= 0.5x bare, >= 30x moto):",
+        ("met" if ok else "NOT met") if judged else "not judged (run bare, emulator and moto)",
+    )
     return 0 if ok else 1
 
 

@@ -31,9 +31,12 @@ ITEM = {"pk": {"S": "WH-TOKYO"}, "sk": {"S": "SKU-00042"}, "pad": {"S": "x" * 97
 
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "loadgen.standin", "--mode", "ok"],
-                            stdout=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parent.parent)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "loadgen.standin", "--mode", "ok"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     assert proc.stdout is not None
     port = int(proc.stdout.readline())
     return proc, f"http://127.0.0.1:{port}"
@@ -43,9 +46,14 @@ def bench_boto3(endpoint: str, seconds: float) -> float:
     import boto3
     from botocore.config import Config
 
-    client = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
-                          aws_access_key_id="AKID", aws_secret_access_key="secret",
-                          config=Config(retries={"total_max_attempts": 1}))
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="AKID",
+        aws_secret_access_key="secret",
+        config=Config(retries={"total_max_attempts": 1}),
+    )
     client.put_item(TableName="t", Item=ITEM)
     n, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -73,12 +81,19 @@ def bench_aiohttp(endpoint: str, seconds: float, concurrency: int = 64) -> float
             async def one_worker() -> None:
                 nonlocal n
                 while time.perf_counter() - t0 < seconds:
-                    req = AWSRequest("POST", endpoint + "/", data=body, headers={
-                        "Content-Type": "application/x-amz-json-1.0",
-                        "X-Amz-Target": "DynamoDB_20120810.PutItem"})
+                    req = AWSRequest(
+                        "POST",
+                        endpoint + "/",
+                        data=body,
+                        headers={
+                            "Content-Type": "application/x-amz-json-1.0",
+                            "X-Amz-Target": "DynamoDB_20120810.PutItem",
+                        },
+                    )
                     auth.add_auth(req)
-                    async with s.post(endpoint + "/", data=body,
-                                      headers=dict(req.headers.items())) as resp:
+                    async with s.post(
+                        endpoint + "/", data=body, headers=dict(req.headers.items())
+                    ) as resp:
                         await resp.read()
                     n += 1
 
@@ -93,25 +108,50 @@ def bench_hotbench(endpoint: str, seconds: float, concurrency: int = 128) -> tup
     the median over the window's whole seconds of requests sent and answered in that
     second (a send falling behind the schedule is late, never skipped; the worker is
     stopped by its watchdog 1 s after the window)."""
-    playbook = parse_playbook({
-        "name": "bench",
-        "tables": [{"name": "t", "partition_key": {"name": "warehouseId"},
-                    "sort_key": {"name": "itemId"}, "billing_mode": "PAY_PER_REQUEST",
-                    "item_size_bytes": 1000}],
-        "load": {"attributes": {
-            "warehouseId": {"dist": "weighted",
-                            "weights": {"WH-TOKYO": 80, "WH-OSAKA": 10, "WH-FUKUOKA": 10}},
-            "itemId": {"dist": "uniform", "count": 5000, "format": "SKU-{:05d}"}},
-            "phases": [{"name": "flat-out", "rate": 40000, "duration_s": seconds}]}})
-    plan = RunPlan("bench", playbook, "t", "t", endpoint=endpoint, concurrency=concurrency,
-                   drain_s=1.0, max_ops=10**9)
+    playbook = parse_playbook(
+        {
+            "name": "bench",
+            "tables": [
+                {
+                    "name": "t",
+                    "partition_key": {"name": "warehouseId"},
+                    "sort_key": {"name": "itemId"},
+                    "billing_mode": "PAY_PER_REQUEST",
+                    "item_size_bytes": 1000,
+                }
+            ],
+            "load": {
+                "attributes": {
+                    "warehouseId": {
+                        "dist": "weighted",
+                        "weights": {"WH-TOKYO": 80, "WH-OSAKA": 10, "WH-FUKUOKA": 10},
+                    },
+                    "itemId": {"dist": "uniform", "count": 5000, "format": "SKU-{:05d}"},
+                },
+                "phases": [{"name": "flat-out", "rate": 40000, "duration_s": seconds}],
+            },
+        }
+    )
+    plan = RunPlan(
+        "bench",
+        playbook,
+        "t",
+        "t",
+        endpoint=endpoint,
+        concurrency=concurrency,
+        drain_s=1.0,
+        max_ops=10**9,
+    )
     measurement = Measurement(plan, 0, StaticCredentials("AKID", "secret"))
     report = run_event_loop(measurement.run(time.time() + 0.2))
-    per_second = sorted(report.seconds[t].succeeded for t in range(int(seconds))
-                        if t in report.seconds)
+    per_second = sorted(
+        report.seconds[t].succeeded for t in range(int(seconds)) if t in report.seconds
+    )
     total = report.totals()
-    return (float(per_second[len(per_second) // 2]) if per_second else 0.0,
-            total.sent - total.succeeded)
+    return (
+        float(per_second[len(per_second) // 2]) if per_second else 0.0,
+        total.sent - total.succeeded,
+    )
 
 
 def main() -> None:
@@ -120,21 +160,27 @@ def main() -> None:
     args = parser.parse_args()
     proc, endpoint = start_server()
     try:
-        rows = [("boto3 put_item (1 thread)", bench_boto3(endpoint, args.seconds)),
-                ("aiohttp + botocore SigV4Auth", bench_aiohttp(endpoint, args.seconds))]
+        rows = [
+            ("boto3 put_item (1 thread)", bench_boto3(endpoint, args.seconds)),
+            ("aiohttp + botocore SigV4Auth", bench_aiohttp(endpoint, args.seconds)),
+        ]
         rate, failed = bench_hotbench(endpoint, args.seconds)
         rows.append(("hotbench worker (lean signer + client)", rate))
     finally:
         proc.terminate()
         proc.wait(5)
     base = rows[0][1]
-    print(f"signed PutItem requests/s, one client process, {args.seconds:g} s each, "
-          f"loopback server in a separate process")
+    print(
+        f"signed PutItem requests/s, one client process, {args.seconds:g} s each, "
+        f"loopback server in a separate process"
+    )
     print(f"{'client':<42}{'req/s':>10}{'x boto3':>10}{'x aiohttp':>11}")
     for name, value in rows:
         print(f"{name:<42}{value:>10,.0f}{value / base:>10.1f}{value / rows[1][1]:>11.2f}")
-    print(f"hotbench requests not answered with 200 (in flight at its watchdog stop): "
-          f"{failed}; target >= 4,000 req/s: {'met' if rows[2][1] >= 4000 else 'NOT met'}")
+    print(
+        f"hotbench requests not answered with 200 (in flight at its watchdog stop): "
+        f"{failed}; target >= 4,000 req/s: {'met' if rows[2][1] >= 4000 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

@@ -37,16 +37,25 @@ def _service_with_table() -> Service:
     from emulator.server import Service
 
     service = Service(create_delay_s=0.0)
-    status, body = service.handle("DynamoDB_20120810.CreateTable",
-                                  json.dumps(create_table_request()).encode())
+    status, body = service.handle(
+        "DynamoDB_20120810.CreateTable", json.dumps(create_table_request()).encode()
+    )
     assert status == 200, body
     return service
 
 
 def _bodies(version: int) -> list[bytes]:
-    return [json.dumps({"TableName": TABLE, "Item": bench_item(
-        i, f"{i:08d}-5f2c-4e8a-9b1d-6c3f2a1b0e9d", str(version * 100_000 + i))}).encode()
-        for i in range(PUTS)]
+    return [
+        json.dumps(
+            {
+                "TableName": TABLE,
+                "Item": bench_item(
+                    i, f"{i:08d}-5f2c-4e8a-9b1d-6c3f2a1b0e9d", str(version * 100_000 + i)
+                ),
+            }
+        ).encode()
+        for i in range(PUTS)
+    ]
 
 
 def putitem() -> float:
@@ -84,8 +93,15 @@ def _run(workload: str, pure: bool) -> tuple[float, str]:
     env = {k: v for k, v in os.environ.items() if k != "HOTBENCH_PURE"}
     if pure:
         env["HOTBENCH_PURE"] = "1"
-    out = subprocess.run([sys.executable, __file__, "--child", workload], cwd=ROOT, env=env,
-                         capture_output=True, text=True, check=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", workload],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     value, status = out.stdout.strip().split("\t")
     return float(value), status
 
@@ -110,8 +126,10 @@ def main() -> int:
                 runs[pure].append(value)
                 modes.add(mode)
         compiled, pure_value = statistics.median(runs[False]), statistics.median(runs[True])
-        print(f"{workload:9s} compiled {compiled:8.2f} {unit:10s} pure {pure_value:8.2f} "
-              f"{unit:10s} -> {pure_value / compiled:4.2f}x")
+        print(
+            f"{workload:9s} compiled {compiled:8.2f} {unit:10s} pure {pure_value:8.2f} "
+            f"{unit:10s} -> {pure_value / compiled:4.2f}x"
+        )
         if not any(m.startswith("compiled") for m in modes):
             print("  (no compiled build ran: `make native` first)")
             return 1

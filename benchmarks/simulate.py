@@ -34,16 +34,22 @@ def per_request_baseline() -> float:
     spec = playbook.table("bad")
     model = CapacityModel()
     table = model.create_table(spec.create_table_request("bad"), 0.0)
-    gen = ItemGenerator(playbook.load.attributes, ["warehouseId", "itemId"],
-                        ["warehouseId", "itemId"])
+    gen = ItemGenerator(
+        playbook.load.attributes, ["warehouseId", "itemId"], ["warehouseId", "itemId"]
+    )
     idx = gen.draw(np.random.default_rng(1), BASELINE_REQUESTS, 0)
     start = time.perf_counter()
     for i in range(BASELINE_REQUESTS):
         item = gen.render(idx, i)
         now = i / 4000.0
         model.advance(now)
-        model.write(table, partition_hash(key_bytes(item["warehouseId"])),
-                    sort_position(item["itemId"]), 1, now=now)
+        model.write(
+            table,
+            partition_hash(key_bytes(item["warehouseId"])),
+            sort_position(item["itemId"]),
+            1,
+            now=now,
+        )
     return BASELINE_REQUESTS / (time.perf_counter() - start)
 
 
@@ -61,14 +67,20 @@ def main() -> None:
     for name, target in (("hot-partition.yaml", 10.0), ("ondemand-growth.yaml", 60.0)):
         requests, wall = timed(name)
         rows.append((name, requests, wall, requests / wall, target))
-    print(f"{'playbook':24} {'requests':>12} {'wall s':>8} {'req/s':>12} "
-          f"{'x baseline':>11} {'target s':>9}")
+    print(
+        f"{'playbook':24} {'requests':>12} {'wall s':>8} {'req/s':>12} "
+        f"{'x baseline':>11} {'target s':>9}"
+    )
     for name, requests, wall, rate, target in rows:
         verdict = "ok" if wall < target else "SLOW"
-        print(f"{name:24} {requests:>12,} {wall:>8.2f} {rate:>12,.0f} "
-              f"{rate / baseline:>11.1f} {target:>7.0f} {verdict}")
-    print(f"{'baseline: one call/req':24} {BASELINE_REQUESTS:>12,} "
-          f"{BASELINE_REQUESTS / baseline:>8.2f} {baseline:>12,.0f} {1.0:>11.1f}")
+        print(
+            f"{name:24} {requests:>12,} {wall:>8.2f} {rate:>12,.0f} "
+            f"{rate / baseline:>11.1f} {target:>7.0f} {verdict}"
+        )
+    print(
+        f"{'baseline: one call/req':24} {BASELINE_REQUESTS:>12,} "
+        f"{BASELINE_REQUESTS / baseline:>8.2f} {baseline:>12,.0f} {1.0:>11.1f}"
+    )
 
 
 if __name__ == "__main__":

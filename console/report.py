@@ -21,7 +21,7 @@ def short_reason(reason: str) -> str:
         for op in ("Read", "Write"):
             prefix = scope + op
             if reason.startswith(prefix):
-                rest = REASON_ABBREVIATIONS.get(reason[len(prefix):], reason[len(prefix):])
+                rest = REASON_ABBREVIATIONS.get(reason[len(prefix) :], reason[len(prefix) :])
                 return f"{scope.lower()} {op.lower()} {rest}"
     return reason
 
@@ -49,8 +49,12 @@ def results_table(result: PlaybookResult) -> Table:
         data = run.to_json()
         rate = data["throttle_rate"] * 100
         style = "green" if rate == 0 else ("yellow" if rate < 10 else "red")
-        reasons = ", ".join(f"{short_reason(r)} {_num(n)}"
-                            for r, n in data["throttles_by_reason"].items()) or "-"
+        reasons = (
+            ", ".join(
+                f"{short_reason(r)} {_num(n)}" for r, n in data["throttles_by_reason"].items()
+            )
+            or "-"
+        )
         first = data["first_throttle_s"]
         label = run.table + (" (partial)" if run.partial else "")
         table.add_row(
@@ -72,12 +76,15 @@ def print_results(result: PlaybookResult, console: Console | None = None) -> Non
     console = console or Console()
     console.print(results_table(result))
     if result.wall_s is not None:
-        console.print(f"[dim]{sum(r.offered for r in result.runs):,} requests in "
-                      f"{result.wall_s:.1f} s of wall time[/]")
+        console.print(
+            f"[dim]{sum(r.offered for r in result.runs):,} requests in "
+            f"{result.wall_s:.1f} s of wall time[/]"
+        )
 
 
-def report_result(result: PlaybookResult, json_path: str | None,
-                  console: Console | None = None) -> None:
+def report_result(
+    result: PlaybookResult, json_path: str | None, console: Console | None = None
+) -> None:
     """What `simulate` and `run` both end with: the table, the notes of partial runs, and
     the JSON file when asked for."""
     from console.output import write_json

@@ -94,8 +94,10 @@ class IndexCapacity:
         self.growth_read = Growth()
         write_log = None
         if index_name is not None:
+
             def write_log(part: Partition, t: float) -> GsiWriteLog:
                 return GsiWriteLog(part, p.gsi_intake_factor, p.gsi_backlog_s, p.grace_s, t)
+
         self.keyspace = KeySpace(
             self._target_partitions(),
             p.grace_s,
@@ -109,10 +111,12 @@ class IndexCapacity:
         self.max_read_limit: TokenBucket | None = None
         self.max_write_limit: TokenBucket | None = None
         self._apply_limits(now, fresh=True)
-        self.partition_site = ThrottleSite(index_name is not None, Cause.KEY_RANGE, self.arn,
-                                           limits.provisioned)
-        self.max_site = ThrottleSite(index_name is not None, Cause.MAX_ON_DEMAND, self.arn,
-                                     limits.provisioned)
+        self.partition_site = ThrottleSite(
+            index_name is not None, Cause.KEY_RANGE, self.arn, limits.provisioned
+        )
+        self.max_site = ThrottleSite(
+            index_name is not None, Cause.MAX_ON_DEMAND, self.arn, limits.provisioned
+        )
 
     # settings ----------------------------------------------------------------------------
     def warm_values(self) -> tuple[float, float]:
@@ -146,11 +150,13 @@ class IndexCapacity:
             warm_read, warm_write = self.warm_values()
             quota = p.table_quota_units
             self.ceiling_read = min(quota, max(self.ceiling_read, warm_read * p.ondemand_headroom))
-            self.ceiling_write = min(quota,
-                                     max(self.ceiling_write, warm_write * p.ondemand_headroom))
+            self.ceiling_write = min(
+                quota, max(self.ceiling_write, warm_write * p.ondemand_headroom)
+            )
             self.read_limit.set_rate(self.ceiling_read * s, self.ceiling_read * s * p.grace_s, now)
-            self.write_limit.set_rate(self.ceiling_write * s, self.ceiling_write * s * p.grace_s,
-                                      now)
+            self.write_limit.set_rate(
+                self.ceiling_write * s, self.ceiling_write * s * p.grace_s, now
+            )
             if fresh:
                 self.read_limit.tokens = self.read_limit.depth
                 self.write_limit.tokens = self.write_limit.depth
@@ -163,8 +169,9 @@ class IndexCapacity:
         self._per_partition_w = self.p.partition_wcu * self.p.scale
         self._per_partition_r = self.p.partition_rcu * self.p.scale
 
-    def _max_bucket(self, units: float | None, old: TokenBucket | None,
-                    now: float) -> TokenBucket | None:
+    def _max_bucket(
+        self, units: float | None, old: TokenBucket | None, now: float
+    ) -> TokenBucket | None:
         if units is None:
             return None
         rate = units * self.p.scale
@@ -183,13 +190,22 @@ class IndexCapacity:
             self.pending_warm = (pending_read or 0.0, pending_write or 0.0)
             self.warm_status = "UPDATING"
             self.warm_ready_at = now + self.p.warm_update_s
-            limits = Limits(limits.provisioned, limits.rcu, limits.wcu, limits.max_read,
-                            limits.max_write, self.limits.warm_read, self.limits.warm_write)
+            limits = Limits(
+                limits.provisioned,
+                limits.rcu,
+                limits.wcu,
+                limits.max_read,
+                limits.max_write,
+                self.limits.warm_read,
+                self.limits.warm_write,
+            )
         self.limits = limits
-        self.partition_site = ThrottleSite(self.index_name is not None, Cause.KEY_RANGE,
-                                           self.arn, limits.provisioned)
-        self.max_site = ThrottleSite(self.index_name is not None, Cause.MAX_ON_DEMAND, self.arn,
-                                     limits.provisioned)
+        self.partition_site = ThrottleSite(
+            self.index_name is not None, Cause.KEY_RANGE, self.arn, limits.provisioned
+        )
+        self.max_site = ThrottleSite(
+            self.index_name is not None, Cause.MAX_ON_DEMAND, self.arn, limits.provisioned
+        )
         self._apply_limits(now)
 
     def table_site(self, is_write: bool) -> ThrottleSite:
@@ -206,8 +222,14 @@ class IndexCapacity:
         return ThrottleSite(self.index_name is not None, cause, self.arn, self.limits.provisioned)
 
     # routes ------------------------------------------------------------------------------
-    def add_write_route(self, part: Partition, units: float, route: list[Resource],
-                        costs: list[float], sites: list[ThrottleSite]) -> None:
+    def add_write_route(
+        self,
+        part: Partition,
+        units: float,
+        route: list[Resource],
+        costs: list[float],
+        sites: list[ThrottleSite],
+    ) -> None:
         """Append what a write of `units` to `part` needs of this table or GSI to a route
         (appended in place: one write's route spans the table and its GSIs)."""
         # Appends, not `+=` of tuples: no tuple per call, and native list appends once
@@ -223,8 +245,9 @@ class IndexCapacity:
             costs.append(units)
             sites.append(self.max_site)
 
-    def read_route(self, part: Partition, units: float) -> tuple[list[Resource], list[float],
-                                                                 list[ThrottleSite]]:
+    def read_route(
+        self, part: Partition, units: float
+    ) -> tuple[list[Resource], list[float], list[ThrottleSite]]:
         route: list[Resource] = [part, self.read_limit]
         costs = [units / self._per_partition_r, units]
         sites = [self.partition_site, self._site_read]
@@ -242,11 +265,17 @@ class IndexCapacity:
         for part in keyspace.serving():
             if part.hot_since is not None and now - part.last_hot > p.pressure_gap_s:
                 part.hot_since = None
-            if (part.hot_since is not None and now - part.hot_since >= p.isolate_heat_s
-                    and keyspace.isolate_hot_key(part, now)):
+            if (
+                part.hot_since is not None
+                and now - part.hot_since >= p.isolate_heat_s
+                and keyspace.isolate_hot_key(part, now)
+            ):
                 continue
-            if (part.split_at is None and part.hot_since is not None
-                    and now - part.hot_since >= p.split_heat_s):
+            if (
+                part.split_at is None
+                and part.hot_since is not None
+                and now - part.hot_since >= p.split_heat_s
+            ):
                 part.split_at = now + p.split_delay_s
             if part.split_at is not None and now >= part.split_at:
                 part.split_at = None
@@ -256,9 +285,15 @@ class IndexCapacity:
             assert self.pending_warm is not None
             read, write = self.pending_warm
             lim = self.limits
-            self.limits = Limits(lim.provisioned, lim.rcu, lim.wcu, lim.max_read, lim.max_write,
-                                 max(read, lim.warm_read or 0) or None,
-                                 max(write, lim.warm_write or 0) or None)
+            self.limits = Limits(
+                lim.provisioned,
+                lim.rcu,
+                lim.wcu,
+                lim.max_read,
+                lim.max_write,
+                max(read, lim.warm_read or 0) or None,
+                max(write, lim.warm_write or 0) or None,
+            )
             self.pending_warm = None
             self.warm_ready_at = None
             self.warm_status = "ACTIVE"
@@ -266,12 +301,14 @@ class IndexCapacity:
         if not self.limits.provisioned:
             grew = False
             if self.growth_write.due(self.write_limit.refused_at > now - 1.0, now, p):
-                self.ceiling_write = min(p.table_quota_units,
-                                         self.ceiling_write + p.ondemand_growth_step_wcu)
+                self.ceiling_write = min(
+                    p.table_quota_units, self.ceiling_write + p.ondemand_growth_step_wcu
+                )
                 grew = True
             if self.growth_read.due(self.read_limit.refused_at > now - 1.0, now, p):
-                self.ceiling_read = min(p.table_quota_units,
-                                        self.ceiling_read + p.ondemand_growth_step_rcu)
+                self.ceiling_read = min(
+                    p.table_quota_units, self.ceiling_read + p.ondemand_growth_step_rcu
+                )
                 grew = True
             if grew:
                 self._apply_limits(now)
@@ -297,11 +334,18 @@ class TableCapacity:
         self.config = config
         self.arn = arn
         provisioned = config.billing == PROVISIONED
-        self.base = IndexCapacity(arn, None, config.sk is not None and not config.has_lsi,
-                                  limits_of(config, provisioned), params, now)
+        self.base = IndexCapacity(
+            arn,
+            None,
+            config.sk is not None and not config.has_lsi,
+            limits_of(config, provisioned),
+            params,
+            now,
+        )
         self.gsis: dict[str, IndexCapacity] = {
-            g.name: IndexCapacity(arn, g.name, g.sk is not None, limits_of(g, provisioned),
-                                  params, now)
+            g.name: IndexCapacity(
+                arn, g.name, g.sk is not None, limits_of(g, provisioned), params, now
+            )
             for g in config.gsis
         }
 

@@ -65,8 +65,9 @@ def value_size(value: dict[str, Any]) -> int:
     if kind == "L":
         return _LIST_OVERHEAD + sum(_ELEMENT_OVERHEAD + value_size(v) for v in inner)
     if kind == "M":
-        return _LIST_OVERHEAD + sum(_ELEMENT_OVERHEAD + len(k.encode("utf-8")) + value_size(v)
-                                    for k, v in inner.items())
+        return _LIST_OVERHEAD + sum(
+            _ELEMENT_OVERHEAD + len(k.encode("utf-8")) + value_size(v) for k, v in inner.items()
+        )
     raise ValueError(f"unknown attribute type {kind}")
 
 

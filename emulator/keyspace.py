@@ -54,8 +54,7 @@ def partition_hash(value: bytes | str) -> int:
         if len(_HASHES) >= HASH_CACHE_SIZE:
             _HASHES.clear()
         data = value.encode("utf-8") if isinstance(value, str) else value
-        cached = _HASHES[value] = _from_bytes(
-            _md5(data, usedforsecurity=False).digest()[:8], "big")
+        cached = _HASHES[value] = _from_bytes(_md5(data, usedforsecurity=False).digest()[:8], "big")
     return cached
 
 
@@ -383,8 +382,8 @@ class KeySpace:
             if new.lo <= top < new.hi:
                 new.hot_since, new.last_hot = part.hot_since, part.last_hot
                 new.split_at = part.split_at
-        self.parts[index:index + 1] = new_parts
-        self.bounds[index:index + 1] = pieces[:-1]
+        self.parts[index : index + 1] = new_parts
+        self.bounds[index : index + 1] = pieces[:-1]
         self.splits += len(new_parts) - 1
         self._arrays_dirty = True
         return True

@@ -37,8 +37,10 @@ class Decision:
         self.throttle = throttle
 
     def __repr__(self) -> str:
-        return (f"Decision(accepted={self.accepted!r}, refused={self.refused!r}, "
-                f"throttle={self.throttle!r})")
+        return (
+            f"Decision(accepted={self.accepted!r}, refused={self.refused!r}, "
+            f"throttle={self.throttle!r})"
+        )
 
 
 class GsiWrite:
@@ -55,8 +57,10 @@ class GsiWrite:
         self.units = units
 
     def __repr__(self) -> str:
-        return (f"GsiWrite(index={self.index!r}, pk_hash={self.pk_hash!r}, "
-                f"sk_pos={self.sk_pos!r}, units={self.units!r})")
+        return (
+            f"GsiWrite(index={self.index!r}, pk_hash={self.pk_hash!r}, "
+            f"sk_pos={self.sk_pos!r}, units={self.units!r})"
+        )
 
 
 class CapacityModel:
@@ -111,18 +115,26 @@ class CapacityModel:
         table = self.table(name)
         provisioned = config.billing == PROVISIONED
         old_read, old_write = table.base.warm_values()
-        if ((config.warm_read is not None and config.warm_read < old_read)
-                or (config.warm_write is not None and config.warm_write < old_write)):
-            raise ModelError(f"WarmThroughput cannot be decreased (in force: "
-                             f"{old_read:.0f} reads/s, {old_write:.0f} writes/s)")
+        if (config.warm_read is not None and config.warm_read < old_read) or (
+            config.warm_write is not None and config.warm_write < old_write
+        ):
+            raise ModelError(
+                f"WarmThroughput cannot be decreased (in force: "
+                f"{old_read:.0f} reads/s, {old_write:.0f} writes/s)"
+            )
         table.base.update_limits(limits_of(config, provisioned), now)
         for gsi in config.gsis:
             if gsi.name in table.gsis:
                 table.gsis[gsi.name].update_limits(limits_of(gsi, provisioned), now)
             else:
-                table.gsis[gsi.name] = IndexCapacity(table.arn, gsi.name, gsi.sk is not None,
-                                                     limits_of(gsi, provisioned), self.params,
-                                                     now)
+                table.gsis[gsi.name] = IndexCapacity(
+                    table.arn,
+                    gsi.name,
+                    gsi.sk is not None,
+                    limits_of(gsi, provisioned),
+                    self.params,
+                    now,
+                )
         for gone in set(table.gsis) - {g.name for g in config.gsis}:
             del table.gsis[gone]
         table.config = config
@@ -172,8 +184,11 @@ class CapacityModel:
                 if gw.units <= 0:
                     continue
                 index = table.gsis[gw.index]
-                gpart = gsi_parts[i] if gsi_parts is not None else index.keyspace.locate(
-                    gw.pk_hash, gw.sk_pos)
+                gpart = (
+                    gsi_parts[i]
+                    if gsi_parts is not None
+                    else index.keyspace.locate(gw.pk_hash, gw.sk_pos)
+                )
                 gpart.observe(gw.pk_hash, gw.sk_pos)
                 index.add_write_route(gpart, gw.units, route, costs, sites)
         return self._decide(route, costs, sites, count, now, True)
@@ -197,8 +212,15 @@ class CapacityModel:
         route, costs, sites = target.read_route(part, units)
         return self._decide(route, costs, sites, count, now, False)
 
-    def _decide(self, route: list[Resource], costs: list[float], sites: list[ThrottleSite],
-                count: int, now: float, is_write: bool) -> Decision:
+    def _decide(
+        self,
+        route: list[Resource],
+        costs: list[float],
+        sites: list[ThrottleSite],
+        count: int,
+        now: float,
+        is_write: bool,
+    ) -> Decision:
         accepted, binding = admit(route, costs, count, now)
         throttle = sites[binding].throttle(is_write) if binding >= 0 else None
         return Decision(accepted, count - accepted, throttle)
@@ -224,13 +246,16 @@ class CapacityModel:
                     entry["item_collection_of_hash"] = f"{part.collection_pk:016x}"
                 parts.append(entry)
             read, write = index.warm_values()
-            out["indexes"].append({
-                "index": index.index_name,
-                "partitions": parts,
-                "partition_count": ks.count,
-                "splits": ks.splits,
-                "warm_throughput": {"read": read, "write": write, "status": index.warm_status},
-                "on_demand_ceiling": None if index.limits.provisioned else {
-                    "read": index.ceiling_read, "write": index.ceiling_write},
-            })
+            out["indexes"].append(
+                {
+                    "index": index.index_name,
+                    "partitions": parts,
+                    "partition_count": ks.count,
+                    "splits": ks.splits,
+                    "warm_throughput": {"read": read, "write": write, "status": index.warm_status},
+                    "on_demand_ceiling": None
+                    if index.limits.provisioned
+                    else {"read": index.ceiling_read, "write": index.ceiling_write},
+                }
+            )
         return out

@@ -29,13 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPLETE = "COMPLETE"
 PURE_ENV = "HOTBENCH_PURE"
 
-NOT_COMPILED = frozenset({
-    "emulator/__init__.py",
-    "emulator/native.py",          # this loader: it runs before any build can be found
-    "emulator/nativebuild.py",     # the build itself
-    "emulator/server/__init__.py",
-    "emulator/server/runner.py",   # signal handling and threads, once per server
-})
+NOT_COMPILED = frozenset(
+    {
+        "emulator/__init__.py",
+        "emulator/native.py",  # this loader: it runs before any build can be found
+        "emulator/nativebuild.py",  # the build itself
+        "emulator/server/__init__.py",
+        "emulator/server/runner.py",  # signal handling and threads, once per server
+    }
+)
 """Modules left as Python: each runs once per process or run, not once per request."""
 
 
@@ -75,8 +77,9 @@ def find_build(root: Path = ROOT) -> tuple[Path | None, str]:
         return None, f"pure Python (sources unreadable: {exc})"
     if (wanted / COMPLETE).is_file():
         return wanted, f"compiled by mypyc ({wanted.relative_to(root)})"
-    return None, ("pure Python (the compiled build is of older sources: run `make native` "
-                  "to rebuild it)")
+    return None, (
+        "pure Python (the compiled build is of older sources: run `make native` to rebuild it)"
+    )
 
 
 class _State:
@@ -105,4 +108,3 @@ def activate(package_name: str, package_path: list[str]) -> None:
 def status() -> str:
     """Which emulator runs, e.g. 'compiled by mypyc (.native/1f2e...)'."""
     return _State.reason
-

@@ -1,7 +1,7 @@
 """Compiles the emulator's modules with mypyc into `.native/<digest>/` (see native.py).
 
-    python -m emulator.nativebuild build    # compile the current sources (~1 min)
-    python -m emulator.nativebuild status   # which emulator runs, and why
+python -m emulator.nativebuild build    # compile the current sources (~1 min)
+python -m emulator.nativebuild status   # which emulator runs, and why
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ def build(root: Path = ROOT, jobs: int = 2) -> Path:
     cwd = os.getcwd()
     try:
         os.chdir(root)  # mypyc names modules by their path from the working folder
-        extensions = mypycify(compiled_sources(root), opt_level="3", multi_file=True,
-                              target_dir=str(scratch / "c"))
+        extensions = mypycify(
+            compiled_sources(root), opt_level="3", multi_file=True, target_dir=str(scratch / "c")
+        )
         dist = Distribution({"name": "hotbench-native", "ext_modules": extensions})
         command = dist.get_command_obj("build_ext")
         command.build_lib = str(scratch / "lib")
@@ -66,12 +67,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             target = build()
         except ImportError as exc:
-            print(f"emulator: not compiled ({exc}); install the dev extras "
-                  "(pip install -e '.[dev]') to compile it. Running pure Python.")
+            print(
+                f"emulator: not compiled ({exc}); install the dev extras "
+                "(pip install -e '.[dev]') to compile it. Running pure Python."
+            )
             return 0
         except (Exception, SystemExit) as exc:  # no compiler, say: pure Python still runs
-            print(f"emulator: the mypyc build failed ({exc}); running pure Python. "
-                  "Needs gcc and the Python headers (python3-dev).", file=sys.stderr)
+            print(
+                f"emulator: the mypyc build failed ({exc}); running pure Python. "
+                "Needs gcc and the Python headers (python3-dev).",
+                file=sys.stderr,
+            )
             return 0
         print(f"emulator: compiled by mypyc into {target.relative_to(ROOT)}")
         return 0

@@ -15,8 +15,9 @@ from typing import Final
 MAX_DIGITS: Final = 38
 """[AWS] significant digits a DynamoDB number keeps."""
 
-NUMBERS: Final = decimal.Context(prec=MAX_DIGITS, rounding=decimal.ROUND_HALF_EVEN,
-                          Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+NUMBERS: Final = decimal.Context(
+    prec=MAX_DIGITS, rounding=decimal.ROUND_HALF_EVEN, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN
+)
 
 
 def normal(number: Decimal) -> Decimal:

@@ -89,8 +89,13 @@ class _TableLoad:
     """(index name, pk attribute, sk attribute, write units per table write)."""
 
 
-def _table_load(spec: TableSpec, phase: Phase, playbook: Playbook,
-                cache: dict[tuple[str, str], KeyMapper], params: CapacityParams) -> _TableLoad:
+def _table_load(
+    spec: TableSpec,
+    phase: Phase,
+    playbook: Playbook,
+    cache: dict[tuple[str, str], KeyMapper],
+    params: CapacityParams,
+) -> _TableLoad:
     attributes = {**playbook.load.attributes, **phase.attributes}
     key_names = [k.name for k in spec.key_attributes()]
     primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
@@ -105,17 +110,27 @@ def _table_load(spec: TableSpec, phase: Phase, playbook: Playbook,
     gsi_units = []
     for g in spec.gsis:
         projected = KEYS_ONLY_BYTES if g.projection == "KEYS_ONLY" else spec.item_size_bytes
-        gsi_units.append((g.name, g.partition_key.name,
-                          g.sort_key.name if g.sort_key else None,
-                          write_units(projected, params)))
+        gsi_units.append(
+            (
+                g.name,
+                g.partition_key.name,
+                g.sort_key.name if g.sort_key else None,
+                write_units(projected, params),
+            )
+        )
     return _TableLoad(spec, generator, mappers, gsi_units)
 
 
 class Simulation:
     """Runs a playbook in virtual time; one model for the whole playbook."""
 
-    def __init__(self, playbook: Playbook, params: CapacityParams = DEFAULT_PARAMS,
-                 tick_s: float = TICK_S, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        playbook: Playbook,
+        params: CapacityParams = DEFAULT_PARAMS,
+        tick_s: float = TICK_S,
+        progress: Progress | None = None,
+    ) -> None:
         self.playbook = playbook
         self.params = params
         self.tick_s = tick_s
@@ -129,8 +144,9 @@ class Simulation:
     def run(self) -> PlaybookResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         wall0 = time.perf_counter()
-        result = PlaybookResult(self.playbook.name, "simulate", self.params.scale,
-                                started_at=started, target="model")
+        result = PlaybookResult(
+            self.playbook.name, "simulate", self.params.scale, started_at=started, target="model"
+        )
         for run in self.playbook.runs():
             spec = self.playbook.table(run.table)
             if spec.name not in self.model.tables:
@@ -156,13 +172,15 @@ class Simulation:
             offset += phase.duration_s
         return result
 
-    def _phase(self, spec: TableSpec, phase: Phase, offset: float,
-               result: RunResult) -> PhaseResult:
+    def _phase(
+        self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
+    ) -> PhaseResult:
         load = _table_load(spec, phase, self.playbook, self._mappers, self.params)
         table = self.model.tables[spec.name]
         schedule = Schedule.for_phase(phase)
-        out = PhaseResult(phase.name, phase.operation, offset, phase.duration_s,
-                          offered=schedule.total)
+        out = PhaseResult(
+            phase.name, phase.operation, offset, phase.duration_s, offered=schedule.total
+        )
         is_write = phase.operation in ("put", "update")
         units_w = write_units(spec.item_size_bytes, self.params)
         units_r = read_units(spec.item_size_bytes, phase.consistent_read, self.params)
@@ -185,8 +203,23 @@ class Simulation:
             now = phase_start + t1
             self.model.advance(now)
             if n > 0:
-                self._tick(load, table, base_ks, gsi_keyspaces, pk_name, sk_name, is_write,
-                           units_w, units_r, n, now, offset + t, t, result, out)
+                self._tick(
+                    load,
+                    table,
+                    base_ks,
+                    gsi_keyspaces,
+                    pk_name,
+                    sk_name,
+                    is_write,
+                    units_w,
+                    units_r,
+                    n,
+                    now,
+                    offset + t,
+                    t,
+                    result,
+                    out,
+                )
             if self.progress is not None and t1 >= next_report:
                 self.progress(label, t1 / phase.duration_s)
                 next_report = t1 + 5.0
@@ -196,23 +229,41 @@ class Simulation:
             out.counts.add(result.second(second))
         return out
 
-    def _tick(self, load: _TableLoad, table: TableCapacity, base_ks: KeySpace,
-              gsi_keyspaces: list[KeySpace], pk_name: str, sk_name: str | None,
-              is_write: bool, units_w: int, units_r: float, n: int, now: float,
-              run_t: float, phase_t: float, result: RunResult, out: PhaseResult) -> None:
+    def _tick(
+        self,
+        load: _TableLoad,
+        table: TableCapacity,
+        base_ks: KeySpace,
+        gsi_keyspaces: list[KeySpace],
+        pk_name: str,
+        sk_name: str | None,
+        is_write: bool,
+        units_w: int,
+        units_r: float,
+        n: int,
+        now: float,
+        run_t: float,
+        phase_t: float,
+        result: RunResult,
+        out: PhaseResult,
+    ) -> None:
         idx = load.generator.draw(self.rng, n, self.seq)
         self.seq += n
         pk_hash = load.mappers[pk_name].hashes(idx[pk_name])
-        sk_pos = (load.mappers[sk_name].positions(idx[sk_name]) if sk_name
-                  else np.zeros(n, dtype=np.float64))
+        sk_pos = (
+            load.mappers[sk_name].positions(idx[sk_name])
+            if sk_name
+            else np.zeros(n, dtype=np.float64)
+        )
         base_pids = base_ks.locate_many(pk_hash, sk_pos)
         route_key = base_pids.copy()
         gsi_cols: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         if is_write:
             for (_, gpk, gsk, _), gks in zip(load.gsi_units, gsi_keyspaces, strict=True):
                 ghash = load.mappers[gpk].hashes(idx[gpk])
-                gpos = (load.mappers[gsk].positions(idx[gsk]) if gsk
-                        else np.zeros(n, dtype=np.float64))
+                gpos = (
+                    load.mappers[gsk].positions(idx[gsk]) if gsk else np.zeros(n, dtype=np.float64)
+                )
                 gpids = gks.locate_many(ghash, gpos)
                 gsi_cols.append((ghash, gpos, gpids))
                 route_key = route_key * np.int64(len(gks.all) + 1) + gpids
@@ -225,17 +276,32 @@ class Simulation:
             count = int(counts[g])
             part = base_ks.all[int(base_pids[i])]
             if is_write:
-                writes = [GsiWrite(name, int(gh[i]), float(gp[i]), units)
-                          for (name, _, _, units), (gh, gp, _) in zip(load.gsi_units, gsi_cols,
-                                                                      strict=True)]
-                gparts = [gks.all[int(gpids[i])]
-                          for gks, (_, _, gpids) in zip(gsi_keyspaces, gsi_cols, strict=True)]
-                decision = self.model.write(table, int(pk_hash[i]), float(sk_pos[i]), units_w,
-                                            writes, count, now, part, gparts)
+                writes = [
+                    GsiWrite(name, int(gh[i]), float(gp[i]), units)
+                    for (name, _, _, units), (gh, gp, _) in zip(
+                        load.gsi_units, gsi_cols, strict=True
+                    )
+                ]
+                gparts = [
+                    gks.all[int(gpids[i])]
+                    for gks, (_, _, gpids) in zip(gsi_keyspaces, gsi_cols, strict=True)
+                ]
+                decision = self.model.write(
+                    table,
+                    int(pk_hash[i]),
+                    float(sk_pos[i]),
+                    units_w,
+                    writes,
+                    count,
+                    now,
+                    part,
+                    gparts,
+                )
                 second.consumed_wcu += decision.accepted * units_w
             else:
-                decision = self.model.read(table, int(pk_hash[i]), float(sk_pos[i]), units_r,
-                                           None, count, now, part)
+                decision = self.model.read(
+                    table, int(pk_hash[i]), float(sk_pos[i]), units_r, None, count, now, part
+                )
                 second.consumed_rcu += decision.accepted * units_r
             second.sent += count
             second.succeeded += decision.accepted
@@ -253,7 +319,11 @@ class Simulation:
             seen += count
 
 
-def simulate(playbook: Playbook, params: CapacityParams = DEFAULT_PARAMS,
-             progress: Progress | None = None, tick_s: float = TICK_S) -> PlaybookResult:
+def simulate(
+    playbook: Playbook,
+    params: CapacityParams = DEFAULT_PARAMS,
+    progress: Progress | None = None,
+    tick_s: float = TICK_S,
+) -> PlaybookResult:
     """Run every table run of a playbook through the capacity model in virtual time."""
     return Simulation(playbook, params, tick_s, progress).run()

@@ -76,12 +76,15 @@ class IndexConfig:
         projection = raw.get("Projection") or {"ProjectionType": "ALL"}
         ptype = projection.get("ProjectionType", "ALL") if isinstance(projection, dict) else None
         if ptype not in ("ALL", "KEYS_ONLY", "INCLUDE"):
-            raise ConfigError(f"GlobalSecondaryIndexes[{name}].Projection.ProjectionType "
-                              "must be ALL, KEYS_ONLY or INCLUDE")
+            raise ConfigError(
+                f"GlobalSecondaryIndexes[{name}].Projection.ProjectionType "
+                "must be ALL, KEYS_ONLY or INCLUDE"
+            )
         throughput = raw.get("ProvisionedThroughput")
         if billing == PROVISIONED and not isinstance(throughput, dict):
-            raise ConfigError(f"GlobalSecondaryIndexes[{name}] needs ProvisionedThroughput "
-                              "on a PROVISIONED table")
+            raise ConfigError(
+                f"GlobalSecondaryIndexes[{name}] needs ProvisionedThroughput on a PROVISIONED table"
+            )
         return cls(
             name=name,
             pk=pk,
@@ -122,24 +125,34 @@ class TableConfig:
         pk, sk = _key_names(req.get("KeySchema"), "CreateTable")
         billing = req.get("BillingMode") or PROVISIONED
         if billing not in (PROVISIONED, PAY_PER_REQUEST):
-            raise ConfigError("BillingMode must be PROVISIONED or PAY_PER_REQUEST, "
-                              f"got {billing!r}")
+            raise ConfigError(
+                f"BillingMode must be PROVISIONED or PAY_PER_REQUEST, got {billing!r}"
+            )
         throughput = req.get("ProvisionedThroughput")
         if billing == PROVISIONED:
             if not isinstance(throughput, dict):
-                raise ConfigError("ProvisionedThroughput is required when BillingMode is "
-                                  "PROVISIONED")
+                raise ConfigError(
+                    "ProvisionedThroughput is required when BillingMode is PROVISIONED"
+                )
             rcu = _opt_units(throughput, "ReadCapacityUnits")
             wcu = _opt_units(throughput, "WriteCapacityUnits")
             if not rcu or not wcu:
-                raise ConfigError("ProvisionedThroughput needs ReadCapacityUnits and "
-                                  "WriteCapacityUnits of at least 1")
+                raise ConfigError(
+                    "ProvisionedThroughput needs ReadCapacityUnits and "
+                    "WriteCapacityUnits of at least 1"
+                )
         else:
             rcu = wcu = None
-        gsis = [IndexConfig.from_request(g, billing)
-                for g in req.get("GlobalSecondaryIndexes") or []]
+        gsis = [
+            IndexConfig.from_request(g, billing) for g in req.get("GlobalSecondaryIndexes") or []
+        ]
         return cls(
-            name=name, pk=pk, sk=sk, billing=billing, rcu=rcu, wcu=wcu,
+            name=name,
+            pk=pk,
+            sk=sk,
+            billing=billing,
+            rcu=rcu,
+            wcu=wcu,
             max_read=_opt_units(req.get("OnDemandThroughput"), "MaxReadRequestUnits"),
             max_write=_opt_units(req.get("OnDemandThroughput"), "MaxWriteRequestUnits"),
             warm_read=_opt_units(req.get("WarmThroughput"), "ReadUnitsPerSecond"),

@@ -97,8 +97,11 @@ class Throttle:
     a refusal's encoding was a dear part of it (json.dumps is interpreted Python)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "extra", {
-            self.reasons_member: [{"reason": self.reason, "resource": self.resource}]})
+        object.__setattr__(
+            self,
+            "extra",
+            {self.reasons_member: [{"reason": self.reason, "resource": self.resource}]},
+        )
         object.__setattr__(self, "payload", json.dumps(self.body()).encode())
 
     @property
@@ -112,5 +115,8 @@ class Throttle:
 
     def body(self) -> dict[str, object]:
         """The JSON body DynamoDB sends with HTTP 400."""
-        return {"__type": f"com.amazonaws.dynamodb.v20120810#{self.exception}",
-                "message": self.message, **self.extra}
+        return {
+            "__type": f"com.amazonaws.dynamodb.v20120810#{self.exception}",
+            "message": self.message,
+            **self.extra,
+        }

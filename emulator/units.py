@@ -19,7 +19,10 @@ def read_units(item_bytes: int, consistent: bool, params: CapacityParams) -> flo
 
 
 def gsi_write_units(
-    old_in_index: bool, new_in_index: bool, key_changed: bool, projected_bytes: int,
+    old_in_index: bool,
+    new_in_index: bool,
+    key_changed: bool,
+    projected_bytes: int,
     params: CapacityParams,
 ) -> int:
     """Write units one table write costs one GSI [AWS, "GSI write units"]: nothing when
@@ -33,8 +36,15 @@ def gsi_write_units(
     return per
 
 
-def classic_partition_count(read_units_per_s: float, write_units_per_s: float,
-                            params: CapacityParams) -> int:
+def classic_partition_count(
+    read_units_per_s: float, write_units_per_s: float, params: CapacityParams
+) -> int:
     """The classic formula for a new table: ceil(RCU/3000 + WCU/1000) [AWS]."""
-    return max(1, math.ceil(read_units_per_s / params.partition_rcu
-                            + write_units_per_s / params.partition_wcu - 1e-9))
+    return max(
+        1,
+        math.ceil(
+            read_units_per_s / params.partition_rcu
+            + write_units_per_s / params.partition_wcu
+            - 1e-9
+        ),
+    )

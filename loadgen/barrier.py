@@ -38,15 +38,23 @@ def claim_worker(store: ResultStore, candidates: list[int]) -> int:
     for worker in candidates:
         if store.claim_start(worker):
             return worker
-    who = (f"worker {candidates[0]}" if len(candidates) == 1
-           else f"workers {candidates[0]}..{candidates[-1]}")
+    who = (
+        f"worker {candidates[0]}"
+        if len(candidates) == 1
+        else f"workers {candidates[0]}..{candidates[-1]}"
+    )
     why = f"{who} of run {store.run_id} already started; refusing to run twice"
     store.put_refusal(candidates[0], why)
     raise BarrierRefused(why)
 
 
-def worker_wait(store: ResultStore, worker: int, timeout_s: float, poll_s: float = 0.2,
-                clock: Callable[[], float] = time.time) -> float:
+def worker_wait(
+    store: ResultStore,
+    worker: int,
+    timeout_s: float,
+    poll_s: float = 0.2,
+    clock: Callable[[], float] = time.time,
+) -> float:
     """Report ready (after `claim_worker`), wait for GO; return T0 (wall clock) or raise."""
     store.put_ready(worker)
     give_up = clock() + timeout_s
@@ -55,12 +63,15 @@ def worker_wait(store: ResultStore, worker: int, timeout_s: float, poll_s: float
         if go is not None:
             t0 = float(go["t0"])
             if worker not in go.get("workers", []):
-                raise BarrierRefused(f"worker {worker} was not admitted at the barrier "
-                                     "(it was not ready in time)")
+                raise BarrierRefused(
+                    f"worker {worker} was not admitted at the barrier (it was not ready in time)"
+                )
             late = clock() - t0
             if late > START_TOLERANCE_S:
-                raise BarrierRefused(f"worker {worker}: T0 passed {late:.2f} s ago; a late "
-                                     "window would not line up with the others, refusing")
+                raise BarrierRefused(
+                    f"worker {worker}: T0 passed {late:.2f} s ago; a late "
+                    "window would not line up with the others, refusing"
+                )
             return t0
         message = store.get_abort()
         if message is not None:
@@ -74,10 +85,16 @@ class BarrierTimeout(RuntimeError):
     """Too few workers were ready at the barrier timeout; the run was aborted."""
 
 
-def coordinator_go(store: ResultStore, expected: int, required: int, timeout_s: float,
-                   lead_s: float, poll_s: float = 0.25,
-                   on_status: Callable[[int, int], None] | None = None,
-                   clock: Callable[[], float] = time.time) -> tuple[float, list[int]]:
+def coordinator_go(
+    store: ResultStore,
+    expected: int,
+    required: int,
+    timeout_s: float,
+    lead_s: float,
+    poll_s: float = 0.25,
+    on_status: Callable[[int, int], None] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> tuple[float, list[int]]:
     """Wait until all `expected` workers are ready (or `required` of them at the timeout),
     then write GO with T0 = now + `lead_s`. Returns (T0, admitted workers)."""
     give_up = clock() + timeout_s
@@ -92,8 +109,10 @@ def coordinator_go(store: ResultStore, expected: int, required: int, timeout_s: 
         if clock() > give_up:
             if len(ready) >= required:
                 break
-            message = (f"only {len(ready)} of {expected} workers ready after {timeout_s:.0f} s "
-                       f"(need {required}); aborting")
+            message = (
+                f"only {len(ready)} of {expected} workers ready after {timeout_s:.0f} s "
+                f"(need {required}); aborting"
+            )
             store.put_abort(message)
             raise BarrierTimeout(message)
         time.sleep(poll_s)

@@ -38,8 +38,14 @@ class FleetOptions:
     poll_s: float = 0.5
 
 
-def run_fleet(plan: RunPlan, store: ResultStore, fleet: Fleet, env: dict[str, str],
-              options: FleetOptions | None = None, status: Status | None = None) -> RunResult:
+def run_fleet(
+    plan: RunPlan,
+    store: ResultStore,
+    fleet: Fleet,
+    env: dict[str, str],
+    options: FleetOptions | None = None,
+    status: Status | None = None,
+) -> RunResult:
     """Run `plan` on `fleet` and return the aggregated (possibly partial) result, in the
     units the workers measured (scaled; see loadgen.results.to_full_scale)."""
     options = options or FleetOptions()
@@ -48,10 +54,14 @@ def run_fleet(plan: RunPlan, store: ResultStore, fleet: Fleet, env: dict[str, st
     try:
         fleet.start(plan.run_id, plan.workers, env)
         t0, admitted = coordinator_go(
-            store, plan.workers, options.required or plan.workers, options.barrier_timeout_s,
-            options.lead_s, on_status=lambda n, m: say(f"{n} of {m} workers ready"))
-        say(f"GO: {len(admitted)} of {plan.workers} workers, T0 in "
-            f"{t0 - time.time():.1f} s")
+            store,
+            plan.workers,
+            options.required or plan.workers,
+            options.barrier_timeout_s,
+            options.lead_s,
+            on_status=lambda n, m: say(f"{n} of {m} workers ready"),
+        )
+        say(f"GO: {len(admitted)} of {plan.workers} workers, T0 in {t0 - time.time():.1f} s")
         collect_by = t0 + plan.duration_s + plan.drain_s + options.collect_grace_s
         while time.time() < collect_by:
             if set(store.reports("final")) >= set(admitted) or fleet.running() == 0:
@@ -77,11 +87,18 @@ def _offered_until(plan: RunPlan, worker: int, run_t: float) -> list[int]:
     return out
 
 
-def aggregate(plan: RunPlan, t0: float, admitted: list[int], finals: dict[int, WorkerReport],
-              progress: dict[int, WorkerReport], notes: list[str] | None = None) -> RunResult:
+def aggregate(
+    plan: RunPlan,
+    t0: float,
+    admitted: list[int],
+    finals: dict[int, WorkerReport],
+    progress: dict[int, WorkerReport],
+    notes: list[str] | None = None,
+) -> RunResult:
     """One RunResult from the workers' items: sums of counts, merged histograms."""
-    run = RunResult(plan.table, plan.repeat, plan.duration_s, workers=plan.workers,
-                    notes=list(notes or []))
+    run = RunResult(
+        plan.table, plan.repeat, plan.duration_s, workers=plan.workers, notes=list(notes or [])
+    )
     phases = plan.playbook.load.phases
     offered = [0] * len(phases)
     first: list[float | None] = [None] * len(phases)
@@ -94,16 +111,23 @@ def aggregate(plan: RunPlan, t0: float, admitted: list[int], finals: dict[int, W
         if report is None:
             report = progress.get(w)
             if report is None:
-                run.notes.append(f"worker {w}: no report at all (died before its first "
-                                 "progress item); its share is missing")
+                run.notes.append(
+                    f"worker {w}: no report at all (died before its first "
+                    "progress item); its share is missing"
+                )
                 continue
             at = report.written_at - t0
-            run.notes.append(f"worker {w}: no final report (died or hung); counted up to its "
-                             f"last progress item at t={at:.1f} s")
-            shares = [PhaseShare(p.name, p.operation, 0.0, p.duration_s, offered=n)
-                      for p, n in zip(phases, _offered_until(plan, w, at), strict=True)]
-            report = WorkerReport(w, "lost", report.seconds, shares, report.first_throttle_s,
-                                  report.latency)
+            run.notes.append(
+                f"worker {w}: no final report (died or hung); counted up to its "
+                f"last progress item at t={at:.1f} s"
+            )
+            shares = [
+                PhaseShare(p.name, p.operation, 0.0, p.duration_s, offered=n)
+                for p, n in zip(phases, _offered_until(plan, w, at), strict=True)
+            ]
+            report = WorkerReport(
+                w, "lost", report.seconds, shares, report.first_throttle_s, report.latency
+            )
         elif report.status != COMPLETE:
             where = f": {report.snapshot}" if report.snapshot else ""
             why = "; ".join(report.notes) or report.status
@@ -113,13 +137,17 @@ def aggregate(plan: RunPlan, t0: float, admitted: list[int], finals: dict[int, W
         for t, counts in report.seconds.items():
             run.second(t).add(counts)
         latency.merge(report.latency)
-        for i, share in enumerate(report.phases[:len(phases)]):
+        for i, share in enumerate(report.phases[: len(phases)]):
             offered[i] += share.offered
             if share.first_throttle_s is not None:
-                first[i] = share.first_throttle_s if first[i] is None else min(
-                    first[i] or 0.0, share.first_throttle_s)
+                first[i] = (
+                    share.first_throttle_s
+                    if first[i] is None
+                    else min(first[i] or 0.0, share.first_throttle_s)
+                )
         if report.first_throttle_s is not None and (
-                run.first_throttle_s is None or report.first_throttle_s < run.first_throttle_s):
+            run.first_throttle_s is None or report.first_throttle_s < run.first_throttle_s
+        ):
             run.first_throttle_s = report.first_throttle_s
     if len(admitted) < plan.workers or any(n.startswith("worker") for n in run.notes):
         run.partial = True
@@ -129,13 +157,23 @@ def aggregate(plan: RunPlan, t0: float, admitted: list[int], finals: dict[int, W
         for second in range(int(offset), int(offset + phase.duration_s)):
             if second in run.seconds:
                 counts.add(run.seconds[second])
-        run.phases.append(PhaseResult(phase.name, phase.operation, offset, phase.duration_s,
-                                      offered=offered[i], counts=counts,
-                                      first_throttle_s=first[i]))
+        run.phases.append(
+            PhaseResult(
+                phase.name,
+                phase.operation,
+                offset,
+                phase.duration_s,
+                offered=offered[i],
+                counts=counts,
+                first_throttle_s=first[i],
+            )
+        )
         offset += phase.duration_s
     full = sum(Schedule.for_phase(p, plan.scale).total for p in phases)
     if run.partial:
-        run.notes.append(f"partial: the reporting workers account for {sum(offered):,} of "
-                         f"{full:,} scheduled requests; rates are over what they offered")
+        run.notes.append(
+            f"partial: the reporting workers account for {sum(offered):,} of "
+            f"{full:,} scheduled requests; rates are over what they offered"
+        )
     run.latency = latency
     return run

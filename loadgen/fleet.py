@@ -41,8 +41,12 @@ class LocalFleet:
     """N worker processes on this machine (`python -m loadgen.worker`), for runs against
     the local emulator. Their stderr goes to log files, named in the notes on failure."""
 
-    def __init__(self, python: str = sys.executable, log_dir: str | None = None,
-                 extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        python: str = sys.executable,
+        log_dir: str | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.python = python
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="hotbench-workers-"))
         self.extra_env = extra_env or {}
@@ -59,9 +63,13 @@ class LocalFleet:
         full = {**os.environ, **self.extra_env, **env, "HOTBENCH_WORKER": str(worker)}
         log = self.log_dir / f"{run_id}-worker-{worker}-{len(self.procs)}.log"
         with log.open("wb") as out:
-            proc = subprocess.Popen([self.python, "-m", "loadgen.worker"], env=full,
-                                    stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                [self.python, "-m", "loadgen.worker"],
+                env=full,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         if worker in self.procs and self.procs[worker].poll() is None:
             self.procs[-1 - len(self.procs)] = proc  # a duplicate: keep it reachable
         else:
@@ -105,9 +113,13 @@ class EcsNetwork:
     assign_public_ip: bool = False
 
     def to_api(self) -> dict[str, Any]:
-        return {"awsvpcConfiguration": {
-            "subnets": list(self.subnets), "securityGroups": list(self.security_groups),
-            "assignPublicIp": "ENABLED" if self.assign_public_ip else "DISABLED"}}
+        return {
+            "awsvpcConfiguration": {
+                "subnets": list(self.subnets),
+                "securityGroups": list(self.security_groups),
+                "assignPublicIp": "ENABLED" if self.assign_public_ip else "DISABLED",
+            }
+        }
 
 
 @dataclass
@@ -136,27 +148,44 @@ class EcsFleet:
         tags = [{"key": k, "value": v} for k, v in {**self.tags, "hotbench:run": run_id}.items()]
         for base in range(0, workers, RUN_TASK_BATCH):
             count = min(RUN_TASK_BATCH, workers - base)
-            task_env = {**env, "HOTBENCH_WORKER_BASE": str(base),
-                        "HOTBENCH_WORKER_COUNT": str(count)}
+            task_env = {
+                **env,
+                "HOTBENCH_WORKER_BASE": str(base),
+                "HOTBENCH_WORKER_COUNT": str(count),
+            }
             out = self.client.run_task(
-                cluster=self.cluster, taskDefinition=self.task_definition, count=count,
-                launchType=self.launch_type, networkConfiguration=self.network.to_api(),
-                tags=tags, propagateTags="TASK_DEFINITION", startedBy=f"hotbench-{run_id}"[:128],
-                overrides={"containerOverrides": [{
-                    "name": self.container,
-                    "environment": [{"name": k, "value": v} for k, v in sorted(task_env.items())],
-                }]},
+                cluster=self.cluster,
+                taskDefinition=self.task_definition,
+                count=count,
+                launchType=self.launch_type,
+                networkConfiguration=self.network.to_api(),
+                tags=tags,
+                propagateTags="TASK_DEFINITION",
+                startedBy=f"hotbench-{run_id}"[:128],
+                overrides={
+                    "containerOverrides": [
+                        {
+                            "name": self.container,
+                            "environment": [
+                                {"name": k, "value": v} for k, v in sorted(task_env.items())
+                            ],
+                        }
+                    ]
+                },
             )
             self.task_arns += [t["taskArn"] for t in out.get("tasks", [])]
             for failure in out.get("failures", []):
-                self.failures.append(f"RunTask batch at worker {base}: "
-                                     f"{failure.get('reason')} {failure.get('detail', '')}".strip())
+                self.failures.append(
+                    f"RunTask batch at worker {base}: "
+                    f"{failure.get('reason')} {failure.get('detail', '')}".strip()
+                )
 
     def _describe(self) -> list[dict[str, Any]]:
         tasks: list[dict[str, Any]] = []
         for i in range(0, len(self.task_arns), DESCRIBE_BATCH):
-            out = self.client.describe_tasks(cluster=self.cluster,
-                                             tasks=self.task_arns[i:i + DESCRIBE_BATCH])
+            out = self.client.describe_tasks(
+                cluster=self.cluster, tasks=self.task_arns[i : i + DESCRIBE_BATCH]
+            )
             tasks += out.get("tasks", [])
         return tasks
 
@@ -166,8 +195,9 @@ class EcsFleet:
             if task.get("lastStatus") == "STOPPED":
                 codes = [c.get("exitCode") for c in task.get("containers", [])]
                 if any(code != 0 for code in codes) or not codes:
-                    self._stopped[task["taskArn"]] = (f"{task.get('stoppedReason', '')} "
-                                                      f"(exit codes {codes})")
+                    self._stopped[task["taskArn"]] = (
+                        f"{task.get('stoppedReason', '')} (exit codes {codes})"
+                    )
             else:
                 alive += 1
         return alive
@@ -175,9 +205,13 @@ class EcsFleet:
     def stop(self, reason: str) -> None:
         for task in self._describe():
             if task.get("lastStatus") != "STOPPED":
-                self.client.stop_task(cluster=self.cluster, task=task["taskArn"],
-                                      reason=reason[:255])
+                self.client.stop_task(
+                    cluster=self.cluster, task=task["taskArn"], reason=reason[:255]
+                )
 
     def notes(self) -> list[str]:
-        return list(self.failures) + [f"task {arn.rsplit('/', 1)[-1]} stopped: {why}"
-                                      for arn, why in self._stopped.items() if why]
+        return list(self.failures) + [
+            f"task {arn.rsplit('/', 1)[-1]} stopped: {why}"
+            for arn, why in self._stopped.items()
+            if why
+        ]

@@ -75,6 +75,7 @@ class LatencyHistogram:
     def to_json(self) -> dict[str, Any]:
         """The `latency_ms` block: percentiles in ms and the raw buckets (keys: bucket
         lower bounds in microseconds, as strings because JSON keys are strings)."""
+
         def rounded(v: float | None) -> float | None:
             return None if v is None else round(v, 3)
 

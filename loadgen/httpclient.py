@@ -36,8 +36,7 @@ Callback = Callable[[Any, int, bytes, str | None], None]
 class _Connection(asyncio.Protocol):
     """One keep-alive connection carrying at most one request at a time."""
 
-    __slots__ = ("_body", "_busy_cb", "_ctx", "_parser", "_pool", "_timer", "closed",
-                 "transport")
+    __slots__ = ("_body", "_busy_cb", "_ctx", "_parser", "_pool", "_timer", "closed", "transport")
 
     def __init__(self, pool: HttpPool) -> None:
         self._pool = pool
@@ -131,8 +130,15 @@ class _Connection(asyncio.Protocol):
 class HttpPool:
     """Up to `size` keep-alive connections to one host; `size` caps requests in flight."""
 
-    def __init__(self, host: str, port: int, size: int, timeout_s: float,
-                 loop: asyncio.AbstractEventLoop | None = None, tls: bool = False) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        size: int,
+        timeout_s: float,
+        loop: asyncio.AbstractEventLoop | None = None,
+        tls: bool = False,
+    ) -> None:
         self.host, self.port = host, port
         self.ssl: ssl.SSLContext | None = ssl.create_default_context() if tls else None
         self.size = size
@@ -168,8 +174,12 @@ class HttpPool:
     async def _connect(self, conn: _Connection, payload: bytes) -> None:
         try:
             await self.loop.create_connection(
-                lambda: conn, self.host, self.port, ssl=self.ssl,
-                server_hostname=self.host if self.ssl is not None else None)
+                lambda: conn,
+                self.host,
+                self.port,
+                ssl=self.ssl,
+                server_hostname=self.host if self.ssl is not None else None,
+            )
         except Exception as exc:  # any failure to connect is this request's error
             conn._fail(type(exc).__name__)
             return
@@ -185,8 +195,9 @@ class HttpPool:
         lines = [f"{k}: {v}\r\n" for k, v in headers]
         has_host = any(k.lower() == "host" for k, _ in headers)
         head = b"POST / HTTP/1.1\r\n" if has_host else self._head
-        return b"".join((head, "".join(lines).encode(),
-                         b"Content-Length: %d\r\n\r\n" % len(body), body))
+        return b"".join(
+            (head, "".join(lines).encode(), b"Content-Length: %d\r\n\r\n" % len(body), body)
+        )
 
     def _release(self, conn: _Connection) -> None:
         self._idle.append(conn)

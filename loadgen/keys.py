@@ -85,12 +85,13 @@ def sampler_for(dist: Distribution) -> Sampler:
         return Sampler(draw_uniform, _renderer(dist), count, kind=dist.type)
     if isinstance(dist, ZipfDist):
         ranks = np.arange(1, dist.count + 1, dtype=np.float64)
-        zcdf = np.cumsum(ranks ** -dist.s)
+        zcdf = np.cumsum(ranks**-dist.s)
         zcdf /= zcdf[-1]
 
         def draw_zipf(rng: np.random.Generator, n: int, seq: int) -> np.ndarray:
-            return np.minimum(np.searchsorted(zcdf, rng.random(n), side="right"),
-                              dist.count - 1).astype(np.int64)
+            return np.minimum(
+                np.searchsorted(zcdf, rng.random(n), side="right"), dist.count - 1
+            ).astype(np.int64)
 
         return Sampler(draw_zipf, _renderer(dist), dist.count, kind=dist.type)
     if isinstance(dist, UuidDist):
@@ -116,15 +117,20 @@ def sampler_for(dist: Distribution) -> Sampler:
         def draw_constant(rng: np.random.Generator, n: int, seq: int) -> np.ndarray:
             return np.zeros(n, dtype=np.int64)
 
-        return Sampler(draw_constant,
-                       (lambda i: Decimal(value)) if dist.type == "N" else (lambda i: value),
-                       1, kind=dist.type)
+        return Sampler(
+            draw_constant,
+            (lambda i: Decimal(value)) if dist.type == "N" else (lambda i: value),
+            1,
+            kind=dist.type,
+        )
     if isinstance(dist, CompositeDist):
         names = list(dist.parts)
         parts = [sampler_for(dist.parts[n]) for n in names]
         if any(p.finite is None for p in parts):
-            raise ValueError("composite parts must have a finite set of values "
-                             "(weighted, uniform, zipf or constant)")
+            raise ValueError(
+                "composite parts must have a finite set of values "
+                "(weighted, uniform, zipf or constant)"
+            )
         radices = [int(p.finite or 1) for p in parts]
         fmt = dist.format
 
@@ -172,13 +178,13 @@ class ItemGenerator:
     item's primary key, so an item keeps them across rewrites.
     """
 
-    def __init__(self, attributes: dict[str, Distribution], key_names: list[str],
-                 primary: list[str]) -> None:
+    def __init__(
+        self, attributes: dict[str, Distribution], key_names: list[str], primary: list[str]
+    ) -> None:
         self.names = [n for n in dict.fromkeys(key_names) if n in attributes]
         self.primary = [n for n in primary if n in attributes]
         self.samplers = {n: sampler_for(attributes[n]) for n in self.names}
-        self.derived = [n for n in self.names
-                        if attributes[n].per_item and n not in self.primary]
+        self.derived = [n for n in self.names if attributes[n].per_item and n not in self.primary]
 
     def draw(self, rng: np.random.Generator, n: int, seq: int) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}

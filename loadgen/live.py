@@ -88,8 +88,10 @@ def pause(seconds: float, pause_scale: float, skip: Skip | None, say: Status) ->
     real = seconds * pause_scale if skip is not None else seconds * min(1.0, pause_scale)
     rest = seconds - real
     if skip is not None and rest > 0:
-        say(f"pausing {seconds:.0f} s: {real:.0f} s real, {rest:.0f} s skipped on the "
-            "emulator's clock")
+        say(
+            f"pausing {seconds:.0f} s: {real:.0f} s real, {rest:.0f} s skipped on the "
+            "emulator's clock"
+        )
     else:
         say(f"pausing {real:.0f} s (real time)")
     time.sleep(real)
@@ -97,16 +99,16 @@ def pause(seconds: float, pause_scale: float, skip: Skip | None, say: Status) ->
         skip(rest)
 
 
-def run_playbook(playbook: Playbook, options: LiveOptions | None = None,
-                 status: Status | None = None) -> PlaybookResult:
+def run_playbook(
+    playbook: Playbook, options: LiveOptions | None = None, status: Status | None = None
+) -> PlaybookResult:
     """Run every table run of a playbook live; always returns (partial runs labelled)."""
     options = options or LiveOptions()
     say = status or (lambda _m: None)
     run_id = new_run_id()
     started = datetime.now(UTC).isoformat(timespec="seconds")
     wall0 = time.perf_counter()
-    result = PlaybookResult(playbook.name, "run", options.scale, started_at=started,
-                            target="local")
+    result = PlaybookResult(playbook.name, "run", options.scale, started_at=started, target="local")
     with _endpoint(options) as (endpoint, skip):
         client = make_client(endpoint, options.region, LOCAL_CREDENTIALS)
         created: list[str] = []
@@ -119,23 +121,34 @@ def run_playbook(playbook: Playbook, options: LiveOptions | None = None,
                 table_name = f"hb-{run_id}-{spec.name}"
                 if table_name not in created:
                     say(f"creating {table_name}")
-                    client.create_table(**spec.create_table_request(
-                        table_name, tags={"hotbench:run": run_id}))
+                    client.create_table(
+                        **spec.create_table_request(table_name, tags={"hotbench:run": run_id})
+                    )
                     created.append(table_name)
                     wait_active(client, table_name)
                     if spec.seed_items:
                         say(f"seeding {table_name}")
-                        n = seed_table(client, table_name, playbook, spec, options.scale,
-                                       options.seed_limit)
+                        n = seed_table(
+                            client, table_name, playbook, spec, options.scale, options.seed_limit
+                        )
                         say(f"seeded {n:,} items into {table_name}")
                 for repeat in range(1, spec_run.repeats + 1):
                     if repeat > 1 and spec_run.pause_s > 0:
                         pause(spec_run.pause_s, options.pause_scale, skip, say)
-                    plan = RunPlan(f"{run_id}-{spec.name}-{repeat}", playbook, spec.name,
-                                   table_name, repeat=repeat, scale=options.scale,
-                                   workers=options.workers, endpoint=endpoint,
-                                   region=options.region, timeout_s=options.timeout_s,
-                                   concurrency=options.concurrency, drain_s=options.drain_s)
+                    plan = RunPlan(
+                        f"{run_id}-{spec.name}-{repeat}",
+                        playbook,
+                        spec.name,
+                        table_name,
+                        repeat=repeat,
+                        scale=options.scale,
+                        workers=options.workers,
+                        endpoint=endpoint,
+                        region=options.region,
+                        timeout_s=options.timeout_s,
+                        concurrency=options.concurrency,
+                        drain_s=options.drain_s,
+                    )
                     say(f"running {spec.name} #{repeat} with {options.workers} workers")
                     run = _run_one(plan, client, results_table, endpoint, options, say)
                     result.runs.append(to_full_scale(run, options.scale))
@@ -147,12 +160,20 @@ def run_playbook(playbook: Playbook, options: LiveOptions | None = None,
     return result
 
 
-def _run_one(plan: RunPlan, client: Any, results_table: str, endpoint: str,
-             options: LiveOptions, say: Status) -> Any:
+def _run_one(
+    plan: RunPlan, client: Any, results_table: str, endpoint: str, options: LiveOptions, say: Status
+) -> Any:
     store = ResultStore(client, results_table, plan.run_id)
-    fleet = options.fleet_factory() if options.fleet_factory else LocalFleet(
-        extra_env=LOCAL_CREDENTIALS)
-    env = {"HOTBENCH_RUN_ID": plan.run_id, "HOTBENCH_RESULTS_TABLE": results_table,
-           "HOTBENCH_CONTROL_ENDPOINT": endpoint, "AWS_REGION": options.region,
-           "HOTBENCH_BARRIER_TIMEOUT_S": str(options.fleet.barrier_timeout_s + 30)}
+    fleet = (
+        options.fleet_factory()
+        if options.fleet_factory
+        else LocalFleet(extra_env=LOCAL_CREDENTIALS)
+    )
+    env = {
+        "HOTBENCH_RUN_ID": plan.run_id,
+        "HOTBENCH_RESULTS_TABLE": results_table,
+        "HOTBENCH_CONTROL_ENDPOINT": endpoint,
+        "AWS_REGION": options.region,
+        "HOTBENCH_BARRIER_TIMEOUT_S": str(options.fleet.barrier_timeout_s + 30),
+    }
     return run_fleet(plan, store, fleet, env, options.fleet, say)

@@ -74,15 +74,19 @@ class _Pending:
 class Measurement:
     """Runs one worker's share of a run plan against the data-plane endpoint."""
 
-    def __init__(self, plan: RunPlan, worker: int, credentials: CredentialSource,
-                 on_progress: Callable[[WorkerReport], None] | None = None) -> None:
+    def __init__(
+        self,
+        plan: RunPlan,
+        worker: int,
+        credentials: CredentialSource,
+        on_progress: Callable[[WorkerReport], None] | None = None,
+    ) -> None:
         self.plan = plan
         self.worker = worker
         self.credentials = credentials
         self.on_progress = on_progress
         self.report = WorkerReport(worker)
-        self.max_ops = plan.max_ops if plan.max_ops is not None else default_max_ops(plan,
-                                                                                     worker)
+        self.max_ops = plan.max_ops if plan.max_ops is not None else default_max_ops(plan, worker)
         self.sent = 0
         self._times: list[list[float]] = []
         self._pending: set[_Pending] = set()
@@ -129,10 +133,12 @@ class Measurement:
         self._loop = asyncio.get_running_loop()
         scheme, host, port = endpoint_of(self.plan)
         default_port = port == (443 if scheme == "https" else 80)
-        self.signer = Signer(self.credentials, self.plan.region,
-                             host if default_port else f"{host}:{port}")
-        self.pool = HttpPool(host, port, self.plan.concurrency, self.plan.timeout_s,
-                             tls=scheme == "https")
+        self.signer = Signer(
+            self.credentials, self.plan.region, host if default_port else f"{host}:{port}"
+        )
+        self.pool = HttpPool(
+            host, port, self.plan.concurrency, self.plan.timeout_s, tls=scheme == "https"
+        )
         self.pool.on_slot_free = self._slot.set
         self.t0 = clock() + (t0_wall - time.time())
         deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
@@ -166,8 +172,11 @@ class Measurement:
         now = clock()
         ages = sorted((now - p.sent_at for p in self._pending), reverse=True)
         self.report.snapshot = {
-            "why": why, **self._where, "sent": self.sent,
-            "run_t": round(now - self.t0, 3), "in_flight": len(ages),
+            "why": why,
+            **self._where,
+            "sent": self.sent,
+            "run_t": round(now - self.t0, 3),
+            "in_flight": len(ages),
             "oldest_in_flight_s": round(ages[0], 3) if ages else None,
             "in_flight_ages_s": [round(a, 3) for a in ages[:20]],
         }
@@ -196,14 +205,21 @@ class Measurement:
             schedule = Schedule.for_phase(phase, plan.scale)
             times = schedule.worker_times(self.worker, plan.workers)
             self._times.append(times)
-            share = PhaseShare(phase.name, phase.operation, offset, phase.duration_s,
-                               offered=len(times))
+            share = PhaseShare(
+                phase.name, phase.operation, offset, phase.duration_s, offered=len(times)
+            )
             report.phases.append(share)
             self._is_write = phase.operation in ("put", "update")
-            rng = np.random.default_rng([plan.playbook.load.seed, plan.repeat, self.worker,
-                                         index])
-            factory = RequestFactory(plan.playbook, plan.playbook.table(plan.table), phase,
-                                     plan.table_name, rng, self.worker, plan.workers)
+            rng = np.random.default_rng([plan.playbook.load.seed, plan.repeat, self.worker, index])
+            factory = RequestFactory(
+                plan.playbook,
+                plan.playbook.table(plan.table),
+                phase,
+                plan.table_name,
+                rng,
+                self.worker,
+                plan.workers,
+            )
             target = factory.target
             start = self.t0 + offset
             self._where = {"phase": phase.name, "next": 0, "of": len(times)}
@@ -214,8 +230,10 @@ class Measurement:
                 while i < n and times[i] <= t and self.pool.available > 0:
                     if self.sent >= self.max_ops:
                         self._where["next"] = i
-                        self._stop_snapshot(f"op cap: {self.max_ops} requests sent, the "
-                                            "plan allows no more (pacing bug?)")
+                        self._stop_snapshot(
+                            f"op cap: {self.max_ops} requests sent, the "
+                            "plan allows no more (pacing bug?)"
+                        )
                         return OP_CAP
                     run_t = offset + t
                     counts = report.second(int(run_t))

@@ -82,13 +82,16 @@ class TableSpec(Strict):
             if provisioned and (rcu is None or wcu is None):
                 raise ValueError(f"{where}: PROVISIONED needs read_capacity and write_capacity")
             if not provisioned and (rcu is not None or wcu is not None):
-                raise ValueError(f"{where}: PAY_PER_REQUEST takes no read_capacity/"
-                                 "write_capacity (use on_demand_max to cap it)")
+                raise ValueError(
+                    f"{where}: PAY_PER_REQUEST takes no read_capacity/"
+                    "write_capacity (use on_demand_max to cap it)"
+                )
         types: dict[str, str] = {}
         for key in self.key_attributes():
             if types.setdefault(key.name, key.type) != key.type:
-                raise ValueError(f"attribute {key.name} is typed both {types[key.name]} and "
-                                 f"{key.type}")
+                raise ValueError(
+                    f"attribute {key.name} is typed both {types[key.name]} and {key.type}"
+                )
         if len({g.name for g in self.gsis}) != len(self.gsis):
             raise ValueError("GSI names must be unique")
         return self
@@ -99,8 +102,9 @@ class TableSpec(Strict):
             keys += [g.partition_key] + ([g.sort_key] if g.sort_key else [])
         return keys
 
-    def create_table_request(self, table_name: str, tags: dict[str, str] | None = None
-                             ) -> dict[str, Any]:
+    def create_table_request(
+        self, table_name: str, tags: dict[str, str] | None = None
+    ) -> dict[str, Any]:
         """This variant as a DynamoDB CreateTable request (boto3 keyword arguments)."""
 
         def schema(pk: KeyAttribute, sk: KeyAttribute | None) -> list[dict[str, str]]:
@@ -120,18 +124,19 @@ class TableSpec(Strict):
         req: dict[str, Any] = {
             "TableName": table_name,
             "KeySchema": schema(self.partition_key, self.sort_key),
-            "AttributeDefinitions": [{"AttributeName": n, "AttributeType": t}
-                                     for n, t in attrs.items()],
+            "AttributeDefinitions": [
+                {"AttributeName": n, "AttributeType": t} for n, t in attrs.items()
+            ],
             "BillingMode": self.billing_mode,
         }
         if self.billing_mode == "PROVISIONED":
-            req["ProvisionedThroughput"] = {"ReadCapacityUnits": self.read_capacity,
-                                            "WriteCapacityUnits": self.write_capacity}
-        if (odt := throughput(self.on_demand_max, "MaxReadRequestUnits",
-                              "MaxWriteRequestUnits")):
+            req["ProvisionedThroughput"] = {
+                "ReadCapacityUnits": self.read_capacity,
+                "WriteCapacityUnits": self.write_capacity,
+            }
+        if odt := throughput(self.on_demand_max, "MaxReadRequestUnits", "MaxWriteRequestUnits"):
             req["OnDemandThroughput"] = odt
-        if (warm := throughput(self.warm_throughput, "ReadUnitsPerSecond",
-                               "WriteUnitsPerSecond")):
+        if warm := throughput(self.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
             req["WarmThroughput"] = warm
         if self.gsis:
             gsis = []
@@ -139,17 +144,23 @@ class TableSpec(Strict):
                 proj: dict[str, Any] = {"ProjectionType": g.projection}
                 if g.projection == "INCLUDE":
                     proj["NonKeyAttributes"] = list(g.non_key_attributes)
-                entry: dict[str, Any] = {"IndexName": g.name,
-                                         "KeySchema": schema(g.partition_key, g.sort_key),
-                                         "Projection": proj}
+                entry: dict[str, Any] = {
+                    "IndexName": g.name,
+                    "KeySchema": schema(g.partition_key, g.sort_key),
+                    "Projection": proj,
+                }
                 if self.billing_mode == "PROVISIONED":
-                    entry["ProvisionedThroughput"] = {"ReadCapacityUnits": g.read_capacity,
-                                                      "WriteCapacityUnits": g.write_capacity}
-                if (godt := throughput(g.on_demand_max, "MaxReadRequestUnits",
-                                       "MaxWriteRequestUnits")):
+                    entry["ProvisionedThroughput"] = {
+                        "ReadCapacityUnits": g.read_capacity,
+                        "WriteCapacityUnits": g.write_capacity,
+                    }
+                if godt := throughput(
+                    g.on_demand_max, "MaxReadRequestUnits", "MaxWriteRequestUnits"
+                ):
                     entry["OnDemandThroughput"] = godt
-                if (gwarm := throughput(g.warm_throughput, "ReadUnitsPerSecond",
-                                        "WriteUnitsPerSecond")):
+                if gwarm := throughput(
+                    g.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"
+                ):
                     entry["WarmThroughput"] = gwarm
                 gsis.append(entry)
             req["GlobalSecondaryIndexes"] = gsis
@@ -159,6 +170,7 @@ class TableSpec(Strict):
 
 
 # --- key distributions ---------------------------------------------------------------------
+
 
 class _Dist(Strict):
     type: Literal["S", "N"] = "S"
@@ -231,14 +243,14 @@ class CompositeDist(_Dist):
 
 
 Distribution = Annotated[
-    WeightedDist | UniformDist | ZipfDist | UuidDist | MonotonicDist | ConstantDist
-    | CompositeDist,
+    WeightedDist | UniformDist | ZipfDist | UuidDist | MonotonicDist | ConstantDist | CompositeDist,
     Field(discriminator="dist"),
 ]
 CompositeDist.model_rebuild()
 
 
 # --- load ----------------------------------------------------------------------------------
+
 
 class Ramp(Strict):
     """A rate that moves from `start` to `end` over the phase, linearly or in `steps`."""
@@ -299,16 +311,20 @@ class Playbook(Strict):
             raise ValueError("table names must be unique")
         for run in self.runs():
             if run.table not in names:
-                raise ValueError(f"load.runs names table {run.table!r}, which is not in "
-                                 f"tables ({', '.join(names)})")
+                raise ValueError(
+                    f"load.runs names table {run.table!r}, which is not in "
+                    f"tables ({', '.join(names)})"
+                )
         for table in self.tables:
             for phase in self.load.phases:
                 attrs = {**self.load.attributes, **phase.attributes}
                 for key in table.key_attributes():
                     if key.name not in attrs:
-                        raise ValueError(f"table {table.name} needs key attribute "
-                                         f"{key.name!r}, which has no distribution in "
-                                         "load.attributes")
+                        raise ValueError(
+                            f"table {table.name} needs key attribute "
+                            f"{key.name!r}, which has no distribution in "
+                            "load.attributes"
+                        )
         return self
 
     def runs(self) -> list[RunSpec]:
@@ -326,8 +342,16 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in ("weighted", "uniform", "zipf", "uuid", "monotonic", "constant",
-                      "composite", "function-after"):
+        elif part in (
+            "weighted",
+            "uniform",
+            "zipf",
+            "uuid",
+            "monotonic",
+            "constant",
+            "composite",
+            "function-after",
+        ):
             continue
         else:
             out += f".{part}" if out else str(part)
@@ -354,8 +378,9 @@ def load_playbook(path: str | Path) -> Playbook:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise PlaybookError(f"{path}: no such playbook file (built-in ones are in "
-                            "playbooks/)") from None
+        raise PlaybookError(
+            f"{path}: no such playbook file (built-in ones are in playbooks/)"
+        ) from None
     except OSError as exc:
         raise PlaybookError(f"{path}: cannot read: {exc.strerror}") from None
     try:
@@ -363,6 +388,5 @@ def load_playbook(path: str | Path) -> Playbook:
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
-        raise PlaybookError(f"{path}: not valid YAML{at}: "
-                            f"{getattr(exc, 'problem', exc)}") from None
+        raise PlaybookError(f"{path}: not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
     return parse_playbook(data, str(path))

@@ -58,12 +58,21 @@ class RunPlan:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id, "playbook": self.playbook.model_dump(mode="json"),
-            "table": self.table, "table_name": self.table_name, "repeat": self.repeat,
-            "scale": self.scale, "workers": self.workers, "endpoint": self.endpoint,
-            "region": self.region, "timeout_s": self.timeout_s,
-            "concurrency": self.concurrency, "drain_s": self.drain_s,
-            "max_ops": self.max_ops, "late_s": self.late_s, "progress_s": self.progress_s,
+            "run_id": self.run_id,
+            "playbook": self.playbook.model_dump(mode="json"),
+            "table": self.table,
+            "table_name": self.table_name,
+            "repeat": self.repeat,
+            "scale": self.scale,
+            "workers": self.workers,
+            "endpoint": self.endpoint,
+            "region": self.region,
+            "timeout_s": self.timeout_s,
+            "concurrency": self.concurrency,
+            "drain_s": self.drain_s,
+            "max_ops": self.max_ops,
+            "late_s": self.late_s,
+            "progress_s": self.progress_s,
         }
 
     @classmethod
@@ -107,12 +116,15 @@ class WorkerReport(PerSecond):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "worker": self.worker, "status": self.status,
+            "worker": self.worker,
+            "status": self.status,
             "seconds": {str(t): c.to_json() for t, c in sorted(self.seconds.items())},
             "phases": [vars(p) for p in self.phases],
             "first_throttle_s": self.first_throttle_s,
-            "latency": self.latency.to_json(), "snapshot": self.snapshot,
-            "notes": list(self.notes), "written_at": self.written_at,
+            "latency": self.latency.to_json(),
+            "snapshot": self.snapshot,
+            "notes": list(self.notes),
+            "written_at": self.written_at,
         }
 
     def dumps(self) -> str:
@@ -121,11 +133,13 @@ class WorkerReport(PerSecond):
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WorkerReport:
         return cls(
-            worker=int(data["worker"]), status=str(data.get("status", RUNNING)),
+            worker=int(data["worker"]),
+            status=str(data.get("status", RUNNING)),
             seconds={int(t): Counts.from_json(c) for t, c in data.get("seconds", {}).items()},
             phases=[PhaseShare(**p) for p in data.get("phases", [])],
             first_throttle_s=data.get("first_throttle_s"),
             latency=LatencyHistogram.from_json(data.get("latency")),
-            snapshot=data.get("snapshot"), notes=list(data.get("notes", [])),
+            snapshot=data.get("snapshot"),
+            notes=list(data.get("notes", [])),
             written_at=float(data.get("written_at", 0.0)),
         )

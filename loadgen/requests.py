@@ -26,8 +26,9 @@ TARGET_PREFIX = "DynamoDB_20120810."
 TARGETS = {"put": "PutItem", "update": "UpdateItem", "get": "GetItem", "query": "Query"}
 FILLER = "hbpad"
 """Name of the filler attribute that brings an item to `item_size_bytes`."""
-THROTTLE_EXCEPTIONS = frozenset({"ProvisionedThroughputExceededException",
-                                 "ThrottlingException", "RequestLimitExceeded"})
+THROTTLE_EXCEPTIONS = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
 BLOCK = 1024
 """Keys are drawn in blocks of this many requests (numpy is fast in bulk)."""
 
@@ -37,8 +38,9 @@ def wire_value(value: Value) -> dict[str, str]:
     return {"N": str(value)} if isinstance(value, Decimal) else {"S": value}
 
 
-def padded_item(values: dict[str, Value], size_bytes: int, stamp: str = ""
-                ) -> dict[str, dict[str, str]]:
+def padded_item(
+    values: dict[str, Value], size_bytes: int, stamp: str = ""
+) -> dict[str, dict[str, str]]:
     """The wire item of `values` plus a filler attribute that brings its DynamoDB size
     (emulator.itemsize, the one size rule) to `size_bytes`; the filler starts with
     `stamp`. Used by the measured writes and by the seeder alike."""
@@ -99,20 +101,29 @@ def classify(status: int, body: bytes) -> Outcome:
 class RequestFactory:
     """Bodies of one phase's requests against one physical table, drawn in blocks."""
 
-    def __init__(self, playbook: Playbook, spec: TableSpec, phase: Phase, table_name: str,
-                 rng: np.random.Generator, worker: int = 0, workers: int = 1) -> None:
+    def __init__(
+        self,
+        playbook: Playbook,
+        spec: TableSpec,
+        phase: Phase,
+        table_name: str,
+        rng: np.random.Generator,
+        worker: int = 0,
+        workers: int = 1,
+    ) -> None:
         self.spec = spec
         self.phase = phase
         self.operation = phase.operation
         self.target = TARGET_PREFIX + TARGETS[phase.operation]
         attributes = {**playbook.load.attributes, **phase.attributes}
         key_names = [k.name for k in spec.key_attributes()]
-        self.primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key
-                                                    else [])
+        self.primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
         for key in spec.key_attributes():
             if key.type == "B":
-                raise ValueError(f"table {spec.name}: binary key {key.name} is not supported "
-                                 "by the load generator")
+                raise ValueError(
+                    f"table {spec.name}: binary key {key.name} is not supported "
+                    "by the load generator"
+                )
         self.generator = ItemGenerator(attributes, key_names, self.primary)
         self.rng = rng
         self.worker, self.workers = worker, workers
@@ -142,17 +153,20 @@ class RequestFactory:
         real write changes the item, and a write that changes nothing an index holds is
         not written to that index (so an identical rewrite would hide GSI pressure)."""
         self._writes += 1
-        return padded_item(values, self.spec.item_size_bytes,
-                           f"{self.worker:x}.{self._writes:x}.")
+        return padded_item(values, self.spec.item_size_bytes, f"{self.worker:x}.{self._writes:x}.")
 
     def next_body(self) -> bytes:
         """The JSON body of the next request."""
         values = self._next_values()
         op = self.operation
         if op == "put":
-            return json.dumps({"TableName": self.table,
-                               "Item": self._padded(values),
-                               "ReturnConsumedCapacity": "INDEXES"}).encode()
+            return json.dumps(
+                {
+                    "TableName": self.table,
+                    "Item": self._padded(values),
+                    "ReturnConsumedCapacity": "INDEXES",
+                }
+            ).encode()
         key = {n: wire_value(values[n]) for n in self.primary}
         if op == "update":
             rest = {n: v for n, v in values.items() if n not in self.primary}
@@ -160,20 +174,37 @@ class RequestFactory:
             names = {f"#a{i}": n for i, n in enumerate(item)}
             vals = {f":v{i}": item[n] for i, n in enumerate(item)}
             expr = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
-            return json.dumps({"TableName": self.table, "Key": key,
-                               "UpdateExpression": expr, "ExpressionAttributeNames": names,
-                               "ExpressionAttributeValues": vals,
-                               "ReturnConsumedCapacity": "INDEXES"}).encode()
+            return json.dumps(
+                {
+                    "TableName": self.table,
+                    "Key": key,
+                    "UpdateExpression": expr,
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": vals,
+                    "ReturnConsumedCapacity": "INDEXES",
+                }
+            ).encode()
         if op == "get":
-            return json.dumps({"TableName": self.table, "Key": key,
-                               "ConsistentRead": self.phase.consistent_read,
-                               "ReturnConsumedCapacity": "INDEXES"}).encode()
+            return json.dumps(
+                {
+                    "TableName": self.table,
+                    "Key": key,
+                    "ConsistentRead": self.phase.consistent_read,
+                    "ReturnConsumedCapacity": "INDEXES",
+                }
+            ).encode()
         # query: exactly the one item the simulation reads (pk, and sk when there is one)
         names = {f"#k{i}": n for i, n in enumerate(self.primary)}
         vals = {f":k{i}": key[n] for i, n in enumerate(self.primary)}
         cond = " AND ".join(f"#k{i} = :k{i}" for i in range(len(self.primary)))
-        return json.dumps({"TableName": self.table,
-                           "KeyConditionExpression": cond, "ExpressionAttributeNames": names,
-                           "ExpressionAttributeValues": vals, "Limit": 1,
-                           "ConsistentRead": self.phase.consistent_read,
-                           "ReturnConsumedCapacity": "INDEXES"}).encode()
+        return json.dumps(
+            {
+                "TableName": self.table,
+                "KeyConditionExpression": cond,
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": vals,
+                "Limit": 1,
+                "ConsistentRead": self.phase.consistent_read,
+                "ReturnConsumedCapacity": "INDEXES",
+            }
+        ).encode()

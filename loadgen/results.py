@@ -156,8 +156,9 @@ class RunResult(PerSecond):
         if not self.seconds:
             return 0.0
         last = max(self.seconds)
-        values = [getattr(self.seconds[t], attr) if t in self.seconds else 0.0
-                  for t in range(last + 1)]
+        values = [
+            getattr(self.seconds[t], attr) if t in self.seconds else 0.0 for t in range(last + 1)
+        ]
         if window_s <= 1:
             return float(max(values))
         width = min(window_s, len(values))
@@ -178,17 +179,19 @@ class RunResult(PerSecond):
         out = []
         for t in sorted(buckets):
             c = buckets[t]
-            out.append({
-                "t": t,
-                "sent": c.sent,
-                "succeeded": c.succeeded,
-                "throttled": c.throttled,
-                "errors": c.errors + c.timeouts,
-                "succeeded_per_s": round(c.succeeded / step_s, 3),
-                "consumed_wcu_per_s": round(c.consumed_wcu / step_s, 3),
-                "consumed_rcu_per_s": round(c.consumed_rcu / step_s, 3),
-                "throttles_by_reason": dict(sorted(c.by_reason.items())),
-            })
+            out.append(
+                {
+                    "t": t,
+                    "sent": c.sent,
+                    "succeeded": c.succeeded,
+                    "throttled": c.throttled,
+                    "errors": c.errors + c.timeouts,
+                    "succeeded_per_s": round(c.succeeded / step_s, 3),
+                    "consumed_wcu_per_s": round(c.consumed_wcu / step_s, 3),
+                    "consumed_rcu_per_s": round(c.consumed_rcu / step_s, 3),
+                    "throttles_by_reason": dict(sorted(c.by_reason.items())),
+                }
+            )
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -247,6 +250,7 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
     so sent = succeeded + throttled + errors + timeouts (+ any unanswered remainder) and
     throttled = the sum over exceptions still hold exactly after scaling.
     """
+
     def r(value: int) -> int:
         return round(value * factor)
 
@@ -259,10 +263,16 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
     gap = counts.sent - (counts.succeeded + counts.throttled + counts.errors + counts.timeouts)
     return Counts(
         sent=succeeded + throttled + errors + timeouts + r(gap),
-        succeeded=succeeded, throttled=throttled, errors=errors, timeouts=timeouts,
-        late=r(counts.late), consumed_wcu=counts.consumed_wcu * factor,
-        consumed_rcu=counts.consumed_rcu * factor, by_reason=by_reason,
-        by_exception=by_exception, errors_by_type=errors_by_type,
+        succeeded=succeeded,
+        throttled=throttled,
+        errors=errors,
+        timeouts=timeouts,
+        late=r(counts.late),
+        consumed_wcu=counts.consumed_wcu * factor,
+        consumed_rcu=counts.consumed_rcu * factor,
+        by_reason=by_reason,
+        by_exception=by_exception,
+        errors_by_type=errors_by_type,
     )
 
 
@@ -275,18 +285,33 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
     if scale == 1.0:
         return run
     factor = 1.0 / scale
-    out = RunResult(run.table, run.repeat, run.duration_s,
-                    seconds={t: scale_counts(c, factor) for t, c in run.seconds.items()},
-                    first_throttle_s=run.first_throttle_s, partial=run.partial,
-                    notes=list(run.notes), workers=run.workers, latency=run.latency)
+    out = RunResult(
+        run.table,
+        run.repeat,
+        run.duration_s,
+        seconds={t: scale_counts(c, factor) for t, c in run.seconds.items()},
+        first_throttle_s=run.first_throttle_s,
+        partial=run.partial,
+        notes=list(run.notes),
+        workers=run.workers,
+        latency=run.latency,
+    )
     for phase in run.phases:
         counts = Counts()  # as the simulation does: the phase's seconds, added
         for second in range(int(phase.start_s), int(phase.start_s + phase.duration_s)):
             if second in out.seconds:
                 counts.add(out.seconds[second])
-        out.phases.append(PhaseResult(phase.name, phase.operation, phase.start_s,
-                                      phase.duration_s, offered=round(phase.offered * factor),
-                                      counts=counts, first_throttle_s=phase.first_throttle_s))
+        out.phases.append(
+            PhaseResult(
+                phase.name,
+                phase.operation,
+                phase.start_s,
+                phase.duration_s,
+                offered=round(phase.offered * factor),
+                counts=counts,
+                first_throttle_s=phase.first_throttle_s,
+            )
+        )
     return out
 
 

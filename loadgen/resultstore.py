@@ -32,21 +32,26 @@ from loadgen.report import RunPlan, WorkerReport
 PART_BYTES = 350_000
 
 
-def make_client(endpoint_url: str | None, region: str,
-                credentials: dict[str, str] | None = None) -> Any:
+def make_client(
+    endpoint_url: str | None, region: str, credentials: dict[str, str] | None = None
+) -> Any:
     """A boto3 DynamoDB client for control traffic (standard retry mode, timeouts);
     `credentials` (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) overrides the standard chain."""
     import boto3
     from botocore.config import Config
 
-    config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5,
-                    read_timeout=15)
+    config = Config(
+        retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=15
+    )
     keys: dict[str, str] = {}
     if credentials:
-        keys = {"aws_access_key_id": credentials["AWS_ACCESS_KEY_ID"],
-                "aws_secret_access_key": credentials["AWS_SECRET_ACCESS_KEY"]}
-    return boto3.client("dynamodb", endpoint_url=endpoint_url, region_name=region,
-                        config=config, **keys)
+        keys = {
+            "aws_access_key_id": credentials["AWS_ACCESS_KEY_ID"],
+            "aws_secret_access_key": credentials["AWS_SECRET_ACCESS_KEY"],
+        }
+    return boto3.client(
+        "dynamodb", endpoint_url=endpoint_url, region_name=region, config=config, **keys
+    )
 
 
 class ResultStore:
@@ -66,11 +71,17 @@ class ResultStore:
         except self.client.exceptions.ResourceNotFoundException:
             pass
         self.client.create_table(
-            TableName=self.table, BillingMode="PAY_PER_REQUEST",
-            KeySchema=[{"AttributeName": "run_id", "KeyType": "HASH"},
-                       {"AttributeName": "item", "KeyType": "RANGE"}],
-            AttributeDefinitions=[{"AttributeName": "run_id", "AttributeType": "S"},
-                                  {"AttributeName": "item", "AttributeType": "S"}])
+            TableName=self.table,
+            BillingMode="PAY_PER_REQUEST",
+            KeySchema=[
+                {"AttributeName": "run_id", "KeyType": "HASH"},
+                {"AttributeName": "item", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "run_id", "AttributeType": "S"},
+                {"AttributeName": "item", "AttributeType": "S"},
+            ],
+        )
         wait_active(self.client, self.table)
 
     # --- raw items ----------------------------------------------------------------------
@@ -80,11 +91,12 @@ class ResultStore:
     def put(self, sk: str, payload: dict[str, Any], condition_new: bool = False) -> bool:
         """Write an item; with `condition_new`, only if it does not exist (False if it did)."""
         blob = zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 6)
-        parts = [blob[i:i + PART_BYTES] for i in range(0, len(blob), PART_BYTES)] or [b""]
+        parts = [blob[i : i + PART_BYTES] for i in range(0, len(blob), PART_BYTES)] or [b""]
         if len(parts) > 1:
             for i, part in enumerate(parts):
-                self.client.put_item(TableName=self.table,
-                                     Item={**self._key(f"{sk}#part#{i}"), "body": {"B": part}})
+                self.client.put_item(
+                    TableName=self.table, Item={**self._key(f"{sk}#part#{i}"), "body": {"B": part}}
+                )
             head: dict[str, Any] = {**self._key(sk), "parts": {"N": str(len(parts))}}
         else:
             head = {**self._key(sk), "body": {"B": parts[0]}}
@@ -102,8 +114,10 @@ class ResultStore:
     def _decode(self, item: dict[str, Any]) -> dict[str, Any]:
         if "parts" in item:
             sk = item["item"]["S"]
-            blob = b"".join(self._get_raw(f"{sk}#part#{i}")["body"]["B"]  # type: ignore[index]
-                            for i in range(int(item["parts"]["N"])))
+            blob = b"".join(
+                self._get_raw(f"{sk}#part#{i}")["body"]["B"]  # type: ignore[index]
+                for i in range(int(item["parts"]["N"]))
+            )
         else:
             blob = item["body"]["B"]
         data: dict[str, Any] = json.loads(zlib.decompress(blob))
@@ -122,10 +136,12 @@ class ResultStore:
         """Items whose sk starts with `prefix` (split parts excluded), decoded."""
         out: dict[str, dict[str, Any]] = {}
         kwargs: dict[str, Any] = {
-            "TableName": self.table, "ConsistentRead": True,
+            "TableName": self.table,
+            "ConsistentRead": True,
             "KeyConditionExpression": "run_id = :r AND begins_with(#i, :p)",
             "ExpressionAttributeNames": {"#i": "item"},
-            "ExpressionAttributeValues": {":r": {"S": self.run_id}, ":p": {"S": prefix}}}
+            "ExpressionAttributeValues": {":r": {"S": self.run_id}, ":p": {"S": prefix}},
+        }
         while True:
             page = self.client.query(**kwargs)
             for item in page.get("Items", []):
@@ -147,8 +163,9 @@ class ResultStore:
         return RunPlan.from_json(data)
 
     def claim_start(self, worker: int) -> bool:
-        return self.put(f"start#{worker}", {"worker": worker, "at": time.time()},
-                        condition_new=True)
+        return self.put(
+            f"start#{worker}", {"worker": worker, "at": time.time()}, condition_new=True
+        )
 
     def put_ready(self, worker: int) -> None:
         self.put(f"ready#{worker}", {"worker": worker, "at": time.time()})
@@ -174,8 +191,9 @@ class ResultStore:
         self.put(f"{kind}#{int(payload['worker'])}", payload)
 
     def reports(self, kind: str) -> dict[int, WorkerReport]:
-        return {int(v["worker"]): WorkerReport.from_json(v)
-                for v in self.query(f"{kind}#").values()}
+        return {
+            int(v["worker"]): WorkerReport.from_json(v) for v in self.query(f"{kind}#").values()
+        }
 
     def put_refusal(self, worker: int, why: str) -> None:
         self.put(f"refused#{worker}#{time.time():.6f}", {"worker": worker, "why": why})

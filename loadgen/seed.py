@@ -26,8 +26,9 @@ BATCH = 25
 """BatchWriteItem takes at most 25 items [AWS]."""
 
 
-def seed_items(playbook: Playbook, spec: TableSpec, limit: int | None = None
-               ) -> Iterator[dict[str, dict[str, str]]]:
+def seed_items(
+    playbook: Playbook, spec: TableSpec, limit: int | None = None
+) -> Iterator[dict[str, dict[str, str]]]:
     """The seed items in DynamoDB JSON: the first `limit` (default spec.seed_items)
     combinations of the finite primary-key values (partition key varying fastest), written
     in a well-mixed order (`spread_stride`); other key attributes (GSI keys) drawn from
@@ -40,8 +41,10 @@ def seed_items(playbook: Playbook, spec: TableSpec, limit: int | None = None
     for name in primary:
         finite = generator.samplers[name].finite
         if finite is None:
-            raise ValueError(f"table {spec.name}: cannot seed, key {name} has no finite set of "
-                             "values (give it one in load.seed_attributes)")
+            raise ValueError(
+                f"table {spec.name}: cannot seed, key {name} has no finite set of "
+                "values (give it one in load.seed_attributes)"
+            )
         radices.append(finite)
     count = min(count, math.prod(radices))
     stride = spread_stride(count)
@@ -80,8 +83,9 @@ def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
     """Items per second that stay at half of what the hottest key and the table take."""
     attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
     pk_names = [spec.partition_key.name] + [g.partition_key.name for g in spec.gsis]
-    distinct = min(ItemGenerator(attributes, pk_names, []).samplers[n].finite or 10**9
-                   for n in pk_names)
+    distinct = min(
+        ItemGenerator(attributes, pk_names, []).samplers[n].finite or 10**9 for n in pk_names
+    )
     units = write_units(spec.item_size_bytes, DEFAULT_PARAMS)
     limits = [DEFAULT_PARAMS.partition_wcu * distinct]
     if spec.billing_mode == "PROVISIONED":
@@ -92,8 +96,15 @@ def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
     return max(1.0, 0.5 * scale * min(limits) / units)
 
 
-def seed_table(client: Any, table_name: str, playbook: Playbook, spec: TableSpec,
-               scale: float, limit: int | None = None, timeout_s: float = 900.0) -> int:
+def seed_table(
+    client: Any,
+    table_name: str,
+    playbook: Playbook,
+    spec: TableSpec,
+    scale: float,
+    limit: int | None = None,
+    timeout_s: float = 900.0,
+) -> int:
     """Write the seed items, paced; returns how many were written."""
     rate = seed_rate(playbook, spec, scale)
     start = time.monotonic()

@@ -58,9 +58,11 @@ def resolve_credentials() -> CredentialSource:
 
     creds = botocore.session.get_session().get_credentials()
     if creds is None:
-        raise RuntimeError("no AWS credentials found (environment, shared config, ECS task "
-                           "role or instance profile); set AWS_ACCESS_KEY_ID/"
-                           "AWS_SECRET_ACCESS_KEY for local runs")
+        raise RuntimeError(
+            "no AWS credentials found (environment, shared config, ECS task "
+            "role or instance profile); set AWS_ACCESS_KEY_ID/"
+            "AWS_SECRET_ACCESS_KEY for local runs"
+        )
     return creds
 
 
@@ -73,8 +75,9 @@ class Signer:
 
     REFRESH_EVERY_S = 1.0
 
-    def __init__(self, credentials: CredentialSource, region: str, host: str,
-                 service: str = "dynamodb") -> None:
+    def __init__(
+        self, credentials: CredentialSource, region: str, host: str, service: str = "dynamodb"
+    ) -> None:
         self.source = credentials
         self.region = region
         self.service = service
@@ -119,24 +122,40 @@ class Signer:
         creds = self._credentials(now)
         if creds.token:
             signed = "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"
-            canonical_headers = (f"content-type:{CONTENT_TYPE}\nhost:{self.host}\n"
-                                 f"x-amz-date:{amz_date}\nx-amz-security-token:{creds.token}\n"
-                                 f"x-amz-target:{target}\n")
+            canonical_headers = (
+                f"content-type:{CONTENT_TYPE}\nhost:{self.host}\n"
+                f"x-amz-date:{amz_date}\nx-amz-security-token:{creds.token}\n"
+                f"x-amz-target:{target}\n"
+            )
         else:
             signed = "content-type;host;x-amz-date;x-amz-target"
-            canonical_headers = (f"content-type:{CONTENT_TYPE}\nhost:{self.host}\n"
-                                 f"x-amz-date:{amz_date}\nx-amz-target:{target}\n")
+            canonical_headers = (
+                f"content-type:{CONTENT_TYPE}\nhost:{self.host}\n"
+                f"x-amz-date:{amz_date}\nx-amz-target:{target}\n"
+            )
         payload_hash = hashlib.sha256(body).hexdigest()
         canonical = f"POST\n/\n\n{canonical_headers}\n{signed}\n{payload_hash}"
         scope = f"{date}/{self.region}/{self.service}/aws4_request"
-        to_sign = (f"{ALGORITHM}\n{amz_date}\n{scope}\n"
-                   f"{hashlib.sha256(canonical.encode('utf-8')).hexdigest()}")
-        signature = hmac.new(self._signing_key(creds.secret_key, date),
-                             to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
-        out = [("Host", self.host), ("Content-Type", CONTENT_TYPE), ("X-Amz-Date", amz_date),
-               ("X-Amz-Target", target)]
+        to_sign = (
+            f"{ALGORITHM}\n{amz_date}\n{scope}\n"
+            f"{hashlib.sha256(canonical.encode('utf-8')).hexdigest()}"
+        )
+        signature = hmac.new(
+            self._signing_key(creds.secret_key, date), to_sign.encode("utf-8"), hashlib.sha256
+        ).hexdigest()
+        out = [
+            ("Host", self.host),
+            ("Content-Type", CONTENT_TYPE),
+            ("X-Amz-Date", amz_date),
+            ("X-Amz-Target", target),
+        ]
         if creds.token:
             out.append(("X-Amz-Security-Token", creds.token))
-        out.append(("Authorization", f"{ALGORITHM} Credential={creds.access_key}/{scope}, "
-                                     f"SignedHeaders={signed}, Signature={signature}"))
+        out.append(
+            (
+                "Authorization",
+                f"{ALGORITHM} Credential={creds.access_key}/{scope}, "
+                f"SignedHeaders={signed}, Signature={signature}",
+            )
+        )
         return out

@@ -36,19 +36,36 @@ OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Le
 
 def _reply(status: int, reason: str, payload: dict[str, object]) -> bytes:
     body = json.dumps(payload).encode()
-    return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/x-amz-json-1.0\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
-CONSUMED = _reply(200, "OK", {"ConsumedCapacity": {"TableName": "t", "CapacityUnits": 2.0,
-                                                   "Table": {"CapacityUnits": 1.0}}})
-THROTTLED = _reply(400, "Bad Request", {
-    "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-    "message": "The level of configured provisioned throughput for the table was exceeded.",
-    "ThrottlingReasons": [{"reason": "TableWriteKeyRangeThroughputExceeded",
-                           "resource": "arn:aws:dynamodb:local:0:table/t"}]})
-INVALID = _reply(400, "Bad Request", {
-    "__type": "com.amazon.coral.validate#ValidationException", "message": "bad"})
+CONSUMED = _reply(
+    200,
+    "OK",
+    {"ConsumedCapacity": {"TableName": "t", "CapacityUnits": 2.0, "Table": {"CapacityUnits": 1.0}}},
+)
+THROTTLED = _reply(
+    400,
+    "Bad Request",
+    {
+        "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+        "message": "The level of configured provisioned throughput for the table was exceeded.",
+        "ThrottlingReasons": [
+            {
+                "reason": "TableWriteKeyRangeThroughputExceeded",
+                "resource": "arn:aws:dynamodb:local:0:table/t",
+            }
+        ],
+    },
+)
+INVALID = _reply(
+    400,
+    "Bad Request",
+    {"__type": "com.amazon.coral.validate#ValidationException", "message": "bad"},
+)
 
 
 class Stats:
@@ -110,8 +127,9 @@ class _ServerConn(asyncio.Protocol):
 class StandIn:
     """The stand-in server on 127.0.0.1 in a background thread (context manager)."""
 
-    def __init__(self, mode: str = "ok", answer_first: int = 0, port: int = 0,
-                 delay_s: float = 0.05) -> None:
+    def __init__(
+        self, mode: str = "ok", answer_first: int = 0, port: int = 0, delay_s: float = 0.05
+    ) -> None:
         if mode not in ("ok", "mixed", "silent", "answer-then-silent", "slow"):
             raise ValueError(f"unknown stand-in mode {mode!r}")
         self.mode = mode
@@ -148,8 +166,9 @@ class StandIn:
     async def serve(self, on_port: threading.Event | None = None) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        server = await self._loop.create_server(lambda: _ServerConn(self), "127.0.0.1",
-                                                self.port, backlog=1024)
+        server = await self._loop.create_server(
+            lambda: _ServerConn(self), "127.0.0.1", self.port, backlog=1024
+        )
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         async with server:
@@ -158,15 +177,17 @@ class StandIn:
                 t.abort()
 
     def __enter__(self) -> StandIn:
-        self._thread = threading.Thread(target=lambda: asyncio.run(self.serve()),
-                                        name="standin", daemon=True)
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self.serve()), name="standin", daemon=True
+        )
         self._thread.start()
         if not self._ready.wait(10):
             raise RuntimeError("stand-in server did not start")
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._loop is not None and self._stop is not None:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._stop.set)

@@ -57,17 +57,22 @@ class WorkerConfig:
     barrier_timeout_s: float
 
 
-def parse_config(argv: Sequence[str] | None = None,
-                 env: dict[str, str] | None = None) -> WorkerConfig:
+def parse_config(
+    argv: Sequence[str] | None = None, env: dict[str, str] | None = None
+) -> WorkerConfig:
     env = dict(os.environ) if env is None else env
-    p = argparse.ArgumentParser(prog="python -m loadgen.worker", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m loadgen.worker",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--run-id", default=env.get("HOTBENCH_RUN_ID"))
     p.add_argument("--worker", type=int, default=env.get("HOTBENCH_WORKER"))
     p.add_argument("--results-table", default=env.get("HOTBENCH_RESULTS_TABLE"))
     p.add_argument("--control-endpoint", default=env.get("HOTBENCH_CONTROL_ENDPOINT") or None)
-    p.add_argument("--barrier-timeout", type=float,
-                   default=float(env.get("HOTBENCH_BARRIER_TIMEOUT_S", "300")))
+    p.add_argument(
+        "--barrier-timeout", type=float, default=float(env.get("HOTBENCH_BARRIER_TIMEOUT_S", "300"))
+    )
     args = p.parse_args(argv)
     if args.worker is not None:
         candidates = [int(args.worker)]
@@ -76,14 +81,26 @@ def parse_config(argv: Sequence[str] | None = None,
         candidates = list(range(base, base + int(env.get("HOTBENCH_WORKER_COUNT", "1"))))
     else:
         candidates = []
-    missing = [n for n, v in (("HOTBENCH_RUN_ID", args.run_id),
-                              ("HOTBENCH_WORKER", candidates or None),
-                              ("HOTBENCH_RESULTS_TABLE", args.results_table)) if v is None]
+    missing = [
+        n
+        for n, v in (
+            ("HOTBENCH_RUN_ID", args.run_id),
+            ("HOTBENCH_WORKER", candidates or None),
+            ("HOTBENCH_RESULTS_TABLE", args.results_table),
+        )
+        if v is None
+    ]
     if missing:
         p.error("missing configuration: " + ", ".join(missing))
     region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1"
-    return WorkerConfig(args.run_id, candidates, args.results_table,
-                        args.control_endpoint, region, args.barrier_timeout)
+    return WorkerConfig(
+        args.run_id,
+        candidates,
+        args.results_table,
+        args.control_endpoint,
+        region,
+        args.barrier_timeout,
+    )
 
 
 def run_event_loop(coro: Coroutine[Any, Any, T]) -> T:
@@ -109,27 +126,32 @@ class _Writer:
         payload = report.to_json()  # serialised now, on the loop thread: a consistent copy
         self.last = payload
         if self.busy.acquire(blocking=False):
+
             def write() -> None:
                 try:
                     self.store.put_report("progress", payload)
                 finally:
                     self.busy.release()
+
             self.pool.submit(write)
 
 
-def _backstop(store: ResultStore, writer: _Writer, worker: int,
-              after_s: float) -> threading.Timer:
+def _backstop(store: ResultStore, writer: _Writer, worker: int, after_s: float) -> threading.Timer:
     """A thread that ends the process if the event loop itself is stuck past the watchdog:
     it writes the last progress as a final report (status watchdog) and exits."""
+
     def fire() -> None:
         payload = dict(writer.last or WorkerReport(worker).to_json())
         payload["status"] = WATCHDOG
-        payload["snapshot"] = {"why": "backstop: the event loop did not return after the "
-                                      "watchdog deadline", **(payload.get("snapshot") or {})}
+        payload["snapshot"] = {
+            "why": "backstop: the event loop did not return after the watchdog deadline",
+            **(payload.get("snapshot") or {}),
+        }
         try:
             store.put_report("final", payload)
         finally:
             os._exit(EXIT_PARTIAL)
+
     timer = threading.Timer(after_s, fire)
     timer.daemon = True
     timer.start()
@@ -137,8 +159,9 @@ def _backstop(store: ResultStore, writer: _Writer, worker: int,
 
 
 def run_worker(config: WorkerConfig) -> int:
-    store = ResultStore(make_client(config.control_endpoint, config.region),
-                        config.results_table, config.run_id)
+    store = ResultStore(
+        make_client(config.control_endpoint, config.region), config.results_table, config.run_id
+    )
     plan: RunPlan = store.get_plan()
     try:
         worker = claim_worker(store, config.candidates)
@@ -160,8 +183,9 @@ def run_worker(config: WorkerConfig) -> int:
         return EXIT_ABORTED
     credentials = resolve_credentials()
     writer = _Writer(store)
-    backstop = _backstop(store, writer, worker,
-                         t0 - time.time() + plan.duration_s + plan.drain_s + BACKSTOP_S)
+    backstop = _backstop(
+        store, writer, worker, t0 - time.time() + plan.duration_s + plan.drain_s + BACKSTOP_S
+    )
     print(f"{tag}: T0 in {t0 - time.time():.2f} s", file=sys.stderr, flush=True)
     measurement = Measurement(plan, worker, credentials, on_progress=writer.progress)
     try:
@@ -170,9 +194,13 @@ def run_worker(config: WorkerConfig) -> int:
         backstop.cancel()
     store.put_report("final", report)
     totals = report.totals()
-    print(f"{tag}: {report.status}: sent {totals.sent}, succeeded {totals.succeeded}, "
-          f"throttled {totals.throttled}, errors {totals.errors}, timeouts {totals.timeouts}, "
-          f"late {totals.late}", file=sys.stderr, flush=True)
+    print(
+        f"{tag}: {report.status}: sent {totals.sent}, succeeded {totals.succeeded}, "
+        f"throttled {totals.throttled}, errors {totals.errors}, timeouts {totals.timeouts}, "
+        f"late {totals.late}",
+        file=sys.stderr,
+        flush=True,
+    )
     return EXIT_OK if report.status == COMPLETE else EXIT_PARTIAL
 
 
@@ -181,8 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run_worker(config)
     except Exception as exc:  # the coordinator sees the missing final item; say why here
-        print(f"run {config.run_id}: worker failed: {type(exc).__name__}: {exc}",
-              file=sys.stderr, flush=True)
+        print(
+            f"run {config.run_id}: worker failed: {type(exc).__name__}: {exc}",
+            file=sys.stderr,
+            flush=True,
+        )
         return EXIT_FAILED
 
 

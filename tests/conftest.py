@@ -13,9 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAYBOOKS = ROOT / "playbooks"
 
 
-def make_playbook(tables: list[dict[str, Any]], attributes: dict[str, Any],
-                  phases: list[dict[str, Any]], runs: list[dict[str, Any]] | None = None,
-                  name: str = "test") -> Playbook:
+def make_playbook(
+    tables: list[dict[str, Any]],
+    attributes: dict[str, Any],
+    phases: list[dict[str, Any]],
+    runs: list[dict[str, Any]] | None = None,
+    name: str = "test",
+) -> Playbook:
     """A playbook from plain dicts, validated exactly like a YAML file."""
     load: dict[str, Any] = {"attributes": attributes, "phases": phases}
     if runs is not None:

@@ -13,11 +13,13 @@ from console.cli import main
 from tests.conftest import PLAYBOOKS, ROOT
 
 
-def test_simulate_prints_the_table_and_writes_json(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_prints_the_table_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "r.json"
-    code = main(["simulate", str(PLAYBOOKS / "new-table-ceiling.yaml"), "--json", str(out),
-                 "--quiet"])
+    code = main(
+        ["simulate", str(PLAYBOOKS / "new-table-ceiling.yaml"), "--json", str(out), "--quiet"]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "new-table-ceiling" in printed and "fresh" in printed
@@ -29,20 +31,33 @@ def test_simulate_prints_the_table_and_writes_json(tmp_path: Path,
 def test_bad_playbook_is_one_message_and_exit_2_never_a_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntables: []\nload: {phases: []}\n")
-    proc = subprocess.run([sys.executable, "-m", "console.cli", "simulate", str(bad)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "console.cli", "simulate", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "bad.yaml" in proc.stdout
     assert "tables" in proc.stdout
 
 
-def test_unwritable_json_path_is_a_clear_error(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_unwritable_json_path_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code = main(["simulate", str(PLAYBOOKS / "new-table-ceiling.yaml"), "--quiet",
-                 "--json", str(blocker / "r.json")])
+    code = main(
+        [
+            "simulate",
+            str(PLAYBOOKS / "new-table-ceiling.yaml"),
+            "--quiet",
+            "--json",
+            str(blocker / "r.json"),
+        ]
+    )
     assert code == 2
     assert "cannot write" in capsys.readouterr().out
 
@@ -56,9 +71,14 @@ def test_emulator_serve_says_what_runs_and_stops_cleanly_on_ctrl_c() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "HOTBENCH_PURE": "1", "COLUMNS": "300"}
-    proc = subprocess.Popen([sys.executable, "-m", "console.cli", "emulator", "serve",
-                             "--port", str(port)], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "console.cli", "emulator", "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         assert proc.stdout is not None
         banner = [proc.stdout.readline() for _ in range(5)]

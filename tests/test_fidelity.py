@@ -54,15 +54,17 @@ def m3() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("key", list(M1_RATES))
-def test_m1_throttle_rate_within_two_points(m1: dict[tuple[str, int], dict[str, Any]],
-                                            key: tuple[str, int]) -> None:
+def test_m1_throttle_rate_within_two_points(
+    m1: dict[tuple[str, int], dict[str, Any]], key: tuple[str, int]
+) -> None:
     measured = m1[key]["throttle_rate"] * 100
     assert measured == pytest.approx(M1_RATES[key], abs=2.0), key
 
 
 @pytest.mark.parametrize("key", list(M1_PEAKS))
-def test_m1_consumed_wcu_peak_within_five_percent(m1: dict[tuple[str, int], dict[str, Any]],
-                                                  key: tuple[str, int]) -> None:
+def test_m1_consumed_wcu_peak_within_five_percent(
+    m1: dict[tuple[str, int], dict[str, Any]], key: tuple[str, int]
+) -> None:
     assert m1[key]["consumed_wcu_peak_1min"] == pytest.approx(M1_PEAKS[key], rel=0.05), key
 
 
@@ -76,16 +78,18 @@ def test_m1_causes_name_the_hot_resource(m1: dict[tuple[str, int], dict[str, Any
     # bad: the base table's hot key range; goodGsi: the index, not the table.
     assert set(m1[("bad", 1)]["throttles_by_reason"]) == {"TableWriteKeyRangeThroughputExceeded"}
     assert set(m1[("goodGsi", 1)]["throttles_by_reason"]) == {
-        "IndexWriteKeyRangeThroughputExceeded"}
+        "IndexWriteKeyRangeThroughputExceeded"
+    }
     assert set(m1[("bad", 1)]["throttles_by_exception"]) == {
-        "ProvisionedThroughputExceededException"}
+        "ProvisionedThroughputExceededException"
+    }
     assert set(m1[("badOnDemand", 1)]["throttles_by_exception"]) == {"ThrottlingException"}
 
 
 def test_m1_good_gsi_plateaus_about_19_percent_under_good(
-        m1: dict[tuple[str, int], dict[str, Any]]) -> None:
-    ratio = (m1[("goodGsi", 1)]["consumed_wcu_peak_1min"]
-             / m1[("good", 1)]["consumed_wcu_peak_1min"])
+    m1: dict[tuple[str, int], dict[str, Any]],
+) -> None:
+    ratio = m1[("goodGsi", 1)]["consumed_wcu_peak_1min"] / m1[("good", 1)]["consumed_wcu_peak_1min"]
     assert ratio == pytest.approx(0.81, abs=0.04)
 
 
@@ -94,8 +98,7 @@ def _ceiling(phase: dict[str, Any]) -> float:
 
 
 @pytest.mark.parametrize("window", ["w6000", "w7000", "w8000"])
-def test_m2_write_ceiling_within_three_percent(m2: dict[str, dict[str, Any]],
-                                               window: str) -> None:
+def test_m2_write_ceiling_within_three_percent(m2: dict[str, dict[str, Any]], window: str) -> None:
     assert _ceiling(m2[window]) == pytest.approx(4130, rel=0.03)
 
 
@@ -111,7 +114,8 @@ def test_m2_no_throttle_up_to_4000(m2: dict[str, dict[str, Any]], window: str) -
 
 
 def test_m2_first_throttle_is_a_short_grace_shorter_when_harder(
-        m2: dict[str, dict[str, Any]]) -> None:
+    m2: dict[str, dict[str, Any]],
+) -> None:
     firsts = [m2[w]["first_throttle_s"] for w in ("w6000", "w7000", "w8000")]
     for first in firsts:
         assert 0.9 <= first <= 3.8
@@ -146,8 +150,7 @@ def test_m3_steps_of_about_1000(m3: dict[str, Any]) -> None:
 
 def test_m3_first_step_after_6_to_10_minutes(m3: dict[str, Any]) -> None:
     start = _rate_at(m3, 60)
-    first_step = next(p["t"] for p in m3["series"][1:]
-                      if float(p["succeeded_per_s"]) > start + 500)
+    first_step = next(p["t"] for p in m3["series"][1:] if float(p["succeeded_per_s"]) > start + 500)
     assert 360 <= first_step <= 600
 
 

@@ -12,8 +12,20 @@ import pytest
 from emulator.keyspace import SAMPLE_SIZE, KeySamples
 
 
-@pytest.mark.parametrize("count", [0, 1, 5, SAMPLE_SIZE - 1, SAMPLE_SIZE, SAMPLE_SIZE + 1,
-                                   2 * SAMPLE_SIZE, 2 * SAMPLE_SIZE + 1, 3333])
+@pytest.mark.parametrize(
+    "count",
+    [
+        0,
+        1,
+        5,
+        SAMPLE_SIZE - 1,
+        SAMPLE_SIZE,
+        SAMPLE_SIZE + 1,
+        2 * SAMPLE_SIZE,
+        2 * SAMPLE_SIZE + 1,
+        3333,
+    ],
+)
 def test_key_samples_hold_what_a_bounded_deque_holds(count: int) -> None:
     rng = random.Random(count)
     want: deque[tuple[int, Any]] = deque(maxlen=SAMPLE_SIZE)

@@ -14,8 +14,9 @@ from loadgen.playbook import LoadSpec, Phase
 
 
 def _dist(spec: dict[str, object]):  # type: ignore[no-untyped-def]
-    return LoadSpec.model_validate({"attributes": {"a": spec},
-                                    "phases": [{"rate": 1, "duration_s": 1}]}).attributes["a"]
+    return LoadSpec.model_validate(
+        {"attributes": {"a": spec}, "phases": [{"rate": 1, "duration_s": 1}]}
+    ).attributes["a"]
 
 
 def test_weighted_draws_match_weights() -> None:
@@ -61,18 +62,32 @@ def test_monotonic_rises_and_sorts_as_it_rises() -> None:
 
 
 def test_composite_builds_sharded_keys() -> None:
-    s = sampler_for(_dist({"dist": "composite", "format": "{wh}#{shard}", "parts": {
-        "wh": {"dist": "weighted", "weights": {"TOKYO": 1}},
-        "shard": {"dist": "uniform", "count": 10}}}))
+    s = sampler_for(
+        _dist(
+            {
+                "dist": "composite",
+                "format": "{wh}#{shard}",
+                "parts": {
+                    "wh": {"dist": "weighted", "weights": {"TOKYO": 1}},
+                    "shard": {"dist": "uniform", "count": 10},
+                },
+            }
+        )
+    )
     values = {s.render(int(i)) for i in s.draw(np.random.default_rng(6), 1000, 0)}
     assert values == {f"TOKYO#{i}" for i in range(10)}
 
 
 def test_per_item_attributes_are_fixed_per_item() -> None:
-    load = LoadSpec.model_validate({"attributes": {
-        "pk": {"dist": "uniform", "count": 50},
-        "shelf": {"dist": "uniform", "count": 200, "type": "N", "per_item": True}},
-        "phases": [{"rate": 1, "duration_s": 1}]})
+    load = LoadSpec.model_validate(
+        {
+            "attributes": {
+                "pk": {"dist": "uniform", "count": 50},
+                "shelf": {"dist": "uniform", "count": 200, "type": "N", "per_item": True},
+            },
+            "phases": [{"rate": 1, "duration_s": 1}],
+        }
+    )
     gen = ItemGenerator(load.attributes, ["pk", "shelf"], ["pk"])
     idx = gen.draw(np.random.default_rng(7), 5000, 0)
     shelf_of: dict[int, set[int]] = {}
@@ -90,8 +105,9 @@ def test_constant_rate_schedule_counts_and_times() -> None:
 
 
 def test_linear_ramp_integrates_the_rate() -> None:
-    sched = Schedule.for_phase(Phase.model_validate(
-        {"ramp": {"start": 1000, "end": 3000}, "duration_s": 10}))
+    sched = Schedule.for_phase(
+        Phase.model_validate({"ramp": {"start": 1000, "end": 3000}, "duration_s": 10})
+    )
     assert sched.total == 20_000
     k = sched.due_by(5.0)
     assert k == 7500  # 1000*5 + (200/s^2)*25/2*... = 7,500
@@ -99,8 +115,9 @@ def test_linear_ramp_integrates_the_rate() -> None:
 
 
 def test_step_ramp_is_flat_windows() -> None:
-    sched = Schedule.for_phase(Phase.model_validate(
-        {"ramp": {"start": 1000, "end": 4000, "steps": 4}, "duration_s": 40}))
+    sched = Schedule.for_phase(
+        Phase.model_validate({"ramp": {"start": 1000, "end": 4000, "steps": 4}, "duration_s": 40})
+    )
     assert [sched.rate_at(t) for t in (5, 15, 25, 35)] == [1000, 2000, 3000, 4000]
     assert sched.total == 100_000
 

@@ -22,8 +22,11 @@ EXPECT_NATIVE = "HOTBENCH_EXPECT_NATIVE"
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     """A copy of the emulator's sources, to edit."""
-    shutil.copytree(ROOT / "emulator", tmp_path / "emulator",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(
+        ROOT / "emulator",
+        tmp_path / "emulator",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+    )
     return tmp_path
 
 
@@ -52,8 +55,9 @@ def test_digest_follows_every_compiled_source_and_nothing_else(tree: Path) -> No
     assert native.source_digest(tree) != before
 
 
-def test_a_build_of_older_sources_is_never_loaded(tree: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_build_of_older_sources_is_never_loaded(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(native.PURE_ENV, raising=False)
     build = _complete_build(tree)
     assert native.find_build(tree) == (build, f"compiled by mypyc (.native/{build.name})")
@@ -64,15 +68,15 @@ def test_a_build_of_older_sources_is_never_loaded(tree: Path,
     assert "older sources" in reason and "make native" in reason
 
 
-def test_an_unfinished_build_is_never_loaded(tree: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unfinished_build_is_never_loaded(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(native.PURE_ENV, raising=False)
     (_complete_build(tree) / native.COMPLETE).unlink()
     assert native.find_build(tree)[0] is None
 
 
-def test_pure_setting_wins_over_a_current_build(tree: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pure_setting_wins_over_a_current_build(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _complete_build(tree)
     monkeypatch.setenv(native.PURE_ENV, "1")
     assert native.find_build(tree) == (None, "pure Python (HOTBENCH_PURE is set)")
@@ -88,9 +92,18 @@ def _module_file(module: str, pure: bool) -> str:
     if pure:
         env[native.PURE_ENV] = "1"
     out = subprocess.run(
-        [sys.executable, "-c", f"import {module} as m, emulator.native as n; "
-                               "print(m.__file__); print(n.status())"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60)
+        [
+            sys.executable,
+            "-c",
+            f"import {module} as m, emulator.native as n; print(m.__file__); print(n.status())",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     return out.stdout
 
 
@@ -116,9 +129,22 @@ def test_compiled_and_pure_simulations_agree_to_the_last_digit(tmp_path: Path) -
         env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
         if pure:
             env[native.PURE_ENV] = "1"
-        subprocess.run([sys.executable, "-m", "console.cli", "simulate",
-                        "playbooks/hot-partition.yaml", "--json", str(out)],
-                       cwd=ROOT, env=env, capture_output=True, check=True, timeout=300)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "console.cli",
+                "simulate",
+                "playbooks/hot-partition.yaml",
+                "--json",
+                str(out),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            check=True,
+            timeout=300,
+        )
         result = json.loads(out.read_text())
         del result["started_at"], result["wall_s"]  # when and how fast: all else must agree
         outputs.append(result)

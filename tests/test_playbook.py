@@ -86,14 +86,21 @@ def test_create_table_request_is_the_dynamodb_shape() -> None:
     playbook = load_playbook(PLAYBOOKS / "hot-partition.yaml")
     req = playbook.table("goodGsi").create_table_request("hb-x-goodGsi", {"run": "x"})
     assert req["TableName"] == "hb-x-goodGsi"
-    assert req["KeySchema"] == [{"AttributeName": "itemId", "KeyType": "HASH"},
-                                {"AttributeName": "warehouseId", "KeyType": "RANGE"}]
+    assert req["KeySchema"] == [
+        {"AttributeName": "itemId", "KeyType": "HASH"},
+        {"AttributeName": "warehouseId", "KeyType": "RANGE"},
+    ]
     types = {a["AttributeName"]: a["AttributeType"] for a in req["AttributeDefinitions"]}
     assert types == {"itemId": "S", "warehouseId": "S", "shelfNumber": "N", "unitPrice": "N"}
     assert [g["IndexName"] for g in req["GlobalSecondaryIndexes"]] == [
-        "byWarehouse", "byWarehouseShelf", "byWarehousePrice"]
+        "byWarehouse",
+        "byWarehouseShelf",
+        "byWarehousePrice",
+    ]
     assert req["GlobalSecondaryIndexes"][0]["ProvisionedThroughput"] == {
-        "ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000}
+        "ReadCapacityUnits": 1000,
+        "WriteCapacityUnits": 10000,
+    }
     assert req["Tags"] == [{"Key": "run", "Value": "x"}]
     on_demand = playbook.table("badOnDemand").create_table_request("t")
     assert on_demand["BillingMode"] == "PAY_PER_REQUEST"

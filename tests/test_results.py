@@ -9,8 +9,13 @@ from loadgen.results import Counts, PhaseResult, PlaybookResult, RunResult
 
 
 def _counts(sent: int, ok: int, thr: int, reason: str = "R") -> Counts:
-    return Counts(sent=sent, succeeded=ok, throttled=thr, consumed_wcu=float(ok),
-                  by_reason=Counter({reason: thr}) if thr else Counter())
+    return Counts(
+        sent=sent,
+        succeeded=ok,
+        throttled=thr,
+        consumed_wcu=float(ok),
+        by_reason=Counter({reason: thr}) if thr else Counter(),
+    )
 
 
 def test_merging_adds_counts_never_averages() -> None:
@@ -45,9 +50,19 @@ def test_json_has_the_documented_run_fields() -> None:
     data = PlaybookResult("pb", "simulate", runs=[run]).to_json()
     assert data["format"] == "hotbench.result/1"
     r = data["runs"][0]
-    for key in ("offered", "succeeded", "throttled", "throttle_rate", "throttles_by_reason",
-                "consumed_wcu_peak_1s", "consumed_wcu_peak_1min", "first_throttle_s",
-                "series", "phases", "partial"):
+    for key in (
+        "offered",
+        "succeeded",
+        "throttled",
+        "throttle_rate",
+        "throttles_by_reason",
+        "consumed_wcu_peak_1s",
+        "consumed_wcu_peak_1min",
+        "first_throttle_s",
+        "series",
+        "phases",
+        "partial",
+    ):
         assert key in r
     assert r["throttle_rate"] == 0.2
     assert [p["t"] for p in r["series"]] == [0, 10]

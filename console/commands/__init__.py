@@ -12,8 +12,9 @@ MODULES = ["simulate", "emulator", "run"]
 def add_playbook_arguments(parser: argparse.ArgumentParser) -> None:
     """The playbook and --json, as every command that runs a playbook takes them."""
     parser.add_argument("playbook", help="playbook YAML, e.g. playbooks/hot-partition.yaml")
-    parser.add_argument("--json", metavar="FILE",
-                        help="also write results as JSON (format: docs/results.md)")
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write results as JSON (format: docs/results.md)"
+    )
 
 
 def register_all(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -27,22 +27,31 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     service = Service(scale=args.scale, create_delay_s=args.create_delay)
 
     def ready(url: str) -> None:
-        console.print(f"hotbench emulator listening on [bold]{url}[/] "
-                      f"(scale {args.scale:g}, latency {args.latency}, "
-                      f"CreateTable -> ACTIVE in {service.create_delay_s:g} s)")
-        console.print(f"  boto3.client('dynamodb', endpoint_url='{url}', region_name="
-                      "'us-east-1', aws_access_key_id='x', aws_secret_access_key='x')",
-                      highlight=False, markup=False)
-        console.print(f"  metrics: {url}/_hotbench/metrics   partitions: "
-                      f"{url}/_hotbench/partitions?table=NAME", highlight=False)
+        console.print(
+            f"hotbench emulator listening on [bold]{url}[/] "
+            f"(scale {args.scale:g}, latency {args.latency}, "
+            f"CreateTable -> ACTIVE in {service.create_delay_s:g} s)"
+        )
+        console.print(
+            f"  boto3.client('dynamodb', endpoint_url='{url}', region_name="
+            "'us-east-1', aws_access_key_id='x', aws_secret_access_key='x')",
+            highlight=False,
+            markup=False,
+        )
+        console.print(
+            f"  metrics: {url}/_hotbench/metrics   partitions: "
+            f"{url}/_hotbench/partitions?table=NAME",
+            highlight=False,
+        )
         console.print(f"  emulator: {status()}", highlight=False)
         console.print("  Ctrl-C to stop (items are kept in memory only)")
 
     try:
         serve_forever(args.host, args.port, service, latency, ready)
     except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}; "
-                        "choose another --port") from None
+        raise UserError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror}; choose another --port"
+        ) from None
     except KeyboardInterrupt:  # a Ctrl-C before the loop took over the signals
         pass
     console.print("emulator stopped")
@@ -50,17 +59,31 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("emulator", help="the capacity model as a DynamoDB-compatible "
-                                             "endpoint (docs/emulator.md)")
+    parser = sub.add_parser(
+        "emulator", help="the capacity model as a DynamoDB-compatible endpoint (docs/emulator.md)"
+    )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     serve = actions.add_parser("serve", help="serve the DynamoDB API on loopback until Ctrl-C")
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="address to bind (default 127.0.0.1, loopback only)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)"
+    )
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any)")
-    serve.add_argument("--scale", type=float, default=1.0,
-                       help="multiply every capacity figure (metrics stay in full-scale units)")
-    serve.add_argument("--latency", default="none",
-                       help="added response latency: none, fixed:4ms or normal:4ms,1ms")
-    serve.add_argument("--create-delay", type=float, default=None, metavar="SECONDS",
-                       help="CreateTable -> ACTIVE delay (default: the model's 7.4 s)")
+    serve.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply every capacity figure (metrics stay in full-scale units)",
+    )
+    serve.add_argument(
+        "--latency",
+        default="none",
+        help="added response latency: none, fixed:4ms or normal:4ms,1ms",
+    )
+    serve.add_argument(
+        "--create-delay",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="CreateTable -> ACTIVE delay (default: the model's 7.4 s)",
+    )
     serve.set_defaults(handler=handle)

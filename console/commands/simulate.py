@@ -18,8 +18,14 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     from emulator.simulate import simulate
 
     playbook = load_playbook(args.playbook)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=args.quiet) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=args.quiet,
+    ) as bar:
         task = bar.add_task("simulating", total=1.0)
 
         def progress(label: str, fraction: float) -> None:
@@ -31,8 +37,10 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("simulate", help="run a playbook through the capacity model in "
-                                             "virtual time (seconds, no AWS, no HTTP)")
+    parser = sub.add_parser(
+        "simulate",
+        help="run a playbook through the capacity model in virtual time (seconds, no AWS, no HTTP)",
+    )
     add_playbook_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handle)

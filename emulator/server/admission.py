@@ -39,16 +39,23 @@ class Charge:
 
     __slots__ = ("gsi_units", "index", "is_write", "table_units")
 
-    def __init__(self, table_units: float, gsi_units: dict[str, float] | None = None,
-                 is_write: bool = True, index: str | None = None) -> None:
+    def __init__(
+        self,
+        table_units: float,
+        gsi_units: dict[str, float] | None = None,
+        is_write: bool = True,
+        index: str | None = None,
+    ) -> None:
         self.table_units = table_units
         self.gsi_units: dict[str, float] = {} if gsi_units is None else gsi_units
         self.is_write = is_write
         self.index = index
 
     def __repr__(self) -> str:
-        return (f"Charge(table_units={self.table_units!r}, gsi_units={self.gsi_units!r}, "
-                f"is_write={self.is_write!r}, index={self.index!r})")
+        return (
+            f"Charge(table_units={self.table_units!r}, gsi_units={self.gsi_units!r}, "
+            f"is_write={self.is_write!r}, index={self.index!r})"
+        )
 
     @property
     def total(self) -> float:
@@ -107,9 +114,16 @@ def changed_attributes(old: Item, new: Item) -> set[str]:
     return changed
 
 
-def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None,
-               old_size: int, new_size: int, changed: set[str] | None,
-               params: CapacityParams) -> GsiWrite | None:
+def _gsi_write(
+    index: IndexDef,
+    table: Table,
+    old: Item | None,
+    new: Item | None,
+    old_size: int,
+    new_size: int,
+    changed: set[str] | None,
+    params: CapacityParams,
+) -> GsiWrite | None:
     schema = index.schema
     old_in = old is not None and schema.in_index(old)
     new_in = new is not None and schema.in_index(new)
@@ -147,9 +161,17 @@ def _gsi_write(index: IndexDef, table: Table, old: Item | None, new: Item | None
     return GsiWrite(index.name, pk_hash, sk_pos, units)
 
 
-def admit_write(model: CapacityModel, table: Table, old: Item | None, new: Item | None,
-                key: Item, now: float, index_writes: bool = True, old_size: int | None = None,
-                new_size: int | None = None) -> tuple[Decision, Charge]:
+def admit_write(
+    model: CapacityModel,
+    table: Table,
+    old: Item | None,
+    new: Item | None,
+    key: Item,
+    now: float,
+    index_writes: bool = True,
+    old_size: int | None = None,
+    new_size: int | None = None,
+) -> tuple[Decision, Charge]:
     """One table write (put, update or delete; `new` None for a delete). The cost is the
     larger of the old and new item [AWS]. A write whose condition fails still consumes
     table capacity but changes no index (`index_writes` False). Sizes may be passed by a
@@ -176,8 +198,16 @@ def admit_write(model: CapacityModel, table: Table, old: Item | None, new: Item 
     return decision, charge
 
 
-def admit_read(model: CapacityModel, table: Table, pk_hash: int, sk_pos: Any, size: int,
-               consistent: bool, index: str | None, now: float) -> tuple[Decision, Charge]:
+def admit_read(
+    model: CapacityModel,
+    table: Table,
+    pk_hash: int,
+    sk_pos: Any,
+    size: int,
+    consistent: bool,
+    index: str | None,
+    now: float,
+) -> tuple[Decision, Charge]:
     """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place."""
     units = read_units(size, consistent, model.params)
     decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now)

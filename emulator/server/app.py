@@ -20,8 +20,9 @@ from emulator.server.latency import Latency
 from emulator.server.protocol import DynamoError
 from emulator.server.service import Service
 
-_METHOD_NOT_ALLOWED = DynamoError("UnknownOperationException", "Method not allowed",
-                                  "com.amazon.coral.service#", status=405)
+_METHOD_NOT_ALLOWED = DynamoError(
+    "UnknownOperationException", "Method not allowed", "com.amazon.coral.service#", status=405
+)
 
 
 def _json(payload: dict[str, Any], status: int = 200) -> Reply:
@@ -60,7 +61,9 @@ def _get(service: Service, path: str, query_string: str) -> Reply:
     except DynamoError as exc:
         return _json(exc.body(), exc.status)
     if path == "/":
-        return Reply(200, "text/plain; charset=utf-8",
-                     f"healthy: dynamodb.{service.region}.amazonaws.com "
-                     "(hotbench emulator)".encode())
+        return Reply(
+            200,
+            "text/plain; charset=utf-8",
+            f"healthy: dynamodb.{service.region}.amazonaws.com (hotbench emulator)".encode(),
+        )
     return _json({"error": f"no such path {path}; see docs/emulator.md"}, 404)

@@ -29,8 +29,7 @@ if TYPE_CHECKING:
     from emulator.server.service import Service
 
 MAX_TABLES_PAGE = 100
-CAPACITY_MEMBERS = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput",
-                    "WarmThroughput")
+CAPACITY_MEMBERS = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput")
 
 
 def _check_capacity_members(req: dict[str, Any]) -> None:
@@ -51,8 +50,10 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         if isinstance(lsi, dict):
             used |= set(key_schema(lsi.get("KeySchema"), types, "localSecondaryIndexes").names)
     if set(types) != used:
-        raise invalid_parameter("Number of attributes in KeySchema does not exactly match "
-                                "number of attributes defined in AttributeDefinitions")
+        raise invalid_parameter(
+            "Number of attributes in KeySchema does not exactly match "
+            "number of attributes defined in AttributeDefinitions"
+        )
     if name in svc.tables:
         raise in_use(f"Table already exists: {name}")
     tags = _tags(member(req, "Tags", list, default=[]))
@@ -61,9 +62,18 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         capacity = svc.model.create_table(stored, now)
     except ModelError as exc:
         raise validation(f"One or more parameter values were invalid: {exc}") from None
-    table = Table(name=name, arn=capacity.arn, table_id=str(uuid.uuid4()), request=stored,
-                  schema=schema, store=ItemStore(schema), created_epoch=svc.epoch(now),
-                  ready_at=now + svc.create_delay_s, gsis=gsis, tags=tags)
+    table = Table(
+        name=name,
+        arn=capacity.arn,
+        table_id=str(uuid.uuid4()),
+        request=stored,
+        schema=schema,
+        store=ItemStore(schema),
+        created_epoch=svc.epoch(now),
+        ready_at=now + svc.create_delay_s,
+        gsis=gsis,
+        tags=tags,
+    )
     svc.tables[name] = table
     return {"TableDescription": describe(svc, table, now)}
 
@@ -88,8 +98,10 @@ def delete_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     now = svc.tick()
     table = _named_table(svc, name)
     if table.status(now) != "ACTIVE":
-        raise in_use(f"Attempt to change a resource which is still in use: Table is being "
-                     f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}")
+        raise in_use(
+            f"Attempt to change a resource which is still in use: Table is being "
+            f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}"
+        )
     description = describe(svc, table, now)
     description["TableStatus"] = "DELETING"
     del svc.tables[name]
@@ -102,10 +114,13 @@ def list_tables(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     start = member(req, "ExclusiveStartTableName", str)
     limit = member(req, "Limit", int, default=MAX_TABLES_PAGE)
     if not 1 <= limit <= MAX_TABLES_PAGE:
-        raise validation(f"1 validation error detected: Value '{limit}' at 'limit' failed to "
-                         "satisfy constraint: Member must have value less than or equal to "
-                         "100" if limit > MAX_TABLES_PAGE else
-                         "Member must have value greater than or equal to 1")
+        raise validation(
+            f"1 validation error detected: Value '{limit}' at 'limit' failed to "
+            "satisfy constraint: Member must have value less than or equal to "
+            "100"
+            if limit > MAX_TABLES_PAGE
+            else "Member must have value greater than or equal to 1"
+        )
     names = sorted(svc.tables)
     if start is not None:
         names = [n for n in names if n > start]
@@ -118,21 +133,31 @@ def list_tables(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 
 def describe_limits(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     quota = int(svc.params.table_quota_units)
-    return {"AccountMaxReadCapacityUnits": 80000, "AccountMaxWriteCapacityUnits": 80000,
-            "TableMaxReadCapacityUnits": quota, "TableMaxWriteCapacityUnits": quota}
+    return {
+        "AccountMaxReadCapacityUnits": 80000,
+        "AccountMaxWriteCapacityUnits": 80000,
+        "TableMaxReadCapacityUnits": quota,
+        "TableMaxWriteCapacityUnits": quota,
+    }
 
 
 # --- tags ------------------------------------------------------------------------------------
 
+
 def _tags(raw: list[Any]) -> dict[str, str]:
     out: dict[str, str] = {}
     for tag in raw:
-        if (not isinstance(tag, dict) or not isinstance(tag.get("Key"), str)
-                or not isinstance(tag.get("Value"), str)):
+        if (
+            not isinstance(tag, dict)
+            or not isinstance(tag.get("Key"), str)
+            or not isinstance(tag.get("Value"), str)
+        ):
             raise validation("Tags entries need a Key and a Value (strings)")
         if not 1 <= len(tag["Key"]) <= 128 or len(tag["Value"]) > 256:
-            raise validation("One or more parameter values were invalid: tag key length must "
-                             "be 1-128 and value length at most 256")
+            raise validation(
+                "One or more parameter values were invalid: tag key length must "
+                "be 1-128 and value length at most 256"
+            )
         out[tag["Key"]] = tag["Value"]
     return out
 
@@ -170,35 +195,43 @@ def list_tags(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 
 # --- UpdateTable -----------------------------------------------------------------------------
 
+
 def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     _check_capacity_members(req)
     now = svc.tick()
     table = _named_table(svc, name)
     if table.status(now) == "CREATING":
-        raise in_use(f"Attempt to change a resource which is still in use: Table is being "
-                     f"created: {name}")
+        raise in_use(
+            f"Attempt to change a resource which is still in use: Table is being created: {name}"
+        )
     new = copy.deepcopy(table.request)
     billing = member(req, "BillingMode", str)
     switching = billing is not None and billing != (new.get("BillingMode") or PROVISIONED)
     if billing is not None:
         if billing not in (PROVISIONED, PAY_PER_REQUEST):
-            raise validation(f"1 validation error detected: Value '{billing}' at 'billingMode' "
-                             "failed to satisfy constraint: Member must satisfy enum value set: "
-                             "[PROVISIONED, PAY_PER_REQUEST]")
+            raise validation(
+                f"1 validation error detected: Value '{billing}' at 'billingMode' "
+                "failed to satisfy constraint: Member must satisfy enum value set: "
+                "[PROVISIONED, PAY_PER_REQUEST]"
+            )
         new["BillingMode"] = billing
     mode = new.get("BillingMode") or PROVISIONED
     if "ProvisionedThroughput" in req:
         if mode != PROVISIONED:
-            raise validation("One or more parameter values were invalid: Neither "
-                             "ReadCapacityUnits nor WriteCapacityUnits can be specified when "
-                             "BillingMode is PAY_PER_REQUEST")
+            raise validation(
+                "One or more parameter values were invalid: Neither "
+                "ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                "BillingMode is PAY_PER_REQUEST"
+            )
         new["ProvisionedThroughput"] = req["ProvisionedThroughput"]
     elif mode == PAY_PER_REQUEST:
         new.pop("ProvisionedThroughput", None)
     elif switching:
-        raise validation("One or more parameter values were invalid: ProvisionedThroughput "
-                         "must be specified when BillingMode is PROVISIONED")
+        raise validation(
+            "One or more parameter values were invalid: ProvisionedThroughput "
+            "must be specified when BillingMode is PROVISIONED"
+        )
     for key in ("OnDemandThroughput", "WarmThroughput"):
         if key in req:
             merged = {**(new.get(key) or {}), **req[key]}
@@ -210,15 +243,18 @@ def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             if isinstance(d, dict) and isinstance(d.get("AttributeName"), str):
                 known[d["AttributeName"]] = d
         new["AttributeDefinitions"] = list(known.values())
-    _apply_gsi_updates(new, member(req, "GlobalSecondaryIndexUpdates", list, default=[]),
-                       mode, switching)
+    _apply_gsi_updates(
+        new, member(req, "GlobalSecondaryIndexUpdates", list, default=[]), mode, switching
+    )
     if mode == PAY_PER_REQUEST:
         for gsi in new.get("GlobalSecondaryIndexes") or []:
             gsi.pop("ProvisionedThroughput", None)
     if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
-        raise validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
-                         "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
-                         "WarmThroughput is required")
+        raise validation(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+            "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
+            "WarmThroughput is required"
+        )
     types = attribute_types(new)
     gsis = index_defs(new, types, now + svc.create_delay_s, table.gsis)
     from emulator.tableconfig import ConfigError, TableConfig
@@ -235,22 +271,24 @@ def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     return {"TableDescription": describe(svc, table, now)}
 
 
-def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str,
-                       switching: bool) -> None:
+def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str, switching: bool) -> None:
     gsis: list[dict[str, Any]] = new.setdefault("GlobalSecondaryIndexes", [])
     by_name = {g["IndexName"]: g for g in gsis}
     for update in updates:
         if not isinstance(update, dict) or len(update) != 1:
-            raise validation("Each GlobalSecondaryIndexUpdates entry needs exactly one of "
-                             "Create, Update or Delete")
+            raise validation(
+                "Each GlobalSecondaryIndexUpdates entry needs exactly one of "
+                "Create, Update or Delete"
+            )
         ((action, body),) = update.items()
         if not isinstance(body, dict) or not isinstance(body.get("IndexName"), str):
             raise validation(f"GlobalSecondaryIndexUpdates {action} needs an IndexName")
         index = body["IndexName"]
         if action == "Create":
             if index in by_name:
-                raise validation("One or more parameter values were invalid: Index already "
-                                 f"exists: {index}")
+                raise validation(
+                    f"One or more parameter values were invalid: Index already exists: {index}"
+                )
             by_name[index] = copy.deepcopy(body)
             gsis.append(by_name[index])
         elif action == "Delete":
@@ -268,26 +306,33 @@ def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str,
     if switching and mode == PROVISIONED:
         for gsi in gsis:
             if "ProvisionedThroughput" not in gsi:
-                raise validation("One or more parameter values were invalid: "
-                                 "ProvisionedThroughput must be specified for index: "
-                                 f"{gsi['IndexName']}")
+                raise validation(
+                    "One or more parameter values were invalid: "
+                    "ProvisionedThroughput must be specified for index: "
+                    f"{gsi['IndexName']}"
+                )
     if not gsis:
         new.pop("GlobalSecondaryIndexes")
 
 
 # --- DescribeTable ---------------------------------------------------------------------------
 
+
 def _throughput(request: dict[str, Any]) -> dict[str, int]:
     pt = request.get("ProvisionedThroughput") or {}
-    return {"ReadCapacityUnits": int(pt.get("ReadCapacityUnits", 0)),
-            "WriteCapacityUnits": int(pt.get("WriteCapacityUnits", 0)),
-            "NumberOfDecreasesToday": 0}
+    return {
+        "ReadCapacityUnits": int(pt.get("ReadCapacityUnits", 0)),
+        "WriteCapacityUnits": int(pt.get("WriteCapacityUnits", 0)),
+        "NumberOfDecreasesToday": 0,
+    }
 
 
 def _on_demand(request: dict[str, Any]) -> dict[str, int]:
     odt = request.get("OnDemandThroughput") or {}
-    return {"MaxReadRequestUnits": int(odt.get("MaxReadRequestUnits", -1)),
-            "MaxWriteRequestUnits": int(odt.get("MaxWriteRequestUnits", -1))}
+    return {
+        "MaxReadRequestUnits": int(odt.get("MaxReadRequestUnits", -1)),
+        "MaxWriteRequestUnits": int(odt.get("MaxWriteRequestUnits", -1)),
+    }
 
 
 def describe(svc: Service, table: Table, now: float) -> dict[str, Any]:
@@ -308,13 +353,17 @@ def describe(svc: Service, table: Table, now: float) -> dict[str, Any]:
         "TableSizeBytes": table.store.bytes,
         "ProvisionedThroughput": _throughput(req),
         "BillingModeSummary": {"BillingMode": mode},
-        "WarmThroughput": {"ReadUnitsPerSecond": int(read), "WriteUnitsPerSecond": int(write),
-                           "Status": capacity.base.warm_status},
+        "WarmThroughput": {
+            "ReadUnitsPerSecond": int(read),
+            "WriteUnitsPerSecond": int(write),
+            "Status": capacity.base.warm_status,
+        },
         "DeletionProtectionEnabled": False,
     }
     if table.billing_switched_epoch is not None and mode == PAY_PER_REQUEST:
-        out["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = \
+        out["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = (
             table.billing_switched_epoch
+        )
     if mode == PAY_PER_REQUEST or "OnDemandThroughput" in req:
         out["OnDemandThroughput"] = _on_demand(req)
     if req.get("LocalSecondaryIndexes"):
@@ -334,9 +383,11 @@ def describe(svc: Service, table: Table, now: float) -> dict[str, Any]:
             "IndexSizeBytes": 0,
             "ItemCount": 0,
             "IndexArn": f"{table.arn}/index/{name}",
-            "WarmThroughput": {"ReadUnitsPerSecond": int(g_read),
-                               "WriteUnitsPerSecond": int(g_write),
-                               "Status": gcap.warm_status if gcap else "ACTIVE"},
+            "WarmThroughput": {
+                "ReadUnitsPerSecond": int(g_read),
+                "WriteUnitsPerSecond": int(g_write),
+                "Status": gcap.warm_status if gcap else "ACTIVE",
+            },
         }
         if now < index.ready_at:
             entry["Backfilling"] = False

@@ -50,37 +50,49 @@ PAGE_BYTES: Final = 1024 * 1024
 """[AWS] a Query or Scan page stops at 1 MB of items read."""
 MAX_BATCH_WRITE: Final = 25
 MAX_BATCH_GET: Final = 100
-LEGACY: Final = ("Expected", "AttributeUpdates", "KeyConditions", "QueryFilter", "ScanFilter",
-          "ConditionalOperator")
+LEGACY: Final = (
+    "Expected",
+    "AttributeUpdates",
+    "KeyConditions",
+    "QueryFilter",
+    "ScanFilter",
+    "ConditionalOperator",
+)
 
 
 def throttle_error(throttle: Throttle) -> DynamoError:
     """The model's refusal as the wire error (body built by `Throttle.body`, and its
     members and bytes made once per throttle site, not per refusal)."""
-    return DynamoError(throttle.exception, throttle.message, extra=throttle.extra,
-                       payload=throttle.payload)
+    return DynamoError(
+        throttle.exception, throttle.message, extra=throttle.extra, payload=throttle.payload
+    )
 
 
 # --- request members -------------------------------------------------------------------------
 
+
 def _reject_legacy(req: dict[str, Any]) -> None:
     for name in LEGACY:
         if name in req:
-            raise validation(f"The legacy parameter {name} is not supported by the hotbench "
-                             "emulator; use the expression parameters instead")
+            raise validation(
+                f"The legacy parameter {name} is not supported by the hotbench "
+                "emulator; use the expression parameters instead"
+            )
 
 
 def _placeholders(req: dict[str, Any]) -> Placeholders:
     names = member(req, "ExpressionAttributeNames", dict, default={})
     for key, value in names.items():
         if not key.startswith("#") or not isinstance(value, str) or not value:
-            raise invalid_parameter("ExpressionAttributeNames must map #names to attribute "
-                                    f"names; got {key!r}")
+            raise invalid_parameter(
+                f"ExpressionAttributeNames must map #names to attribute names; got {key!r}"
+            )
     values = member(req, "ExpressionAttributeValues", dict, default={})
     for key, value in values.items():
         if not key.startswith(":"):
-            raise invalid_parameter("ExpressionAttributeValues keys must start with ':'; got "
-                                    f"{key!r}")
+            raise invalid_parameter(
+                f"ExpressionAttributeValues keys must start with ':'; got {key!r}"
+            )
         check_value(value)
     if "ExpressionAttributeValues" in req and not values:
         raise invalid_parameter("ExpressionAttributeValues must not be empty")
@@ -89,8 +101,9 @@ def _placeholders(req: dict[str, Any]) -> Placeholders:
     return Placeholders(names, values)
 
 
-def _condition(req: dict[str, Any], ph: Placeholders, name: str = "ConditionExpression"
-               ) -> Node | None:
+def _condition(
+    req: dict[str, Any], ph: Placeholders, name: str = "ConditionExpression"
+) -> Node | None:
     text = member(req, name, str)
     return None if text is None else parse_condition(text, ph, name)
 
@@ -99,9 +112,11 @@ def _projection(req: dict[str, Any], ph: Placeholders) -> list[Path] | None:
     text = member(req, "ProjectionExpression", str)
     if text is not None:
         if "AttributesToGet" in req:
-            raise validation("Can not use both expression and non-expression parameters in "
-                             "the same request: Non-expression parameters: {AttributesToGet} "
-                             "Expression parameters: {ProjectionExpression}")
+            raise validation(
+                "Can not use both expression and non-expression parameters in "
+                "the same request: Non-expression parameters: {AttributesToGet} "
+                "Expression parameters: {ProjectionExpression}"
+            )
         return parse_projection(text, ph)
     attrs = member(req, "AttributesToGet", list)
     if attrs is None:
@@ -114,9 +129,11 @@ def _projection(req: dict[str, Any], ph: Placeholders) -> list[Path] | None:
 def _enum(req: dict[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
     value: str = member(req, name, str, default=default)
     if value not in allowed:
-        raise validation(f"1 validation error detected: Value '{value}' at "
-                         f"'{name[:1].lower() + name[1:]}' failed to satisfy constraint: "
-                         f"Member must satisfy enum value set: [{', '.join(allowed)}]")
+        raise validation(
+            f"1 validation error detected: Value '{value}' at "
+            f"'{name[:1].lower() + name[1:]}' failed to satisfy constraint: "
+            f"Member must satisfy enum value set: [{', '.join(allowed)}]"
+        )
     return value
 
 
@@ -138,8 +155,11 @@ def _consumed(mode: str, table: Table, charge: Charge | None) -> dict[str, Any] 
     if mode == "NONE" or charge is None:
         return None
     field = "WriteCapacityUnits" if charge.is_write else "ReadCapacityUnits"
-    out: dict[str, Any] = {"TableName": table.name, "CapacityUnits": charge.total,
-                           field: charge.total}
+    out: dict[str, Any] = {
+        "TableName": table.name,
+        "CapacityUnits": charge.total,
+        field: charge.total,
+    }
     if mode == "INDEXES":
         if charge.is_write or charge.index is None:
             out["Table"] = {"CapacityUnits": charge.table_units, field: charge.table_units}
@@ -147,8 +167,9 @@ def _consumed(mode: str, table: Table, charge: Charge | None) -> dict[str, Any] 
         if not charge.is_write and charge.index is not None:
             gsis[charge.index] = charge.table_units
         if gsis:
-            out["GlobalSecondaryIndexes"] = {n: {"CapacityUnits": u, field: u}
-                                             for n, u in gsis.items()}
+            out["GlobalSecondaryIndexes"] = {
+                n: {"CapacityUnits": u, field: u} for n, u in gsis.items()
+            }
     return out
 
 
@@ -157,25 +178,32 @@ def _consumed_mode(req: dict[str, Any]) -> str:
     return _enum(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
 
 
-def _finish(out: dict[str, Any], mode: str, table: Table,
-            charge: Charge | None) -> dict[str, Any]:
+def _finish(out: dict[str, Any], mode: str, table: Table, charge: Charge | None) -> dict[str, Any]:
     consumed = _consumed(mode, table, charge)
     if consumed is not None:
         out["ConsumedCapacity"] = consumed
     return out
 
 
-def _admit_write(svc: Service, table: Table, key: Item, old: Item | None, new: Item | None,
-                 now: float, applies: bool = True, old_size: int | None = None,
-                 new_size: int | None = None) -> tuple[Decision, Charge]:
-    decision, charge = admit_write(svc.model, table, old, new, key, now, applies, old_size,
-                                   new_size)
+def _admit_write(
+    svc: Service,
+    table: Table,
+    key: Item,
+    old: Item | None,
+    new: Item | None,
+    now: float,
+    applies: bool = True,
+    old_size: int | None = None,
+    new_size: int | None = None,
+) -> tuple[Decision, Charge]:
+    decision, charge = admit_write(
+        svc.model, table, old, new, key, now, applies, old_size, new_size
+    )
     svc.metrics.record(table.name, decision, charge, now)
     return decision, charge
 
 
-def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None,
-                            on_fail: str) -> None:
+def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None, on_fail: str) -> None:
     """A single-item write's refusals, in DynamoDB's order: a throttle first (the
     condition is not even reported), then a failed condition."""
     if decision.throttle is not None:
@@ -217,8 +245,16 @@ def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
 
 # --- single-item writes ----------------------------------------------------------------------
 
-def _write_one(svc: Service, table: Table, key: Item, new: Item | None, new_size: int,
-               options: tuple[Node | None, str, str], mode: str) -> dict[str, Any]:
+
+def _write_one(
+    svc: Service,
+    table: Table,
+    key: Item,
+    new: Item | None,
+    new_size: int,
+    options: tuple[Node | None, str, str],
+    mode: str,
+) -> dict[str, Any]:
     """A validated PutItem (`new` the item) or DeleteItem (`new` None): condition,
     capacity, refusal, store change and reply, in DynamoDB's order, for both."""
     cond, returns, on_fail = options
@@ -246,8 +282,9 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     table.store.validate_item_keys(item)
     size = _check_size(item)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    return _write_one(svc, table, table.schema.key_of(item), item, size, options,
-                      _consumed_mode(req))
+    return _write_one(
+        svc, table, table.schema.key_of(item), item, size, options, _consumed_mode(req)
+    )
 
 
 def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -269,8 +306,9 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     actions = parse_update(text, ph) if text is not None else []
     cond = _condition(req, ph)
     ph.check_all_used()
-    returns = _enum(req, "ReturnValues",
-                    ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"), "NONE")
+    returns = _enum(
+        req, "ReturnValues", ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"), "NONE"
+    )
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = _consumed_mode(req)
     now = svc.tick()
@@ -287,7 +325,8 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                     raise invalid_parameter(
                         f"Type mismatch for Index Key {attr} Expected: "
                         f"{_attr_type(index.schema, attr)} Actual: {kind_of(value)} "
-                        f"IndexName: {index.name}")
+                        f"IndexName: {index.name}"
+                    )
         size = _check_size(new)
     decision, charge = _admit_write(svc, table, key, old, new if ok else None, now, ok)
     _refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
@@ -319,6 +358,7 @@ def _attr_type(schema: KeySchema, name: str) -> str:
 
 # --- single-item read ------------------------------------------------------------------------
 
+
 def _get_projection(req: dict[str, Any]) -> list[Path] | None:
     """A GetItem's projection, its placeholders all used."""
     ph = _placeholders(req)
@@ -336,8 +376,7 @@ def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     now = svc.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)
-    decision, charge = admit_read(svc.model, table, pk_hash, sk_pos, size, consistent, None,
-                                  now)
+    decision, charge = admit_read(svc.model, table, pk_hash, sk_pos, size, consistent, None, now)
     svc.metrics.record(table.name, decision, charge, now)
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
@@ -349,12 +388,15 @@ def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 
 # --- batches ---------------------------------------------------------------------------------
 
+
 def _request_items(req: dict[str, Any]) -> dict[str, Any]:
     items = member(req, "RequestItems", dict, required=True)
     if not items:
-        raise validation("1 validation error detected: Value at 'requestItems' failed to "
-                         "satisfy constraint: Member must have length greater than or equal "
-                         "to 1")
+        raise validation(
+            "1 validation error detected: Value at 'requestItems' failed to "
+            "satisfy constraint: Member must have length greater than or equal "
+            "to 1"
+        )
     return items
 
 
@@ -365,14 +407,17 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     for name, writes in _request_items(req).items():
         table = svc.table(name)
         if not isinstance(writes, list) or not writes:
-            raise validation("The batch write request list for a table cannot be null or empty: "
-                             f"{name}")
+            raise validation(
+                f"The batch write request list for a table cannot be null or empty: {name}"
+            )
         seen: set[Any] = set()
         for write in writes:
             total += 1
             if not isinstance(write, dict) or len(write) != 1:
-                raise validation("Supplied AttributeValue has more than one datatypes set, must "
-                                 "contain exactly one of the supported datatypes")
+                raise validation(
+                    "Supplied AttributeValue has more than one datatypes set, must "
+                    "contain exactly one of the supported datatypes"
+                )
             ((kind, body),) = write.items()
             if kind == "PutRequest" and isinstance(body, dict):
                 item = _item_member(body, "Item")
@@ -389,10 +434,12 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             seen.add(ident)
             plan.append((table, write, key, new))
     if total > MAX_BATCH_WRITE:
-        raise validation("1 validation error detected: Value at 'requestItems' failed to "
-                         "satisfy constraint: Map value must satisfy constraint: [Member must "
-                         "have length less than or equal to 25, Member must have length "
-                         "greater than or equal to 1]")
+        raise validation(
+            "1 validation error detected: Value at 'requestItems' failed to "
+            "satisfy constraint: Map value must satisfy constraint: [Member must "
+            "have length less than or equal to 25, Member must have length "
+            "greater than or equal to 1]"
+        )
     now = svc.tick()
     unprocessed: dict[str, list[Any]] = {}
     charges: dict[str, Charge] = {}
@@ -400,8 +447,7 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     for table, write, key, new in plan:
         old, old_size = table.store.get_sized(key)
         new_size = item_size(new) if new is not None else 0
-        decision, charge = _admit_write(svc, table, key, old, new, now, True, old_size,
-                                        new_size)
+        decision, charge = _admit_write(svc, table, key, old, new, now, True, old_size, new_size)
         if decision.throttle is not None:
             first_throttle = first_throttle or decision.throttle
             unprocessed.setdefault(table.name, []).append(write)
@@ -423,8 +469,9 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 def _add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
     total = charges.get(name)
     if total is None:
-        charges[name] = Charge(charge.table_units, dict(charge.gsi_units), charge.is_write,
-                               charge.index)
+        charges[name] = Charge(
+            charge.table_units, dict(charge.gsi_units), charge.is_write, charge.index
+        )
         return
     total.table_units += charge.table_units
     for index, units in charge.gsi_units.items():
@@ -441,9 +488,11 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             raise serialization_error("RequestItems")
         keys = member(spec, "Keys", list, required=True)
         if not keys:
-            raise validation("1 validation error detected: Value at 'requestItems.keys' failed "
-                             "to satisfy constraint: Member must have length greater than or "
-                             "equal to 1")
+            raise validation(
+                "1 validation error detected: Value at 'requestItems.keys' failed "
+                "to satisfy constraint: Member must have length greater than or "
+                "equal to 1"
+            )
         checked = [table.store.validate_key(check_item(k, "Keys")) for k in keys]
         idents = {tuple(repr(sort_value(k[n])) for n in table.schema.names) for k in checked}
         if len(idents) != len(checked):
@@ -452,8 +501,9 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         ph = _placeholders(spec)
         paths = _projection(spec, ph)
         ph.check_all_used()
-        plan.append((table, spec, checked, paths,
-                     member(spec, "ConsistentRead", bool, default=False)))
+        plan.append(
+            (table, spec, checked, paths, member(spec, "ConsistentRead", bool, default=False))
+        )
     if total > MAX_BATCH_GET:
         raise validation("Too many items requested for the BatchGetItem call")
     now = svc.tick()
@@ -466,13 +516,15 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         for key in keys:
             item, size = table.store.get_sized(key)
             pk_hash, sk_pos = location(table.schema, key)
-            decision, charge = admit_read(svc.model, table, pk_hash, sk_pos, size, consistent,
-                                          None, now)
+            decision, charge = admit_read(
+                svc.model, table, pk_hash, sk_pos, size, consistent, None, now
+            )
             svc.metrics.record(table.name, decision, charge, now)
             if decision.throttle is not None:
                 first_throttle = first_throttle or decision.throttle
                 entry = unprocessed.setdefault(
-                    table.name, {k: v for k, v in spec.items() if k != "Keys"} | {"Keys": []})
+                    table.name, {k: v for k, v in spec.items() if k != "Keys"} | {"Keys": []}
+                )
                 entry["Keys"].append(key)
                 continue
             _add_charge(charges, table.name, charge)
@@ -491,6 +543,7 @@ def serialization_error(name: str) -> DynamoError:
 
 
 # --- Query and Scan --------------------------------------------------------------------------
+
 
 @dataclass
 class _Source:
@@ -521,16 +574,20 @@ def _start_key(req: dict[str, Any], source: _Source) -> Item | None:
         return None
     start = check_item(raw, "ExclusiveStartKey")
     if set(start) != set(source.key_names):
-        raise validation("The provided starting key is invalid: The provided key element does "
-                         "not match the schema")
+        raise validation(
+            "The provided starting key is invalid: The provided key element does "
+            "not match the schema"
+        )
     return start
 
 
 def _limit(req: dict[str, Any]) -> int | None:
     limit = member(req, "Limit", int)
     if limit is not None and limit < 1:
-        raise validation(f"1 validation error detected: Value '{limit}' at 'limit' failed to "
-                         "satisfy constraint: Member must have value greater than or equal to 1")
+        raise validation(
+            f"1 validation error detected: Value '{limit}' at 'limit' failed to "
+            "satisfy constraint: Member must have value greater than or equal to 1"
+        )
     return limit
 
 
@@ -549,8 +606,9 @@ def _sk_matches(test: Node | None, item: Item) -> bool:
     return test is None or evaluate(test, item)
 
 
-def _query_items(table: Table, source: _Source, pk_value: dict[str, Any], forward: bool,
-                 start: Item | None) -> Iterator[Item]:
+def _query_items(
+    table: Table, source: _Source, pk_value: dict[str, Any], forward: bool, start: Item | None
+) -> Iterator[Item]:
     if source.index is None:
         sk = table.schema.sk
         after = sort_value(start[sk.name]) if start is not None and sk is not None else None
@@ -560,25 +618,43 @@ def _query_items(table: Table, source: _Source, pk_value: dict[str, Any], forwar
         return
     pk_name = source.schema.pk.name
     wanted = sort_value(pk_value)
-    matches = [i for i in table.store.all_items()
-               if source.schema.in_index(i) and sort_value(i[pk_name]) == wanted]
+    matches = [
+        i
+        for i in table.store.all_items()
+        if source.schema.in_index(i) and sort_value(i[pk_name]) == wanted
+    ]
     matches.sort(key=lambda i: _index_order(source, table, i), reverse=not forward)
     if start is not None:
         mark = _index_order(source, table, start)
-        matches = [i for i in matches if (_index_order(source, table, i) > mark) == forward
-                   and _index_order(source, table, i) != mark]
+        matches = [
+            i
+            for i in matches
+            if (_index_order(source, table, i) > mark) == forward
+            and _index_order(source, table, i) != mark
+        ]
     yield from matches
 
 
-def _page(svc: Service, req: dict[str, Any], table: Table, source: _Source,
-          items: Iterator[Item], where: tuple[int, Any] | None, consistent: bool,
-          sk_test: Node | None, ph: Placeholders) -> dict[str, Any]:
+def _page(
+    svc: Service,
+    req: dict[str, Any],
+    table: Table,
+    source: _Source,
+    items: Iterator[Item],
+    where: tuple[int, Any] | None,
+    consistent: bool,
+    sk_test: Node | None,
+    ph: Placeholders,
+) -> dict[str, Any]:
     filt = _condition(req, ph, "FilterExpression")
     paths = _projection(req, ph)
     ph.check_all_used()
-    select = _enum(req, "Select", ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES",
-                                   "SPECIFIC_ATTRIBUTES", "COUNT"),
-                   "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES")
+    select = _enum(
+        req,
+        "Select",
+        ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"),
+        "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES",
+    )
     limit = _limit(req)
     mode = _consumed_mode(req)
     now = svc.tick()
@@ -595,8 +671,9 @@ def _page(svc: Service, req: dict[str, Any], table: Table, source: _Source,
             break
     if where is None:
         where = location(source.schema, scanned[0]) if scanned else (0, 0.0)
-    decision, charge = admit_read(svc.model, table, where[0], where[1], size, consistent,
-                                  source.index, now)
+    decision, charge = admit_read(
+        svc.model, table, where[0], where[1], size, consistent, source.index, now
+    )
     svc.metrics.record(table.name, decision, charge, now)
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
@@ -618,23 +695,27 @@ def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     ph = _placeholders(req)
     text = member(req, "KeyConditionExpression", str)
     if text is None:
-        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be "
-                         "specified in the request.")
+        raise validation(
+            "Either the KeyConditions or KeyConditionExpression parameter must be "
+            "specified in the request."
+        )
     pk, sk = source.schema.pk, source.schema.sk
     cond = parse_key_condition(text, ph, pk.name, sk.name if sk else None)
     if kind_of(cond.pk_value) != pk.type:
-        raise validation("One or more parameter values were invalid: Condition parameter type "
-                         "does not match schema type")
+        raise validation(
+            "One or more parameter values were invalid: Condition parameter type "
+            "does not match schema type"
+        )
     forward = member(req, "ScanIndexForward", bool, default=True)
     start = _start_key(req, source)
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
-    return _page(svc, req, table, source, items, None if sk else where, consistent,
-                 cond.sk_test, ph)
+    return _page(
+        svc, req, table, source, items, None if sk else where, consistent, cond.sk_test, ph
+    )
 
 
-def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int
-                ) -> Iterator[Item]:
+def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int) -> Iterator[Item]:
     """The items of one parallel-Scan segment, lazily: a generator function, not a
     generator expression, which mypyc would turn into a list (a Scan page with a Limit
     must not walk the whole table)."""
@@ -653,27 +734,35 @@ def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     segment = member(req, "Segment", int)
     segments = member(req, "TotalSegments", int)
     if (segment is None) != (segments is None):
-        raise validation("The Segment parameter is required but was not present in the request "
-                         "when parameter TotalSegments is present" if segment is None else
-                         "The TotalSegments parameter is required but was not present in the "
-                         "request when Segment parameter is present")
+        raise validation(
+            "The Segment parameter is required but was not present in the request "
+            "when parameter TotalSegments is present"
+            if segment is None
+            else "The TotalSegments parameter is required but was not present in the "
+            "request when Segment parameter is present"
+        )
     if segments is not None and segment is not None and not 0 <= segment < segments <= 1000000:
-        raise validation("The Segment parameter is zero-based and must be less than parameter "
-                         f"TotalSegments: Segment: {segment} is not less than TotalSegments: "
-                         f"{segments}")
+        raise validation(
+            "The Segment parameter is zero-based and must be less than parameter "
+            f"TotalSegments: Segment: {segment} is not less than TotalSegments: "
+            f"{segments}"
+        )
     items: Iterator[Item]
     if source.index is None:
         items = table.store.scan(start)
     else:
-        pool = sorted((i for i in table.store.all_items() if source.schema.in_index(i)),
-                      key=lambda i: (pk_hash_of(i[source.schema.pk.name]),
-                                     _index_order(source, table, i)))
+        pool = sorted(
+            (i for i in table.store.all_items() if source.schema.in_index(i)),
+            key=lambda i: (pk_hash_of(i[source.schema.pk.name]), _index_order(source, table, i)),
+        )
         if start is not None:
             mark = (pk_hash_of(start[source.schema.pk.name]), _index_order(source, table, start))
-            pool = [i for i in pool if (pk_hash_of(i[source.schema.pk.name]),
-                                        _index_order(source, table, i)) > mark]
+            pool = [
+                i
+                for i in pool
+                if (pk_hash_of(i[source.schema.pk.name]), _index_order(source, table, i)) > mark
+            ]
         items = iter(pool)
     if segments is not None and segment is not None:
         items = _in_segment(items, table.schema.pk.name, segments, segment)
     return _page(svc, req, table, source, items, None, consistent, None, ph)
-

@@ -18,18 +18,26 @@ from emulator.numbers import add, subtract
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
 from emulator.server.values import AttributeValue, Item, canonical, format_number, kind_of, typed
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     \s*(?:
       (?P<op><>|<=|>=|=|<|>|\(|\)|,|\[|\]|\.|\+|-)
     | (?P<name>\#[A-Za-z0-9_]+)
     | (?P<value>:[A-Za-z0-9_]+)
     | (?P<num>[0-9]+)
     | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    )""", re.VERBOSE)
+    )""",
+    re.VERBOSE,
+)
 
 COMPARATORS = ("=", "<>", "<", "<=", ">", ">=")
-CONDITION_FUNCTIONS = ("attribute_exists", "attribute_not_exists", "attribute_type",
-                       "begins_with", "contains")
+CONDITION_FUNCTIONS = (
+    "attribute_exists",
+    "attribute_not_exists",
+    "attribute_type",
+    "begins_with",
+    "contains",
+)
 KEYWORDS = ("AND", "OR", "NOT", "BETWEEN", "IN")
 MAX_EXPRESSION_BYTES = 4096
 
@@ -50,12 +58,16 @@ class Placeholders:
         """DynamoDB refuses a request that defines placeholders it never uses."""
         unused_names = sorted(set(self.names) - self.used_names)
         if unused_names:
-            raise invalid_parameter("Value provided in ExpressionAttributeNames unused in "
-                                    f"expressions: keys: {{{', '.join(unused_names)}}}")
+            raise invalid_parameter(
+                "Value provided in ExpressionAttributeNames unused in "
+                f"expressions: keys: {{{', '.join(unused_names)}}}"
+            )
         unused_values = sorted(set(self.values) - self.used_values)
         if unused_values:
-            raise invalid_parameter("Value provided in ExpressionAttributeValues unused in "
-                                    f"expressions: keys: {{{', '.join(unused_values)}}}")
+            raise invalid_parameter(
+                "Value provided in ExpressionAttributeValues unused in "
+                f"expressions: keys: {{{', '.join(unused_values)}}}"
+            )
 
 
 class _Parser:
@@ -65,8 +77,9 @@ class _Parser:
         if not text.strip():
             raise validation(f"Invalid {kind}: The expression can not be empty;")
         if len(text.encode()) > MAX_EXPRESSION_BYTES:
-            raise validation(f"Invalid {kind}: Expression size has exceeded the maximum "
-                             "allowed size")
+            raise validation(
+                f"Invalid {kind}: Expression size has exceeded the maximum allowed size"
+            )
         self.text = text
         self.kind = kind
         self.ph = ph
@@ -78,8 +91,10 @@ class _Parser:
             match = _TOKEN.match(text, pos)
             if match is None or match.end() == pos:
                 bad = text[pos:].strip()[:1]
-                raise validation(f'Invalid {kind}: Syntax error; token: "{bad}", near: '
-                                 f'"{text[max(0, pos - 5):pos + 5].strip()}"')
+                raise validation(
+                    f'Invalid {kind}: Syntax error; token: "{bad}", near: '
+                    f'"{text[max(0, pos - 5) : pos + 5].strip()}"'
+                )
             group = match.lastgroup
             assert group is not None
             self.tokens.append((group, match.group(group)))
@@ -94,16 +109,18 @@ class _Parser:
     def next(self) -> tuple[str, str]:
         token = self.peek()
         if token is None:
-            raise validation(f'Invalid {self.kind}: Syntax error; token: "<EOF>", near: '
-                             f'"{self.text[-10:]}"')
+            raise validation(
+                f'Invalid {self.kind}: Syntax error; token: "<EOF>", near: "{self.text[-10:]}"'
+            )
         self.i += 1
         return token
 
     def error(self, token: tuple[str, str] | None = None) -> DynamoError:
         token = token or self.peek()
         shown = token[1] if token else "<EOF>"
-        return validation(f'Invalid {self.kind}: Syntax error; token: "{shown}", near: '
-                          f'"{self.text[:40]}"')
+        return validation(
+            f'Invalid {self.kind}: Syntax error; token: "{shown}", near: "{self.text[:40]}"'
+        )
 
     def expect(self, op: str) -> None:
         token = self.next()
@@ -142,8 +159,10 @@ class _Parser:
         kind, text = self.next()
         if kind == "name":
             if text not in self.ph.names:
-                raise validation(f"Invalid {self.kind}: An expression attribute name used in "
-                                 f"the document path is not defined; attribute name: {text}")
+                raise validation(
+                    f"Invalid {self.kind}: An expression attribute name used in "
+                    f"the document path is not defined; attribute name: {text}"
+                )
             self.ph.used_names.add(text)
             return self.ph.names[text]
         if kind == "word" and text.upper() not in KEYWORDS:
@@ -155,8 +174,10 @@ class _Parser:
         if kind != "value":
             raise self.error((kind, text))
         if text not in self.ph.values:
-            raise validation(f"Invalid {self.kind}: An expression attribute value used in "
-                             f"expression is not defined; attribute value: {text}")
+            raise validation(
+                f"Invalid {self.kind}: An expression attribute value used in "
+                f"expression is not defined; attribute value: {text}"
+            )
         self.ph.used_values.add(text)
         return self.ph.values[text]
 
@@ -173,8 +194,10 @@ class _Parser:
             self.expect(")")
             return ("size", path)
         if token[0] == "word" and self.peek(1) == ("op", "("):
-            raise validation(f"Invalid {self.kind}: The function is not allowed to be used "
-                             f"this way in an expression; function: {token[1]}")
+            raise validation(
+                f"Invalid {self.kind}: The function is not allowed to be used "
+                f"this way in an expression; function: {token[1]}"
+            )
         return ("path", self.path())
 
     # conditions ------------------------------------------------------------------------
@@ -205,8 +228,12 @@ class _Parser:
             self.expect(")")
             return inner
         token = self.peek()
-        if (token is not None and token[0] == "word" and token[1] in CONDITION_FUNCTIONS
-                and self.peek(1) == ("op", "(")):
+        if (
+            token is not None
+            and token[0] == "word"
+            and token[1] in CONDITION_FUNCTIONS
+            and self.peek(1) == ("op", "(")
+        ):
             return self._function(token[1])
         left = self.operand()
         if self.at_word("BETWEEN"):
@@ -252,8 +279,10 @@ class _Parser:
             if kind != "word" or clause not in ("SET", "REMOVE", "ADD", "DELETE"):
                 raise self.error((kind, text))
             if clause in seen:
-                raise validation(f'Invalid {self.kind}: The "{clause}" section can only be '
-                                 "used once in an update expression;")
+                raise validation(
+                    f'Invalid {self.kind}: The "{clause}" section can only be '
+                    "used once in an update expression;"
+                )
             seen.add(clause)
             while True:
                 actions.append(self._action(clause))
@@ -303,6 +332,7 @@ class _Parser:
 
 # --- parsing entry points ------------------------------------------------------------------
 
+
 def parse_condition(text: str, ph: Placeholders, kind: str = "ConditionExpression") -> Node:
     parser = _Parser(text, kind, ph)
     node = parser.condition()
@@ -347,9 +377,11 @@ def parse_key_condition(text: str, ph: Placeholders, pk: str, sk: str | None) ->
         elif sk is not None and attr == sk and sk_test is None and _valid_sk_test(part):
             sk_test = part
         else:
-            raise validation("Query condition missed key schema element"
-                             if attr not in (pk, sk) else
-                             "Query key condition not supported")
+            raise validation(
+                "Query condition missed key schema element"
+                if attr not in (pk, sk)
+                else "Query key condition not supported"
+            )
     if pk_value is None:
         raise validation(f"Query condition missed key schema element: {pk}")
     return KeyCondition(pk, pk_value, sk_test)
@@ -376,6 +408,7 @@ def _valid_sk_test(node: Node) -> bool:
 
 
 # --- evaluation ----------------------------------------------------------------------------
+
 
 def resolve(item: Item | AttributeValue | None, path: Path) -> AttributeValue | None:
     """The value at a document path, or None if any step is missing."""
@@ -414,9 +447,11 @@ def _operand(item: Item | None, node: Node) -> AttributeValue | None:
         elif t in ("SS", "NS", "BS", "L", "M"):
             n = len(inner)
         else:
-            raise validation("Invalid ConditionExpression: Incorrect operand type for "
-                             f"operator or function; operator or function: size, operand "
-                             f"type: {t}")
+            raise validation(
+                "Invalid ConditionExpression: Incorrect operand type for "
+                f"operator or function; operator or function: size, operand "
+                f"type: {t}"
+            )
         return {"N": str(n)}
     raise validation("Invalid expression: unsupported operand")
 
@@ -456,8 +491,10 @@ def evaluate(node: Node, item: Item | None) -> bool:
         value = _operand(item, node[1])
         low, high = _operand(item, node[2]), _operand(item, node[3])
         if low is not None and high is not None and _compare(">", low, high):
-            raise validation("Invalid ConditionExpression: The BETWEEN operator requires "
-                             "upper bound to be greater than or equal to lower bound")
+            raise validation(
+                "Invalid ConditionExpression: The BETWEEN operator requires "
+                "upper bound to be greater than or equal to lower bound"
+            )
         return _compare(">=", value, low) and _compare("<=", value, high)
     if kind == "in":
         value = _operand(item, node[1])
@@ -467,8 +504,9 @@ def evaluate(node: Node, item: Item | None) -> bool:
     raise validation("Invalid expression")
 
 
-def _function(name: str, target: AttributeValue | None, arg: Node | None,
-              item: Item | None) -> bool:
+def _function(
+    name: str, target: AttributeValue | None, arg: Node | None, item: Item | None
+) -> bool:
     if name == "attribute_exists":
         return target is not None
     if name == "attribute_not_exists":
@@ -480,15 +518,19 @@ def _function(name: str, target: AttributeValue | None, arg: Node | None,
     if name == "attribute_type":
         wanted = operand.get("S")
         if wanted not in ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL"):
-            raise validation("Invalid ConditionExpression: Invalid attribute type name found; "
-                             f"type: {wanted}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}")
+            raise validation(
+                "Invalid ConditionExpression: Invalid attribute type name found; "
+                f"type: {wanted}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+            )
         return kind_of(target) == wanted
     if name == "begins_with":
         kt, ko = kind_of(target), kind_of(operand)
         if ko not in ("S", "B"):
-            raise validation("Invalid ConditionExpression: Incorrect operand type for operator "
-                             f"or function; operator or function: begins_with, operand type: "
-                             f"{ko}")
+            raise validation(
+                "Invalid ConditionExpression: Incorrect operand type for operator "
+                f"or function; operator or function: begins_with, operand type: "
+                f"{ko}"
+            )
         if kt != ko:
             return False
         return bool(typed(target).startswith(typed(operand)))
@@ -510,6 +552,7 @@ def _function(name: str, target: AttributeValue | None, arg: Node | None,
 
 # --- updates --------------------------------------------------------------------------------
 
+
 def _update_error(detail: str) -> DynamoError:
     return validation(f"Invalid UpdateExpression: {detail}")
 
@@ -519,9 +562,11 @@ def _set_value(node: Node, item: Item | None) -> AttributeValue:
     if kind in ("plus", "minus"):
         a, b = _set_value(node[1], item), _set_value(node[2], item)
         if kind_of(a) != "N" or kind_of(b) != "N":
-            raise _update_error("Incorrect operand type for operator or function; operator: "
-                                f"{'+' if kind == 'plus' else '-'}, operand type: "
-                                f"{kind_of(b) if kind_of(a) == 'N' else kind_of(a)}")
+            raise _update_error(
+                "Incorrect operand type for operator or function; operator: "
+                f"{'+' if kind == 'plus' else '-'}, operand type: "
+                f"{kind_of(b) if kind_of(a) == 'N' else kind_of(a)}"
+            )
         x, y = Decimal(a["N"]), Decimal(b["N"])
         return {"N": format_number(add(x, y) if kind == "plus" else subtract(x, y))}
     if kind == "if_not_exists":
@@ -530,14 +575,17 @@ def _set_value(node: Node, item: Item | None) -> AttributeValue:
     if kind == "list_append":
         a, b = _set_value(node[1], item), _set_value(node[2], item)
         if kind_of(a) != "L" or kind_of(b) != "L":
-            raise _update_error("Incorrect operand type for operator or function; operator or "
-                                "function: list_append, operand type: "
-                                f"{kind_of(b) if kind_of(a) == 'L' else kind_of(a)}")
+            raise _update_error(
+                "Incorrect operand type for operator or function; operator or "
+                "function: list_append, operand type: "
+                f"{kind_of(b) if kind_of(a) == 'L' else kind_of(a)}"
+            )
         return {"L": [*a["L"], *b["L"]]}
     value = _operand(item, node)
     if value is None:
-        raise validation("The provided expression refers to an attribute that does not exist "
-                         "in the item")
+        raise validation(
+            "The provided expression refers to an attribute that does not exist in the item"
+        )
     return value
 
 
@@ -548,19 +596,24 @@ def _parent(item: Item, path: Path, create: bool) -> tuple[Any, str | int] | Non
         if isinstance(container, dict):
             value = container.get(element) if isinstance(element, str) else None
         else:
-            value = (container[element] if isinstance(element, int)
-                     and element < len(container) else None)
+            value = (
+                container[element]
+                if isinstance(element, int) and element < len(container)
+                else None
+            )
         if value is None:
             if create:
-                raise validation("The document path provided in the update expression is "
-                                 "invalid for update")
+                raise validation(
+                    "The document path provided in the update expression is invalid for update"
+                )
             return None
         kind = kind_of(value)
         container = value["M"] if kind == "M" else value["L"] if kind == "L" else None
         if container is None:
             if create:
-                raise validation("The document path provided in the update expression is "
-                                 "invalid for update")
+                raise validation(
+                    "The document path provided in the update expression is invalid for update"
+                )
             return None
     return container, path[-1]
 
@@ -577,8 +630,9 @@ def _assign(item: Item, path: Path, value: AttributeValue) -> None:
         else:
             container.append(value)
     else:
-        raise validation("The document path provided in the update expression is invalid "
-                         "for update")
+        raise validation(
+            "The document path provided in the update expression is invalid for update"
+        )
 
 
 def _remove(item: Item, path: Path) -> None:
@@ -607,8 +661,10 @@ def _add(item: Item, path: Path, operand: AttributeValue) -> None:
             total = add(Decimal(current["N"]), Decimal(operand["N"]))
             _assign(item, path, {"N": format_number(total)})
         else:
-            raise _update_error("Incorrect operand type for operator or function; operator: "
-                                f"ADD, operand type: {kind_of(current)}")
+            raise _update_error(
+                "Incorrect operand type for operator or function; operator: "
+                f"ADD, operand type: {kind_of(current)}"
+            )
     elif _set_kind(operand):
         if current is None:
             _assign(item, path, copy.deepcopy(operand))
@@ -622,24 +678,31 @@ def _add(item: Item, path: Path, operand: AttributeValue) -> None:
                     merged.append(element)
             _assign(item, path, {kind: merged})
         else:
-            raise _update_error("Incorrect operand type for operator or function; operator: "
-                                f"ADD, operand type: {kind_of(current)}")
+            raise _update_error(
+                "Incorrect operand type for operator or function; operator: "
+                f"ADD, operand type: {kind_of(current)}"
+            )
     else:
-        raise _update_error("Incorrect operand type for operator or function; operator: ADD, "
-                            f"operand type: {kind}")
+        raise _update_error(
+            f"Incorrect operand type for operator or function; operator: ADD, operand type: {kind}"
+        )
 
 
 def _delete(item: Item, path: Path, operand: AttributeValue) -> None:
     kind = _set_kind(operand)
     if not kind:
-        raise _update_error("Incorrect operand type for operator or function; operator: "
-                            f"DELETE, operand type: {kind_of(operand)}")
+        raise _update_error(
+            "Incorrect operand type for operator or function; operator: "
+            f"DELETE, operand type: {kind_of(operand)}"
+        )
     current = resolve(item, path)
     if current is None:
         return
     if kind_of(current) != kind:
-        raise _update_error("Incorrect operand type for operator or function; operator: "
-                            f"DELETE, operand type: {kind_of(current)}")
+        raise _update_error(
+            "Incorrect operand type for operator or function; operator: "
+            f"DELETE, operand type: {kind_of(current)}"
+        )
     gone = {canonical({kind[0]: e}) for e in operand[kind]}
     kept = [e for e in current[kind] if canonical({kind[0]: e}) not in gone]
     if kept:
@@ -657,14 +720,17 @@ def apply_update(actions: list[Node], item: Item | None, key_names: tuple[str, .
     for action in actions:
         path = action[1]
         if isinstance(path[0], str) and path[0] in key_names:
-            raise invalid_parameter(f"Cannot update attribute {path[0]}. This attribute is "
-                                    "part of the key")
+            raise invalid_parameter(
+                f"Cannot update attribute {path[0]}. This attribute is part of the key"
+            )
         for other in paths:
             shorter = min(len(other), len(path))
             if other[:shorter] == path[:shorter]:
-                raise validation("Invalid UpdateExpression: Two document paths overlap with "
-                                 f"each other; must remove or rewrite one of these paths; "
-                                 f"path one: [{_show(other)}], path two: [{_show(path)}]")
+                raise validation(
+                    "Invalid UpdateExpression: Two document paths overlap with "
+                    f"each other; must remove or rewrite one of these paths; "
+                    f"path one: [{_show(other)}], path two: [{_show(path)}]"
+                )
         paths.append(path)
     values = [(_set_value(a[2], before) if a[0] == "set" else None) for a in actions]
     removals = []
@@ -680,8 +746,7 @@ def apply_update(actions: list[Node], item: Item | None, key_names: tuple[str, .
         else:
             _delete(after, path, action[2])
     # List removals by index go from the highest index down so earlier ones do not shift.
-    for path in sorted(removals, key=lambda p: [(-e if isinstance(e, int) else 0)
-                                                for e in p]):
+    for path in sorted(removals, key=lambda p: [(-e if isinstance(e, int) else 0) for e in p]):
         _remove(after, path)
     return after
 

@@ -50,14 +50,26 @@ Handler = Callable[[str, str, str, "str | None", bytes], Reply]
 """handler(method, path, query, x_amz_target, body) -> Reply; must not raise (a raise
 is answered with a 500 naming a server bug)."""
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-            413: "Request Entity Too Large", 500: "Internal Server Error"}
-_TOO_LARGE = (b'{"__type":"com.amazon.coral.validate#ValidationException","message":'
-              b'"Request size exceeded %d bytes"}' % MAX_REQUEST_BYTES)
-_BAD_HTTP = b'{"__type":"com.amazon.coral.service#SerializationException","message":' \
-            b'"Malformed HTTP request"}'
-_BUG = b'{"__type":"com.amazon.coral.service#InternalFailure","message":' \
-       b'"hotbench emulator bug: see the server log"}'
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Request Entity Too Large",
+    500: "Internal Server Error",
+}
+_TOO_LARGE = (
+    b'{"__type":"com.amazon.coral.validate#ValidationException","message":'
+    b'"Request size exceeded %d bytes"}' % MAX_REQUEST_BYTES
+)
+_BAD_HTTP = (
+    b'{"__type":"com.amazon.coral.service#SerializationException","message":'
+    b'"Malformed HTTP request"}'
+)
+_BUG = (
+    b'{"__type":"com.amazon.coral.service#InternalFailure","message":'
+    b'"hotbench emulator bug: see the server log"}'
+)
 
 
 class _Date:
@@ -88,8 +100,8 @@ def _status_line(status: int, content_type: str) -> bytes:
     line = _STATUS_LINES.get((status, content_type))
     if line is None:
         line = _STATUS_LINES[(status, content_type)] = (
-            f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
-            f"Content-Type: {content_type}\r\n").encode("latin-1")
+            f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: {content_type}\r\n"
+        ).encode("latin-1")
     return line
 
 
@@ -97,11 +109,20 @@ def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
     """The bytes of one response, with the headers DynamoDB sends (x-amz-crc32 lets an
     SDK check the body, as botocore does against AWS)."""
     body = reply.body
-    return b"%sContent-Length: %d\r\nx-amzn-RequestId: %s%024X\r\nx-amz-crc32: %d\r\n" \
-           b"%sServer: hotbench\r\n%s\r\n%s" % (
-               _status_line(reply.status, reply.content_type), len(body), _ID_PREFIX,
-               next(_request_ids), zlib.crc32(body), _DATE.now(),
-               b"" if keep_alive else b"Connection: close\r\n", body)
+    return (
+        b"%sContent-Length: %d\r\nx-amzn-RequestId: %s%024X\r\nx-amz-crc32: %d\r\n"
+        b"%sServer: hotbench\r\n%s\r\n%s"
+        % (
+            _status_line(reply.status, reply.content_type),
+            len(body),
+            _ID_PREFIX,
+            next(_request_ids),
+            zlib.crc32(body),
+            _DATE.now(),
+            b"" if keep_alive else b"Connection: close\r\n",
+            body,
+        )
+    )
 
 
 _Request = tuple[bytes, bytes, "str | None", bytes, bool]
@@ -249,8 +270,12 @@ class HttpConnection(asyncio.Protocol):
     def on_header(self, name: bytes, value: bytes) -> None:
         if len(name) == 12 and name.lower() == b"x-amz-target":
             self.target = value.decode("latin-1")
-        elif len(name) == 6 and name.lower() == b"expect" and \
-                value.lower() == b"100-continue" and self.transport is not None:
+        elif (
+            len(name) == 6
+            and name.lower() == b"expect"
+            and value.lower() == b"100-continue"
+            and self.transport is not None
+        ):
             self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
     def on_body(self, body: bytes) -> None:
@@ -270,8 +295,9 @@ class HttpConnection(asyncio.Protocol):
             self.server.submit(self, (Reply(413, JSON_1_0, _TOO_LARGE), False))
             return
         body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
-        self.server.submit(self, (self.parser.get_method(), self.url, self.target, body,
-                                  keep_alive))
+        self.server.submit(
+            self, (self.parser.get_method(), self.url, self.target, body, keep_alive)
+        )
 
     # answers and replies ------------------------------------------------------------------
     def answer(self, work: _Work) -> None:
@@ -300,7 +326,7 @@ class HttpConnection(asyncio.Protocol):
             self.finished = True
         data = encode_reply(reply, keep_alive) if reply.status else b""
         if head_only:
-            data = data[:len(data) - len(reply.body)]
+            data = data[: len(data) - len(reply.body)]
         if reply.delay_s <= 0 and not self.held:
             self.server.post(self, data, keep_alive)
             return

@@ -85,12 +85,15 @@ def check_key_value(key: KeyDef, value: AttributeValue | None, member: str) -> N
         raise invalid_parameter(f"Missing the key {key.name} in the {member.lower()}")
     kind = kind_of(value)
     if kind != key.type:
-        raise invalid_parameter(f"Type mismatch for key {key.name} expected: {key.type} "
-                                f"actual: {kind}")
+        raise invalid_parameter(
+            f"Type mismatch for key {key.name} expected: {key.type} actual: {kind}"
+        )
     if typed(value) in ("", b""):
-        raise invalid_parameter(f"The AttributeValue for a key attribute cannot contain an "
-                                f"empty {'string' if key.type == 'S' else 'binary'} value. "
-                                f"Key: {key.name}")
+        raise invalid_parameter(
+            f"The AttributeValue for a key attribute cannot contain an "
+            f"empty {'string' if key.type == 'S' else 'binary'} value. "
+            f"Key: {key.name}"
+        )
 
 
 class _Collection:
@@ -246,8 +249,13 @@ class ItemStore:
         coll.sizes[None] = self._sizes.get(pk, 0)
         return coll
 
-    def collection(self, pk_value: AttributeValue, forward: bool = True,
-                   after: Any = None, has_after: bool = False) -> Iterator[Item]:
+    def collection(
+        self,
+        pk_value: AttributeValue,
+        forward: bool = True,
+        after: Any = None,
+        has_after: bool = False,
+    ) -> Iterator[Item]:
         """Items of one partition-key value in sort-key order, after a sort key if given."""
         coll = self._collection_of(sort_value(pk_value))
         if coll is None:

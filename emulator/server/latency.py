@@ -33,8 +33,11 @@ class Latency:
             return cls("fixed", _seconds(fixed.group(1), fixed.group(2)))
         normal = re.fullmatch(rf"normal:{_DURATION}\s*,\s*{_DURATION}", text)
         if normal:
-            return cls("normal", _seconds(normal.group(1), normal.group(2)),
-                       _seconds(normal.group(3), normal.group(4)))
+            return cls(
+                "normal",
+                _seconds(normal.group(1), normal.group(2)),
+                _seconds(normal.group(3), normal.group(4)),
+            )
         raise ValueError(f"latency model {text!r}: use none, fixed:4ms or normal:4ms,1ms")
 
     def sample(self) -> float:

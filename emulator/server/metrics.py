@@ -37,8 +37,9 @@ class Second:
             "throttled": round(self.throttled / scale, 3),
             "consumed_wcu": round(self.consumed_wcu / scale, 3),
             "consumed_rcu": round(self.consumed_rcu / scale, 3),
-            "throttles_by_reason": {k: round(v / scale, 3) for k, v in sorted(
-                self.reasons.items())},
+            "throttles_by_reason": {
+                k: round(v / scale, 3) for k, v in sorted(self.reasons.items())
+            },
         }
 
 
@@ -90,14 +91,32 @@ class Metrics:
         if charge.is_write:
             self._count(table, None, t, accepted, charge.table_units, True, refused, reason)
             for index, units in charge.gsi_units.items():
-                self._count(table, index, t, accepted, units, True, refused,
-                            reason if index == throttled_index else None)
+                self._count(
+                    table,
+                    index,
+                    t,
+                    accepted,
+                    units,
+                    True,
+                    refused,
+                    reason if index == throttled_index else None,
+                )
         else:
-            self._count(table, charge.index, t, accepted, charge.table_units, False, refused,
-                        reason)
+            self._count(
+                table, charge.index, t, accepted, charge.table_units, False, refused, reason
+            )
 
-    def _count(self, table: str, index: str | None, t: int, accepted: int, units: float,
-               is_write: bool, refused: int, reason: str | None) -> None:
+    def _count(
+        self,
+        table: str,
+        index: str | None,
+        t: int,
+        accepted: int,
+        units: float,
+        is_write: bool,
+        refused: int,
+        reason: str | None,
+    ) -> None:
         """Count one request in one table's or GSI's second and totals; `reason` is None
         unless its refusals are counted here (a write's throttle counts on the table
         and on the GSI that refused it)."""
@@ -131,11 +150,13 @@ class Metrics:
             return {}
         (t0, before), (t1, after) = ring[-2], ring[-1]
         span = max(1, t1 - t0)
-        return {pid: round((taken - before.get(pid, 0.0)) / span, 4)
-                for pid, taken in after.items()}
+        return {
+            pid: round((taken - before.get(pid, 0.0)) / span, 4) for pid, taken in after.items()
+        }
 
-    def table_view(self, model: CapacityModel, name: str, status: str,
-                   seconds: int) -> dict[str, Any]:
+    def table_view(
+        self, model: CapacityModel, name: str, status: str, seconds: int
+    ) -> dict[str, Any]:
         """The metrics of one table and its GSIs, as served at /_hotbench/metrics."""
         table = model.tables[name]
         s = self.scale
@@ -151,23 +172,29 @@ class Metrics:
                 "index": key,
                 "partition_count": index.keyspace.count,
                 "splits": index.keyspace.splits,
-                "partitions": [{"id": p.pid, "utilisation": use.get(p.pid, 0.0)}
-                               for p in index.keyspace.serving()],
+                "partitions": [
+                    {"id": p.pid, "utilisation": use.get(p.pid, 0.0)}
+                    for p in index.keyspace.serving()
+                ],
                 "provisioned": {"read": lim.rcu, "write": lim.wcu} if lim.provisioned else None,
-                "on_demand_ceiling": None if lim.provisioned else {
-                    "read": index.ceiling_read, "write": index.ceiling_write},
-                "on_demand_max": None if lim.provisioned else {
-                    "read": lim.max_read, "write": lim.max_write},
+                "on_demand_ceiling": None
+                if lim.provisioned
+                else {"read": index.ceiling_read, "write": index.ceiling_write},
+                "on_demand_max": None
+                if lim.provisioned
+                else {"read": lim.max_read, "write": lim.max_write},
                 "warm_throughput": {"read": read, "write": write, "status": index.warm_status},
                 "totals": series.totals.as_dict(s) if series else Second(-1).as_dict(s),
                 "seconds": [x.as_dict(s) for x in list(series.seconds)[-seconds:]]
-                if series else [],
+                if series
+                else [],
             }
         return {"status": status, "billing_mode": table.config.billing, "indexes": indexes}
 
 
-def _tally(second: Second, accepted: int, units: float, is_write: bool, refused: int,
-           reason: str | None) -> None:
+def _tally(
+    second: Second, accepted: int, units: float, is_write: bool, refused: int, reason: str | None
+) -> None:
     second.accepted += accepted
     if is_write:
         second.consumed_wcu += accepted * units

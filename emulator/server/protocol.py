@@ -27,9 +27,15 @@ ITEM_TOO_LARGE_MESSAGE: Final = "Item size has exceeded the maximum allowed size
 class DynamoError(Exception):
     """A refusal as DynamoDB words it; raised anywhere in request handling."""
 
-    def __init__(self, name: str, message: str, prefix: str = DYNAMODB,
-                 extra: dict[str, Any] | None = None, status: int = 400,
-                 payload: bytes | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        message: str,
+        prefix: str = DYNAMODB,
+        extra: dict[str, Any] | None = None,
+        status: int = 400,
+        payload: bytes | None = None,
+    ) -> None:
         super().__init__(message)
         self.name = name
         self.message = message
@@ -65,8 +71,9 @@ def serialization(message: str) -> DynamoError:
 
 
 def unknown_operation(target: str) -> DynamoError:
-    return DynamoError("UnknownOperationException", f"Unknown operation: {target or '(none)'}",
-                       CORAL_SERVICE)
+    return DynamoError(
+        "UnknownOperationException", f"Unknown operation: {target or '(none)'}", CORAL_SERVICE
+    )
 
 
 def not_found(detail: str | None = None) -> DynamoError:
@@ -91,28 +98,39 @@ def internal(message: str = "Internal server error") -> DynamoError:
 
 def null_member(member: str) -> DynamoError:
     """What DynamoDB says when a required member is missing."""
-    return validation(f"1 validation error detected: Value null at '{member}' failed to "
-                      "satisfy constraint: Member must not be null")
+    return validation(
+        f"1 validation error detected: Value null at '{member}' failed to "
+        "satisfy constraint: Member must not be null"
+    )
 
 
 # --- typed access to request members -----------------------------------------------------
 # botocore validates parameters before sending, but raw HTTP clients (and the fuzz test)
 # do not: every member is read through these so a wrong type is a 400, never a crash.
 
+
 def _lower_first(name: str) -> str:
     return name[:1].lower() + name[1:]
 
 
-def member(req: dict[str, Any], name: str, kind: type | tuple[type, ...],
-           required: bool = False, default: Any = None) -> Any:
+def member(
+    req: dict[str, Any],
+    name: str,
+    kind: type | tuple[type, ...],
+    required: bool = False,
+    default: Any = None,
+) -> Any:
     """Read `req[name]` checking its JSON type; SerializationException on a wrong type."""
     value = req.get(name)
     if value is None:
         if required:
             raise null_member(_lower_first(name))
         return default
-    if isinstance(value, bool) and kind is not bool and bool not in (
-            kind if isinstance(kind, tuple) else (kind,)):
+    if (
+        isinstance(value, bool)
+        and kind is not bool
+        and bool not in (kind if isinstance(kind, tuple) else (kind,))
+    ):
         raise serialization(f"Unexpected value type in payload for member {name}")
     if not isinstance(value, kind):
         raise serialization(f"Unexpected value type in payload for member {name}")
@@ -122,6 +140,8 @@ def member(req: dict[str, Any], name: str, kind: type | tuple[type, ...],
 def table_name(req: dict[str, Any]) -> str:
     name: str = member(req, "TableName", str, required=True)
     if not 1 <= len(name) <= 1024:
-        raise validation(f"1 validation error detected: Value '{name}' at 'tableName' failed "
-                         "to satisfy constraint: Member must have length between 1 and 1024")
+        raise validation(
+            f"1 validation error detected: Value '{name}' at 'tableName' failed "
+            "to satisfy constraint: Member must have length between 1 and 1024"
+        )
     return name

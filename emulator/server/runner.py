@@ -39,8 +39,9 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 
-async def _start(service: Service, latency: Latency, host: str, port: int
-                 ) -> tuple[asyncio.Server, HttpServer]:
+async def _start(
+    service: Service, latency: Latency, host: str, port: int
+) -> tuple[asyncio.Server, HttpServer]:
     http = HttpServer(make_handler(service, latency))
     loop = asyncio.get_running_loop()
     server = await loop.create_server(http, host, port, reuse_address=True, backlog=1024)
@@ -61,10 +62,16 @@ class EmulatorServer:
         boto3.client("dynamodb", endpoint_url=emu.endpoint_url, ...)
     """
 
-    def __init__(self, host: str = DEFAULT_HOST, port: int = 0, scale: float = 1.0,
-                 params: CapacityParams = DEFAULT_PARAMS, latency: str | Latency = "none",
-                 create_delay_s: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        port: int = 0,
+        scale: float = 1.0,
+        params: CapacityParams = DEFAULT_PARAMS,
+        latency: str | Latency = "none",
+        create_delay_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.host = host
         self.port = port
         self.latency = latency if isinstance(latency, Latency) else Latency.parse(latency)
@@ -85,7 +92,8 @@ class EmulatorServer:
             asyncio.set_event_loop(loop)
             try:
                 self._server, self._http = loop.run_until_complete(
-                    _start(self.service, self.latency, self.host, self.port))
+                    _start(self.service, self.latency, self.host, self.port)
+                )
                 sockets = self._server.sockets
                 self.port = sockets[0].getsockname()[1]
             except BaseException as exc:  # handed to the starting thread
@@ -120,8 +128,9 @@ class EmulatorServer:
     def __enter__(self) -> EmulatorServer:
         return self.start() if self._thread is None else self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     # API -------------------------------------------------------------------------------
@@ -148,8 +157,9 @@ class EmulatorServer:
         self.service.skip(seconds)
 
 
-def serve_forever(host: str, port: int, service: Service, latency: Latency,
-                  on_ready: Callable[[str], None]) -> None:
+def serve_forever(
+    host: str, port: int, service: Service, latency: Latency, on_ready: Callable[[str], None]
+) -> None:
     """Run in the foreground until Ctrl-C or SIGTERM, then stop cleanly and return.
 
     The signals are handled by the loop itself (`add_signal_handler`): uvloop does not

@@ -66,30 +66,65 @@ _dumps: Final = orjson.dumps
 """orjson's functions bound once (compiled, C statics instead of a module attribute
 look-up per request)."""
 
-KNOWN_UNSUPPORTED: Final = frozenset({
-    "BatchExecuteStatement", "CreateBackup", "CreateGlobalTable", "DeleteBackup",
-    "DeleteResourcePolicy", "DescribeBackup", "DescribeContinuousBackups",
-    "DescribeContributorInsights", "DescribeEndpoints", "DescribeExport",
-    "DescribeGlobalTable", "DescribeGlobalTableSettings", "DescribeImport",
-    "DescribeKinesisStreamingDestination", "DescribeTableReplicaAutoScaling",
-    "DescribeTimeToLive", "DisableKinesisStreamingDestination",
-    "EnableKinesisStreamingDestination", "ExecuteStatement", "ExecuteTransaction",
-    "ExportTableToPointInTime", "GetResourcePolicy", "ImportTable", "ListBackups",
-    "ListContributorInsights", "ListExports", "ListGlobalTables", "ListImports",
-    "PutResourcePolicy", "RestoreTableFromBackup", "RestoreTableToPointInTime",
-    "SearchVectors", "TransactGetItems", "TransactWriteItems", "UpdateContinuousBackups",
-    "UpdateContributorInsights", "UpdateGlobalTable", "UpdateGlobalTableSettings",
-    "UpdateKinesisStreamingDestination", "UpdateTableReplicaAutoScaling", "UpdateTimeToLive",
-})
+KNOWN_UNSUPPORTED: Final = frozenset(
+    {
+        "BatchExecuteStatement",
+        "CreateBackup",
+        "CreateGlobalTable",
+        "DeleteBackup",
+        "DeleteResourcePolicy",
+        "DescribeBackup",
+        "DescribeContinuousBackups",
+        "DescribeContributorInsights",
+        "DescribeEndpoints",
+        "DescribeExport",
+        "DescribeGlobalTable",
+        "DescribeGlobalTableSettings",
+        "DescribeImport",
+        "DescribeKinesisStreamingDestination",
+        "DescribeTableReplicaAutoScaling",
+        "DescribeTimeToLive",
+        "DisableKinesisStreamingDestination",
+        "EnableKinesisStreamingDestination",
+        "ExecuteStatement",
+        "ExecuteTransaction",
+        "ExportTableToPointInTime",
+        "GetResourcePolicy",
+        "ImportTable",
+        "ListBackups",
+        "ListContributorInsights",
+        "ListExports",
+        "ListGlobalTables",
+        "ListImports",
+        "PutResourcePolicy",
+        "RestoreTableFromBackup",
+        "RestoreTableToPointInTime",
+        "SearchVectors",
+        "TransactGetItems",
+        "TransactWriteItems",
+        "UpdateContinuousBackups",
+        "UpdateContributorInsights",
+        "UpdateGlobalTable",
+        "UpdateGlobalTableSettings",
+        "UpdateKinesisStreamingDestination",
+        "UpdateTableReplicaAutoScaling",
+        "UpdateTimeToLive",
+    }
+)
 
 
 class Service:
     """All tables of one emulator, their capacity model and their clock."""
 
-    def __init__(self, params: CapacityParams = DEFAULT_PARAMS, scale: float | None = None,
-                 create_delay_s: float | None = None, region: str = "us-east-1",
-                 account: str = "000000000000",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        params: CapacityParams = DEFAULT_PARAMS,
+        scale: float | None = None,
+        create_delay_s: float | None = None,
+        region: str = "us-east-1",
+        account: str = "000000000000",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if scale is not None:
             params = params.scaled(scale)
         self.params = params
@@ -152,8 +187,7 @@ class Service:
                 # orjson: a well-kept parser, 3-4x faster than json on this hot path.
                 request = _loads(body) if body else {}
             except (ValueError, UnicodeDecodeError):
-                raise serialization("Start of structure or map found where not expected") \
-                    from None
+                raise serialization("Start of structure or map found where not expected") from None
             if not isinstance(request, dict):
                 raise serialization("Start of structure or map found where not expected")
             # acquire/release rather than `with`: the same for an RLock, and compiled, two
@@ -178,12 +212,14 @@ class Service:
     def _operation(target: str | None) -> str:
         if not target or not target.startswith(TARGET_PREFIX):
             raise unknown_operation(target or "")
-        operation = target[len(TARGET_PREFIX):]
+        operation = target[len(TARGET_PREFIX) :]
         if operation in OPERATIONS:
             return operation
         if operation in KNOWN_UNSUPPORTED:
-            raise validation(f"Operation {operation} is not supported by the hotbench emulator "
-                             f"(supported: {', '.join(sorted(OPERATIONS))})")
+            raise validation(
+                f"Operation {operation} is not supported by the hotbench emulator "
+                f"(supported: {', '.join(sorted(OPERATIONS))})"
+            )
         raise unknown_operation(target)
 
     # observation -----------------------------------------------------------------------
@@ -195,10 +231,15 @@ class Service:
             out: dict[str, Any] = {}
             for name in names:
                 state = self.table(name, active=False)
-                out[name] = self.metrics.table_view(self.model, name, state.status(now),
-                                                    max(1, seconds))
-            return {"now_s": round(now, 3), "scale": self.scale,
-                    "units": "full-scale (counts and units divided by scale)", "tables": out}
+                out[name] = self.metrics.table_view(
+                    self.model, name, state.status(now), max(1, seconds)
+                )
+            return {
+                "now_s": round(now, 3),
+                "scale": self.scale,
+                "units": "full-scale (counts and units divided by scale)",
+                "tables": out,
+            }
 
     def partitions_view(self, table: str) -> dict[str, Any]:
         """The JSON of /_hotbench/partitions?table=T: the model's partition map."""

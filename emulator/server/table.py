@@ -57,19 +57,25 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
     """AttributeDefinitions as {name: type}, checked."""
     defs = request.get("AttributeDefinitions")
     if not isinstance(defs, list) or not defs:
-        raise validation("1 validation error detected: Value null at 'attributeDefinitions' "
-                         "failed to satisfy constraint: Member must not be null")
+        raise validation(
+            "1 validation error detected: Value null at 'attributeDefinitions' "
+            "failed to satisfy constraint: Member must not be null"
+        )
     out: dict[str, str] = {}
     for entry in defs:
         if not isinstance(entry, dict):
             raise validation("AttributeDefinitions entries must be objects")
         name, kind = entry.get("AttributeName"), entry.get("AttributeType")
         if not isinstance(name, str) or not name or kind not in ("S", "N", "B"):
-            raise validation("One or more parameter values were invalid: AttributeDefinitions "
-                             "need an AttributeName and an AttributeType of S, N or B")
+            raise validation(
+                "One or more parameter values were invalid: AttributeDefinitions "
+                "need an AttributeName and an AttributeType of S, N or B"
+            )
         if name in out:
-            raise validation("One or more parameter values were invalid: Duplicate "
-                             f"AttributeName in AttributeDefinitions: {name}")
+            raise validation(
+                "One or more parameter values were invalid: Duplicate "
+                f"AttributeName in AttributeDefinitions: {name}"
+            )
         out[name] = kind
     return out
 
@@ -77,32 +83,42 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
 def key_schema(raw: Any, types: dict[str, str], where: str) -> KeySchema:
     """A KeySchema member, checked against the attribute definitions."""
     if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
-        raise validation(f"1 validation error detected: Value at '{where}' failed to satisfy "
-                         "constraint: Member must have length between 1 and 2")
+        raise validation(
+            f"1 validation error detected: Value at '{where}' failed to satisfy "
+            "constraint: Member must have length between 1 and 2"
+        )
     pk = sk = None
     for entry in raw:
         if not isinstance(entry, dict):
             raise validation("KeySchema entries must be objects")
         name, kind = entry.get("AttributeName"), entry.get("KeyType")
         if not isinstance(name, str) or name not in types:
-            raise validation("One or more parameter values were invalid: Some index key "
-                             "attributes are not defined in AttributeDefinitions. Keys: "
-                             f"[{name}], AttributeDefinitions: [{', '.join(types)}]")
+            raise validation(
+                "One or more parameter values were invalid: Some index key "
+                "attributes are not defined in AttributeDefinitions. Keys: "
+                f"[{name}], AttributeDefinitions: [{', '.join(types)}]"
+            )
         if kind == "HASH" and pk is None:
             pk = KeyDef(name, types[name])
         elif kind == "RANGE" and sk is None:
             sk = KeyDef(name, types[name])
         else:
-            raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key "
-                             "type" if kind != "RANGE" else
-                             "Invalid KeySchema: Too many RANGE keys")
+            raise validation(
+                "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
+                if kind != "RANGE"
+                else "Invalid KeySchema: Too many RANGE keys"
+            )
     if pk is None:
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
     return KeySchema(pk, sk)
 
 
-def index_defs(request: dict[str, Any], types: dict[str, str], ready_at: float,
-               old: dict[str, IndexDef] | None = None) -> dict[str, IndexDef]:
+def index_defs(
+    request: dict[str, Any],
+    types: dict[str, str],
+    ready_at: float,
+    old: dict[str, IndexDef] | None = None,
+) -> dict[str, IndexDef]:
     """The GSIs of a CreateTable-shaped request."""
     out: dict[str, IndexDef] = {}
     for raw in request.get("GlobalSecondaryIndexes") or []:
@@ -110,8 +126,9 @@ def index_defs(request: dict[str, Any], types: dict[str, str], ready_at: float,
             raise validation("GlobalSecondaryIndexes entries need an IndexName")
         name = raw["IndexName"]
         if name in out:
-            raise validation("One or more parameter values were invalid: Duplicate index name: "
-                             f"{name}")
+            raise validation(
+                f"One or more parameter values were invalid: Duplicate index name: {name}"
+            )
         schema = key_schema(raw.get("KeySchema"), types, "globalSecondaryIndexes.keySchema")
         raw_projection = raw.get("Projection")
         projection: dict[str, Any] = raw_projection if isinstance(raw_projection, dict) else {}
@@ -120,6 +137,7 @@ def index_defs(request: dict[str, Any], types: dict[str, str], ready_at: float,
         if not isinstance(non_key, list) or not all(isinstance(a, str) for a in non_key):
             raise validation("NonKeyAttributes must be a list of attribute names")
         previous = (old or {}).get(name)
-        out[name] = IndexDef(name, schema, str(ptype), tuple(non_key),
-                             previous.ready_at if previous else ready_at)
+        out[name] = IndexDef(
+            name, schema, str(ptype), tuple(non_key), previous.ready_at if previous else ready_at
+        )
     return out

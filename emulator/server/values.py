@@ -31,8 +31,7 @@ def is_plain_integer(text: Any) -> bool:
     """Whether `text` is 1 to 38 ASCII digits: always a valid DynamoDB number (at most 38
     significant digits, magnitude below 1E38), so checks may accept it without parsing,
     and two such numbers are equal exactly when their digits are, leading zeros aside."""
-    return (type(text) is str and 0 < len(text) <= MAX_DIGITS and _isascii(text)
-            and text.isdigit())
+    return type(text) is str and 0 < len(text) <= MAX_DIGITS and _isascii(text) and text.isdigit()
 
 
 def parse_number(text: Any) -> Decimal:
@@ -50,11 +49,15 @@ def parse_number(text: Any) -> Decimal:
             raise validation("Attempting to store more than 38 significant digits in a Number")
         exponent = number.adjusted()
         if exponent > 125:
-            raise validation("Number overflow. Attempting to store a number with magnitude "
-                             "larger than supported range")
+            raise validation(
+                "Number overflow. Attempting to store a number with magnitude "
+                "larger than supported range"
+            )
         if exponent < -130:
-            raise validation("Number underflow. Attempting to store a number with magnitude "
-                             "smaller than supported range")
+            raise validation(
+                "Number underflow. Attempting to store a number with magnitude "
+                "smaller than supported range"
+            )
     return number
 
 
@@ -64,8 +67,9 @@ def decode_binary(text: Any) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
-        raise serialization("Base64 encoded length is expected a multiple of 4 bytes but "
-                            "found: " + str(len(text))) from None
+        raise serialization(
+            "Base64 encoded length is expected a multiple of 4 bytes but found: " + str(len(text))
+        ) from None
 
 
 def check_value(value: Any, depth: int = 0) -> None:
@@ -73,11 +77,13 @@ def check_value(value: Any, depth: int = 0) -> None:
     if depth > MAX_DEPTH:
         raise validation("Nesting Levels have exceeded supported limits")
     if not isinstance(value, dict) or len(value) != 1:
-        raise validation("Supplied AttributeValue has more than one datatypes set, must "
-                         "contain exactly one of the supported datatypes"
-                         if isinstance(value, dict) and value else
-                         "Supplied AttributeValue is empty, must contain exactly one of the "
-                         "supported datatypes")
+        raise validation(
+            "Supplied AttributeValue has more than one datatypes set, must "
+            "contain exactly one of the supported datatypes"
+            if isinstance(value, dict) and value
+            else "Supplied AttributeValue is empty, must contain exactly one of the "
+            "supported datatypes"
+        )
     ((kind, inner),) = value.items()
     if kind == "S":
         if not isinstance(inner, str):
@@ -92,15 +98,21 @@ def check_value(value: Any, depth: int = 0) -> None:
             raise serialization("BOOL value must be true or false")
     elif kind == "NULL":
         if inner is not True:
-            raise validation("One or more parameter values were invalid: Null attribute value "
-                             "types must have the value of true")
+            raise validation(
+                "One or more parameter values were invalid: Null attribute value "
+                "types must have the value of true"
+            )
     elif kind in ("SS", "NS", "BS"):
         if not isinstance(inner, list):
             raise serialization(f"{kind} value must be a list")
         if not inner:
-            raise invalid_parameter("An string set  may not be empty" if kind == "SS" else
-                                    "An number set  may not be empty" if kind == "NS" else
-                                    "Binary sets should not be empty")
+            raise invalid_parameter(
+                "An string set  may not be empty"
+                if kind == "SS"
+                else "An number set  may not be empty"
+                if kind == "NS"
+                else "Binary sets should not be empty"
+            )
         seen: set[Any] = set()
         for element in inner:
             if kind == "SS":

@@ -18,9 +18,14 @@ _SESSION = boto3.session.Session()
 
 
 def client(endpoint_url: str) -> Any:
-    return _SESSION.client("dynamodb", endpoint_url=endpoint_url, region_name="us-east-1",
-                        aws_access_key_id="test", aws_secret_access_key="test",
-                        config=NO_RETRY)
+    return _SESSION.client(
+        "dynamodb",
+        endpoint_url=endpoint_url,
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+        config=NO_RETRY,
+    )
 
 
 @pytest.fixture
@@ -35,8 +40,13 @@ def ddb(emu: EmulatorServer) -> Any:
     return client(emu.endpoint_url)
 
 
-def key_table(ddb: Any, name: str = "t", sk_type: str | None = "S",
-              billing: str = "PAY_PER_REQUEST", **extra: Any) -> dict[str, Any]:
+def key_table(
+    ddb: Any,
+    name: str = "t",
+    sk_type: str | None = "S",
+    billing: str = "PAY_PER_REQUEST",
+    **extra: Any,
+) -> dict[str, Any]:
     """Create a table with pk (S) and an optional sk; returns the TableDescription."""
     schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
     attrs = [{"AttributeName": "pk", "AttributeType": "S"}]
@@ -47,8 +57,13 @@ def key_table(ddb: Any, name: str = "t", sk_type: str | None = "S",
         for k in gsi["KeySchema"]:
             if all(a["AttributeName"] != k["AttributeName"] for a in attrs):
                 attrs.append({"AttributeName": k["AttributeName"], "AttributeType": "S"})
-    req: dict[str, Any] = {"TableName": name, "KeySchema": schema, "AttributeDefinitions": attrs,
-                           "BillingMode": billing, **extra}
+    req: dict[str, Any] = {
+        "TableName": name,
+        "KeySchema": schema,
+        "AttributeDefinitions": attrs,
+        "BillingMode": billing,
+        **extra,
+    }
     if billing == "PROVISIONED" and "ProvisionedThroughput" not in req:
         req["ProvisionedThroughput"] = {"ReadCapacityUnits": 100, "WriteCapacityUnits": 100}
     description: dict[str, Any] = ddb.create_table(**req)["TableDescription"]

@@ -24,19 +24,29 @@ def test_create_table_is_creating_until_the_delay_passes() -> None:
 
 
 def test_describe_shows_capacity_warm_throughput_and_gsis(ddb: Any) -> None:
-    key_table(ddb, billing="PROVISIONED",
-              ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
-              GlobalSecondaryIndexes=[{
-                  "IndexName": "gix", "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
-                  "Projection": {"ProjectionType": "KEYS_ONLY"},
-                  "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 7}}],
-              Tags=[{"Key": "team", "Value": "kiro"}])
+    key_table(
+        ddb,
+        billing="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "gix",
+                "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+                "ProvisionedThroughput": {"ReadCapacityUnits": 5, "WriteCapacityUnits": 7},
+            }
+        ],
+        Tags=[{"Key": "team", "Value": "kiro"}],
+    )
     table = ddb.describe_table(TableName="t")["Table"]
     assert table["TableStatus"] == "ACTIVE"
     assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == 10000
     assert table["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
-    assert table["WarmThroughput"] == {"ReadUnitsPerSecond": 1000, "WriteUnitsPerSecond": 10000,
-                                       "Status": "ACTIVE"}
+    assert table["WarmThroughput"] == {
+        "ReadUnitsPerSecond": 1000,
+        "WriteUnitsPerSecond": 10000,
+        "Status": "ACTIVE",
+    }
     (gsi,) = table["GlobalSecondaryIndexes"]
     assert gsi["IndexStatus"] == "ACTIVE"
     assert gsi["ProvisionedThroughput"]["WriteCapacityUnits"] == 7
@@ -50,15 +60,15 @@ def test_on_demand_table_reports_defaults_and_maximum(ddb: Any) -> None:
     table = ddb.describe_table(TableName="t")["Table"]
     assert table["WarmThroughput"]["WriteUnitsPerSecond"] == 4000
     assert table["WarmThroughput"]["ReadUnitsPerSecond"] == 12000
-    assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": -1,
-                                           "MaxWriteRequestUnits": 500}
+    assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": -1, "MaxWriteRequestUnits": 500}
     assert table["ProvisionedThroughput"]["ReadCapacityUnits"] == 0
 
 
 def test_update_table_capacity_billing_warm_and_gsis(emu: EmulatorServer, ddb: Any) -> None:
     key_table(ddb, billing="PROVISIONED")
-    ddb.update_table(TableName="t", ProvisionedThroughput={"ReadCapacityUnits": 3000,
-                                                           "WriteCapacityUnits": 2000})
+    ddb.update_table(
+        TableName="t", ProvisionedThroughput={"ReadCapacityUnits": 3000, "WriteCapacityUnits": 2000}
+    )
     assert emu.model.tables["t"].base.limits.wcu == 2000
     ddb.update_table(TableName="t", BillingMode="PAY_PER_REQUEST")
     table = ddb.describe_table(TableName="t")["Table"]
@@ -76,13 +86,23 @@ def test_update_table_capacity_billing_warm_and_gsis(emu: EmulatorServer, ddb: A
     ddb.update_table(TableName="t", OnDemandThroughput={"MaxWriteRequestUnits": 100})
     assert emu.model.tables["t"].base.limits.max_write == 100
     ddb.update_table(
-        TableName="t", AttributeDefinitions=[{"AttributeName": "gk", "AttributeType": "S"}],
-        GlobalSecondaryIndexUpdates=[{"Create": {
-            "IndexName": "gix", "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
-            "Projection": {"ProjectionType": "ALL"}}}])
+        TableName="t",
+        AttributeDefinitions=[{"AttributeName": "gk", "AttributeType": "S"}],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "gix",
+                    "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            }
+        ],
+    )
     assert "gix" in emu.model.tables["t"].gsis
-    assert ddb.describe_table(TableName="t")["Table"]["GlobalSecondaryIndexes"][0][
-        "IndexName"] == "gix"
+    assert (
+        ddb.describe_table(TableName="t")["Table"]["GlobalSecondaryIndexes"][0]["IndexName"]
+        == "gix"
+    )
     ddb.update_table(TableName="t", GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gix"}}])
     assert "gix" not in emu.model.tables["t"].gsis
     assert "GlobalSecondaryIndexes" not in ddb.describe_table(TableName="t")["Table"]
@@ -93,10 +113,15 @@ def test_switch_to_provisioned_needs_throughput(ddb: Any) -> None:
     with pytest.raises(ClientError) as err:
         ddb.update_table(TableName="t", BillingMode="PROVISIONED")
     assert err.value.response["Error"]["Code"] == "ValidationException"
-    ddb.update_table(TableName="t", BillingMode="PROVISIONED",
-                     ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5})
-    assert ddb.describe_table(TableName="t")["Table"]["ProvisionedThroughput"][
-        "WriteCapacityUnits"] == 5
+    ddb.update_table(
+        TableName="t",
+        BillingMode="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
+    )
+    assert (
+        ddb.describe_table(TableName="t")["Table"]["ProvisionedThroughput"]["WriteCapacityUnits"]
+        == 5
+    )
 
 
 def test_list_tables_paginates_and_delete_removes(emu: EmulatorServer, ddb: Any) -> None:
@@ -108,8 +133,11 @@ def test_list_tables_paginates_and_delete_removes(emu: EmulatorServer, ddb: Any)
     rest = ddb.list_tables(ExclusiveStartTableName="tab1", Limit=10)
     assert rest["TableNames"] == ["tab2", "tab3", "tab4"]
     assert "LastEvaluatedTableName" not in rest
-    names = [n for page in ddb.get_paginator("list_tables").paginate(PaginationConfig={
-        "PageSize": 2}) for n in page["TableNames"]]
+    names = [
+        n
+        for page in ddb.get_paginator("list_tables").paginate(PaginationConfig={"PageSize": 2})
+        for n in page["TableNames"]
+    ]
     assert names == [f"tab{i}" for i in range(5)]
     assert ddb.delete_table(TableName="tab0")["TableDescription"]["TableStatus"] == "DELETING"
     assert "tab0" not in emu.model.tables
@@ -121,8 +149,7 @@ def test_list_tables_paginates_and_delete_removes(emu: EmulatorServer, ddb: Any)
 
 def test_tags_and_limits(ddb: Any) -> None:
     arn = key_table(ddb)["TableArn"]
-    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "a", "Value": "1"},
-                                            {"Key": "b", "Value": "2"}])
+    ddb.tag_resource(ResourceArn=arn, Tags=[{"Key": "a", "Value": "1"}, {"Key": "b", "Value": "2"}])
     ddb.untag_resource(ResourceArn=arn, TagKeys=["a"])
     assert ddb.list_tags_of_resource(ResourceArn=arn)["Tags"] == [{"Key": "b", "Value": "2"}]
     with pytest.raises(ddb.exceptions.ResourceNotFoundException):

@@ -41,8 +41,9 @@ class Replies:
         self.done.append(self.current)
 
 
-def exchange(port: int, data: bytes, count: int, timeout: float = 5.0
-             ) -> tuple[list[dict[str, Any]], bool]:
+def exchange(
+    port: int, data: bytes, count: int, timeout: float = 5.0
+) -> tuple[list[dict[str, Any]], bool]:
     """Send raw bytes; read until `count` replies arrived; also report whether the server
     closed the connection after them."""
     replies = Replies()
@@ -66,12 +67,15 @@ def exchange(port: int, data: bytes, count: int, timeout: float = 5.0
     return replies.done, closed
 
 
-def post(operation: str, body: dict[str, Any] | bytes, extra: str = "",
-         version: str = "1.1") -> bytes:
+def post(
+    operation: str, body: dict[str, Any] | bytes, extra: str = "", version: str = "1.1"
+) -> bytes:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return (f"POST / HTTP/{version}\r\nHost: x\r\nX-Amz-Target: {TARGET}{operation}\r\n"
-            f"Content-Type: application/x-amz-json-1.0\r\nContent-Length: {len(data)}\r\n"
-            f"{extra}\r\n").encode() + data
+    return (
+        f"POST / HTTP/{version}\r\nHost: x\r\nX-Amz-Target: {TARGET}{operation}\r\n"
+        f"Content-Type: application/x-amz-json-1.0\r\nContent-Length: {len(data)}\r\n"
+        f"{extra}\r\n"
+    ).encode() + data
 
 
 @pytest.fixture(scope="module")
@@ -83,11 +87,18 @@ def server() -> Iterator[EmulatorServer]:
 
 def test_pipelined_requests_are_answered_in_order(server: EmulatorServer) -> None:
     names = [f"pipe{i}" for i in range(5)]
-    data = b"".join(post("CreateTable", {
-        "TableName": n, "BillingMode": "PAY_PER_REQUEST",
-        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}]})
-        for n in names)
+    data = b"".join(
+        post(
+            "CreateTable",
+            {
+                "TableName": n,
+                "BillingMode": "PAY_PER_REQUEST",
+                "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+                "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            },
+        )
+        for n in names
+    )
     replies, closed = exchange(server.port, data, len(names))
     assert [json.loads(r["body"])["TableDescription"]["TableName"] for r in replies] == names
     assert not closed
@@ -109,8 +120,10 @@ def test_request_ids_differ(server: EmulatorServer) -> None:
 
 def test_chunked_body_is_decoded(server: EmulatorServer) -> None:
     body = b'{"Limit": 1}'
-    data = (f"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: {TARGET}ListTables\r\n"
-            "Transfer-Encoding: chunked\r\n\r\n").encode()
+    data = (
+        f"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: {TARGET}ListTables\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n"
+    ).encode()
     data += b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (5, body[:5], len(body) - 5, body[5:])
     [reply], _ = exchange(server.port, data, 1)
     assert reply["status"] == 200 and "TableNames" in json.loads(reply["body"])
@@ -119,8 +132,12 @@ def test_chunked_body_is_decoded(server: EmulatorServer) -> None:
 def test_expect_100_continue_is_honoured(server: EmulatorServer) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
         body = b"{}"
-        sock.sendall((f"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: {TARGET}ListTables\r\n"
-                      f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n").encode())
+        sock.sendall(
+            (
+                f"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: {TARGET}ListTables\r\n"
+                f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n"
+            ).encode()
+        )
         assert sock.recv(1024).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
         sock.sendall(body)
         assert sock.recv(4096).startswith(b"HTTP/1.1 200 OK")
@@ -149,8 +166,7 @@ def test_get_and_head_and_unknown_method(server: EmulatorServer) -> None:
         head = sock.recv(4096)
     length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
     assert length == len(get["body"]) and head.endswith(b"\r\n\r\n")  # no body after HEAD
-    [put], _ = exchange(server.port, b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
-                        1)
+    [put], _ = exchange(server.port, b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 1)
     assert put["status"] == 405
     assert json.loads(put["body"])["__type"].endswith("UnknownOperationException")
 
@@ -163,8 +179,10 @@ def test_upgrade_requests_are_answered_as_http_1_1(server: EmulatorServer) -> No
 
 @pytest.mark.parametrize("latency", ["none", "fixed:20ms"])
 def test_a_half_closed_client_still_gets_its_replies(latency: str) -> None:
-    with EmulatorServer(create_delay_s=0, latency=latency) as emu, \
-            socket.create_connection(("127.0.0.1", emu.port), timeout=5) as sock:
+    with (
+        EmulatorServer(create_delay_s=0, latency=latency) as emu,
+        socket.create_connection(("127.0.0.1", emu.port), timeout=5) as sock,
+    ):
         sock.sendall(post("ListTables", {}) * 2)
         sock.shutdown(socket.SHUT_WR)
         received = b""
@@ -176,8 +194,11 @@ def test_a_half_closed_client_still_gets_its_replies(latency: str) -> None:
 def test_held_replies_keep_their_order_and_delay() -> None:
     with EmulatorServer(create_delay_s=0, latency="fixed:50ms") as emu:
         start = time.monotonic()
-        replies, _ = exchange(emu.port, post("ListTables", {"Limit": 1}) +
-                              post("Nope", {}) + post("ListTables", {"Limit": 2}), 3)
+        replies, _ = exchange(
+            emu.port,
+            post("ListTables", {"Limit": 1}) + post("Nope", {}) + post("ListTables", {"Limit": 2}),
+            3,
+        )
         elapsed = time.monotonic() - start
     assert [r["status"] for r in replies] == [200, 400, 200]
     assert 0.05 <= elapsed < 1.0

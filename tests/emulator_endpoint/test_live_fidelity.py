@@ -51,8 +51,9 @@ def shortened_playbook() -> Playbook:
     return Playbook.model_validate(data)
 
 
-def _item(rendered: dict[str, Any], spec_size: int, types: dict[str, str],
-          qty: int) -> dict[str, Any]:
+def _item(
+    rendered: dict[str, Any], spec_size: int, types: dict[str, str], qty: int
+) -> dict[str, Any]:
     item: dict[str, Any] = {}
     for name, value in rendered.items():
         kind = types.get(name, "S")
@@ -75,11 +76,19 @@ async def _drive(url: str, playbook: Playbook, table: str, seq0: int) -> tuple[i
     schedule = Schedule.for_phase(phase, SCALE)
     rng = np.random.default_rng(playbook.load.seed + seq0)
     drawn = generator.draw(rng, schedule.total, seq0)
-    bodies = [json.dumps({"TableName": table, "Item": _item(
-        generator.render(drawn, i), spec.item_size_bytes, types, i)}).encode()
-        for i in range(schedule.total)]
-    headers = {"X-Amz-Target": "DynamoDB_20120810.PutItem",
-               "Content-Type": "application/x-amz-json-1.0"}
+    bodies = [
+        json.dumps(
+            {
+                "TableName": table,
+                "Item": _item(generator.render(drawn, i), spec.item_size_bytes, types, i),
+            }
+        ).encode()
+        for i in range(schedule.total)
+    ]
+    headers = {
+        "X-Amz-Target": "DynamoDB_20120810.PutItem",
+        "Content-Type": "application/x-amz-json-1.0",
+    }
     throttled = 0
     other: list[str] = []
 
@@ -125,8 +134,7 @@ def test_hot_partition_live_matches_the_simulation() -> None:
             for repeat in range(1, run.repeats + 1):
                 if repeat > 1:
                     emu.skip(run.pause_s)
-                offered, throttled = asyncio.run(_drive(emu.endpoint_url, playbook,
-                                                        spec.name, seq))
+                offered, throttled = asyncio.run(_drive(emu.endpoint_url, playbook, spec.name, seq))
                 seq += offered
                 measured[(spec.name, repeat)] = 100.0 * throttled / offered
         assert emu.service.internal_errors == 0

@@ -23,12 +23,20 @@ def _get(url: str) -> dict[str, Any]:
 def test_metrics_are_full_scale_per_table_and_gsi() -> None:
     with EmulatorServer(scale=0.1, create_delay_s=0) as emu:
         ddb = client(emu.endpoint_url)
-        key_table(ddb, GlobalSecondaryIndexes=[{
-            "IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-            "Projection": {"ProjectionType": "ALL"}}])
+        key_table(
+            ddb,
+            GlobalSecondaryIndexes=[
+                {
+                    "IndexName": "byG",
+                    "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "ALL"},
+                }
+            ],
+        )
         for i in range(10):
-            ddb.put_item(TableName="t", Item={"pk": {"S": f"k{i}"}, "sk": {"S": "s"},
-                                              "g": {"S": "x"}})
+            ddb.put_item(
+                TableName="t", Item={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}, "g": {"S": "x"}}
+            )
         emu.skip(1.5)
         metrics = _get(f"{emu.endpoint_url}/_hotbench/metrics?seconds=5")
         api = json.loads(json.dumps(emu.metrics(seconds=5)))
@@ -41,8 +49,10 @@ def test_metrics_are_full_scale_per_table_and_gsi() -> None:
         assert base["totals"]["consumed_wcu"] == pytest.approx(100)
         assert gsi["totals"]["consumed_wcu"] == pytest.approx(100)
         assert sum(s["accepted"] for s in base["seconds"]) == pytest.approx(100)
-        assert base["on_demand_ceiling"] == {"read": 12000 * 4130 / 4000,
-                                             "write": pytest.approx(4130)}
+        assert base["on_demand_ceiling"] == {
+            "read": 12000 * 4130 / 4000,
+            "write": pytest.approx(4130),
+        }
         assert base["warm_throughput"] == {"read": 12000, "write": 4000, "status": "ACTIVE"}
         assert base["partition_count"] == len(base["partitions"])
         partitions = _get(f"{emu.endpoint_url}/_hotbench/partitions?table=t")
@@ -72,24 +82,37 @@ async def test_aiobotocore_client_sees_the_same_errors(emu: EmulatorServer) -> N
 
     session = get_session()
     async with session.create_client(
-            "dynamodb", endpoint_url=emu.endpoint_url, region_name="us-east-1",
-            aws_access_key_id="x", aws_secret_access_key="x") as ddb:
-        await ddb.create_table(TableName="asy", KeySchema=[{"AttributeName": "pk",
-                                                            "KeyType": "HASH"}],
-                               AttributeDefinitions=[{"AttributeName": "pk",
-                                                      "AttributeType": "S"}],
-                               BillingMode="PAY_PER_REQUEST")
+        "dynamodb",
+        endpoint_url=emu.endpoint_url,
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+    ) as ddb:
+        await ddb.create_table(
+            TableName="asy",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
         await ddb.put_item(TableName="asy", Item={"pk": {"S": "a"}})
         got = await ddb.get_item(TableName="asy", Key={"pk": {"S": "a"}})
         assert got["Item"] == {"pk": {"S": "a"}}
         with pytest.raises(ddb.exceptions.ConditionalCheckFailedException):
-            await ddb.put_item(TableName="asy", Item={"pk": {"S": "a"}},
-                               ConditionExpression="attribute_not_exists(pk)")
+            await ddb.put_item(
+                TableName="asy",
+                Item={"pk": {"S": "a"}},
+                ConditionExpression="attribute_not_exists(pk)",
+            )
 
 
 def test_cli_parses_serve_options() -> None:
-    args = build_parser().parse_args(["emulator", "serve", "--port", "0", "--scale", "0.1",
-                                      "--latency", "normal:4ms,1ms"])
-    assert (args.host, args.port, args.scale, args.latency) == ("127.0.0.1", 0, 0.1,
-                                                                 "normal:4ms,1ms")
+    args = build_parser().parse_args(
+        ["emulator", "serve", "--port", "0", "--scale", "0.1", "--latency", "normal:4ms,1ms"]
+    )
+    assert (args.host, args.port, args.scale, args.latency) == (
+        "127.0.0.1",
+        0,
+        0.1,
+        "normal:4ms,1ms",
+    )
     assert args.handler.__module__ == "console.commands.emulator"

@@ -25,16 +25,22 @@ WIDE = decimal.Context(prec=200)
 
 def _table_request() -> dict[str, Any]:
     def gsi(name: str, key: str, projection: dict[str, Any]) -> dict[str, Any]:
-        return {"IndexName": name, "KeySchema": [{"AttributeName": key, "KeyType": "HASH"}],
-                "Projection": projection,
-                "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 3}}
+        return {
+            "IndexName": name,
+            "KeySchema": [{"AttributeName": key, "KeyType": "HASH"}],
+            "Projection": projection,
+            "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 3},
+        }
 
     return {
         "TableName": "t",
-        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
-                      {"AttributeName": "sk", "KeyType": "RANGE"}],
-        "AttributeDefinitions": [{"AttributeName": n, "AttributeType": "S"}
-                                 for n in ("pk", "sk", "g1", "g2", "g3")],
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": "sk", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [
+            {"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "g1", "g2", "g3")
+        ],
         "BillingMode": "PROVISIONED",
         "ProvisionedThroughput": {"ReadCapacityUnits": 2, "WriteCapacityUnits": 5},
         "GlobalSecondaryIndexes": [
@@ -46,18 +52,39 @@ def _table_request() -> dict[str, Any]:
 
 
 def _value(rng: random.Random) -> Any:
-    return rng.choice([
-        {"S": "x" * rng.choice([0, 1, 50, 900, 3000])}, {"S": "é✓"}, {"N": "7"},
-        {"N": str(rng.randint(0, 10**6))}, {"N": "-1.50"}, {"N": "00120"}, {"N": "0"},
-        {"N": "1" * 39}, {"N": "x"}, {"N": 5}, {"S": 5}, {"BOOL": True}, {"NULL": True},
-        {"SS": ["a", "b"]}, {"SS": []}, {"L": [{"N": "1"}]}, {"M": {"a": {"S": "b"}}},
-        {"B": "AAEC"}, {}, {"S": "a", "N": "1"}, {"Q": "1"}, "flat",
-    ])
+    return rng.choice(
+        [
+            {"S": "x" * rng.choice([0, 1, 50, 900, 3000])},
+            {"S": "é✓"},
+            {"N": "7"},
+            {"N": str(rng.randint(0, 10**6))},
+            {"N": "-1.50"},
+            {"N": "00120"},
+            {"N": "0"},
+            {"N": "1" * 39},
+            {"N": "x"},
+            {"N": 5},
+            {"S": 5},
+            {"BOOL": True},
+            {"NULL": True},
+            {"SS": ["a", "b"]},
+            {"SS": []},
+            {"L": [{"N": "1"}]},
+            {"M": {"a": {"S": "b"}}},
+            {"B": "AAEC"},
+            {},
+            {"S": "a", "N": "1"},
+            {"Q": "1"},
+            "flat",
+        ]
+    )
 
 
 def _item(rng: random.Random) -> Any:
-    item: dict[str, Any] = {"pk": {"S": f"p{rng.randint(0, 6)}"},
-                            "sk": {"S": f"s{rng.randint(0, 3)}"}}
+    item: dict[str, Any] = {
+        "pk": {"S": f"p{rng.randint(0, 6)}"},
+        "sk": {"S": f"s{rng.randint(0, 3)}"},
+    }
     for name in ("g1", "g2", "g3", "n", "other"):
         if rng.random() < 0.7:
             item[name] = {"S": f"v{rng.randint(0, 2)}"}
@@ -87,8 +114,9 @@ def _request(rng: random.Random) -> tuple[str, dict[str, Any], dict[str, Any]]:
         req["Item"] = _item(rng)
     else:
         item = _item(rng)
-        req["Key"] = ({k: v for k, v in item.items() if k in ("pk", "sk")}
-                      if isinstance(item, dict) else item)
+        req["Key"] = (
+            {k: v for k, v in item.items() if k in ("pk", "sk")} if isinstance(item, dict) else item
+        )
         if op == "GetItem" and rng.random() < 0.5:
             req["ConsistentRead"] = rng.choice([True, False, "yes"])
     if rng.random() < 0.6:
@@ -126,11 +154,34 @@ def test_plain_and_full_paths_agree() -> None:
 
 def _digit_strings() -> list[str]:
     rng = random.Random(7)
-    fixed = ["0", "00", "000", "1", "10", "100", "0100", "007", "120300", "9" * 38, "1" * 38,
-             "0" * 37 + "1", "1" + "0" * 37, "1" * 39, "0" * 39, "1" + "0" * 40, "", "-1",
-             "1.0", "1e3", " 1", "١٢", "²"]
-    drawn = ["".join(rng.choice("0000123456789") for _ in range(rng.randint(1, 45)))
-             for _ in range(3000)]
+    fixed = [
+        "0",
+        "00",
+        "000",
+        "1",
+        "10",
+        "100",
+        "0100",
+        "007",
+        "120300",
+        "9" * 38,
+        "1" * 38,
+        "0" * 37 + "1",
+        "1" + "0" * 37,
+        "1" * 39,
+        "0" * 39,
+        "1" + "0" * 40,
+        "",
+        "-1",
+        "1.0",
+        "1e3",
+        " 1",
+        "١٢",
+        "²",
+    ]
+    drawn = [
+        "".join(rng.choice("0000123456789") for _ in range(rng.randint(1, 45))) for _ in range(3000)
+    ]
     return fixed + drawn
 
 
@@ -151,11 +202,34 @@ def test_plain_integers_are_sized_and_accepted_as_decimals_are() -> None:
 
 def test_changed_attributes_agree_with_canonical_equality() -> None:
     rng = random.Random(11)
-    edge = ["0", "00", "7", "007", "1.0", "1.00", "-0", "1E2", "100", "0.5", "5E-1", "1" * 28,
-            "0" + "1" * 28, "1" * 27 + "2", "1" * 29 + "0", "1" * 29 + "1", "9" * 38]
+    edge = [
+        "0",
+        "00",
+        "7",
+        "007",
+        "1.0",
+        "1.00",
+        "-0",
+        "1E2",
+        "100",
+        "0.5",
+        "5E-1",
+        "1" * 28,
+        "0" + "1" * 28,
+        "1" * 27 + "2",
+        "1" * 29 + "0",
+        "1" * 29 + "1",
+        "9" * 38,
+    ]
     edge_values: list[dict[str, Any]] = [{"N": t} for t in edge]
-    edge_values += [{"S": "1"}, {"S": ""}, {"SS": ["a", "b"]}, {"SS": ["b", "a"]},
-                    {"L": [{"N": "1"}]}, {"L": [{"N": "1.0"}]}]
+    edge_values += [
+        {"S": "1"},
+        {"S": ""},
+        {"SS": ["a", "b"]},
+        {"SS": ["b", "a"]},
+        {"L": [{"N": "1"}]},
+        {"L": [{"N": "1.0"}]},
+    ]
     drawn = [{"N": t} for t in _digit_strings() if _is_number(t)]
     pairs = [(a, b) for a in edge_values for b in edge_values]
     pairs += [(rng.choice(drawn), rng.choice(drawn)) for _ in range(5000)]

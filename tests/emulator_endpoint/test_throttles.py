@@ -41,8 +41,9 @@ def _first_throttle(call: Any, count: int = 60) -> ClientError:
     raise AssertionError(f"no throttle in {count} requests")
 
 
-def _check_shape(exc: ClientError, code: str, message: str, reason: str,
-                 resource_suffix: str) -> None:
+def _check_shape(
+    exc: ClientError, code: str, message: str, reason: str, resource_suffix: str
+) -> None:
     error = exc.response["Error"]
     assert error["Code"] == code
     assert error["Message"] == message
@@ -62,45 +63,83 @@ def _put(ddb: Any, table: str, pk: str, sk: str, **attrs: Any) -> None:
 
 def test_provisioned_hot_key_is_key_range(small: EmulatorServer) -> None:
     ddb = client(small.endpoint_url)
-    key_table(ddb, billing="PROVISIONED",
-              ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000})
+    key_table(
+        ddb,
+        billing="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
+    )
     exc = _first_throttle(lambda i: _put(ddb, "t", "hot", f"{i}"))
     assert isinstance(exc, ddb.exceptions.ProvisionedThroughputExceededException)
-    _check_shape(exc, "ProvisionedThroughputExceededException", TABLE_PROVISIONED_MESSAGE,
-                 "TableWriteKeyRangeThroughputExceeded", ":table/t")
+    _check_shape(
+        exc,
+        "ProvisionedThroughputExceededException",
+        TABLE_PROVISIONED_MESSAGE,
+        "TableWriteKeyRangeThroughputExceeded",
+        ":table/t",
+    )
 
 
 def test_provisioned_table_rate(small: EmulatorServer) -> None:
     ddb = client(small.endpoint_url)
-    key_table(ddb, billing="PROVISIONED",
-              ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    key_table(
+        ddb,
+        billing="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+    )
     exc = _first_throttle(lambda i: _put(ddb, "t", f"k{i}", "s"))
-    _check_shape(exc, "ProvisionedThroughputExceededException", TABLE_PROVISIONED_MESSAGE,
-                 "TableWriteProvisionedThroughputExceeded", ":table/t")
+    _check_shape(
+        exc,
+        "ProvisionedThroughputExceededException",
+        TABLE_PROVISIONED_MESSAGE,
+        "TableWriteProvisionedThroughputExceeded",
+        ":table/t",
+    )
     small.skip(200)  # 0.01 WCU/s at this scale: 200 s refill 2 write units
     _put(ddb, "t", "r", "s")  # reads are throttled independently of writes
-    read = _first_throttle(lambda i: ddb.get_item(TableName="t", ConsistentRead=True,
-                                                  Key={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}}),
-                           count=200)
-    _check_shape(read, "ProvisionedThroughputExceededException", TABLE_PROVISIONED_MESSAGE,
-                 "TableReadProvisionedThroughputExceeded", ":table/t")
+    read = _first_throttle(
+        lambda i: ddb.get_item(
+            TableName="t", ConsistentRead=True, Key={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}}
+        ),
+        count=200,
+    )
+    _check_shape(
+        read,
+        "ProvisionedThroughputExceededException",
+        TABLE_PROVISIONED_MESSAGE,
+        "TableReadProvisionedThroughputExceeded",
+        ":table/t",
+    )
 
 
 def test_provisioned_gsi_throttles_the_base_write(small: EmulatorServer) -> None:
     ddb = client(small.endpoint_url)
-    key_table(ddb, billing="PROVISIONED",
-              ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
-              GlobalSecondaryIndexes=[{
-                  "IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                  "Projection": {"ProjectionType": "ALL"},
-                  "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}])
+    key_table(
+        ddb,
+        billing="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "byG",
+                "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+                "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+            }
+        ],
+    )
     exc = _first_throttle(lambda i: _put(ddb, "t", f"k{i}", "s", g={"S": f"g{i}"}))
-    _check_shape(exc, "ProvisionedThroughputExceededException", INDEX_PROVISIONED_MESSAGE,
-                 "IndexWriteProvisionedThroughputExceeded", ":table/t/index/byG")
+    _check_shape(
+        exc,
+        "ProvisionedThroughputExceededException",
+        INDEX_PROVISIONED_MESSAGE,
+        "IndexWriteProvisionedThroughputExceeded",
+        ":table/t/index/byG",
+    )
     metrics = small.metrics()["tables"]["t"]["indexes"]
     assert metrics["byG"]["totals"]["throttled"] >= 1 / SCALE
-    assert metrics["byG"]["totals"]["throttles_by_reason"][
-        "IndexWriteProvisionedThroughputExceeded"] >= 1 / SCALE
+    assert (
+        metrics["byG"]["totals"]["throttles_by_reason"]["IndexWriteProvisionedThroughputExceeded"]
+        >= 1 / SCALE
+    )
 
 
 def test_on_demand_hot_key_and_maximum(small: EmulatorServer) -> None:
@@ -108,29 +147,46 @@ def test_on_demand_hot_key_and_maximum(small: EmulatorServer) -> None:
     key_table(ddb, name="od")
     exc = _first_throttle(lambda i: _put(ddb, "od", "hot", f"{i}"))
     assert isinstance(exc, ddb.exceptions.ThrottlingException)
-    _check_shape(exc, "ThrottlingException", ON_DEMAND_MESSAGE,
-                 "TableWriteKeyRangeThroughputExceeded", ":table/od")
+    _check_shape(
+        exc,
+        "ThrottlingException",
+        ON_DEMAND_MESSAGE,
+        "TableWriteKeyRangeThroughputExceeded",
+        ":table/od",
+    )
     key_table(ddb, name="capped", OnDemandThroughput={"MaxWriteRequestUnits": 300})
     exc = _first_throttle(lambda i: _put(ddb, "capped", f"k{i}", "s"))
-    _check_shape(exc, "ThrottlingException", MAX_ON_DEMAND_MESSAGE,
-                 "TableWriteMaxOnDemandThroughputExceeded", ":table/capped")
+    _check_shape(
+        exc,
+        "ThrottlingException",
+        MAX_ON_DEMAND_MESSAGE,
+        "TableWriteMaxOnDemandThroughputExceeded",
+        ":table/capped",
+    )
 
 
 def test_batch_write_returns_throttled_items_as_unprocessed(small: EmulatorServer) -> None:
     ddb = client(small.endpoint_url)
-    key_table(ddb, billing="PROVISIONED",
-              ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000})
-    puts = [{"PutRequest": {"Item": {"pk": {"S": "hot"}, "sk": {"S": f"{i:02d}"}}}}
-            for i in range(25)]
+    key_table(
+        ddb,
+        billing="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
+    )
+    puts = [
+        {"PutRequest": {"Item": {"pk": {"S": "hot"}, "sk": {"S": f"{i:02d}"}}}} for i in range(25)
+    ]
     out = ddb.batch_write_item(RequestItems={"t": puts})
     unprocessed = out["UnprocessedItems"]["t"]
     assert 0 < len(unprocessed) < 25
-    assert unprocessed == puts[25 - len(unprocessed):]
+    assert unprocessed == puts[25 - len(unprocessed) :]
     with pytest.raises(ddb.exceptions.ProvisionedThroughputExceededException):
         ddb.batch_write_item(RequestItems={"t": unprocessed})  # none fits: the batch fails
     small.skip(5)  # reads share the partition: let it refill
-    written = ddb.query(TableName="t", KeyConditionExpression="pk = :p",
-                        ExpressionAttributeValues={":p": {"S": "hot"}})["Count"]
+    written = ddb.query(
+        TableName="t",
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": "hot"}},
+    )["Count"]
     assert written == 25 - len(unprocessed)
     small.skip(5)
     keys = [p["PutRequest"]["Item"] for p in puts]
@@ -141,8 +197,11 @@ def test_batch_write_returns_throttled_items_as_unprocessed(small: EmulatorServe
 
 def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
     ddb = client(small.endpoint_url)
-    key_table(ddb, billing="PROVISIONED",
-              ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000})
+    key_table(
+        ddb,
+        billing="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
+    )
     refused: list[str] = []
     for i in range(40):
         try:
@@ -151,9 +210,14 @@ def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
             refused.append(f"{i:02d}")
     assert refused
     small.skip(5)
-    stored = {i["sk"]["S"] for i in ddb.query(
-        TableName="t", KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": "hot"}})["Items"]}
+    stored = {
+        i["sk"]["S"]
+        for i in ddb.query(
+            TableName="t",
+            KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": {"S": "hot"}},
+        )["Items"]
+    }
     assert stored.isdisjoint(refused)
     assert len(stored) == 40 - len(refused)
 
@@ -162,7 +226,8 @@ def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
 @pytest.mark.parametrize("on_index", [True, False])
 @pytest.mark.parametrize("is_write", [True, False])
 def test_a_throttle_error_sends_the_bytes_its_body_encodes_to(
-        provisioned: bool, on_index: bool, is_write: bool) -> None:
+    provisioned: bool, on_index: bool, is_write: bool
+) -> None:
     """A throttle's wire bytes are encoded once, when its site is made: they must be what
     encoding the error's body would give."""
     from emulator.server.dataplane import throttle_error
@@ -170,8 +235,7 @@ def test_a_throttle_error_sends_the_bytes_its_body_encodes_to(
     from emulator.throttle import Cause, ThrottleSite
 
     for cause in Cause:
-        site = ThrottleSite(on_index, cause, "arn:aws:dynamodb:us-east-1:0:table/t",
-                            provisioned)
+        site = ThrottleSite(on_index, cause, "arn:aws:dynamodb:us-east-1:0:table/t", provisioned)
         error = throttle_error(site.throttle(is_write))
         fresh = DynamoError(error.name, error.message, error.prefix, error.extra)
         assert error.payload() == fresh.payload()

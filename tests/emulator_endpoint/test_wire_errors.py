@@ -26,8 +26,7 @@ def post(url: str, body: bytes, target: str | None) -> tuple[int, dict[str, Any]
     request = urllib.request.Request(url + "/", data=body, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read()), response.headers[
-                "Content-Type"]
+            return response.status, json.loads(response.read()), response.headers["Content-Type"]
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read()), err.headers["Content-Type"]
 
@@ -40,43 +39,93 @@ def shared() -> Any:
         assert server.service.internal_errors == 0
 
 
-@pytest.mark.parametrize(("body", "target", "error_type", "text"), [
-    (b"{not json", TARGET + "PutItem", "com.amazon.coral.service#SerializationException", ""),
-    (b"[1, 2]", TARGET + "GetItem", "com.amazon.coral.service#SerializationException", ""),
-    (b"{}", TARGET + "Frobnicate", "com.amazon.coral.service#UnknownOperationException", ""),
-    (b"{}", None, "com.amazon.coral.service#UnknownOperationException", ""),
-    (b"{}", TARGET + "TransactWriteItems", "com.amazon.coral.validate#ValidationException",
-     "not supported"),
-    (b"{}", TARGET + "PutItem", "com.amazon.coral.validate#ValidationException",
-     "Value null at 'tableName'"),
-    (b'{"TableName": 5}', TARGET + "PutItem", "com.amazon.coral.service#SerializationException",
-     "TableName"),
-    (b'{"TableName": "t", "Item": "x"}', TARGET + "PutItem",
-     "com.amazon.coral.service#SerializationException", "Item"),
-    (b'{"TableName": "t", "Item": {"pk": {"S": "a"}}}', TARGET + "PutItem",
-     "com.amazon.coral.validate#ValidationException", "Missing the key sk"),
-    (b'{"TableName": "t", "Item": {"pk": {"N": "1"}, "sk": {"S": "a"}}}', TARGET + "PutItem",
-     "com.amazon.coral.validate#ValidationException", "Type mismatch for key pk"),
-    (b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}, "x": {"N": "abc"}}}',
-     TARGET + "PutItem", "com.amazon.coral.validate#ValidationException", "number"),
-    (b'{"TableName": "t", "Key": {"pk": {"S": "a"}}}', TARGET + "GetItem",
-     "com.amazon.coral.validate#ValidationException", "does not match the schema"),
-    (b'{"TableName": "nope", "Key": {"pk": {"S": "a"}}}', TARGET + "GetItem",
-     "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
-     "Requested resource not found"),
-    (b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}}, '
-     b'"ConditionExpression": "attribute_exists("}', TARGET + "PutItem",
-     "com.amazon.coral.validate#ValidationException", "Invalid ConditionExpression"),
-    (b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}}, '
-     b'"ConditionExpression": "x = :missing"}', TARGET + "PutItem",
-     "com.amazon.coral.validate#ValidationException", ":missing"),
-    (b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}}, '
-     b'"ExpressionAttributeValues": {":u": {"S": "x"}}}', TARGET + "PutItem",
-     "com.amazon.coral.validate#ValidationException", "unused"),
-])
-def test_client_mistakes_get_dynamodb_errors(shared: EmulatorServer, body: bytes,
-                                             target: str | None, error_type: str,
-                                             text: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "target", "error_type", "text"),
+    [
+        (b"{not json", TARGET + "PutItem", "com.amazon.coral.service#SerializationException", ""),
+        (b"[1, 2]", TARGET + "GetItem", "com.amazon.coral.service#SerializationException", ""),
+        (b"{}", TARGET + "Frobnicate", "com.amazon.coral.service#UnknownOperationException", ""),
+        (b"{}", None, "com.amazon.coral.service#UnknownOperationException", ""),
+        (
+            b"{}",
+            TARGET + "TransactWriteItems",
+            "com.amazon.coral.validate#ValidationException",
+            "not supported",
+        ),
+        (
+            b"{}",
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            "Value null at 'tableName'",
+        ),
+        (
+            b'{"TableName": 5}',
+            TARGET + "PutItem",
+            "com.amazon.coral.service#SerializationException",
+            "TableName",
+        ),
+        (
+            b'{"TableName": "t", "Item": "x"}',
+            TARGET + "PutItem",
+            "com.amazon.coral.service#SerializationException",
+            "Item",
+        ),
+        (
+            b'{"TableName": "t", "Item": {"pk": {"S": "a"}}}',
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            "Missing the key sk",
+        ),
+        (
+            b'{"TableName": "t", "Item": {"pk": {"N": "1"}, "sk": {"S": "a"}}}',
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            "Type mismatch for key pk",
+        ),
+        (
+            b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}, "x": {"N": "abc"}}}',
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            "number",
+        ),
+        (
+            b'{"TableName": "t", "Key": {"pk": {"S": "a"}}}',
+            TARGET + "GetItem",
+            "com.amazon.coral.validate#ValidationException",
+            "does not match the schema",
+        ),
+        (
+            b'{"TableName": "nope", "Key": {"pk": {"S": "a"}}}',
+            TARGET + "GetItem",
+            "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
+            "Requested resource not found",
+        ),
+        (
+            b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}}, '
+            b'"ConditionExpression": "attribute_exists("}',
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            "Invalid ConditionExpression",
+        ),
+        (
+            b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}}, '
+            b'"ConditionExpression": "x = :missing"}',
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            ":missing",
+        ),
+        (
+            b'{"TableName": "t", "Item": {"pk": {"S": "a"}, "sk": {"S": "b"}}, '
+            b'"ExpressionAttributeValues": {":u": {"S": "x"}}}',
+            TARGET + "PutItem",
+            "com.amazon.coral.validate#ValidationException",
+            "unused",
+        ),
+    ],
+)
+def test_client_mistakes_get_dynamodb_errors(
+    shared: EmulatorServer, body: bytes, target: str | None, error_type: str, text: str
+) -> None:
     status, payload, content_type = post(shared.endpoint_url, body, target)
     assert status == 400
     assert content_type == "application/x-amz-json-1.0"
@@ -97,32 +146,78 @@ def test_oversize_item_is_refused(shared: EmulatorServer) -> None:
 
 
 def test_request_over_16_mb_is_a_4xx(shared: EmulatorServer) -> None:
-    status, payload, _ = post(shared.endpoint_url, b"x" * (17 * 1024 * 1024),
-                              TARGET + "PutItem")
+    status, payload, _ = post(shared.endpoint_url, b"x" * (17 * 1024 * 1024), TARGET + "PutItem")
     assert 400 <= status < 500
     assert payload["__type"].endswith("ValidationException")
 
 
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.sampled_from(["TableName", "Item", "Key", "S", "N", "B", "M", "L", "SS", "pk", "sk",
-                         "ConditionExpression", "UpdateExpression", "KeyConditionExpression",
-                         "ExpressionAttributeValues", "ExpressionAttributeNames", "Limit",
-                         "RequestItems", ":v", "#n", "ExclusiveStartKey", "IndexName"]),
-        children, max_size=5),
-    max_leaves=20)
-OPERATIONS = ["PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan",
-              "BatchWriteItem", "BatchGetItem", "CreateTable", "UpdateTable", "DescribeTable",
-              "ListTables", "TagResource", "Nope", ""]
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "TableName",
+                    "Item",
+                    "Key",
+                    "S",
+                    "N",
+                    "B",
+                    "M",
+                    "L",
+                    "SS",
+                    "pk",
+                    "sk",
+                    "ConditionExpression",
+                    "UpdateExpression",
+                    "KeyConditionExpression",
+                    "ExpressionAttributeValues",
+                    "ExpressionAttributeNames",
+                    "Limit",
+                    "RequestItems",
+                    ":v",
+                    "#n",
+                    "ExclusiveStartKey",
+                    "IndexName",
+                ]
+            ),
+            children,
+            max_size=5,
+        )
+    ),
+    max_leaves=20,
+)
+OPERATIONS = [
+    "PutItem",
+    "GetItem",
+    "UpdateItem",
+    "DeleteItem",
+    "Query",
+    "Scan",
+    "BatchWriteItem",
+    "BatchGetItem",
+    "CreateTable",
+    "UpdateTable",
+    "DescribeTable",
+    "ListTables",
+    "TagResource",
+    "Nope",
+    "",
+]
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(operation=st.sampled_from(OPERATIONS), body=JSONISH,
-       table=st.sampled_from(["t", "missing", ""]), raw=st.binary(max_size=64),
-       use_raw=st.booleans())
-def test_random_requests_never_5xx(shared: EmulatorServer, operation: str, body: Any,
-                                   table: str, raw: bytes, use_raw: bool) -> None:
+@given(
+    operation=st.sampled_from(OPERATIONS),
+    body=JSONISH,
+    table=st.sampled_from(["t", "missing", ""]),
+    raw=st.binary(max_size=64),
+    use_raw=st.booleans(),
+)
+def test_random_requests_never_5xx(
+    shared: EmulatorServer, operation: str, body: Any, table: str, raw: bytes, use_raw: bool
+) -> None:
     if isinstance(body, dict) and table:
         body.setdefault("TableName", table)
     data = raw if use_raw else json.dumps(body).encode()
@@ -133,8 +228,7 @@ def test_random_requests_never_5xx(shared: EmulatorServer, operation: str, body:
 
 
 def test_still_serves_after_the_fuzz(shared: EmulatorServer) -> None:
-    status, payload, _ = post(shared.endpoint_url, b'{"TableName": "t"}',
-                              TARGET + "DescribeTable")
+    status, payload, _ = post(shared.endpoint_url, b'{"TableName": "t"}', TARGET + "DescribeTable")
     assert status == 200 and payload["Table"]["TableName"] == "t"
 
 
@@ -148,9 +242,11 @@ def test_conditional_race_has_exactly_one_winner(emu: EmulatorServer) -> None:
         ddb = clients[i]
         start.wait()
         try:
-            ddb.put_item(TableName="t", Item={"pk": {"S": "seat"}, "sk": {"S": "1A"},
-                                              "owner": {"S": f"client{i}"}},
-                         ConditionExpression="attribute_not_exists(pk)")
+            ddb.put_item(
+                TableName="t",
+                Item={"pk": {"S": "seat"}, "sk": {"S": "1A"}, "owner": {"S": f"client{i}"}},
+                ConditionExpression="attribute_not_exists(pk)",
+            )
             outcomes.append(f"won:{i}")
         except ddb.exceptions.ConditionalCheckFailedException:
             outcomes.append("lost")

@@ -21,22 +21,38 @@ from loadgen.resultstore import ResultStore, make_client
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 
 
-def tiny_playbook(rate: float = 200, duration_s: float = 2.0, operation: str = "put",
-                  item_size: int = 1000) -> Playbook:
-    return parse_playbook({
-        "name": "tiny",
-        "tables": [{"name": "v", "partition_key": {"name": "pk"}, "sort_key": {"name": "sk"},
-                    "billing_mode": "PAY_PER_REQUEST", "item_size_bytes": item_size}],
-        "load": {"attributes": {"pk": {"dist": "uniform", "count": 50, "format": "P{:03d}"},
-                                "sk": {"dist": "uniform", "count": 50, "format": "S{:03d}"}},
-                 "phases": [{"name": "w", "operation": operation, "rate": rate,
-                             "duration_s": duration_s}]},
-    })
+def tiny_playbook(
+    rate: float = 200, duration_s: float = 2.0, operation: str = "put", item_size: int = 1000
+) -> Playbook:
+    return parse_playbook(
+        {
+            "name": "tiny",
+            "tables": [
+                {
+                    "name": "v",
+                    "partition_key": {"name": "pk"},
+                    "sort_key": {"name": "sk"},
+                    "billing_mode": "PAY_PER_REQUEST",
+                    "item_size_bytes": item_size,
+                }
+            ],
+            "load": {
+                "attributes": {
+                    "pk": {"dist": "uniform", "count": 50, "format": "P{:03d}"},
+                    "sk": {"dist": "uniform", "count": 50, "format": "S{:03d}"},
+                },
+                "phases": [
+                    {"name": "w", "operation": operation, "rate": rate, "duration_s": duration_s}
+                ],
+            },
+        }
+    )
 
 
 def make_plan(endpoint: str, run_id: str = "r", **kwargs: Any) -> RunPlan:
     playbook = kwargs.pop("playbook", None) or tiny_playbook(
-        kwargs.pop("rate", 200), kwargs.pop("duration_s", 2.0))
+        kwargs.pop("rate", 200), kwargs.pop("duration_s", 2.0)
+    )
     defaults: dict[str, Any] = {"timeout_s": 1.0, "drain_s": 1.5, "progress_s": 0.5}
     return RunPlan(run_id, playbook, "v", "tbl", endpoint=endpoint, **{**defaults, **kwargs})
 
@@ -61,7 +77,8 @@ def moto_endpoint() -> Iterator[str]:
 @pytest.fixture()
 def store(moto_endpoint: str) -> ResultStore:
     table = f"results-{uuid.uuid4().hex[:8]}"
-    s = ResultStore(make_client(moto_endpoint, "us-east-1", CREDS), table,
-                    f"run-{uuid.uuid4().hex[:6]}")
+    s = ResultStore(
+        make_client(moto_endpoint, "us-east-1", CREDS), table, f"run-{uuid.uuid4().hex[:6]}"
+    )
     s.create_table()
     return s

@@ -34,7 +34,8 @@ def test_runs_as_non_root() -> None:
     # USER comes after the last RUN, so nothing later switches back.
     words = [w for w, _ in instructions()]
     assert max(i for i, w in enumerate(words) if w == "USER") > max(
-        i for i, w in enumerate(words) if w == "RUN")
+        i for i, w in enumerate(words) if w == "RUN"
+    )
 
 
 def test_entrypoint_is_the_worker() -> None:
@@ -46,8 +47,11 @@ def test_dependencies_are_pinned_and_cover_the_worker() -> None:
     runs = " ".join(rest for word, rest in instructions() if word == "RUN")
     assert "pip install -r loadgen/requirements-worker.txt" in runs
     assert "pip install --no-deps ." in runs
-    reqs = [line for line in (ROOT / "loadgen" / "requirements-worker.txt").read_text()
-            .splitlines() if line and not line.startswith("#")]
+    reqs = [
+        line
+        for line in (ROOT / "loadgen" / "requirements-worker.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     assert reqs and all(re.fullmatch(r"[A-Za-z0-9_.-]+==[\w.]+", r) for r in reqs), reqs
     names = {r.split("==")[0].lower().replace("_", "-") for r in reqs}
     assert {"boto3", "botocore", "numpy", "pydantic", "pyyaml", "httptools", "uvloop"} <= names

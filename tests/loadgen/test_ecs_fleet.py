@@ -10,8 +10,7 @@ from botocore.stub import ANY, Stubber
 from loadgen.fleet import EcsFleet, EcsNetwork
 
 ENV = {"HOTBENCH_RUN_ID": "run-1", "HOTBENCH_RESULTS_TABLE": "hotbench-results"}
-NET = EcsNetwork(subnets=["subnet-a", "subnet-b"], security_groups=["sg-1"],
-                 assign_public_ip=True)
+NET = EcsNetwork(subnets=["subnet-a", "subnet-b"], security_groups=["sg-1"], assign_public_ip=True)
 
 
 def arn(i: int) -> str:
@@ -19,27 +18,43 @@ def arn(i: int) -> str:
 
 
 def fleet_and_stub() -> tuple[EcsFleet, Stubber]:
-    client = boto3.client("ecs", region_name="us-east-1", aws_access_key_id="a",
-                          aws_secret_access_key="b")
-    fleet = EcsFleet(client, "hb-cluster", "hb-worker:3", "worker", NET,
-                     tags={"project": "hotbench"})
+    client = boto3.client(
+        "ecs", region_name="us-east-1", aws_access_key_id="a", aws_secret_access_key="b"
+    )
+    fleet = EcsFleet(
+        client, "hb-cluster", "hb-worker:3", "worker", NET, tags={"project": "hotbench"}
+    )
     return fleet, Stubber(client)
 
 
 def run_task_params(base: int, count: int) -> dict[str, Any]:
     env = {**ENV, "HOTBENCH_WORKER_BASE": str(base), "HOTBENCH_WORKER_COUNT": str(count)}
     return {
-        "cluster": "hb-cluster", "taskDefinition": "hb-worker:3", "count": count,
+        "cluster": "hb-cluster",
+        "taskDefinition": "hb-worker:3",
+        "count": count,
         "launchType": "FARGATE",
-        "networkConfiguration": {"awsvpcConfiguration": {
-            "subnets": ["subnet-a", "subnet-b"], "securityGroups": ["sg-1"],
-            "assignPublicIp": "ENABLED"}},
-        "tags": [{"key": "project", "value": "hotbench"},
-                 {"key": "hotbench:run", "value": "run-1"}],
-        "propagateTags": "TASK_DEFINITION", "startedBy": "hotbench-run-1",
-        "overrides": {"containerOverrides": [{
-            "name": "worker",
-            "environment": [{"name": k, "value": v} for k, v in sorted(env.items())]}]},
+        "networkConfiguration": {
+            "awsvpcConfiguration": {
+                "subnets": ["subnet-a", "subnet-b"],
+                "securityGroups": ["sg-1"],
+                "assignPublicIp": "ENABLED",
+            }
+        },
+        "tags": [
+            {"key": "project", "value": "hotbench"},
+            {"key": "hotbench:run", "value": "run-1"},
+        ],
+        "propagateTags": "TASK_DEFINITION",
+        "startedBy": "hotbench-run-1",
+        "overrides": {
+            "containerOverrides": [
+                {
+                    "name": "worker",
+                    "environment": [{"name": k, "value": v} for k, v in sorted(env.items())],
+                }
+            ]
+        },
     }
 
 
@@ -49,8 +64,9 @@ def test_run_task_in_batches_of_ten_with_tags_network_and_environment() -> None:
     for base, count in ((0, 10), (10, 10), (20, 3)):
         tasks = [{"taskArn": arn(n + i), "lastStatus": "PROVISIONING"} for i in range(count)]
         n += count
-        stub.add_response("run_task", {"tasks": tasks, "failures": []},
-                          run_task_params(base, count))
+        stub.add_response(
+            "run_task", {"tasks": tasks, "failures": []}, run_task_params(base, count)
+        )
     with stub:
         fleet.start("run-1", 23, ENV)
     stub.assert_no_pending_responses()
@@ -59,8 +75,14 @@ def test_run_task_in_batches_of_ten_with_tags_network_and_environment() -> None:
 
 def test_failed_starts_are_noted() -> None:
     fleet, stub = fleet_and_stub()
-    stub.add_response("run_task", {"tasks": [{"taskArn": arn(0)}], "failures": [
-        {"arn": "x", "reason": "RESOURCE:ENI", "detail": "no ENI left"}]}, run_task_params(0, 2))
+    stub.add_response(
+        "run_task",
+        {
+            "tasks": [{"taskArn": arn(0)}],
+            "failures": [{"arn": "x", "reason": "RESOURCE:ENI", "detail": "no ENI left"}],
+        },
+        run_task_params(0, 2),
+    )
     with stub:
         fleet.start("run-1", 2, ENV)
     assert fleet.notes() == ["RunTask batch at worker 0: RESOURCE:ENI no ENI left"]
@@ -69,17 +91,28 @@ def test_failed_starts_are_noted() -> None:
 def test_stop_on_abort_stops_only_running_tasks_and_running_counts_them() -> None:
     fleet, stub = fleet_and_stub()
     fleet.task_arns = [arn(i) for i in range(3)]
-    described = {"tasks": [
-        {"taskArn": arn(0), "lastStatus": "RUNNING"},
-        {"taskArn": arn(1), "lastStatus": "STOPPED", "stoppedReason": "Essential container "
-         "in task exited", "containers": [{"exitCode": 137}]},
-        {"taskArn": arn(2), "lastStatus": "PENDING"}], "failures": []}
+    described = {
+        "tasks": [
+            {"taskArn": arn(0), "lastStatus": "RUNNING"},
+            {
+                "taskArn": arn(1),
+                "lastStatus": "STOPPED",
+                "stoppedReason": "Essential container in task exited",
+                "containers": [{"exitCode": 137}],
+            },
+            {"taskArn": arn(2), "lastStatus": "PENDING"},
+        ],
+        "failures": [],
+    }
     expect = {"cluster": "hb-cluster", "tasks": fleet.task_arns}
     stub.add_response("describe_tasks", described, expect)
     stub.add_response("describe_tasks", described, expect)
     for i in (0, 2):
-        stub.add_response("stop_task", {"task": {"taskArn": arn(i)}},
-                          {"cluster": "hb-cluster", "task": arn(i), "reason": ANY})
+        stub.add_response(
+            "stop_task",
+            {"task": {"taskArn": arn(i)}},
+            {"cluster": "hb-cluster", "task": arn(i), "reason": ANY},
+        )
     with stub:
         assert fleet.running() == 2
         fleet.stop("barrier timeout: only 1 of 3 workers ready")

@@ -23,34 +23,48 @@ from .conftest import CREDS, make_plan
 
 
 def env_for(store: ResultStore, endpoint: str) -> dict[str, str]:
-    return {"HOTBENCH_RUN_ID": store.run_id, "HOTBENCH_RESULTS_TABLE": store.table,
-            "HOTBENCH_CONTROL_ENDPOINT": endpoint, "AWS_REGION": "us-east-1",
-            "HOTBENCH_BARRIER_TIMEOUT_S": "30", **CREDS}
+    return {
+        "HOTBENCH_RUN_ID": store.run_id,
+        "HOTBENCH_RESULTS_TABLE": store.table,
+        "HOTBENCH_CONTROL_ENDPOINT": endpoint,
+        "AWS_REGION": "us-east-1",
+        "HOTBENCH_BARRIER_TIMEOUT_S": "30",
+        **CREDS,
+    }
 
 
 def test_fleet_counts_add_up_across_workers(store: ResultStore, moto_endpoint: str) -> None:
     with StandIn("mixed") as server:
-        plan = make_plan(server.endpoint_url, store.run_id, rate=300, duration_s=2.0,
-                         workers=3, timeout_s=0.3)
-        run = run_fleet(plan, store, LocalFleet(), env_for(store, moto_endpoint),
-                        FleetOptions(barrier_timeout_s=30, lead_s=1.0))
+        plan = make_plan(
+            server.endpoint_url, store.run_id, rate=300, duration_s=2.0, workers=3, timeout_s=0.3
+        )
+        run = run_fleet(
+            plan,
+            store,
+            LocalFleet(),
+            env_for(store, moto_endpoint),
+            FleetOptions(barrier_timeout_s=30, lead_s=1.0),
+        )
     total = run.totals()
     assert not run.partial, run.notes
     assert total.sent == 600 == run.offered == server.stats.arrivals
     assert total.sent == total.succeeded + total.throttled + total.errors + total.timeouts
     assert total.throttled and total.errors and total.timeouts
     assert run.latency is not None and run.latency.count == (
-        total.succeeded + total.throttled + total.errors)
+        total.succeeded + total.throttled + total.errors
+    )
     assert set(store.reports("final")) == {0, 1, 2}
     assert all(r.status == COMPLETE for r in store.reports("final").values())
 
 
-def test_killed_worker_leaves_a_partial_run_that_completes(store: ResultStore,
-                                                           moto_endpoint: str) -> None:
+def test_killed_worker_leaves_a_partial_run_that_completes(
+    store: ResultStore, moto_endpoint: str
+) -> None:
     fleet = LocalFleet()
     with StandIn("ok") as server:
-        plan = make_plan(server.endpoint_url, store.run_id, rate=200, duration_s=4.0,
-                         workers=2, progress_s=0.5)
+        plan = make_plan(
+            server.endpoint_url, store.run_id, rate=200, duration_s=4.0, workers=2, progress_s=0.5
+        )
 
         def kill_later() -> None:  # once worker 1 reported sends, kill it (SIGKILL)
             deadline = time.time() + 30
@@ -64,8 +78,13 @@ def test_killed_worker_leaves_a_partial_run_that_completes(store: ResultStore,
         killer = threading.Thread(target=kill_later, daemon=True)
         killer.start()
         began = time.monotonic()
-        run = run_fleet(plan, store, fleet, env_for(store, moto_endpoint),
-                        FleetOptions(barrier_timeout_s=30, lead_s=1.0, collect_grace_s=2.0))
+        run = run_fleet(
+            plan,
+            store,
+            fleet,
+            env_for(store, moto_endpoint),
+            FleetOptions(barrier_timeout_s=30, lead_s=1.0, collect_grace_s=2.0),
+        )
         killer.join(1)
     assert time.monotonic() - began < 25
     assert run.partial
@@ -88,8 +107,7 @@ def test_worker_started_after_t0_refuses(store: ResultStore, moto_endpoint: str)
     assert final.totals().sent == 0
 
 
-def test_second_start_of_the_same_worker_refuses(store: ResultStore,
-                                                 moto_endpoint: str) -> None:
+def test_second_start_of_the_same_worker_refuses(store: ResultStore, moto_endpoint: str) -> None:
     store.put_plan(make_plan("http://127.0.0.1:9", store.run_id, workers=2))
     assert store.claim_start(0)  # the first start of worker 0 (still running somewhere)
     config = parse_config(["--worker", "0"], env_for(store, moto_endpoint))
@@ -108,8 +126,9 @@ def test_barrier_aborts_with_a_clear_message(store: ResultStore) -> None:
 def test_barrier_goes_with_n_of_m_at_the_timeout(store: ResultStore) -> None:
     store.put_ready(0)
     store.put_ready(2)
-    t0, admitted = coordinator_go(store, expected=3, required=2, timeout_s=0.5, lead_s=1.0,
-                                  poll_s=0.1)
+    t0, admitted = coordinator_go(
+        store, expected=3, required=2, timeout_s=0.5, lead_s=1.0, poll_s=0.1
+    )
     assert admitted == [0, 2] and t0 > time.time()
     assert store.get_go() == {"t0": t0, "workers": [0, 2]}
 
@@ -123,14 +142,28 @@ def test_large_reports_are_split_and_read_back(store: ResultStore) -> None:
     assert list(store.query("final#")) == ["final#7"]
 
 
-def test_watchdog_in_a_worker_process_makes_the_run_partial(store: ResultStore,
-                                                            moto_endpoint: str) -> None:
+def test_watchdog_in_a_worker_process_makes_the_run_partial(
+    store: ResultStore, moto_endpoint: str
+) -> None:
     with StandIn("silent") as server:
-        plan = make_plan(server.endpoint_url, store.run_id, rate=50, duration_s=1.0,
-                         workers=1, timeout_s=30.0, drain_s=1.0, concurrency=8)
+        plan = make_plan(
+            server.endpoint_url,
+            store.run_id,
+            rate=50,
+            duration_s=1.0,
+            workers=1,
+            timeout_s=30.0,
+            drain_s=1.0,
+            concurrency=8,
+        )
         began = time.monotonic()
-        run = run_fleet(plan, store, LocalFleet(), env_for(store, moto_endpoint),
-                        FleetOptions(barrier_timeout_s=30, lead_s=1.0, collect_grace_s=5.0))
+        run = run_fleet(
+            plan,
+            store,
+            LocalFleet(),
+            env_for(store, moto_endpoint),
+            FleetOptions(barrier_timeout_s=30, lead_s=1.0, collect_grace_s=5.0),
+        )
     assert time.monotonic() - began < 20  # not the 30 s request timeout
     assert run.partial
     final = store.reports("final")[0]

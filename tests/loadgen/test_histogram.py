@@ -15,8 +15,10 @@ def test_buckets_have_two_significant_digits() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.floats(min_value=1e-5, max_value=10.0), min_size=1, max_size=300),
-       st.integers(min_value=1, max_value=5))
+@given(
+    st.lists(st.floats(min_value=1e-5, max_value=10.0), min_size=1, max_size=300),
+    st.integers(min_value=1, max_value=5),
+)
 def test_merge_of_parts_equals_the_whole(samples: list[float], parts: int) -> None:
     whole = LatencyHistogram()
     pieces = [LatencyHistogram() for _ in range(parts)]

@@ -32,8 +32,14 @@ def shortened(duration_s: float, tables: list[str], seed_items: int = 300) -> Pl
     phases = [p.model_copy(update={"duration_s": duration_s}) for p in pb.load.phases]
     runs = [r.model_copy(update={"repeats": 1}) for r in pb.runs() if r.table in tables]
     specs = [t.model_copy(update={"seed_items": seed_items}) for t in pb.tables]
-    return pb.model_copy(update={"tables": specs, "load": pb.load.model_copy(
-        update={"attributes": attrs, "phases": phases, "runs": runs})})
+    return pb.model_copy(
+        update={
+            "tables": specs,
+            "load": pb.load.model_copy(
+                update={"attributes": attrs, "phases": phases, "runs": runs}
+            ),
+        }
+    )
 
 
 @pytest.mark.slow
@@ -60,8 +66,24 @@ def test_cli_run_writes_the_simulate_json_format(tmp_path: Path) -> None:
     path = tmp_path / "pb.json"
     path.write_text(json.dumps(playbook.model_dump(mode="json")))  # JSON is valid YAML
     out = tmp_path / "live.json"
-    assert cli(["run", str(path), "--target", "local", "--workers", "2", "--scale", "0.05",
-                "--json", str(out), "--quiet"]) == 0
+    assert (
+        cli(
+            [
+                "run",
+                str(path),
+                "--target",
+                "local",
+                "--workers",
+                "2",
+                "--scale",
+                "0.05",
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     sim_out = tmp_path / "sim.json"
     assert cli(["simulate", str(path), "--json", str(sim_out), "--quiet"]) == 0
     live, sim = json.loads(out.read_text()), json.loads(sim_out.read_text())
@@ -92,17 +114,24 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     from .conftest import tiny_playbook
 
     base = tiny_playbook().model_dump(mode="json")
-    base["load"]["phases"] = [{"name": op, "operation": op, "rate": 100, "duration_s": 1.0}
-                              for op in ("put", "update", "get", "query")]
+    base["load"]["phases"] = [
+        {"name": op, "operation": op, "rate": 100, "duration_s": 1.0}
+        for op in ("put", "update", "get", "query")
+    ]
     playbook = parse_playbook(base)
     with EmulatorServer(port=0, scale=1.0, create_delay_s=0) as emu:
-        client = boto3.client("dynamodb", endpoint_url=emu.endpoint_url,
-                              region_name="us-east-1", aws_access_key_id="a",
-                              aws_secret_access_key="b")
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=emu.endpoint_url,
+            region_name="us-east-1",
+            aws_access_key_id="a",
+            aws_secret_access_key="b",
+        )
         client.create_table(**playbook.tables[0].create_table_request("tbl"))
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=2.0)
-        report = asyncio.run(Measurement(plan, 0, StaticCredentials("a", "b")).run(
-            time.time() + 0.1))
+        report = asyncio.run(
+            Measurement(plan, 0, StaticCredentials("a", "b")).run(time.time() + 0.1)
+        )
     for phase, second in (("put", 0), ("update", 1), ("get", 2), ("query", 3)):
         c = report.seconds[second]
         assert c.sent == c.succeeded == 100, (phase, c.to_json())

@@ -15,8 +15,9 @@ from .conftest import make_plan
 CREDS = StaticCredentials("AKID", "secret")
 
 
-def measure(plan_kwargs: dict[str, object], mode: str = "ok", worker: int = 0,
-            **standin: object) -> tuple[WorkerReport, StandIn, float]:
+def measure(
+    plan_kwargs: dict[str, object], mode: str = "ok", worker: int = 0, **standin: object
+) -> tuple[WorkerReport, StandIn, float]:
     with StandIn(mode, **standin) as server:  # type: ignore[arg-type]
         plan = make_plan(server.endpoint_url, **plan_kwargs)  # type: ignore[arg-type]
         began = time.monotonic()
@@ -69,7 +70,9 @@ def test_open_loop_does_not_wait_for_slow_replies() -> None:
 def test_watchdog_fires_on_a_server_that_stops_answering() -> None:
     report, server, took = measure(
         {"rate": 100, "duration_s": 1.0, "timeout_s": 5.0, "drain_s": 0.5, "concurrency": 16},
-        "answer-then-silent", answer_first=20)
+        "answer-then-silent",
+        answer_first=20,
+    )
     total = report.totals()
     assert report.status == WATCHDOG
     assert took < 3.0  # stopped at end + drain, not after the 5 s request timeouts
@@ -91,8 +94,9 @@ def test_op_cap_aborts() -> None:
 
 
 def test_timeouts_and_closed_connections_are_counted_not_retried() -> None:
-    report, server, _ = measure({"rate": 100, "duration_s": 0.5, "timeout_s": 0.2,
-                                 "drain_s": 1.0}, "silent")
+    report, server, _ = measure(
+        {"rate": 100, "duration_s": 0.5, "timeout_s": 0.2, "drain_s": 1.0}, "silent"
+    )
     total = report.totals()
     assert report.status == COMPLETE
     assert total.timeouts == total.sent == 50 == server.stats.arrivals

@@ -15,9 +15,18 @@ from .conftest import tiny_playbook
 
 
 def test_scaled_counts_still_add_up() -> None:
-    c = Counts(sent=397, succeeded=181, throttled=201, errors=7, timeouts=8, late=3,
-               consumed_wcu=181.0, by_exception=Counter({"A": 150, "B": 51}),
-               by_reason=Counter({"R1": 120, "R2": 81}), errors_by_type=Counter({"X": 7}))
+    c = Counts(
+        sent=397,
+        succeeded=181,
+        throttled=201,
+        errors=7,
+        timeouts=8,
+        late=3,
+        consumed_wcu=181.0,
+        by_exception=Counter({"A": 150, "B": 51}),
+        by_reason=Counter({"R1": 120, "R2": 81}),
+        errors_by_type=Counter({"X": 7}),
+    )
     s = scale_counts(c, 1 / 0.15)
     assert s.sent == s.succeeded + s.throttled + s.errors + s.timeouts
     assert s.throttled == sum(s.by_exception.values())
@@ -35,13 +44,21 @@ def test_to_full_scale_divides_counts_not_times() -> None:
 
 
 def test_classify() -> None:
-    body = json.dumps({"__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException",
-                       "message": "m", "throttlingReasons": [
-                           {"reason": "TableWriteMaxOnDemandThroughputExceeded",
-                            "resource": "arn"}]}).encode()
+    body = json.dumps(
+        {
+            "__type": "com.amazonaws.dynamodb.v20120810#ThrottlingException",
+            "message": "m",
+            "throttlingReasons": [
+                {"reason": "TableWriteMaxOnDemandThroughputExceeded", "resource": "arn"}
+            ],
+        }
+    ).encode()
     out = classify(400, body)
     assert (out.kind, out.name, out.reason) == (
-        "throttled", "ThrottlingException", "TableWriteMaxOnDemandThroughputExceeded")
+        "throttled",
+        "ThrottlingException",
+        "TableWriteMaxOnDemandThroughputExceeded",
+    )
     assert classify(400, b'{"__type":"x#ValidationException"}').name == "ValidationException"
     assert classify(503, b"<html>").name == "HTTP503"
     ok = classify(200, b'{"ConsumedCapacity":{"CapacityUnits":4.0,"Table":{"CapacityUnits":1.0}}}')
@@ -52,8 +69,7 @@ def test_classify() -> None:
 def test_written_items_have_the_declared_dynamodb_size(size: int) -> None:
     itemsize = pytest.importorskip("emulator.itemsize")
     pb = tiny_playbook(item_size=size)
-    factory = RequestFactory(pb, pb.tables[0], pb.load.phases[0], "tbl",
-                             np.random.default_rng(0))
+    factory = RequestFactory(pb, pb.tables[0], pb.load.phases[0], "tbl", np.random.default_rng(0))
     for _ in range(20):
         item = json.loads(factory.next_body())["Item"]
         assert itemsize.item_size(item) == size  # the emulator's own size function
@@ -63,8 +79,7 @@ def test_written_items_have_the_declared_dynamodb_size(size: int) -> None:
 @pytest.mark.parametrize("operation", ["update", "get", "query"])
 def test_other_operations_address_the_primary_key(operation: str) -> None:
     pb = tiny_playbook(operation=operation)
-    factory = RequestFactory(pb, pb.tables[0], pb.load.phases[0], "tbl",
-                             np.random.default_rng(0))
+    factory = RequestFactory(pb, pb.tables[0], pb.load.phases[0], "tbl", np.random.default_rng(0))
     body = json.loads(factory.next_body())
     assert body["TableName"] == "tbl"
     if operation == "query":
@@ -89,8 +104,9 @@ def test_seed_items_are_the_first_combinations_and_agree_with_the_load() -> None
     assert min(Counter(i["warehouseId"]["S"] for i in first).values()) > 80
     # per_item attributes (shelf, price) match what the load writes for the same key.
     factory = RequestFactory(pb, spec, pb.load.phases[0], "t", np.random.default_rng(3))
-    seeded = {(i["itemId"]["S"], i["warehouseId"]["S"]): (i["shelfNumber"], i["unitPrice"])
-              for i in items}
+    seeded = {
+        (i["itemId"]["S"], i["warehouseId"]["S"]): (i["shelfNumber"], i["unitPrice"]) for i in items
+    }
     for _ in range(200):
         item = json.loads(factory.next_body())["Item"]
         key = (item["itemId"]["S"], item["warehouseId"]["S"])

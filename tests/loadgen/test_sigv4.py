@@ -18,11 +18,15 @@ WHEN = datetime.datetime(2026, 11, 30, 23, 59, 59, tzinfo=datetime.UTC)
 
 
 def botocore_authorization(host: str, target: str, body: bytes, token: str | None) -> str:
-    request = AWSRequest(method="POST", url=f"http://{host}/", data=body,
-                         headers={"Content-Type": "application/x-amz-json-1.0",
-                                  "X-Amz-Target": target})
-    auth = botocore.auth.SigV4Auth(Credentials("AKIDEXAMPLE", "secret/key+x", token),
-                                   "dynamodb", "us-west-2")
+    request = AWSRequest(
+        method="POST",
+        url=f"http://{host}/",
+        data=body,
+        headers={"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target},
+    )
+    auth = botocore.auth.SigV4Auth(
+        Credentials("AKIDEXAMPLE", "secret/key+x", token), "dynamodb", "us-west-2"
+    )
     with mock.patch("botocore.auth.get_current_datetime", return_value=WHEN):
         auth.add_auth(request)
     return str(request.headers["Authorization"])
