@@ -22,8 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loadgen.measure import Measurement
+from loadgen.messages import RunPlan
 from loadgen.playbook import parse_playbook
-from loadgen.report import RunPlan
 from loadgen.sigv4 import StaticCredentials
 from loadgen.worker import run_event_loop
 

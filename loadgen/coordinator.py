@@ -17,11 +17,12 @@ from loadgen.arrivals import Schedule
 from loadgen.barrier import coordinator_go
 from loadgen.fleet import Fleet
 from loadgen.histogram import LatencyHistogram
-from loadgen.report import COMPLETE, PhaseShare, RunPlan, WorkerReport
+from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
 from loadgen.results import Counts, PhaseResult, RunResult
 from loadgen.resultstore import ResultStore
 
-Status = Callable[[str], None]
+Notify = Callable[[str], None]
+"""Where a runner sends its progress messages for the user (a line each)."""
 
 
 @dataclass
@@ -44,12 +45,12 @@ def run_fleet(
     fleet: Fleet,
     env: dict[str, str],
     options: FleetOptions | None = None,
-    status: Status | None = None,
+    notify: Notify | None = None,
 ) -> RunResult:
     """Run `plan` on `fleet` and return the aggregated (possibly partial) result, in the
     units the workers measured (scaled; see loadgen.results.to_full_scale)."""
     options = options or FleetOptions()
-    say = status or (lambda _msg: None)
+    say = notify or (lambda _msg: None)
     store.put_plan(plan)
     try:
         fleet.start(plan.run_id, plan.workers, env)

@@ -161,7 +161,7 @@ def seed_indices(sampler: Sampler, limit: int) -> range:
     return range(min(limit, sampler.finite or limit))
 
 
-def _mix(values: np.ndarray) -> np.ndarray:
+def mix64(values: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser, vectorised: a stable, well-spread function of an index."""
     with np.errstate(over="ignore"):
         z = values.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
@@ -204,10 +204,10 @@ class ItemGenerator:
         key = np.zeros(n, dtype=np.uint64)
         with np.errstate(over="ignore"):
             for name in self.primary:
-                key = _mix(key * np.uint64(1_000_003) + block[name].astype(np.uint64))
+                key = mix64(key * np.uint64(1_000_003) + block[name].astype(np.uint64))
         for i, name in enumerate(self.derived):
             finite = self.samplers[name].finite or (1 << 62)
-            mixed = _mix(key + np.uint64(i + 1))
+            mixed = mix64(key + np.uint64(i + 1))
             block[name] = (mixed % np.uint64(finite)).astype(np.int64)
 
     def render(self, indices: dict[str, np.ndarray], row: int) -> dict[str, Value]:

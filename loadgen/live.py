@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from loadgen.coordinator import FleetOptions, run_fleet
+from loadgen.coordinator import FleetOptions, Notify, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
+from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
-from loadgen.report import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.results import PlaybookResult, to_full_scale
 from loadgen.resultstore import ResultStore, make_client, wait_active
 from loadgen.seed import seed_table
@@ -60,9 +60,6 @@ class LiveOptions:
     fleet: FleetOptions = field(default_factory=FleetOptions)
 
 
-Status = Callable[[str], None]
-
-
 def new_run_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d%H%M%S}-{secrets.token_hex(2)}"
 
@@ -82,7 +79,7 @@ def _endpoint(options: LiveOptions) -> Iterator[tuple[str, Skip | None]]:
         yield str(server.endpoint_url), server.skip
 
 
-def pause(seconds: float, pause_scale: float, skip: Skip | None, say: Status) -> None:
+def pause(seconds: float, pause_scale: float, skip: Skip | None, say: Notify) -> None:
     """Wait `seconds * pause_scale` of real time; with the in-process emulator the rest
     of the pause is skipped on its clock, so splits and cooling see the whole pause."""
     real = seconds * pause_scale if skip is not None else seconds * min(1.0, pause_scale)
@@ -100,11 +97,11 @@ def pause(seconds: float, pause_scale: float, skip: Skip | None, say: Status) ->
 
 
 def run_playbook(
-    playbook: Playbook, options: LiveOptions | None = None, status: Status | None = None
+    playbook: Playbook, options: LiveOptions | None = None, notify: Notify | None = None
 ) -> PlaybookResult:
     """Run every table run of a playbook live; always returns (partial runs labelled)."""
     options = options or LiveOptions()
-    say = status or (lambda _m: None)
+    say = notify or (lambda _m: None)
     run_id = new_run_id()
     started = datetime.now(UTC).isoformat(timespec="seconds")
     wall0 = time.perf_counter()
@@ -161,7 +158,7 @@ def run_playbook(
 
 
 def _run_one(
-    plan: RunPlan, client: Any, results_table: str, endpoint: str, options: LiveOptions, say: Status
+    plan: RunPlan, client: Any, results_table: str, endpoint: str, options: LiveOptions, say: Notify
 ) -> Any:
     store = ResultStore(client, results_table, plan.run_id)
     fleet = (

@@ -26,7 +26,7 @@ import numpy as np
 
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
-from loadgen.report import COMPLETE, FAILED, OP_CAP, WATCHDOG, PhaseShare, RunPlan, WorkerReport
+from loadgen.messages import COMPLETE, FAILED, OP_CAP, WATCHDOG, PhaseShare, RunPlan, WorkerReport
 from loadgen.requests import RequestFactory, classify
 from loadgen.results import Counts
 from loadgen.sigv4 import CredentialSource, Signer

@@ -27,7 +27,7 @@ import time
 import zlib
 from typing import Any
 
-from loadgen.report import RunPlan, WorkerReport
+from loadgen.messages import RunPlan, WorkerReport
 
 PART_BYTES = 350_000
 

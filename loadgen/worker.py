@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from loadgen.barrier import BarrierAborted, BarrierRefused, claim_worker, worker_wait
 from loadgen.measure import Measurement
-from loadgen.report import COMPLETE, REFUSED, WATCHDOG, RunPlan, WorkerReport
+from loadgen.messages import COMPLETE, REFUSED, WATCHDOG, RunPlan, WorkerReport
 from loadgen.resultstore import ResultStore, make_client
 from loadgen.sigv4 import resolve_credentials
 

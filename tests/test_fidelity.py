@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from emulator.simulate import simulate
 from loadgen.playbook import load_playbook
+from loadgen.simulate import simulate
 from tests.conftest import PLAYBOOKS
 
 M1_RATES = {  # (table, repeat) -> published throttle rate, %

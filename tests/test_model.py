@@ -12,8 +12,8 @@ from emulator.buckets import TokenBucket, admit
 from emulator.keyspace import key_bytes, partition_hash
 from emulator.model import CapacityModel, GsiWrite, ModelError
 from emulator.params import DEFAULT_PARAMS
-from emulator.simulate import simulate
 from emulator.throttle import ON_DEMAND_MESSAGE, TABLE_PROVISIONED_MESSAGE
+from loadgen.simulate import simulate
 from tests.conftest import make_playbook
 
 

@@ -18,7 +18,8 @@ from loadgen.playbook import load_playbook
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     from loadgen.coordinator import FleetOptions
-    from loadgen.live import LiveOptions, run_playbook
+    from loadgen.live import LiveOptions
+    from loadgen.runners import LiveRunner
 
     if args.target != "local":
         raise UserError(
@@ -44,11 +45,11 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
     )
 
-    def status(message: str) -> None:
+    def notify(message: str) -> None:
         if not args.quiet:
             console.print(f"[dim]{message}[/]", highlight=False)
 
-    result = run_playbook(playbook, options, status)
+    result = LiveRunner(options, notify).run(playbook)
     report_result(result, args.json, console)
     return 0
 

@@ -15,7 +15,7 @@ from loadgen.playbook import load_playbook
 def handle(args: argparse.Namespace, console: Console) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from emulator.simulate import simulate
+    from loadgen.runners import SimulatedRunner
 
     playbook = load_playbook(args.playbook)
     with Progress(
@@ -31,7 +31,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         def progress(label: str, fraction: float) -> None:
             bar.update(task, description=f"simulating {label}", completed=fraction)
 
-        result = simulate(playbook, progress=progress)
+        result = SimulatedRunner(progress=progress).run(playbook)
     report_result(result, args.json, console)
     return 0
 

@@ -8,32 +8,32 @@ from console.infra.cost import CostEstimate, CostLine, estimate
 from console.infra.errors import TerraformApplyError, TerraformError
 from console.infra.outputs import HotbenchOutputs, TableOutput, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
-from console.infra.runner import (
+from console.infra.terraform import DEFAULT_WORKDIR, Plan, Terraform, progress_line
+from console.infra.tf_exec import (
     BINARY_ENV,
     BinaryRunner,
+    CommandResult,
     LibterraformRunner,
-    Runner,
-    RunResult,
+    TerraformRunner,
     runner_from_env,
 )
-from console.infra.terraform import DEFAULT_WORKDIR, Plan, Terraform, progress_line
 
 __all__ = [
     "BINARY_ENV",
     "DEFAULT_WORKDIR",
     "BinaryRunner",
+    "CommandResult",
     "CostEstimate",
     "CostLine",
     "HotbenchOutputs",
     "LibterraformRunner",
     "Plan",
     "PlanSummary",
-    "RunResult",
-    "Runner",
     "TableOutput",
     "Terraform",
     "TerraformApplyError",
     "TerraformError",
+    "TerraformRunner",
     "estimate",
     "parse_outputs",
     "progress_line",

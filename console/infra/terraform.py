@@ -19,7 +19,7 @@ from console.infra.cost import CostEstimate, estimate
 from console.infra.errors import TerraformApplyError, TerraformError
 from console.infra.outputs import HotbenchOutputs, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
-from console.infra.runner import Runner, RunResult, runner_from_env
+from console.infra.tf_exec import CommandResult, TerraformRunner, runner_from_env
 
 ProgressCallback = Callable[[str], None]
 
@@ -78,7 +78,7 @@ class Terraform:
         self,
         workdir: Path = DEFAULT_WORKDIR,
         variables: Mapping[str, Any] | None = None,
-        runner: Runner | None = None,
+        runner: TerraformRunner | None = None,
     ) -> None:
         self.workdir = Path(workdir)
         if not self.workdir.is_dir():
@@ -97,7 +97,7 @@ class Terraform:
         path.write_text(json.dumps(self.variables, indent=2, sort_keys=True))
         return [f"-var-file={path}"]
 
-    def _run(self, args: list[str], what: str) -> RunResult:
+    def _run(self, args: list[str], what: str) -> CommandResult:
         try:
             result = self.runner.run(args, self.workdir)
         except TerraformError:
@@ -115,7 +115,7 @@ class Terraform:
 
     def _stream(
         self, args: list[str], on_progress: ProgressCallback
-    ) -> tuple[RunResult, list[str]]:
+    ) -> tuple[CommandResult, list[str]]:
         errors: list[str] = []
 
         def handle(line: str) -> None:
@@ -167,7 +167,7 @@ class Terraform:
         else:
             args = ["apply", "-json", "-input=false", "-auto-approve", *self._var_args()]
         succeeded = False
-        result: RunResult | None = None
+        result: CommandResult | None = None
         errors: list[str] = []
         destroy_error: TerraformError | None = None
         destroyed = False

@@ -27,10 +27,10 @@ import pytest
 
 from emulator.itemsize import item_size
 from emulator.server import EmulatorServer
-from emulator.simulate import simulate
 from loadgen.arrivals import Schedule
 from loadgen.keys import ItemGenerator
 from loadgen.playbook import Playbook, load_playbook
+from loadgen.simulate import simulate
 from tests.conftest import PLAYBOOKS
 
 SCALE = 0.1

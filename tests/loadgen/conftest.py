@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from loadgen.messages import RunPlan
 from loadgen.playbook import Playbook, parse_playbook
-from loadgen.report import RunPlan
 from loadgen.resultstore import ResultStore, make_client
 
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}

@@ -14,7 +14,7 @@ import pytest
 from loadgen.barrier import BarrierTimeout, coordinator_go
 from loadgen.coordinator import FleetOptions, run_fleet
 from loadgen.fleet import LocalFleet
-from loadgen.report import COMPLETE, REFUSED
+from loadgen.messages import COMPLETE, REFUSED
 from loadgen.resultstore import ResultStore
 from loadgen.standin import StandIn
 from loadgen.worker import EXIT_REFUSED, parse_config, run_worker

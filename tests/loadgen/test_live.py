@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from console.cli import main as cli
-from emulator.simulate import simulate
 from loadgen.live import LiveOptions, run_playbook
 from loadgen.playbook import Playbook, load_playbook
+from loadgen.simulate import simulate
 
 pytest.importorskip("emulator.server")
 
@@ -107,8 +107,8 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
 
     from emulator.server import EmulatorServer
     from loadgen.measure import Measurement
+    from loadgen.messages import RunPlan
     from loadgen.playbook import parse_playbook
-    from loadgen.report import RunPlan
     from loadgen.sigv4 import StaticCredentials
 
     from .conftest import tiny_playbook

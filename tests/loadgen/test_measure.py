@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from loadgen.measure import ABANDONED, Measurement
-from loadgen.report import COMPLETE, OP_CAP, WATCHDOG, WorkerReport
+from loadgen.messages import COMPLETE, OP_CAP, WATCHDOG, WorkerReport
 from loadgen.sigv4 import StaticCredentials
 from loadgen.standin import StandIn
 

@@ -22,7 +22,7 @@ from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.arrivals import Schedule
-from loadgen.keys import ItemGenerator, Sampler, _mix
+from loadgen.keys import ItemGenerator, Sampler, mix64
 from loadgen.playbook import Phase, Playbook, TableSpec
 from loadgen.results import PhaseResult, PlaybookResult, RunResult
 
@@ -63,7 +63,7 @@ class KeyMapper:
 
     def hashes(self, idx: np.ndarray) -> np.ndarray:
         if not self.exact:
-            return _mix(idx)
+            return mix64(idx)
         if self._hashes is None:
             self._precompute()
         assert self._hashes is not None

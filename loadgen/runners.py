@@ -1,0 +1,56 @@
+"""The one interface to run a playbook, in virtual time or live.
+
+The workflow, the console and the playbook checks all ask for "this playbook's result"
+and should not care whether it came from the capacity model (`SimulatedRunner`, seconds,
+no HTTP) or from a fleet of workers against an endpoint (`LiveRunner`). Both return the
+same `PlaybookResult`, so a result from either can be printed, compared, checked or
+exported the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from emulator.params import DEFAULT_PARAMS, CapacityParams
+from loadgen.coordinator import Notify
+from loadgen.live import LiveOptions, run_playbook
+from loadgen.playbook import Playbook
+from loadgen.results import PlaybookResult
+from loadgen.simulate import TICK_S, Progress, simulate
+
+
+class PlaybookRunner(Protocol):
+    """Runs every table run of a playbook and returns what was measured."""
+
+    mode: str
+    """"simulate" or "run": the `mode` the result carries."""
+
+    def run(self, playbook: Playbook) -> PlaybookResult: ...
+
+
+@dataclass
+class SimulatedRunner:
+    """The playbook through the capacity model in virtual time."""
+
+    params: CapacityParams = DEFAULT_PARAMS
+    progress: Progress | None = None
+    """(label, fraction of the current run done), every few simulated seconds."""
+    tick_s: float = TICK_S
+    mode: str = "simulate"
+
+    def run(self, playbook: Playbook) -> PlaybookResult:
+        return simulate(playbook, self.params, self.progress, self.tick_s)
+
+
+@dataclass
+class LiveRunner:
+    """The playbook driven by a fleet of workers against a DynamoDB endpoint."""
+
+    options: LiveOptions = field(default_factory=LiveOptions)
+    notify: Notify | None = None
+    """Progress messages (creating, seeding, workers ready, GO, ...)."""
+    mode: str = "run"
+
+    def run(self, playbook: Playbook) -> PlaybookResult:
+        return run_playbook(playbook, self.options, self.notify)
