@@ -97,6 +97,11 @@ class Schedule:
                 return seg.t0 + (-seg.r0 + math.sqrt(max(0.0, disc))) / slope
         return self.duration
 
+    def worker_share(self, worker: int, workers: int) -> range:
+        """The requests this worker sends: worker, worker+W, ... (interleaved, so every
+        worker's share follows the same rate curve)."""
+        return range(worker, self.total, workers)
+
     def worker_times(self, worker: int, workers: int) -> list[float]:
-        """Send times of this worker's share: requests worker, worker+W, ..."""
-        return [self.send_time(k) for k in range(worker, self.total, workers)]
+        """Send times of this worker's share."""
+        return [self.send_time(k) for k in self.worker_share(worker, workers)]

@@ -18,7 +18,7 @@ from loadgen.barrier import coordinator_go
 from loadgen.fleet import Fleet
 from loadgen.histogram import LatencyHistogram
 from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
-from loadgen.results import Counts, PhaseResult, RunResult
+from loadgen.results import PhaseResult, RunResult
 from loadgen.resultstore import ResultStore
 
 Notify = Callable[[str], None]
@@ -154,10 +154,7 @@ def aggregate(
         run.partial = True
     offset = 0.0
     for i, phase in enumerate(phases):
-        counts = Counts()
-        for second in range(int(offset), int(offset + phase.duration_s)):
-            if second in run.seconds:
-                counts.add(run.seconds[second])
+        counts = run.totals_between(offset, phase.duration_s)
         run.phases.append(
             PhaseResult(
                 phase.name,

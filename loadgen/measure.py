@@ -52,10 +52,10 @@ def endpoint_of(plan: RunPlan) -> tuple[str, str, int]:
 
 def default_max_ops(plan: RunPlan, worker: int) -> int:
     """This worker's share of every phase's schedule, plus 5 % and 100 of slack."""
-    share = 0
-    for phase in plan.playbook.load.phases:
-        total = Schedule.for_phase(phase, plan.scale).total
-        share += len(range(worker, total, plan.workers))
+    share = sum(
+        len(Schedule.for_phase(phase, plan.scale).worker_share(worker, plan.workers))
+        for phase in plan.playbook.load.phases
+    )
     return int(share * 1.05) + 100
 
 

@@ -96,6 +96,10 @@ class TableSpec(Strict):
             raise ValueError("GSI names must be unique")
         return self
 
+    def primary_key_names(self) -> list[str]:
+        """The table's own key attributes: partition key, then sort key if any."""
+        return [self.partition_key.name] + ([self.sort_key.name] if self.sort_key else [])
+
     def key_attributes(self) -> list[KeyAttribute]:
         keys = [self.partition_key] + ([self.sort_key] if self.sort_key else [])
         for g in self.gsis:

@@ -117,7 +117,7 @@ class RequestFactory:
         self.target = TARGET_PREFIX + TARGETS[phase.operation]
         attributes = {**playbook.load.attributes, **phase.attributes}
         key_names = [k.name for k in spec.key_attributes()]
-        self.primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
+        self.primary = spec.primary_key_names()
         for key in spec.key_attributes():
             if key.type == "B":
                 raise ValueError(

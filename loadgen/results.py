@@ -99,6 +99,16 @@ class PerSecond:
             total.add(counts)
         return total
 
+    def totals_between(self, start_s: float, duration_s: float) -> Counts:
+        """The counts of the whole seconds of [start_s, start_s + duration_s): a phase's
+        totals are its seconds added, so they agree with the per-second series."""
+        total = Counts()
+        for second in range(int(start_s), int(start_s + duration_s)):
+            counts = self.seconds.get(second)
+            if counts is not None:
+                total.add(counts)
+        return total
+
 
 @dataclass
 class PhaseResult:
@@ -297,10 +307,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         latency=run.latency,
     )
     for phase in run.phases:
-        counts = Counts()  # as the simulation does: the phase's seconds, added
-        for second in range(int(phase.start_s), int(phase.start_s + phase.duration_s)):
-            if second in out.seconds:
-                counts.add(out.seconds[second])
+        counts = out.totals_between(phase.start_s, phase.duration_s)
         out.phases.append(
             PhaseResult(
                 phase.name,

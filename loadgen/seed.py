@@ -35,7 +35,7 @@ def seed_items(
     the playbook's distributions (or derived from the key when `per_item`)."""
     count = spec.seed_items if limit is None else min(limit, spec.seed_items)
     attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
-    primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
+    primary = spec.primary_key_names()
     generator = ItemGenerator(attributes, [k.name for k in spec.key_attributes()], primary)
     radices = []
     for name in primary:

@@ -98,7 +98,7 @@ def _table_load(
 ) -> _TableLoad:
     attributes = {**playbook.load.attributes, **phase.attributes}
     key_names = [k.name for k in spec.key_attributes()]
-    primary = [spec.partition_key.name] + ([spec.sort_key.name] if spec.sort_key else [])
+    primary = spec.primary_key_names()
     generator = ItemGenerator(attributes, key_names, primary)
     mappers = {}
     for name, sampler in generator.samplers.items():
@@ -225,8 +225,7 @@ class Simulation:
                 next_report = t1 + 5.0
         self.now = phase_start + phase.duration_s
         self.model.advance(self.now)
-        for second in range(int(offset), int(offset + phase.duration_s)):
-            out.counts.add(result.second(second))
+        out.counts.add(result.totals_between(offset, phase.duration_s))
         return out
 
     def _tick(
