@@ -183,7 +183,7 @@ class Partition(Resource):
 class GsiWriteLog(Resource):
     """A GSI partition's propagation log, the resource a base-table write needs.
 
-    GSIs are written asynchronously [AWS]: the log takes entries at up to
+    GSIs are written asynchronously [AWS reference.md#gsis]: the log takes entries at up to
     `intake_factor` times the partition's rate and applies them at the partition's rate;
     when it runs more than `backlog_s` behind, base-table writes are throttled.
     """

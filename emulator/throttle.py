@@ -1,8 +1,8 @@
 """What DynamoDB says when it refuses a request: exception class, message, reason.
 
-The texts are DynamoDB's own (shared/reference/dynamodb-facts.md, "Errors on the wire"),
-so an SDK pointed at the emulator raises the same exception with the same
-`response['Error']` as against AWS.
+The texts are DynamoDB's own (docs/reference.md#errors-and-throttle-reasons), so an SDK
+pointed at the emulator raises the same exception with the same `response['Error']` as
+against AWS.
 """
 
 from __future__ import annotations
@@ -70,8 +70,9 @@ class ThrottleSite:
         scope = "Index" if self.on_index else "Table"
         reason = f"{scope}{'Write' if is_write else 'Read'}{self.cause.value}"
         if self.provisioned_table:
-            # [?] AWS leaves open which class a key-range throttle uses per capacity mode:
-            # we follow the table's mode, so one table always raises one class.
+            # [? reference.md#errors-and-throttle-reasons] AWS leaves open which class a
+            # key-range throttle uses per capacity mode: we follow the table's mode, so one
+            # table always raises one class.
             exception = PROVISIONED_EXCEPTION
             message = INDEX_PROVISIONED_MESSAGE if self.on_index else TABLE_PROVISIONED_MESSAGE
         else:
