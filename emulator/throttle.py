@@ -58,7 +58,7 @@ class ThrottleSite:
 
     def __post_init__(self) -> None:
         # Both refusals made once: a Throttle is immutable, and under mypyc a frozen
-        # dataclass's __init__ is interpreted (it was a dear part of every refusal).
+        # dataclass's __init__ is interpreted, too slow to run on every refusal.
         object.__setattr__(self, "_on_write", self._throttle(True))
         object.__setattr__(self, "_on_read", self._throttle(False))
 
@@ -94,8 +94,8 @@ class Throttle:
     extra: dict[str, object] = field(init=False, repr=False, compare=False)
     """The body's members besides `__type` and `message` (the reasons list), made once."""
     payload: bytes = field(init=False, repr=False, compare=False)
-    """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once:
-    a refusal's encoding was a dear part of it (json.dumps is interpreted Python)."""
+    """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once so
+    that a refusal does not pay for json.dumps (interpreted Python) each time."""
 
     def __post_init__(self) -> None:
         object.__setattr__(
