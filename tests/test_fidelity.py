@@ -1,5 +1,6 @@
 """Fidelity: the built-in playbooks, simulated with the one parameter set, against the
-published measurements in shared/reference/measurements.md.
+published measurements M1-M3 in docs/reference.md (each with its source; which figures
+the model is calibrated to and which it predicts is tabled there).
 
 Tolerances are the ones the capacity-model issue states: throttle rates within 2
 points, consumed-WCU peaks within 5 % (compared like with like: the published peaks are

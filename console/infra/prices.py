@@ -1,6 +1,6 @@
 """Prices used by the cost estimate, all in one place with their source.
 
-us-east-1, USD, as recorded in shared/reference/dynamodb-facts.md. Confirm them with the
+us-east-1, USD, as recorded in docs/reference.md#prices (2026-11-30). Confirm them with the
 AWS Price List API (boto3 client ``pricing`` in us-east-1, GetProducts with ServiceCode
 AmazonDynamoDB / AmazonECS / AmazonCloudWatch); other regions differ.
 """
@@ -11,7 +11,7 @@ from typing import Final
 
 REGION: Final = "us-east-1"
 SOURCE: Final = (
-    "shared/reference/dynamodb-facts.md (AWS pricing pages; provisioned and Fargate "
+    "docs/reference.md#prices (AWS pricing pages; provisioned and Fargate "
     "figures third-party), us-east-1"
 )
 
