@@ -63,9 +63,10 @@ def _pin(core: int) -> None:
 
 
 def serve_bare(port: int) -> None:
-    from emulator.server.http import JSON_1_0, HttpServer, Reply
+    from emulator.server.http import HttpServer, Reply
+    from emulator.wire import JSON_CONTENT_TYPE
 
-    empty = Reply(200, JSON_1_0, b"{}")
+    empty = Reply(200, JSON_CONTENT_TYPE, b"{}")
 
     def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
         return empty

@@ -32,8 +32,6 @@ class CapacityParams:
     """[AWS] 1 WCU per 1 KB (rounded up) per standard write."""
     read_unit_bytes: int = 4096
     """[AWS] 1 RCU per 4 KB (rounded up) per strongly consistent read; half if eventual."""
-    max_item_bytes: int = 400 * 1024
-    """[AWS] the largest item DynamoDB stores."""
 
     # --- provisioned mode -------------------------------------------------------------
     burst_s: float = 300.0

@@ -15,10 +15,11 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
-from emulator.server.http import JSON_1_0, Handler, Reply
+from emulator.server.http import Handler, Reply
 from emulator.server.latency import Latency
 from emulator.server.protocol import DynamoError
 from emulator.server.service import Service
+from emulator.wire import JSON_CONTENT_TYPE
 
 _METHOD_NOT_ALLOWED = DynamoError(
     "UnknownOperationException", "Method not allowed", "com.amazon.coral.service#", status=405
@@ -37,10 +38,10 @@ def make_handler(service: Service, latency: Latency) -> Handler:
     def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
         if method == "POST":
             status, payload = handle_dynamodb(target, body)
-            return Reply(status, JSON_1_0, payload, delay())
+            return Reply(status, JSON_CONTENT_TYPE, payload, delay())
         if method in ("GET", "HEAD"):
             return _get(service, path, query)
-        return Reply(405, JSON_1_0, _METHOD_NOT_ALLOWED.payload())
+        return Reply(405, JSON_CONTENT_TYPE, _METHOD_NOT_ALLOWED.payload())
 
     return handle
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from emulator.itemsize import item_size
+from emulator.itemsize import MAX_ITEM_BYTES, item_size
 from emulator.model import Decision
 from emulator.server.admission import Charge, admit_read, admit_write, location
 from emulator.server.expressions import (
@@ -146,7 +146,7 @@ def _item_member(req: dict[str, Any], name: str) -> Item:
 
 def _check_size(item: Item) -> int:
     size = item_size(item)
-    if size > 400 * 1024:
+    if size > MAX_ITEM_BYTES:
         raise validation(ITEM_TOO_LARGE_MESSAGE)
     return size
 

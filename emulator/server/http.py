@@ -29,12 +29,12 @@ from typing import NamedTuple, cast
 
 import httptools
 
+from emulator.wire import JSON_CONTENT_TYPE
+
 log = logging.getLogger("hotbench.emulator")
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """[AWS] the largest request DynamoDB accepts (a full BatchWriteItem)."""
-
-JSON_1_0 = "application/x-amz-json-1.0"
 
 
 class Reply(NamedTuple):
@@ -230,7 +230,7 @@ class HttpConnection(asyncio.Protocol):
                 data = data[offset:] if offset > 0 else b""
             except httptools.HttpParserError:
                 self.reading = False
-                self.server.submit(self, (Reply(400, JSON_1_0, _BAD_HTTP), False))
+                self.server.submit(self, (Reply(400, JSON_CONTENT_TYPE, _BAD_HTTP), False))
                 return
 
     def eof_received(self) -> bool:
@@ -292,7 +292,7 @@ class HttpConnection(asyncio.Protocol):
             self.reading = False
         if self.too_large:
             self.reading = False
-            self.server.submit(self, (Reply(413, JSON_1_0, _TOO_LARGE), False))
+            self.server.submit(self, (Reply(413, JSON_CONTENT_TYPE, _TOO_LARGE), False))
             return
         body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
         self.server.submit(
@@ -314,7 +314,7 @@ class HttpConnection(asyncio.Protocol):
             reply = self.handler(method, path, query, target, body)
         except Exception:  # the handler's contract is not to raise; never drop the client
             log.exception("handler failed on %s %s", method, path)
-            reply = Reply(500, JSON_1_0, _BUG)
+            reply = Reply(500, JSON_CONTENT_TYPE, _BUG)
         self._send(reply, keep_alive, head_only=method == "HEAD")
 
     def _send(self, reply: Reply, keep_alive: bool, head_only: bool = False) -> None:

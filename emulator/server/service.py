@@ -21,7 +21,6 @@ from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server import control, dataplane
 from emulator.server.metrics import Metrics
 from emulator.server.protocol import (
-    TARGET_PREFIX,
     DynamoError,
     internal,
     not_found,
@@ -30,6 +29,7 @@ from emulator.server.protocol import (
     validation,
 )
 from emulator.server.table import Table
+from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
 
