@@ -193,7 +193,7 @@ def admit_write(
             if gw is not None:
                 gsi_writes.append(gw)
     pk_hash, sk_pos = location(table.schema, key)
-    decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now)
+    decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now=now)
     charge = Charge(float(units), {gw.index: float(gw.units) for gw in gsi_writes})
     return decision, charge
 
@@ -210,5 +210,5 @@ def admit_read(
 ) -> tuple[Decision, Charge]:
     """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place."""
     units = read_units(size, consistent, model.params)
-    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now)
+    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
     return decision, Charge(units, is_write=False, index=index)
