@@ -15,7 +15,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
-from emulator.server.http import Handler, Reply
+from emulator.server.http import Reply, RequestHandler
 from emulator.server.latency import Latency
 from emulator.server.protocol import DynamoError
 from emulator.server.service import Service
@@ -30,7 +30,7 @@ def _json(payload: dict[str, Any], status: int = 200) -> Reply:
     return Reply(status, "application/json", json.dumps(payload, indent=1).encode())
 
 
-def make_handler(service: Service, latency: Latency) -> Handler:
+def make_handler(service: Service, latency: Latency) -> RequestHandler:
     """The request handler of one emulator."""
     handle_dynamodb = service.handle
     delay = latency.sample
@@ -65,6 +65,6 @@ def _get(service: Service, path: str, query_string: str) -> Reply:
         return Reply(
             200,
             "text/plain; charset=utf-8",
-            f"healthy: dynamodb.{service.region}.amazonaws.com (hotbench emulator)".encode(),
+            f"healthy: dynamodb.{service.state.region}.amazonaws.com (hotbench emulator)".encode(),
         )
     return _json({"error": f"no such path {path}; see docs/emulator.md"}, 404)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from emulator.itemsize import MAX_ITEM_BYTES, item_size
 from emulator.model import Decision
@@ -39,12 +39,10 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
+from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item, check_value, kind_of
 from emulator.throttle import Throttle
-
-if TYPE_CHECKING:
-    from emulator.server.service import Service
 
 PAGE_BYTES: Final = 1024 * 1024
 """[AWS] a Query or Scan page stops at 1 MB of items read."""
@@ -186,7 +184,7 @@ def _finish(out: dict[str, Any], mode: str, table: Table, charge: Charge | None)
 
 
 def _admit_write(
-    svc: Service,
+    state: EmulatorState,
     table: Table,
     key: Item,
     old: Item | None,
@@ -197,9 +195,9 @@ def _admit_write(
     new_size: int | None = None,
 ) -> tuple[Decision, Charge]:
     decision, charge = admit_write(
-        svc.model, table, old, new, key, now, applies, old_size, new_size
+        state.model, table, old, new, key, now, applies, old_size, new_size
     )
-    svc.metrics.record(table.name, decision, charge, now)
+    state.metrics.record(table.name, decision, charge, now)
     return decision, charge
 
 
@@ -247,7 +245,7 @@ def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
 
 
 def _write_one(
-    svc: Service,
+    state: EmulatorState,
     table: Table,
     key: Item,
     new: Item | None,
@@ -258,10 +256,10 @@ def _write_one(
     """A validated PutItem (`new` the item) or DeleteItem (`new` None): condition,
     capacity, refusal, store change and reply, in DynamoDB's order, for both."""
     cond, returns, on_fail = options
-    now = svc.tick()
+    now = state.tick()
     old, old_size = table.store.get_sized(key)
     ok = cond is None or evaluate(cond, old)
-    decision, charge = _admit_write(svc, table, key, old, new, now, ok, old_size, new_size)
+    decision, charge = _admit_write(state, table, key, old, new, now, ok, old_size, new_size)
     _refuse_unless_admitted(decision, ok, old, on_fail)
     if new is not None:
         table.store.put(new, new_size)
@@ -273,8 +271,8 @@ def _write_one(
     return _finish(out, mode, table, charge)
 
 
-def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
+def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
     plain = _is_plain(req, PLAIN_PUT)
     if not plain:
         _reject_legacy(req)
@@ -283,22 +281,22 @@ def put_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     size = _check_size(item)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     return _write_one(
-        svc, table, table.schema.key_of(item), item, size, options, _consumed_mode(req)
+        state, table, table.schema.key_of(item), item, size, options, _consumed_mode(req)
     )
 
 
-def delete_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
+def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
     plain = _is_plain(req, PLAIN_DELETE)
     if not plain:
         _reject_legacy(req)
     key = table.store.validate_key(_item_member(req, "Key"))
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    return _write_one(svc, table, key, None, 0, options, _consumed_mode(req))
+    return _write_one(state, table, key, None, 0, options, _consumed_mode(req))
 
 
-def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
+def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
     _reject_legacy(req)
     key = table.store.validate_key(_item_member(req, "Key"))
     ph = _placeholders(req)
@@ -311,7 +309,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     )
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = _consumed_mode(req)
-    now = svc.tick()
+    now = state.tick()
     old = table.store.get(key)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
@@ -328,7 +326,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                         f"IndexName: {index.name}"
                     )
         size = _check_size(new)
-    decision, charge = _admit_write(svc, table, key, old, new if ok else None, now, ok)
+    decision, charge = _admit_write(state, table, key, old, new if ok else None, now, ok)
     _refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
     assert new is not None  # refused above otherwise
     table.store.put(new, size)
@@ -367,17 +365,17 @@ def _get_projection(req: dict[str, Any]) -> list[Path] | None:
     return paths
 
 
-def get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
+def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
     key = table.store.validate_key(_item_member(req, "Key"))
     paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = _consumed_mode(req)
-    now = svc.tick()
+    now = state.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)
-    decision, charge = admit_read(svc.model, table, pk_hash, sk_pos, size, consistent, None, now)
-    svc.metrics.record(table.name, decision, charge, now)
+    decision, charge = admit_read(state.model, table, pk_hash, sk_pos, size, consistent, None, now)
+    state.metrics.record(table.name, decision, charge, now)
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
     out: dict[str, Any] = {}
@@ -400,12 +398,12 @@ def _request_items(req: dict[str, Any]) -> dict[str, Any]:
     return items
 
 
-def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     mode = _consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], Item, Item | None]] = []
     total = 0
     for name, writes in _request_items(req).items():
-        table = svc.table(name)
+        table = state.table(name)
         if not isinstance(writes, list) or not writes:
             raise validation(
                 f"The batch write request list for a table cannot be null or empty: {name}"
@@ -440,14 +438,14 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             "have length less than or equal to 25, Member must have length "
             "greater than or equal to 1]"
         )
-    now = svc.tick()
+    now = state.tick()
     unprocessed: dict[str, list[Any]] = {}
     charges: dict[str, Charge] = {}
     first_throttle: Throttle | None = None
     for table, write, key, new in plan:
         old, old_size = table.store.get_sized(key)
         new_size = item_size(new) if new is not None else 0
-        decision, charge = _admit_write(svc, table, key, old, new, now, True, old_size, new_size)
+        decision, charge = _admit_write(state, table, key, old, new, now, True, old_size, new_size)
         if decision.throttle is not None:
             first_throttle = first_throttle or decision.throttle
             unprocessed.setdefault(table.name, []).append(write)
@@ -462,7 +460,7 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         raise throttle_error(first_throttle)
     out: dict[str, Any] = {"UnprocessedItems": unprocessed}
     if mode != "NONE":
-        out["ConsumedCapacity"] = [_consumed(mode, svc.tables[n], c) for n, c in charges.items()]
+        out["ConsumedCapacity"] = [_consumed(mode, state.tables[n], c) for n, c in charges.items()]
     return out
 
 
@@ -478,12 +476,12 @@ def _add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
         total.gsi_units[index] = total.gsi_units.get(index, 0.0) + units
 
 
-def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     mode = _consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], list[Item], list[Path] | None, bool]] = []
     total = 0
     for name, spec in _request_items(req).items():
-        table = svc.table(name)
+        table = state.table(name)
         if not isinstance(spec, dict):
             raise serialization_error("RequestItems")
         keys = member(spec, "Keys", list, required=True)
@@ -506,7 +504,7 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         )
     if total > MAX_BATCH_GET:
         raise validation("Too many items requested for the BatchGetItem call")
-    now = svc.tick()
+    now = state.tick()
     responses: dict[str, list[Item]] = {}
     unprocessed: dict[str, Any] = {}
     charges: dict[str, Charge] = {}
@@ -517,9 +515,9 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             item, size = table.store.get_sized(key)
             pk_hash, sk_pos = location(table.schema, key)
             decision, charge = admit_read(
-                svc.model, table, pk_hash, sk_pos, size, consistent, None, now
+                state.model, table, pk_hash, sk_pos, size, consistent, None, now
             )
-            svc.metrics.record(table.name, decision, charge, now)
+            state.metrics.record(table.name, decision, charge, now)
             if decision.throttle is not None:
                 first_throttle = first_throttle or decision.throttle
                 entry = unprocessed.setdefault(
@@ -534,7 +532,7 @@ def batch_get_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         raise throttle_error(first_throttle)
     out: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
     if mode != "NONE":
-        out["ConsumedCapacity"] = [_consumed(mode, svc.tables[n], c) for n, c in charges.items()]
+        out["ConsumedCapacity"] = [_consumed(mode, state.tables[n], c) for n, c in charges.items()]
     return out
 
 
@@ -636,7 +634,7 @@ def _query_items(
 
 
 def _page(
-    svc: Service,
+    state: EmulatorState,
     req: dict[str, Any],
     table: Table,
     source: _Source,
@@ -657,7 +655,7 @@ def _page(
     )
     limit = _limit(req)
     mode = _consumed_mode(req)
-    now = svc.tick()
+    now = state.tick()
     scanned: list[Item] = []
     size = 0
     stopped = False
@@ -672,9 +670,9 @@ def _page(
     if where is None:
         where = location(source.schema, scanned[0]) if scanned else (0, 0.0)
     decision, charge = admit_read(
-        svc.model, table, where[0], where[1], size, consistent, source.index, now
+        state.model, table, where[0], where[1], size, consistent, source.index, now
     )
-    svc.metrics.record(table.name, decision, charge, now)
+    state.metrics.record(table.name, decision, charge, now)
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
     matched = [i for i in scanned if filt is None or evaluate(filt, i)]
@@ -687,8 +685,8 @@ def _page(
     return _finish(out, mode, table, charge)
 
 
-def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
+def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
     _reject_legacy(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
@@ -711,7 +709,7 @@ def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
     return _page(
-        svc, req, table, source, items, None if sk else where, consistent, cond.sk_test, ph
+        state, req, table, source, items, None if sk else where, consistent, cond.sk_test, ph
     )
 
 
@@ -724,8 +722,8 @@ def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int) -> I
             yield item
 
 
-def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = svc.table(table_name(req))
+def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
     _reject_legacy(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
@@ -765,4 +763,4 @@ def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         items = iter(pool)
     if segments is not None and segment is not None:
         items = _in_segment(items, table.schema.pk.name, segments, segment)
-    return _page(svc, req, table, source, items, None, consistent, None, ph)
+    return _page(state, req, table, source, items, None, consistent, None, ph)

@@ -46,7 +46,7 @@ class Reply(NamedTuple):
     delay_s: float = 0.0
 
 
-Handler = Callable[[str, str, str, "str | None", bytes], Reply]
+RequestHandler = Callable[[str, str, str, "str | None", bytes], Reply]
 """handler(method, path, query, x_amz_target, body) -> Reply; must not raise (a raise
 is answered with a 500 naming a server bug)."""
 
@@ -137,7 +137,7 @@ class HttpServer:
     stopping the server also closes keep-alive connections, which asyncio.Server.close
     leaves open before Python 3.13), and the work of the current event-loop turn."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: RequestHandler) -> None:
         self.handler = handler
         self.connections: set[HttpConnection] = set()
         self.inbox: list[tuple[HttpConnection, _Work]] = []

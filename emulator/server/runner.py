@@ -129,8 +129,8 @@ class EmulatorServer:
 
     @property
     def model(self) -> CapacityModel:
-        """The capacity model (hold `service.lock` while touching it from outside)."""
-        return self.service.model
+        """The capacity model (hold `service.state.lock` while touching it from outside)."""
+        return self.service.state.model
 
     def metrics(self, seconds: int = 60, table: str | None = None) -> dict[str, Any]:
         """What GET /_hotbench/metrics returns."""
