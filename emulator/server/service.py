@@ -16,7 +16,7 @@ from typing import Any, Final
 import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import control, dataplane
+from emulator.server import batch_items, control, query_scan, single_item
 from emulator.server.protocol import (
     DynamoError,
     internal,
@@ -43,14 +43,14 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "UntagResource": control.untag_resource,
     "ListTagsOfResource": control.list_tags,
     "DescribeLimits": control.describe_limits,
-    "PutItem": dataplane.put_item,
-    "GetItem": dataplane.get_item,
-    "DeleteItem": dataplane.delete_item,
-    "UpdateItem": dataplane.update_item,
-    "BatchWriteItem": dataplane.batch_write_item,
-    "BatchGetItem": dataplane.batch_get_item,
-    "Query": dataplane.query,
-    "Scan": dataplane.scan,
+    "PutItem": single_item.put_item,
+    "GetItem": single_item.get_item,
+    "DeleteItem": single_item.delete_item,
+    "UpdateItem": single_item.update_item,
+    "BatchWriteItem": batch_items.batch_write_item,
+    "BatchGetItem": batch_items.batch_get_item,
+    "Query": query_scan.query,
+    "Scan": query_scan.scan,
 }
 """Every supported operation; any other DynamoDB operation is a ValidationException
 naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
