@@ -1,14 +1,13 @@
 """A lean HTTP/1.1 server: an asyncio Protocol on httptools' C parser.
 
-Why our own protocol rather than a framework: measured with benchmarks/endpoint.py on
-this project's 2-core machines, aiohttp's low-level server (the previous front) spent
-~40 us of the server core per request, more than the emulator's own work for a
-PutItem, so the HTTP layer, not the capacity model, set the emulator's rate. What the
-emulator needs of HTTP is small (bodies by Content-Length or chunked, keep-alive,
-pipelined requests answered in order, 100-continue, a size limit, a few GET routes),
-and httptools (the parser uvicorn runs on) does the parsing; this module only frames
-requests and replies, in a few microseconds. The benchmark's bare ceiling runs on the
-same class, so the emulator is compared with exactly the stack it uses.
+Why our own protocol rather than a framework: a framework's HTTP layer costs the server
+core more per request than the emulator's own work for a PutItem, so it, not the
+capacity model, would set the emulator's rate (docs/emulator.md, "History of the
+measurements"). What the emulator needs of HTTP is small (bodies by Content-Length or
+chunked, keep-alive, pipelined requests answered in order, 100-continue, a size limit, a
+few GET routes), and httptools (the parser uvicorn runs on) does the parsing; this module
+only frames requests and replies, in a few microseconds. The benchmark's bare ceiling
+runs on the same class, so the emulator is compared with exactly the stack it uses.
 
 A handler gets (method, path, query, X-Amz-Target, body) and returns a `Reply`. Replies
 go out in request order; a reply may ask to be held back (the --latency model) without
