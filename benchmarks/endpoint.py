@@ -307,8 +307,10 @@ def main() -> int:
     parser.add_argument("--serve", choices=["bare", "aiohttp", "emulator"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # This checkout's packages, not the ones the venv's editable install points at: the
+    # servers run them, and the status line below must name their build.
+    sys.path.insert(0, str(ROOT))
     if args.serve:
-        sys.path.insert(0, str(ROOT))
         {"bare": serve_bare, "aiohttp": serve_aiohttp, "emulator": serve_emulator}[args.serve](
             args.port
         )
