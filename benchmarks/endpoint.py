@@ -63,9 +63,10 @@ def _pin(core: int) -> None:
 
 
 def serve_bare(port: int) -> None:
-    from emulator.server.http import JSON_1_0, HttpServer, Reply
+    from emulator.server.http import HttpServer, Reply
+    from emulator.wire import JSON_CONTENT_TYPE
 
-    empty = Reply(200, JSON_1_0, b"{}")
+    empty = Reply(200, JSON_CONTENT_TYPE, b"{}")
 
     def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
         return empty
@@ -307,8 +308,10 @@ def main() -> int:
     parser.add_argument("--serve", choices=["bare", "aiohttp", "emulator"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # This checkout's packages, not the ones the venv's editable install points at: the
+    # servers run them, and the status line below must name their build.
+    sys.path.insert(0, str(ROOT))
     if args.serve:
-        sys.path.insert(0, str(ROOT))
         {"bare": serve_bare, "aiohttp": serve_aiohttp, "emulator": serve_emulator}[args.serve](
             args.port
         )

@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from emulator import eventloop
 from loadgen.measure import Measurement
 from loadgen.messages import RunPlan
 from loadgen.playbook import parse_playbook
 from loadgen.sigv4 import StaticCredentials
-from loadgen.worker import run_event_loop
 
 ITEM = {"pk": {"S": "WH-TOKYO"}, "sk": {"S": "SKU-00042"}, "pad": {"S": "x" * 975}}
 
@@ -143,7 +143,7 @@ def bench_hotbench(endpoint: str, seconds: float, concurrency: int = 128) -> tup
         max_ops=10**9,
     )
     measurement = Measurement(plan, 0, StaticCredentials("AKID", "secret"))
-    report = run_event_loop(measurement.run(time.time() + 0.2))
+    report = eventloop.run(measurement.run(time.time() + 0.2))
     per_second = sorted(
         report.seconds[t].succeeded for t in range(int(seconds)) if t in report.seconds
     )

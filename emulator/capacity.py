@@ -68,8 +68,9 @@ class Growth:
         return False
 
 
-class IndexCapacity:
-    """Partitions plus table-level limits for a base table (`index_name` None) or a GSI."""
+class PartitionedCapacity:
+    """One partitioned key space, a base table (`index_name` None) or a GSI: its
+    partitions plus the table-level limits over them."""
 
     def __init__(
         self,
@@ -335,7 +336,7 @@ class TableCapacity:
         self.config = config
         self.arn = arn
         provisioned = config.billing == PROVISIONED
-        self.base = IndexCapacity(
+        self.base = PartitionedCapacity(
             arn,
             None,
             config.sk is not None and not config.has_lsi,
@@ -343,14 +344,14 @@ class TableCapacity:
             params,
             now,
         )
-        self.gsis: dict[str, IndexCapacity] = {
-            g.name: IndexCapacity(
+        self.gsis: dict[str, PartitionedCapacity] = {
+            g.name: PartitionedCapacity(
                 arn, g.name, g.sk is not None, limits_of(g, provisioned), params, now
             )
             for g in config.gsis
         }
 
-    def indexes(self) -> list[IndexCapacity]:
+    def indexes(self) -> list[PartitionedCapacity]:
         return [self.base, *self.gsis.values()]
 
     def tick(self, now: float) -> None:

@@ -15,6 +15,9 @@ from typing import Any, Final
 
 from emulator.numbers import significant_digits
 
+MAX_ITEM_BYTES: Final = 400 * 1024
+"""[AWS] the largest item DynamoDB stores, by the size computed here."""
+
 _LIST_OVERHEAD: Final = 3
 _ELEMENT_OVERHEAD: Final = 1
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from emulator.buckets import Resource, admit
-from emulator.capacity import IndexCapacity, TableCapacity, limits_of
+from emulator.capacity import PartitionedCapacity, TableCapacity, limits_of
 from emulator.keyspace import Partition
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.tableconfig import PROVISIONED, ConfigError, TableConfig
@@ -127,7 +127,7 @@ class CapacityModel:
             if gsi.name in table.gsis:
                 table.gsis[gsi.name].update_limits(limits_of(gsi, provisioned), now)
             else:
-                table.gsis[gsi.name] = IndexCapacity(
+                table.gsis[gsi.name] = PartitionedCapacity(
                     table.arn,
                     gsi.name,
                     gsi.sk is not None,
@@ -159,7 +159,8 @@ class CapacityModel:
         units: int,
         gsi_writes: list[GsiWrite] | None = None,
         count: int = 1,
-        now: float = 0.0,
+        *,
+        now: float,
         part: Partition | None = None,
         gsi_parts: list[Partition] | None = None,
     ) -> Decision:
@@ -201,7 +202,8 @@ class CapacityModel:
         units: float,
         index: str | None = None,
         count: int = 1,
-        now: float = 0.0,
+        *,
+        now: float,
         part: Partition | None = None,
     ) -> Decision:
         """Admit `count` reads of `units` RCU from one key of the table or a GSI."""

@@ -35,6 +35,7 @@ NOT_COMPILED = frozenset(
         "emulator/native.py",  # this loader: it runs before any build can be found
         "emulator/nativebuild.py",  # the build itself
         "emulator/server/__init__.py",
+        "emulator/eventloop.py",  # picks the event loop, once per process
         "emulator/server/runner.py",  # signal handling and threads, once per server
     }
 )

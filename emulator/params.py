@@ -38,8 +38,6 @@ class CapacityParams:
     read_unit_bytes: int = 4096
     """[AWS reference.md#item-size-and-units] 1 RCU per 4 KB (rounded up) per strongly
     consistent read; half if eventual."""
-    max_item_bytes: int = 400 * 1024
-    """[AWS reference.md#item-size-and-units] the largest item DynamoDB stores."""
 
     # --- provisioned mode -------------------------------------------------------------
     burst_s: float = 300.0

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from emulator.itemsize import MAX_ITEM_BYTES
+
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
 
 
@@ -92,7 +94,7 @@ class TableSpec(Strict):
     warm_throughput: WarmThroughput | None = None
     contributor_insights: Literal["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"] | None = None
     gsis: list[GsiSpec] = Field(default_factory=list)
-    item_size_bytes: int = Field(default=1000, ge=1, le=400 * 1024)
+    item_size_bytes: int = Field(default=1000, ge=1, le=MAX_ITEM_BYTES)
     """Size of each written item, attribute names included (it decides the WCU)."""
     seed_items: int = Field(default=0, ge=0, le=10_000_000)
     """Items written before the load starts (live runs)."""

@@ -19,10 +19,10 @@ from decimal import Decimal
 import numpy as np
 
 from emulator.itemsize import item_size as wire_item_size
+from emulator.wire import TARGET_PREFIX
 from loadgen.keys import ItemGenerator, Value
 from loadgen.playbook import Phase, Playbook, TableSpec
 
-TARGET_PREFIX = "DynamoDB_20120810."
 TARGETS = {"put": "PutItem", "update": "UpdateItem", "get": "GetItem", "query": "Query"}
 FILLER = "hbpad"
 """Name of the filler attribute that brings an item to `item_size_bytes`."""

@@ -23,7 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-CONTENT_TYPE = "application/x-amz-json-1.0"
+from emulator.wire import JSON_CONTENT_TYPE
+
 ALGORITHM = "AWS4-HMAC-SHA256"
 
 
@@ -123,14 +124,14 @@ class Signer:
         if creds.token:
             signed = "content-type;host;x-amz-date;x-amz-security-token;x-amz-target"
             canonical_headers = (
-                f"content-type:{CONTENT_TYPE}\nhost:{self.host}\n"
+                f"content-type:{JSON_CONTENT_TYPE}\nhost:{self.host}\n"
                 f"x-amz-date:{amz_date}\nx-amz-security-token:{creds.token}\n"
                 f"x-amz-target:{target}\n"
             )
         else:
             signed = "content-type;host;x-amz-date;x-amz-target"
             canonical_headers = (
-                f"content-type:{CONTENT_TYPE}\nhost:{self.host}\n"
+                f"content-type:{JSON_CONTENT_TYPE}\nhost:{self.host}\n"
                 f"x-amz-date:{amz_date}\nx-amz-target:{target}\n"
             )
         payload_hash = hashlib.sha256(body).hexdigest()
@@ -145,7 +146,7 @@ class Signer:
         ).hexdigest()
         out = [
             ("Host", self.host),
-            ("Content-Type", CONTENT_TYPE),
+            ("Content-Type", JSON_CONTENT_TYPE),
             ("X-Amz-Date", amz_date),
             ("X-Amz-Target", target),
         ]

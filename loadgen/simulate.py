@@ -294,14 +294,21 @@ class Simulation:
                     units_w,
                     writes,
                     count,
-                    now,
-                    part,
-                    gparts,
+                    now=now,
+                    part=part,
+                    gsi_parts=gparts,
                 )
                 second.consumed_wcu += decision.accepted * units_w
             else:
                 decision = self.model.read(
-                    table, int(pk_hash[i]), float(sk_pos[i]), units_r, None, count, now, part
+                    table,
+                    int(pk_hash[i]),
+                    float(sk_pos[i]),
+                    units_r,
+                    None,
+                    count,
+                    now=now,
+                    part=part,
                 )
                 second.consumed_rcu += decision.accepted * units_r
             second.sent += count

@@ -31,13 +31,19 @@ from typing import cast
 
 import httptools
 
-OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 2\r\n\r\n{}"
+from emulator import eventloop
+from emulator.wire import JSON_CONTENT_TYPE
+
+OK = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: 2\r\n\r\n{}"
+    % JSON_CONTENT_TYPE.encode()
+)
 
 
 def _reply(status: int, reason: str, payload: dict[str, object]) -> bytes:
     body = json.dumps(payload).encode()
     return (
-        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/x-amz-json-1.0\r\n"
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: {JSON_CONTENT_TYPE}\r\n"
         f"Content-Length: {len(body)}\r\n\r\n"
     ).encode() + body
 
@@ -208,12 +214,7 @@ def main() -> None:
         print(server.port, flush=True)
         await task
 
-    try:
-        import uvloop
-
-        uvloop.run(run())
-    except ImportError:
-        asyncio.run(run())
+    eventloop.run(run())
 
 
 if __name__ == "__main__":

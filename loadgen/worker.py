@@ -26,16 +26,16 @@ Exit codes: 0 complete; 3 refused (already started, or T0 passed); 4 barrier abo
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from emulator import eventloop
 from loadgen.barrier import BarrierAborted, BarrierRefused, claim_worker, worker_wait
 from loadgen.measure import Measurement
 from loadgen.messages import COMPLETE, REFUSED, WATCHDOG, RunPlan, WorkerReport
@@ -104,15 +104,6 @@ def parse_config(
         region,
         args.barrier_timeout,
     )
-
-
-def run_event_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """uvloop when installed (faster sockets and timers), asyncio otherwise."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(coro)
-    return uvloop.run(coro)
 
 
 class _Writer:
@@ -192,7 +183,7 @@ def run_worker(config: WorkerConfig) -> int:
     print(f"{tag}: T0 in {t0 - time.time():.2f} s", file=sys.stderr, flush=True)
     measurement = Measurement(plan, worker, credentials, on_progress=writer.progress)
     try:
-        report = run_event_loop(measurement.run(t0))
+        report = eventloop.run(measurement.run(t0))
     finally:
         backstop.cancel()
     store.put_report("final", report)

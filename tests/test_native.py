@@ -39,7 +39,7 @@ def _complete_build(root: Path) -> Path:
 
 def test_compiled_modules_are_the_per_request_ones() -> None:
     sources = native.compiled_sources()
-    assert "emulator/server/dataplane.py" in sources
+    assert "emulator/server/single_item.py" in sources
     assert "emulator/model.py" in sources
     assert "emulator/native.py" not in sources
     assert "emulator/server/runner.py" not in sources
@@ -108,11 +108,11 @@ def _module_file(module: str, pure: bool) -> str:
 
 
 def test_modules_load_from_the_build_when_current_and_from_source_when_pure() -> None:
-    pure = _module_file("emulator.server.dataplane", pure=True)
-    assert pure.splitlines()[0] == str(ROOT / "emulator/server/dataplane.py")
+    pure = _module_file("emulator.server.single_item", pure=True)
+    assert pure.splitlines()[0] == str(ROOT / "emulator/server/single_item.py")
     if not _built():
         pytest.skip("no compiled build of the current sources (make test builds one)")
-    file, status = _module_file("emulator.server.dataplane", pure=False).splitlines()
+    file, status = _module_file("emulator.server.single_item", pure=False).splitlines()
     assert file.startswith(str(ROOT / ".native")) and file.endswith(".so"), file
     assert status.startswith("compiled by mypyc")
     # not compiled: still its source, beside the compiled modules it drives

@@ -30,7 +30,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         console.print(
             f"hotbench emulator listening on [bold]{url}[/] "
             f"(scale {args.scale:g}, latency {args.latency}, "
-            f"CreateTable -> ACTIVE in {service.create_delay_s:g} s)"
+            f"CreateTable -> ACTIVE in {service.state.create_delay_s:g} s)"
         )
         console.print(
             f"  boto3.client('dynamodb', endpoint_url='{url}', region_name="

@@ -27,7 +27,7 @@ from emulator.units import gsi_write_units, read_units, write_units
 NO_SORT_KEY: Final[Any] = float("0")
 """Sort position of a key without a sort key (the simulation uses the same). One shared
 object, not the literal 0.0: compiled, a Final literal is boxed anew at each use, and
-every such float kept in a partition's key samples was freed cold on its eviction."""
+every such float kept in a partition's key samples would be freed cold on its eviction."""
 
 
 class Charge:
@@ -101,8 +101,7 @@ def changed_attributes(old: Item, new: Item) -> set[str]:
 
     Equal wire forms are the same value, so an unchanged attribute is settled without
     `_same`'s slower comparison. There is no whole-item `old == new` test first: on an
-    overwrite that changes something it compared the unchanged attributes twice (it was
-    a third of this function's cost, compiled, in a tight loop of overwriting puts)."""
+    overwrite that changes something, it would compare the unchanged attributes twice."""
     changed = set()
     for name, after in new.items():
         before = old.get(name)
@@ -193,7 +192,7 @@ def admit_write(
             if gw is not None:
                 gsi_writes.append(gw)
     pk_hash, sk_pos = location(table.schema, key)
-    decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now)
+    decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now=now)
     charge = Charge(float(units), {gw.index: float(gw.units) for gw in gsi_writes})
     return decision, charge
 
@@ -210,5 +209,5 @@ def admit_read(
 ) -> tuple[Decision, Charge]:
     """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place."""
     units = read_units(size, consistent, model.params)
-    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now)
+    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
     return decision, Charge(units, is_write=False, index=index)

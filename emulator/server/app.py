@@ -15,10 +15,11 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
-from emulator.server.http import JSON_1_0, Handler, Reply
+from emulator.server.http import Reply, RequestHandler
 from emulator.server.latency import Latency
 from emulator.server.protocol import DynamoError
 from emulator.server.service import Service
+from emulator.wire import JSON_CONTENT_TYPE
 
 _METHOD_NOT_ALLOWED = DynamoError(
     "UnknownOperationException", "Method not allowed", "com.amazon.coral.service#", status=405
@@ -29,7 +30,7 @@ def _json(payload: dict[str, Any], status: int = 200) -> Reply:
     return Reply(status, "application/json", json.dumps(payload, indent=1).encode())
 
 
-def make_handler(service: Service, latency: Latency) -> Handler:
+def make_handler(service: Service, latency: Latency) -> RequestHandler:
     """The request handler of one emulator."""
     handle_dynamodb = service.handle
     delay = latency.sample
@@ -37,10 +38,10 @@ def make_handler(service: Service, latency: Latency) -> Handler:
     def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
         if method == "POST":
             status, payload = handle_dynamodb(target, body)
-            return Reply(status, JSON_1_0, payload, delay())
+            return Reply(status, JSON_CONTENT_TYPE, payload, delay())
         if method in ("GET", "HEAD"):
             return _get(service, path, query)
-        return Reply(405, JSON_1_0, _METHOD_NOT_ALLOWED.payload())
+        return Reply(405, JSON_CONTENT_TYPE, _METHOD_NOT_ALLOWED.payload())
 
     return handle
 
@@ -64,6 +65,6 @@ def _get(service: Service, path: str, query_string: str) -> Reply:
         return Reply(
             200,
             "text/plain; charset=utf-8",
-            f"healthy: dynamodb.{service.region}.amazonaws.com (hotbench emulator)".encode(),
+            f"healthy: dynamodb.{service.state.region}.amazonaws.com (hotbench emulator)".encode(),
         )
     return _json({"error": f"no such path {path}; see docs/emulator.md"}, 404)

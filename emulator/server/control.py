@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from emulator.model import ModelError
 from emulator.server.items import ItemStore
@@ -22,11 +22,9 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
+from emulator.server.state import EmulatorState
 from emulator.server.table import Table, attribute_types, index_defs, key_schema
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
-
-if TYPE_CHECKING:
-    from emulator.server.service import Service
 
 MAX_TABLES_PAGE = 100
 CAPACITY_MEMBERS = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput")
@@ -38,13 +36,13 @@ def _check_capacity_members(req: dict[str, Any]) -> None:
     member(req, "BillingMode", str)
 
 
-def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     _check_capacity_members(req)
     types = attribute_types(req)
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
-    now = svc.tick()
-    gsis = index_defs(req, types, now + svc.create_delay_s)
+    now = state.tick()
+    gsis = index_defs(req, types, now + state.create_delay_s)
     used = set(schema.names) | {n for g in gsis.values() for n in g.schema.names}
     for lsi in member(req, "LocalSecondaryIndexes", list, default=[]):
         if isinstance(lsi, dict):
@@ -54,12 +52,12 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             "Number of attributes in KeySchema does not exactly match "
             "number of attributes defined in AttributeDefinitions"
         )
-    if name in svc.tables:
+    if name in state.tables:
         raise in_use(f"Table already exists: {name}")
     tags = _tags(member(req, "Tags", list, default=[]))
     stored = copy.deepcopy(req)
     try:
-        capacity = svc.model.create_table(stored, now)
+        capacity = state.model.create_table(stored, now)
     except ModelError as exc:
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table = Table(
@@ -69,48 +67,48 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         request=stored,
         schema=schema,
         store=ItemStore(schema),
-        created_epoch=svc.epoch(now),
-        ready_at=now + svc.create_delay_s,
+        created_epoch=state.epoch(now),
+        ready_at=now + state.create_delay_s,
         gsis=gsis,
         tags=tags,
     )
-    svc.tables[name] = table
-    return {"TableDescription": describe(svc, table, now)}
+    state.tables[name] = table
+    return {"TableDescription": describe(state, table, now)}
 
 
-def _named_table(svc: Service, name: str) -> Table:
+def _named_table(state: EmulatorState, name: str) -> Table:
     """A table in any status (control-plane calls see CREATING tables too)."""
-    table = svc.tables.get(name)
+    table = state.tables.get(name)
     if table is None:
         raise not_found(f"Table: {name} not found")
     return table
 
 
-def describe_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def describe_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
-    now = svc.tick()
-    table = _named_table(svc, name)
-    return {"Table": describe(svc, table, now)}
+    now = state.tick()
+    table = _named_table(state, name)
+    return {"Table": describe(state, table, now)}
 
 
-def delete_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def delete_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
-    now = svc.tick()
-    table = _named_table(svc, name)
+    now = state.tick()
+    table = _named_table(state, name)
     if table.status(now) != "ACTIVE":
         raise in_use(
             f"Attempt to change a resource which is still in use: Table is being "
             f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}"
         )
-    description = describe(svc, table, now)
+    description = describe(state, table, now)
     description["TableStatus"] = "DELETING"
-    del svc.tables[name]
-    svc.model.delete_table(name)
-    svc.metrics.forget(name)
+    del state.tables[name]
+    state.model.delete_table(name)
+    state.metrics.forget(name)
     return {"TableDescription": description}
 
 
-def list_tables(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def list_tables(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     start = member(req, "ExclusiveStartTableName", str)
     limit = member(req, "Limit", int, default=MAX_TABLES_PAGE)
     if not 1 <= limit <= MAX_TABLES_PAGE:
@@ -121,7 +119,7 @@ def list_tables(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             if limit > MAX_TABLES_PAGE
             else "Member must have value greater than or equal to 1"
         )
-    names = sorted(svc.tables)
+    names = sorted(state.tables)
     if start is not None:
         names = [n for n in names if n > start]
     page = names[:limit]
@@ -131,8 +129,8 @@ def list_tables(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def describe_limits(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    quota = int(svc.params.table_quota_units)
+def describe_limits(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    quota = int(state.params.table_quota_units)
     return {
         "AccountMaxReadCapacityUnits": 80000,
         "AccountMaxWriteCapacityUnits": 80000,
@@ -162,23 +160,23 @@ def _tags(raw: list[Any]) -> dict[str, str]:
     return out
 
 
-def _by_arn(svc: Service, req: dict[str, Any]) -> Table:
+def _by_arn(state: EmulatorState, req: dict[str, Any]) -> Table:
     arn = member(req, "ResourceArn", str, required=True)
     name = arn.rsplit(":table/", 1)[-1] if ":table/" in arn else None
-    table = svc.tables.get(name or "")
+    table = state.tables.get(name or "")
     if table is None or table.arn != arn:
         raise not_found(f"ResourceArn: {arn} not found")
     return table
 
 
-def tag_resource(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = _by_arn(svc, req)
+def tag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = _by_arn(state, req)
     table.tags.update(_tags(member(req, "Tags", list, required=True)))
     return {}
 
 
-def untag_resource(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = _by_arn(svc, req)
+def untag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = _by_arn(state, req)
     keys = member(req, "TagKeys", list, required=True)
     for key in keys:
         if not isinstance(key, str):
@@ -187,8 +185,8 @@ def untag_resource(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def list_tags(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
-    table = _by_arn(svc, req)
+def list_tags(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = _by_arn(state, req)
     member(req, "NextToken", str)
     return {"Tags": [{"Key": k, "Value": v} for k, v in sorted(table.tags.items())]}
 
@@ -196,11 +194,11 @@ def list_tags(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 # --- UpdateTable -----------------------------------------------------------------------------
 
 
-def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
+def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     _check_capacity_members(req)
-    now = svc.tick()
-    table = _named_table(svc, name)
+    now = state.tick()
+    table = _named_table(state, name)
     if table.status(now) == "CREATING":
         raise in_use(
             f"Attempt to change a resource which is still in use: Table is being created: {name}"
@@ -256,19 +254,19 @@ def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             "WarmThroughput is required"
         )
     types = attribute_types(new)
-    gsis = index_defs(new, types, now + svc.create_delay_s, table.gsis)
+    gsis = index_defs(new, types, now + state.create_delay_s, table.gsis)
     from emulator.tableconfig import ConfigError, TableConfig
 
     try:
         config = TableConfig.from_request(new)
-        svc.model.update_capacity(name, config, now)
+        state.model.update_capacity(name, config, now)
     except (ConfigError, ModelError) as exc:
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table.request = new
     table.gsis = gsis
     if switching:
-        table.billing_switched_epoch = svc.epoch(now)
-    return {"TableDescription": describe(svc, table, now)}
+        table.billing_switched_epoch = state.epoch(now)
+    return {"TableDescription": describe(state, table, now)}
 
 
 def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str, switching: bool) -> None:
@@ -335,10 +333,10 @@ def _on_demand(request: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def describe(svc: Service, table: Table, now: float) -> dict[str, Any]:
+def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
     """A TableDescription as DynamoDB returns it."""
     req = table.request
-    capacity = svc.model.tables[table.name]
+    capacity = state.model.tables[table.name]
     mode = req.get("BillingMode") or PROVISIONED
     read, write = capacity.base.warm_values()
     out: dict[str, Any] = {

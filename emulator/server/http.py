@@ -1,14 +1,13 @@
 """A lean HTTP/1.1 server: an asyncio Protocol on httptools' C parser.
 
-Why our own protocol rather than a framework: measured with benchmarks/endpoint.py on
-this project's 2-core machines, aiohttp's low-level server (the previous front) spent
-~40 us of the server core per request, more than the emulator's own work for a
-PutItem, so the HTTP layer, not the capacity model, set the emulator's rate. What the
-emulator needs of HTTP is small (bodies by Content-Length or chunked, keep-alive,
-pipelined requests answered in order, 100-continue, a size limit, a few GET routes),
-and httptools (the parser uvicorn runs on) does the parsing; this module only frames
-requests and replies, in a few microseconds. The benchmark's bare ceiling runs on the
-same class, so the emulator is compared with exactly the stack it uses.
+Why our own protocol rather than a framework: a framework's HTTP layer costs the server
+core more per request than the emulator's own work for a PutItem, so it, not the
+capacity model, would set the emulator's rate (docs/emulator.md, "History of the
+measurements"). What the emulator needs of HTTP is small (bodies by Content-Length or
+chunked, keep-alive, pipelined requests answered in order, 100-continue, a size limit, a
+few GET routes), and httptools (the parser uvicorn runs on) does the parsing; this module
+only frames requests and replies, in a few microseconds. The benchmark's bare ceiling
+runs on the same class, so the emulator is compared with exactly the stack it uses.
 
 A handler gets (method, path, query, X-Amz-Target, body) and returns a `Reply`. Replies
 go out in request order; a reply may ask to be held back (the --latency model) without
@@ -29,12 +28,12 @@ from typing import NamedTuple, cast
 
 import httptools
 
+from emulator.wire import JSON_CONTENT_TYPE
+
 log = logging.getLogger("hotbench.emulator")
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """[AWS] the largest request DynamoDB accepts (a full BatchWriteItem)."""
-
-JSON_1_0 = "application/x-amz-json-1.0"
 
 
 class Reply(NamedTuple):
@@ -46,7 +45,7 @@ class Reply(NamedTuple):
     delay_s: float = 0.0
 
 
-Handler = Callable[[str, str, str, "str | None", bytes], Reply]
+RequestHandler = Callable[[str, str, str, "str | None", bytes], Reply]
 """handler(method, path, query, x_amz_target, body) -> Reply; must not raise (a raise
 is answered with a 500 naming a server bug)."""
 
@@ -137,7 +136,7 @@ class HttpServer:
     stopping the server also closes keep-alive connections, which asyncio.Server.close
     leaves open before Python 3.13), and the work of the current event-loop turn."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: RequestHandler) -> None:
         self.handler = handler
         self.connections: set[HttpConnection] = set()
         self.inbox: list[tuple[HttpConnection, _Work]] = []
@@ -230,7 +229,7 @@ class HttpConnection(asyncio.Protocol):
                 data = data[offset:] if offset > 0 else b""
             except httptools.HttpParserError:
                 self.reading = False
-                self.server.submit(self, (Reply(400, JSON_1_0, _BAD_HTTP), False))
+                self.server.submit(self, (Reply(400, JSON_CONTENT_TYPE, _BAD_HTTP), False))
                 return
 
     def eof_received(self) -> bool:
@@ -292,7 +291,7 @@ class HttpConnection(asyncio.Protocol):
             self.reading = False
         if self.too_large:
             self.reading = False
-            self.server.submit(self, (Reply(413, JSON_1_0, _TOO_LARGE), False))
+            self.server.submit(self, (Reply(413, JSON_CONTENT_TYPE, _TOO_LARGE), False))
             return
         body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
         self.server.submit(
@@ -314,7 +313,7 @@ class HttpConnection(asyncio.Protocol):
             reply = self.handler(method, path, query, target, body)
         except Exception:  # the handler's contract is not to raise; never drop the client
             log.exception("handler failed on %s %s", method, path)
-            reply = Reply(500, JSON_1_0, _BUG)
+            reply = Reply(500, JSON_CONTENT_TYPE, _BUG)
         self._send(reply, keep_alive, head_only=method == "HEAD")
 
     def _send(self, reply: Reply, keep_alive: bool, head_only: bool = False) -> None:

@@ -120,10 +120,10 @@ class ItemStore:
         """Item collections by partition-key value (tables with a sort key)."""
         self._flat = schema.sk is None
         """A table without a sort key keeps its items in `_items` and `_sizes`, by
-        partition-key value, and no collections: a collection per item was four
-        objects the garbage collector traversed for as long as the item lived (the
-        item itself stops being traversed after its first full collections): with
-        new keys, garbage collection was about 40 % of a compiled PutItem."""
+        partition-key value, and no collections: a collection per item would be four
+        more objects for the garbage collector to traverse for as long as the item
+        lives (the item itself stops being traversed after its first full collections),
+        a cost paid again on every collection while a load writes new keys."""
         self._items: dict[Any, Item] = {}
         self._sizes: dict[Any, int] = {}
         # SortedList, not a list kept with insort: inserting a new key must not cost a
@@ -133,7 +133,7 @@ class ItemStore:
         """Order keys of new partition-key values not yet in `_pk_order`: only Scan and
         the removal of a key's last item read the order, so a put only appends here
         (SortedList is pure Python, interpreted even when the store is compiled: its add
-        was the dearest step of a PutItem of a new key)."""
+        would be the dearest step of a PutItem of a new key)."""
         self.count = 0
         self.bytes = 0
 

@@ -79,7 +79,7 @@ class Metrics:
     def record(self, table: str, decision: Decision, charge: Charge, now: float) -> None:
         # Runs once per request: the decision's and charge's fields are read once, and
         # each target is counted by a call rather than through a list of (index, units)
-        # tuples (compiled, the calls are native and the tuples were not).
+        # tuples (compiled, the calls are native and the tuples would not be).
         t = int(now)
         accepted, refused, throttle = decision.accepted, decision.refused, decision.throttle
         reason: str | None = None

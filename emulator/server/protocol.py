@@ -12,9 +12,6 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-CONTENT_TYPE: Final = "application/x-amz-json-1.0"
-TARGET_PREFIX: Final = "DynamoDB_20120810."
-
 DYNAMODB: Final = "com.amazonaws.dynamodb.v20120810#"
 CORAL_VALIDATE: Final = "com.amazon.coral.validate#"
 CORAL_SERVICE: Final = "com.amazon.coral.service#"

@@ -16,24 +16,13 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
+from emulator.eventloop import new_event_loop
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server.app import make_handler
 from emulator.server.http import HttpServer
 from emulator.server.latency import Latency
 from emulator.server.service import Service
-
-
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """uvloop's loop when installed (it roughly halves the HTTP stack's cost per request,
-    see benchmarks/endpoint.py), else asyncio's."""
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.new_event_loop()
-    loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
-    return loop
-
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -140,8 +129,8 @@ class EmulatorServer:
 
     @property
     def model(self) -> CapacityModel:
-        """The capacity model (hold `service.lock` while touching it from outside)."""
-        return self.service.model
+        """The capacity model (hold `service.state.lock` while touching it from outside)."""
+        return self.service.state.model
 
     def metrics(self, seconds: int = 60, table: str | None = None) -> dict[str, Any]:
         """What GET /_hotbench/metrics returns."""

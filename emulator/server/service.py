@@ -1,4 +1,4 @@
-"""The DynamoDB service behind the HTTP front: state, clock, and operation dispatch.
+"""The DynamoDB service behind the HTTP front: operation dispatch over the shared state.
 
 HTTP-free on purpose: `handle(target, body)` takes the X-Amz-Target and the raw body and
 returns (status, JSON bytes), so the protocol is testable without sockets and the HTTP
@@ -9,33 +9,31 @@ concurrently whichever thread asks (the event loop, or the Python API from a tes
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
 
-from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import control, dataplane
-from emulator.server.metrics import Metrics
+from emulator.server import batch_items, control, query_scan, single_item
 from emulator.server.protocol import (
-    TARGET_PREFIX,
     DynamoError,
     internal,
-    not_found,
     serialization,
     unknown_operation,
     validation,
 )
-from emulator.server.table import Table
+from emulator.server.state import EmulatorState
+from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
 
-Handler = Callable[["Service", dict[str, Any]], dict[str, Any]]
+OperationHandler = Callable[[EmulatorState, dict[str, Any]], dict[str, Any]]
+"""operation(state, request) -> reply: one DynamoDB operation, request and reply as JSON
+objects; a refusal is a raised DynamoError."""
 
-OPERATIONS: Final[dict[str, Handler]] = {
+OPERATIONS: Final[dict[str, OperationHandler]] = {
     "CreateTable": control.create_table,
     "DescribeTable": control.describe_table,
     "UpdateTable": control.update_table,
@@ -45,19 +43,21 @@ OPERATIONS: Final[dict[str, Handler]] = {
     "UntagResource": control.untag_resource,
     "ListTagsOfResource": control.list_tags,
     "DescribeLimits": control.describe_limits,
-    "PutItem": dataplane.put_item,
-    "GetItem": dataplane.get_item,
-    "DeleteItem": dataplane.delete_item,
-    "UpdateItem": dataplane.update_item,
-    "BatchWriteItem": dataplane.batch_write_item,
-    "BatchGetItem": dataplane.batch_get_item,
-    "Query": dataplane.query,
-    "Scan": dataplane.scan,
+    "PutItem": single_item.put_item,
+    "GetItem": single_item.get_item,
+    "DeleteItem": single_item.delete_item,
+    "UpdateItem": single_item.update_item,
+    "BatchWriteItem": batch_items.batch_write_item,
+    "BatchGetItem": batch_items.batch_get_item,
+    "Query": query_scan.query,
+    "Scan": query_scan.scan,
 }
 """Every supported operation; any other DynamoDB operation is a ValidationException
 naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
 
-HANDLERS: Final[dict[str, Handler]] = {TARGET_PREFIX + name: op for name, op in OPERATIONS.items()}
+HANDLERS: Final[dict[str, OperationHandler]] = {
+    TARGET_PREFIX + name: op for name, op in OPERATIONS.items()
+}
 """The handler of each supported X-Amz-Target, found in one look-up per request; any
 other target goes through `Service._operation` for its error."""
 
@@ -114,7 +114,7 @@ KNOWN_UNSUPPORTED: Final = frozenset(
 
 
 class Service:
-    """All tables of one emulator, their capacity model and their clock."""
+    """One emulator: its shared state, and the dispatch of each request to an operation."""
 
     def __init__(
         self,
@@ -125,56 +125,13 @@ class Service:
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if scale is not None:
-            params = params.scaled(scale)
-        self.params = params
-        self.scale = params.scale
-        self.create_delay_s = params.create_table_s if create_delay_s is None else create_delay_s
-        self.region = region
-        self.account = account
-        self._clock = clock
-        self._t0 = clock()
-        self._offset = 0.0
-        self.lock = threading.RLock()
-        self.model = CapacityModel(params, region, account, now=0.0)
-        self.tables: dict[str, Table] = {}
-        self.metrics = Metrics(self.scale)
-        self.started_epoch = time.time()
+        self.state = EmulatorState(params, scale, create_delay_s, region, account, clock)
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
 
-    # time ------------------------------------------------------------------------------
-    def now(self) -> float:
-        """Emulator time: seconds since start on a monotonic clock, plus skipped time."""
-        return self._clock() - self._t0 + self._offset
-
-    def tick(self) -> float:
-        """Bring the model up to now (heat, splits, growth land) and return now."""
-        now = self.now()
-        self.model.advance(now)
-        self.metrics.sample_partitions(self.model, now)
-        return now
-
     def skip(self, seconds: float) -> None:
-        """Let `seconds` of emulator time pass at once, with no traffic (tests only: the
-        badOnDemand repeats need 10-minute pauses)."""
-        with self.lock:
-            self._offset += seconds
-            self.tick()
-
-    def epoch(self, now: float) -> float:
-        """Wall-clock time of an emulator instant, for CreationDateTime and the like."""
-        return self.started_epoch + now
-
-    # lookup ----------------------------------------------------------------------------
-    def table(self, name: str, active: bool = True) -> Table:
-        """A table by name or ARN; data-plane calls need it ACTIVE or UPDATING."""
-        if name.startswith("arn:"):
-            name = name.rsplit("/", 1)[-1] if ":table/" in name else ""
-        table = self.tables.get(name)
-        if table is None or (active and table.creating(self.now())):
-            raise not_found()
-        return table
+        """Let `seconds` of emulator time pass at once, with no traffic (tests only)."""
+        self.state.skip(seconds)
 
     # dispatch --------------------------------------------------------------------------
     def handle(self, target: str | None, body: bytes) -> tuple[int, bytes]:
@@ -192,10 +149,11 @@ class Service:
                 raise serialization("Start of structure or map found where not expected")
             # acquire/release rather than `with`: the same for an RLock, and compiled, two
             # method calls instead of looking up and calling __enter__ and __exit__.
-            lock = self.lock
+            state = self.state
+            lock = state.lock
             lock.acquire()
             try:
-                result = handler(self, request)
+                result = handler(state, request)
             finally:
                 lock.release()
             return 200, _dumps(result)
@@ -225,27 +183,29 @@ class Service:
     # observation -----------------------------------------------------------------------
     def metrics_view(self, seconds: int = 60, table: str | None = None) -> dict[str, Any]:
         """The JSON of /_hotbench/metrics (documented in docs/emulator.md)."""
-        with self.lock:
-            now = self.tick()
-            names = [table] if table is not None else sorted(self.tables)
+        state = self.state
+        with state.lock:
+            now = state.tick()
+            names = [table] if table is not None else sorted(state.tables)
             out: dict[str, Any] = {}
             for name in names:
-                state = self.table(name, active=False)
-                out[name] = self.metrics.table_view(
-                    self.model, name, state.status(now), max(1, seconds)
+                found = state.table(name, active=False)
+                out[name] = state.metrics.table_view(
+                    state.model, name, found.status(now), max(1, seconds)
                 )
             return {
                 "now_s": round(now, 3),
-                "scale": self.scale,
+                "scale": state.scale,
                 "units": "full-scale (counts and units divided by scale)",
                 "tables": out,
             }
 
     def partitions_view(self, table: str) -> dict[str, Any]:
         """The JSON of /_hotbench/partitions?table=T: the model's partition map."""
-        with self.lock:
-            self.tick()
-            self.table(table, active=False)
-            view = self.model.partition_map(table)
-            view["scale"] = self.scale
+        state = self.state
+        with state.lock:
+            state.tick()
+            state.table(table, active=False)
+            view = state.model.partition_map(table)
+            view["scale"] = state.scale
             return view

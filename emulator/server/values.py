@@ -171,12 +171,6 @@ def typed(value: AttributeValue) -> Any:
     return inner
 
 
-def key_value(value: AttributeValue) -> str | Decimal | bytes:
-    """The value of a key attribute as emulator.keyspace wants it (str, Decimal, bytes)."""
-    result: str | Decimal | bytes = typed(value)
-    return result
-
-
 def canonical(value: AttributeValue) -> Any:
     """A hashable form equal for values DynamoDB treats as equal (1 == 1.0, sets
     unordered), for equality tests and set arithmetic."""

@@ -230,7 +230,7 @@ def test_a_throttle_error_sends_the_bytes_its_body_encodes_to(
 ) -> None:
     """A throttle's wire bytes are encoded once, when its site is made: they must be what
     encoding the error's body would give."""
-    from emulator.server.dataplane import throttle_error
+    from emulator.server.charging import throttle_error
     from emulator.server.protocol import DynamoError
     from emulator.throttle import Cause, ThrottleSite
 

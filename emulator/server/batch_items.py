@@ -1,0 +1,185 @@
+"""The batch operations: BatchWriteItem and BatchGetItem. Each item is charged on its
+own; the items the model refuses come back unprocessed, and only a batch of which
+nothing could be done fails with the throttle."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from emulator.itemsize import item_size
+from emulator.server.admission import Charge, location
+from emulator.server.charging import charge_read, charge_write, consumed_capacity, throttle_error
+from emulator.server.expr_parse import Path
+from emulator.server.expr_project import project
+from emulator.server.items import sort_value
+from emulator.server.members import (
+    check_size,
+    consumed_mode,
+    item_member,
+    placeholders_of,
+    projection_of,
+)
+from emulator.server.protocol import DynamoError, member, serialization, validation
+from emulator.server.state import EmulatorState
+from emulator.server.table import Table
+from emulator.server.values import Item, check_item
+from emulator.throttle import Throttle
+
+MAX_BATCH_WRITE: Final = 25
+MAX_BATCH_GET: Final = 100
+
+
+def _request_items(req: dict[str, Any]) -> dict[str, Any]:
+    items = member(req, "RequestItems", dict, required=True)
+    if not items:
+        raise validation(
+            "1 validation error detected: Value at 'requestItems' failed to "
+            "satisfy constraint: Member must have length greater than or equal "
+            "to 1"
+        )
+    return items
+
+
+def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    mode = consumed_mode(req)
+    plan: list[tuple[Table, dict[str, Any], Item, Item | None]] = []
+    total = 0
+    for name, writes in _request_items(req).items():
+        table = state.table(name)
+        if not isinstance(writes, list) or not writes:
+            raise validation(
+                f"The batch write request list for a table cannot be null or empty: {name}"
+            )
+        seen: set[Any] = set()
+        for write in writes:
+            total += 1
+            if not isinstance(write, dict) or len(write) != 1:
+                raise validation(
+                    "Supplied AttributeValue has more than one datatypes set, must "
+                    "contain exactly one of the supported datatypes"
+                )
+            ((kind, body),) = write.items()
+            if kind == "PutRequest" and isinstance(body, dict):
+                item = item_member(body, "Item")
+                table.store.validate_item_keys(item)
+                check_size(item)
+                key, new = table.schema.key_of(item), item
+            elif kind == "DeleteRequest" and isinstance(body, dict):
+                key, new = table.store.validate_key(item_member(body, "Key")), None
+            else:
+                raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
+            ident = tuple(repr(sort_value(key[n])) for n in table.schema.names)
+            if ident in seen:
+                raise validation("Provided list of item keys contains duplicates")
+            seen.add(ident)
+            plan.append((table, write, key, new))
+    if total > MAX_BATCH_WRITE:
+        raise validation(
+            "1 validation error detected: Value at 'requestItems' failed to "
+            "satisfy constraint: Map value must satisfy constraint: [Member must "
+            "have length less than or equal to 25, Member must have length "
+            "greater than or equal to 1]"
+        )
+    now = state.tick()
+    unprocessed: dict[str, list[Any]] = {}
+    charges: dict[str, Charge] = {}
+    first_throttle: Throttle | None = None
+    for table, write, key, new in plan:
+        old, old_size = table.store.get_sized(key)
+        new_size = item_size(new) if new is not None else 0
+        decision, charge = charge_write(state, table, key, old, new, now, True, old_size, new_size)
+        if decision.throttle is not None:
+            first_throttle = first_throttle or decision.throttle
+            unprocessed.setdefault(table.name, []).append(write)
+            continue
+        if new is not None:
+            table.store.put(new, new_size)
+        elif old is not None:
+            table.store.delete(key)
+        _add_charge(charges, table.name, charge)
+    if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
+        # [AWS] when no item at all could be written, the batch fails with the throttle.
+        raise throttle_error(first_throttle)
+    out: dict[str, Any] = {"UnprocessedItems": unprocessed}
+    if mode != "NONE":
+        out["ConsumedCapacity"] = [
+            consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
+        ]
+    return out
+
+
+def _add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
+    total = charges.get(name)
+    if total is None:
+        charges[name] = Charge(
+            charge.table_units, dict(charge.gsi_units), charge.is_write, charge.index
+        )
+        return
+    total.table_units += charge.table_units
+    for index, units in charge.gsi_units.items():
+        total.gsi_units[index] = total.gsi_units.get(index, 0.0) + units
+
+
+def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    mode = consumed_mode(req)
+    plan: list[tuple[Table, dict[str, Any], list[Item], list[Path] | None, bool]] = []
+    total = 0
+    for name, spec in _request_items(req).items():
+        table = state.table(name)
+        if not isinstance(spec, dict):
+            raise serialization_error("RequestItems")
+        keys = member(spec, "Keys", list, required=True)
+        if not keys:
+            raise validation(
+                "1 validation error detected: Value at 'requestItems.keys' failed "
+                "to satisfy constraint: Member must have length greater than or "
+                "equal to 1"
+            )
+        checked = [table.store.validate_key(check_item(k, "Keys")) for k in keys]
+        idents = {tuple(repr(sort_value(k[n])) for n in table.schema.names) for k in checked}
+        if len(idents) != len(checked):
+            raise validation("Provided list of item keys contains duplicates")
+        total += len(checked)
+        ph = placeholders_of(spec)
+        paths = projection_of(spec, ph)
+        ph.check_all_used()
+        plan.append(
+            (table, spec, checked, paths, member(spec, "ConsistentRead", bool, default=False))
+        )
+    if total > MAX_BATCH_GET:
+        raise validation("Too many items requested for the BatchGetItem call")
+    now = state.tick()
+    responses: dict[str, list[Item]] = {}
+    unprocessed: dict[str, Any] = {}
+    charges: dict[str, Charge] = {}
+    first_throttle: Throttle | None = None
+    for table, spec, keys, paths, consistent in plan:
+        found = responses.setdefault(table.name, [])
+        for key in keys:
+            item, size = table.store.get_sized(key)
+            pk_hash, sk_pos = location(table.schema, key)
+            decision, charge = charge_read(
+                state, table, pk_hash, sk_pos, size, consistent, None, now
+            )
+            if decision.throttle is not None:
+                first_throttle = first_throttle or decision.throttle
+                entry = unprocessed.setdefault(
+                    table.name, {k: v for k, v in spec.items() if k != "Keys"} | {"Keys": []}
+                )
+                entry["Keys"].append(key)
+                continue
+            _add_charge(charges, table.name, charge)
+            if item is not None:
+                found.append(project(item, paths) if paths else item)
+    if first_throttle is not None and sum(len(v["Keys"]) for v in unprocessed.values()) == total:
+        raise throttle_error(first_throttle)
+    out: dict[str, Any] = {"Responses": responses, "UnprocessedKeys": unprocessed}
+    if mode != "NONE":
+        out["ConsumedCapacity"] = [
+            consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
+        ]
+    return out
+
+
+def serialization_error(name: str) -> DynamoError:
+    return serialization(f"Unexpected value type in payload for member {name}")

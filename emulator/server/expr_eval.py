@@ -1,0 +1,152 @@
+"""Evaluating parsed conditions (ConditionExpression, FilterExpression, a Query's sort-key
+test) against an item, as DynamoDB compares values: a missing attribute satisfies no
+comparison, and values of different types are never ordered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.server.expr_parse import Node, Path
+from emulator.server.protocol import validation
+from emulator.server.values import AttributeValue, Item, canonical, kind_of, typed
+
+
+def resolve(item: Item | AttributeValue | None, path: Path) -> AttributeValue | None:
+    """The value at a document path, or None if any step is missing."""
+    current: Any = {"M": item} if item is not None else None
+    for element in path:
+        if current is None:
+            return None
+        if isinstance(element, str):
+            if kind_of(current) != "M":
+                return None
+            current = current["M"].get(element)
+        else:
+            if kind_of(current) != "L" or element >= len(current["L"]):
+                return None
+            current = current["L"][element]
+    result: AttributeValue | None = current
+    return result
+
+
+def operand_value(item: Item | None, node: Node) -> AttributeValue | None:
+    kind = node[0]
+    if kind == "value":
+        value: AttributeValue = node[1]
+        return value
+    if kind == "path":
+        return resolve(item, node[1])
+    if kind == "size":
+        target = resolve(item, node[1])
+        if target is None:
+            return None
+        t, inner = next(iter(target.items()))
+        if t == "S":
+            n = len(inner.encode("utf-8"))
+        elif t == "B":
+            n = len(typed(target))
+        elif t in ("SS", "NS", "BS", "L", "M"):
+            n = len(inner)
+        else:
+            raise validation(
+                "Invalid ConditionExpression: Incorrect operand type for "
+                f"operator or function; operator or function: size, operand "
+                f"type: {t}"
+            )
+        return {"N": str(n)}
+    raise validation("Invalid expression: unsupported operand")
+
+
+def _compare(op: str, a: AttributeValue | None, b: AttributeValue | None) -> bool:
+    if a is None or b is None:
+        return False
+    if op == "=":
+        return bool(canonical(a) == canonical(b))
+    if op == "<>":
+        return bool(canonical(a) != canonical(b))
+    ka, kb = kind_of(a), kind_of(b)
+    if ka != kb or ka not in ("S", "N", "B"):
+        return False
+    x, y = typed(a), typed(b)
+    if op == "<":
+        return bool(x < y)
+    if op == "<=":
+        return bool(x <= y)
+    if op == ">":
+        return bool(x > y)
+    return bool(x >= y)
+
+
+def evaluate(node: Node, item: Item | None) -> bool:
+    """Whether `item` (None: no item) satisfies a parsed condition."""
+    kind = node[0]
+    if kind == "and":
+        return evaluate(node[1], item) and evaluate(node[2], item)
+    if kind == "or":
+        return evaluate(node[1], item) or evaluate(node[2], item)
+    if kind == "not":
+        return not evaluate(node[1], item)
+    if kind == "cmp":
+        return _compare(node[1], operand_value(item, node[2]), operand_value(item, node[3]))
+    if kind == "between":
+        value = operand_value(item, node[1])
+        low, high = operand_value(item, node[2]), operand_value(item, node[3])
+        if low is not None and high is not None and _compare(">", low, high):
+            raise validation(
+                "Invalid ConditionExpression: The BETWEEN operator requires "
+                "upper bound to be greater than or equal to lower bound"
+            )
+        return _compare(">=", value, low) and _compare("<=", value, high)
+    if kind == "in":
+        value = operand_value(item, node[1])
+        return any(_compare("=", value, operand_value(item, option)) for option in node[2])
+    if kind == "fn":
+        return _function(node[1], resolve(item, node[2]), node[3], item)
+    raise validation("Invalid expression")
+
+
+def _function(
+    name: str, target: AttributeValue | None, arg: Node | None, item: Item | None
+) -> bool:
+    if name == "attribute_exists":
+        return target is not None
+    if name == "attribute_not_exists":
+        return target is None
+    assert arg is not None
+    operand = operand_value(item, arg)
+    if target is None or operand is None:
+        return False
+    if name == "attribute_type":
+        wanted = operand.get("S")
+        if wanted not in ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL"):
+            raise validation(
+                "Invalid ConditionExpression: Invalid attribute type name found; "
+                f"type: {wanted}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+            )
+        return kind_of(target) == wanted
+    if name == "begins_with":
+        kt, ko = kind_of(target), kind_of(operand)
+        if ko not in ("S", "B"):
+            raise validation(
+                "Invalid ConditionExpression: Incorrect operand type for operator "
+                f"or function; operator or function: begins_with, operand type: "
+                f"{ko}"
+            )
+        if kt != ko:
+            return False
+        return bool(typed(target).startswith(typed(operand)))
+    # contains
+    kt = kind_of(target)
+    if kt in ("S", "B"):
+        return kind_of(operand) == kt and typed(operand) in typed(target)
+    if kt in ("SS", "NS", "BS"):
+        element = kt[0]
+        if kind_of(operand) != element:
+            return False
+        wanted_value = canonical(operand)
+        return any(canonical({element: e}) == wanted_value for e in target[kt])
+    if kt == "L":
+        wanted_value = canonical(operand)
+        return any(canonical(e) == wanted_value for e in target["L"])
+    return False

@@ -1,0 +1,402 @@
+"""DynamoDB expressions, parsed: condition, filter, key-condition, update and projection.
+
+A small recursive-descent parser (the grammar is tiny and no maintained Python library
+implements DynamoDB's dialect) producing tuples that `expr_eval.evaluate` and
+`expr_update.apply_update` walk. Placeholders (#name, :value) are resolved while parsing,
+so an unknown or unused one is reported the way DynamoDB reports it, before anything is
+read or written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.server.protocol import DynamoError, invalid_parameter, validation
+from emulator.server.values import AttributeValue
+
+_TOKEN = re.compile(
+    r"""
+    \s*(?:
+      (?P<op><>|<=|>=|=|<|>|\(|\)|,|\[|\]|\.|\+|-)
+    | (?P<name>\#[A-Za-z0-9_]+)
+    | (?P<value>:[A-Za-z0-9_]+)
+    | (?P<num>[0-9]+)
+    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    )""",
+    re.VERBOSE,
+)
+
+COMPARATORS = ("=", "<>", "<", "<=", ">", ">=")
+CONDITION_FUNCTIONS = (
+    "attribute_exists",
+    "attribute_not_exists",
+    "attribute_type",
+    "begins_with",
+    "contains",
+)
+KEYWORDS = ("AND", "OR", "NOT", "BETWEEN", "IN")
+MAX_EXPRESSION_BYTES = 4096
+
+Path = tuple[str | int, ...]
+Node = tuple[Any, ...]
+
+
+@dataclass
+class Placeholders:
+    """ExpressionAttributeNames/Values of one request, and which ones were used."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    values: dict[str, AttributeValue] = field(default_factory=dict)
+    used_names: set[str] = field(default_factory=set)
+    used_values: set[str] = field(default_factory=set)
+
+    def check_all_used(self) -> None:
+        """DynamoDB refuses a request that defines placeholders it never uses."""
+        unused_names = sorted(set(self.names) - self.used_names)
+        if unused_names:
+            raise invalid_parameter(
+                "Value provided in ExpressionAttributeNames unused in "
+                f"expressions: keys: {{{', '.join(unused_names)}}}"
+            )
+        unused_values = sorted(set(self.values) - self.used_values)
+        if unused_values:
+            raise invalid_parameter(
+                "Value provided in ExpressionAttributeValues unused in "
+                f"expressions: keys: {{{', '.join(unused_values)}}}"
+            )
+
+
+class _Parser:
+    def __init__(self, text: str, kind: str, ph: Placeholders) -> None:
+        if not isinstance(text, str):
+            raise validation(f"Invalid {kind}: expression must be a string")
+        if not text.strip():
+            raise validation(f"Invalid {kind}: The expression can not be empty;")
+        if len(text.encode()) > MAX_EXPRESSION_BYTES:
+            raise validation(
+                f"Invalid {kind}: Expression size has exceeded the maximum allowed size"
+            )
+        self.text = text
+        self.kind = kind
+        self.ph = ph
+        self.tokens: list[tuple[str, str]] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            match = _TOKEN.match(text, pos)
+            if match is None or match.end() == pos:
+                bad = text[pos:].strip()[:1]
+                raise validation(
+                    f'Invalid {kind}: Syntax error; token: "{bad}", near: '
+                    f'"{text[max(0, pos - 5) : pos + 5].strip()}"'
+                )
+            group = match.lastgroup
+            assert group is not None
+            self.tokens.append((group, match.group(group)))
+            pos = match.end()
+        self.i = 0
+
+    # token helpers -------------------------------------------------------------------
+    def peek(self, offset: int = 0) -> tuple[str, str] | None:
+        j = self.i + offset
+        return self.tokens[j] if j < len(self.tokens) else None
+
+    def next(self) -> tuple[str, str]:
+        token = self.peek()
+        if token is None:
+            raise validation(
+                f'Invalid {self.kind}: Syntax error; token: "<EOF>", near: "{self.text[-10:]}"'
+            )
+        self.i += 1
+        return token
+
+    def error(self, token: tuple[str, str] | None = None) -> DynamoError:
+        token = token or self.peek()
+        shown = token[1] if token else "<EOF>"
+        return validation(
+            f'Invalid {self.kind}: Syntax error; token: "{shown}", near: "{self.text[:40]}"'
+        )
+
+    def expect(self, op: str) -> None:
+        token = self.next()
+        if token != ("op", op):
+            raise self.error(token)
+
+    def at_op(self, op: str) -> bool:
+        return self.peek() == ("op", op)
+
+    def at_word(self, word: str) -> bool:
+        token = self.peek()
+        return token is not None and token[0] == "word" and token[1].upper() == word
+
+    def done(self) -> None:
+        if self.peek() is not None:
+            raise self.error()
+
+    # operands --------------------------------------------------------------------------
+    def path(self) -> Path:
+        elements: list[str | int] = [self._path_name()]
+        while True:
+            if self.at_op("."):
+                self.next()
+                elements.append(self._path_name())
+            elif self.at_op("["):
+                self.next()
+                kind, text = self.next()
+                if kind != "num":
+                    raise self.error((kind, text))
+                elements.append(int(text))
+                self.expect("]")
+            else:
+                return tuple(elements)
+
+    def _path_name(self) -> str:
+        kind, text = self.next()
+        if kind == "name":
+            if text not in self.ph.names:
+                raise validation(
+                    f"Invalid {self.kind}: An expression attribute name used in "
+                    f"the document path is not defined; attribute name: {text}"
+                )
+            self.ph.used_names.add(text)
+            return self.ph.names[text]
+        if kind == "word" and text.upper() not in KEYWORDS:
+            return text
+        raise self.error((kind, text))
+
+    def value_ref(self) -> AttributeValue:
+        kind, text = self.next()
+        if kind != "value":
+            raise self.error((kind, text))
+        if text not in self.ph.values:
+            raise validation(
+                f"Invalid {self.kind}: An expression attribute value used in "
+                f"expression is not defined; attribute value: {text}"
+            )
+        self.ph.used_values.add(text)
+        return self.ph.values[text]
+
+    def operand(self) -> Node:
+        token = self.peek()
+        if token is None:
+            raise self.error()
+        if token[0] == "value":
+            return ("value", self.value_ref())
+        if token[0] == "word" and token[1] == "size" and self.peek(1) == ("op", "("):
+            self.next()
+            self.next()
+            path = self.path()
+            self.expect(")")
+            return ("size", path)
+        if token[0] == "word" and self.peek(1) == ("op", "("):
+            raise validation(
+                f"Invalid {self.kind}: The function is not allowed to be used "
+                f"this way in an expression; function: {token[1]}"
+            )
+        return ("path", self.path())
+
+    # conditions ------------------------------------------------------------------------
+    def condition(self) -> Node:
+        left = self._and()
+        while self.at_word("OR"):
+            self.next()
+            left = ("or", left, self._and())
+        return left
+
+    def _and(self) -> Node:
+        left = self._not()
+        while self.at_word("AND"):
+            self.next()
+            left = ("and", left, self._not())
+        return left
+
+    def _not(self) -> Node:
+        if self.at_word("NOT"):
+            self.next()
+            return ("not", self._not())
+        return self._primary()
+
+    def _primary(self) -> Node:
+        if self.at_op("("):
+            self.next()
+            inner = self.condition()
+            self.expect(")")
+            return inner
+        token = self.peek()
+        if (
+            token is not None
+            and token[0] == "word"
+            and token[1] in CONDITION_FUNCTIONS
+            and self.peek(1) == ("op", "(")
+        ):
+            return self._function(token[1])
+        left = self.operand()
+        if self.at_word("BETWEEN"):
+            self.next()
+            low = self.operand()
+            if not self.at_word("AND"):
+                raise self.error()
+            self.next()
+            return ("between", left, low, self.operand())
+        if self.at_word("IN"):
+            self.next()
+            self.expect("(")
+            options = [self.operand()]
+            while self.at_op(","):
+                self.next()
+                options.append(self.operand())
+            self.expect(")")
+            return ("in", left, options)
+        token = self.next()
+        if token[0] != "op" or token[1] not in COMPARATORS:
+            raise self.error(token)
+        return ("cmp", token[1], left, self.operand())
+
+    def _function(self, name: str) -> Node:
+        self.next()
+        self.expect("(")
+        path = self.path()
+        if name in ("attribute_exists", "attribute_not_exists"):
+            self.expect(")")
+            return ("fn", name, path, None)
+        self.expect(",")
+        arg = self.operand()
+        self.expect(")")
+        return ("fn", name, path, arg)
+
+    # updates ---------------------------------------------------------------------------
+    def update(self) -> list[Node]:
+        actions: list[Node] = []
+        seen: set[str] = set()
+        while self.peek() is not None:
+            kind, text = self.next()
+            clause = text.upper()
+            if kind != "word" or clause not in ("SET", "REMOVE", "ADD", "DELETE"):
+                raise self.error((kind, text))
+            if clause in seen:
+                raise validation(
+                    f'Invalid {self.kind}: The "{clause}" section can only be '
+                    "used once in an update expression;"
+                )
+            seen.add(clause)
+            while True:
+                actions.append(self._action(clause))
+                if not self.at_op(","):
+                    break
+                self.next()
+        return actions
+
+    def _action(self, clause: str) -> Node:
+        path = self.path()
+        if clause == "REMOVE":
+            return ("remove", path)
+        if clause == "SET":
+            self.expect("=")
+            value = self._set_value()
+            return ("set", path, value)
+        return (clause.lower(), path, self.value_ref())
+
+    def _set_value(self) -> Node:
+        left = self._set_operand()
+        if self.at_op("+") or self.at_op("-"):
+            op = self.next()[1]
+            return ("plus" if op == "+" else "minus", left, self._set_operand())
+        return left
+
+    def _set_operand(self) -> Node:
+        token = self.peek()
+        if token is not None and token[0] == "word" and self.peek(1) == ("op", "("):
+            name = token[1]
+            self.next()
+            self.next()
+            if name == "if_not_exists":
+                path = self.path()
+                self.expect(",")
+                default = self._set_operand()
+                self.expect(")")
+                return ("if_not_exists", path, default)
+            if name == "list_append":
+                first = self._set_operand()
+                self.expect(",")
+                second = self._set_operand()
+                self.expect(")")
+                return ("list_append", first, second)
+            raise validation(f"Invalid {self.kind}: Invalid function name; function: {name}")
+        return self.operand()
+
+
+def parse_condition(text: str, ph: Placeholders, kind: str = "ConditionExpression") -> Node:
+    parser = _Parser(text, kind, ph)
+    node = parser.condition()
+    parser.done()
+    return node
+
+
+def parse_update(text: str, ph: Placeholders) -> list[Node]:
+    parser = _Parser(text, "UpdateExpression", ph)
+    return parser.update()
+
+
+def parse_projection(text: str, ph: Placeholders) -> list[Path]:
+    parser = _Parser(text, "ProjectionExpression", ph)
+    paths = [parser.path()]
+    while parser.at_op(","):
+        parser.next()
+        paths.append(parser.path())
+    parser.done()
+    return paths
+
+
+@dataclass(frozen=True)
+class KeyCondition:
+    """A Query's key condition: the partition key value and an optional sort-key test."""
+
+    pk_name: str
+    pk_value: AttributeValue
+    sk_test: Node | None
+
+
+def parse_key_condition(text: str, ph: Placeholders, pk: str, sk: str | None) -> KeyCondition:
+    """Only `pk = :v [AND <sort-key condition>]` is a valid key condition [AWS]."""
+    node = parse_condition(text, ph, "KeyConditionExpression")
+    parts = [node[1], node[2]] if node[0] == "and" else [node]
+    pk_value: AttributeValue | None = None
+    sk_test: Node | None = None
+    for part in parts:
+        attr = _key_attr(part)
+        if attr == pk and part[0] == "cmp" and part[1] == "=" and pk_value is None:
+            pk_value = part[3][1]
+        elif sk is not None and attr == sk and sk_test is None and _valid_sk_test(part):
+            sk_test = part
+        else:
+            raise validation(
+                "Query condition missed key schema element"
+                if attr not in (pk, sk)
+                else "Query key condition not supported"
+            )
+    if pk_value is None:
+        raise validation(f"Query condition missed key schema element: {pk}")
+    return KeyCondition(pk, pk_value, sk_test)
+
+
+def _key_attr(node: Node) -> str | None:
+    if node[0] == "cmp" and node[2][0] == "path" and node[3][0] == "value":
+        path = node[2][1]
+    elif node[0] == "between" and node[1][0] == "path":
+        path = node[1][1]
+    elif node[0] == "fn" and node[1] == "begins_with":
+        path = node[2]
+    else:
+        return None
+    return path[0] if len(path) == 1 and isinstance(path[0], str) else None
+
+
+def _valid_sk_test(node: Node) -> bool:
+    if node[0] == "cmp":
+        return bool(node[1] != "<>")
+    if node[0] == "between":
+        return node[2][0] == "value" and node[3][0] == "value"
+    return node[0] == "fn" and node[1] == "begins_with" and node[3][0] == "value"

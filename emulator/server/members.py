@@ -1,0 +1,119 @@
+"""A data-plane request's members, read and checked: each either returns the member's
+value or raises the ValidationException DynamoDB sends for it. Every operation reads its
+members through these before it costs capacity, so a client mistake is refused first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from emulator.itemsize import MAX_ITEM_BYTES, item_size
+from emulator.server.expr_parse import (
+    Node,
+    Path,
+    Placeholders,
+    parse_condition,
+    parse_projection,
+)
+from emulator.server.protocol import (
+    ITEM_TOO_LARGE_MESSAGE,
+    invalid_parameter,
+    member,
+    null_member,
+    validation,
+)
+from emulator.server.values import Item, check_item, check_value
+
+LEGACY: Final = (
+    "Expected",
+    "AttributeUpdates",
+    "KeyConditions",
+    "QueryFilter",
+    "ScanFilter",
+    "ConditionalOperator",
+)
+
+
+def reject_legacy(req: dict[str, Any]) -> None:
+    for name in LEGACY:
+        if name in req:
+            raise validation(
+                f"The legacy parameter {name} is not supported by the hotbench "
+                "emulator; use the expression parameters instead"
+            )
+
+
+def placeholders_of(req: dict[str, Any]) -> Placeholders:
+    names = member(req, "ExpressionAttributeNames", dict, default={})
+    for key, value in names.items():
+        if not key.startswith("#") or not isinstance(value, str) or not value:
+            raise invalid_parameter(
+                f"ExpressionAttributeNames must map #names to attribute names; got {key!r}"
+            )
+    values = member(req, "ExpressionAttributeValues", dict, default={})
+    for key, value in values.items():
+        if not key.startswith(":"):
+            raise invalid_parameter(
+                f"ExpressionAttributeValues keys must start with ':'; got {key!r}"
+            )
+        check_value(value)
+    if "ExpressionAttributeValues" in req and not values:
+        raise invalid_parameter("ExpressionAttributeValues must not be empty")
+    if "ExpressionAttributeNames" in req and not names:
+        raise invalid_parameter("ExpressionAttributeNames must not be empty")
+    return Placeholders(names, values)
+
+
+def condition_of(
+    req: dict[str, Any], ph: Placeholders, name: str = "ConditionExpression"
+) -> Node | None:
+    text = member(req, name, str)
+    return None if text is None else parse_condition(text, ph, name)
+
+
+def projection_of(req: dict[str, Any], ph: Placeholders) -> list[Path] | None:
+    text = member(req, "ProjectionExpression", str)
+    if text is not None:
+        if "AttributesToGet" in req:
+            raise validation(
+                "Can not use both expression and non-expression parameters in "
+                "the same request: Non-expression parameters: {AttributesToGet} "
+                "Expression parameters: {ProjectionExpression}"
+            )
+        return parse_projection(text, ph)
+    attrs = member(req, "AttributesToGet", list)
+    if attrs is None:
+        return None
+    if not attrs or not all(isinstance(a, str) for a in attrs):
+        raise validation("AttributesToGet must be a non-empty list of attribute names")
+    return [(a,) for a in attrs]
+
+
+def enum_of(req: dict[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value: str = member(req, name, str, default=default)
+    if value not in allowed:
+        raise validation(
+            f"1 validation error detected: Value '{value}' at "
+            f"'{name[:1].lower() + name[1:]}' failed to satisfy constraint: "
+            f"Member must satisfy enum value set: [{', '.join(allowed)}]"
+        )
+    return value
+
+
+def item_member(req: dict[str, Any], name: str) -> Item:
+    value = req.get(name)
+    if value is None:
+        raise null_member(name[:1].lower() + name[1:])
+    return check_item(value, name)
+
+
+def check_size(item: Item) -> int:
+    size = item_size(item)
+    if size > MAX_ITEM_BYTES:
+        raise validation(ITEM_TOO_LARGE_MESSAGE)
+    return size
+
+
+def consumed_mode(req: dict[str, Any]) -> str:
+    """The ReturnConsumedCapacity member, checked (read once per request)."""
+    return enum_of(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")

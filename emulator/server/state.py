@@ -1,0 +1,81 @@
+"""The state one emulator's operations share: tables, capacity model, metrics, clock, lock.
+
+One object, passed to every operation, so that an operation reads what it needs here
+and never the service that dispatches to it (`service.py`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from emulator.model import CapacityModel
+from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.server.metrics import Metrics
+from emulator.server.protocol import not_found
+from emulator.server.table import Table
+
+
+class EmulatorState:
+    """All tables of one emulator, their capacity model, metrics and clock, and the lock
+    that every request holds while it touches them. The operations (`control`, the
+    data-plane modules) receive it; `Service` owns one and dispatches to them."""
+
+    def __init__(
+        self,
+        params: CapacityParams = DEFAULT_PARAMS,
+        scale: float | None = None,
+        create_delay_s: float | None = None,
+        region: str = "us-east-1",
+        account: str = "000000000000",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if scale is not None:
+            params = params.scaled(scale)
+        self.params = params
+        self.scale = params.scale
+        self.create_delay_s = params.create_table_s if create_delay_s is None else create_delay_s
+        self.region = region
+        self.account = account
+        self._clock = clock
+        self._t0 = clock()
+        self._offset = 0.0
+        self.lock = threading.RLock()
+        self.model = CapacityModel(params, region, account, now=0.0)
+        self.tables: dict[str, Table] = {}
+        self.metrics = Metrics(self.scale)
+        self.started_epoch = time.time()
+
+    # time ------------------------------------------------------------------------------
+    def now(self) -> float:
+        """Emulator time: seconds since start on a monotonic clock, plus skipped time."""
+        return self._clock() - self._t0 + self._offset
+
+    def tick(self) -> float:
+        """Bring the model up to now (heat, splits, growth land) and return now."""
+        now = self.now()
+        self.model.advance(now)
+        self.metrics.sample_partitions(self.model, now)
+        return now
+
+    def skip(self, seconds: float) -> None:
+        """Let `seconds` of emulator time pass at once, with no traffic (tests only: the
+        badOnDemand repeats need 10-minute pauses)."""
+        with self.lock:
+            self._offset += seconds
+            self.tick()
+
+    def epoch(self, now: float) -> float:
+        """Wall-clock time of an emulator instant, for CreationDateTime and the like."""
+        return self.started_epoch + now
+
+    # lookup ----------------------------------------------------------------------------
+    def table(self, name: str, active: bool = True) -> Table:
+        """A table by name or ARN; data-plane calls need it ACTIVE or UPDATING."""
+        if name.startswith("arn:"):
+            name = name.rsplit("/", 1)[-1] if ":table/" in name else ""
+        table = self.tables.get(name)
+        if table is None or (active and table.creating(self.now())):
+            raise not_found()
+        return table
