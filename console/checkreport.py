@@ -48,6 +48,14 @@ class CheckOutcome:
         found = Counter(v.status for v in self.verdicts)
         return {status: found.get(status, 0) for status in ("pass", "fail", "skipped")}
 
+    def summary(self) -> str:
+        """One short line: how many criteria held."""
+        c, total = self.counts, len(self.verdicts)
+        skipped = f", {c['skipped']} skipped" if c["skipped"] else ""
+        if self.passed:
+            return f"{c['pass']} of {total} criteria hold{skipped}"
+        return f"{c['fail']} of {total} criteria failed{skipped}"
+
     def headline(self) -> str:
         c = self.counts
         total = len(self.verdicts)
@@ -188,7 +196,7 @@ def to_markdown(outcome: CheckOutcome) -> str:
         f"### hotbench check `{outcome.playbook}`: "
         + ("**passed**" if outcome.passed else "**failed**"),
         "",
-        f"{outcome.headline()}. Mode `{result.mode}`, target `{result.target or '-'}`"
+        f"{outcome.summary()}. Mode `{result.mode}`, target `{result.target or '-'}`"
         + (f", scale {result.scale:g}" if result.scale != 1.0 else "")
         + f", playbook `{outcome.source}`.",
         "",

@@ -29,6 +29,7 @@ from loadgen.playbook import (
     Phase,
     Playbook,
     TableSpec,
+    Throughput,
     UniformDist,
     UuidDist,
     WeightedDist,
@@ -472,9 +473,10 @@ def _summary(table: TableSpec, p: CapacityParams) -> str:
     )
 
 
-def _throughput(t: object) -> str:
-    read, write = getattr(t, "read", None), getattr(t, "write", None)
-    parts = ([f"{_num(write)} write"] if write else []) + ([f"{_num(read)} read"] if read else [])
+def _throughput(t: Throughput) -> str:
+    parts = ([f"{_num(t.write)} write"] if t.write else []) + (
+        [f"{_num(t.read)} read"] if t.read else []
+    )
     return " / ".join(parts)
 
 
