@@ -198,3 +198,55 @@ def test_advise_names_the_hot_keys_of_m1(capsys: pytest.CaptureFixture[str]) -> 
     assert "no limit is reached" in verdicts["good"]
     assert "index byWarehouse partition write" in verdicts["goodGsi"]
     assert "warehouseId=WH-TOKYO" in verdicts["goodGsi"]
+
+
+def test_an_unreachable_live_endpoint_exits_2_with_the_fix(tmp_path: Path) -> None:
+    out = _exit_2(
+        tmp_path, MUST_FAIL, "--mode", "live", "--endpoint", "http://127.0.0.1:9", "--quiet"
+    )
+    assert "could not complete" in out and "hotbench emulator serve" in out
+
+
+def test_run_cost_prices_capacity_pro_rata_and_on_demand_by_units_used() -> None:
+    from console.infra import prices
+    from console.infra.cost import run_cost
+    from loadgen.playbook import parse_playbook
+    from loadgen.results import Counts, PhaseResult, RunResult
+
+    gsi = {"name": "g", "partition_key": {"name": "s"}, "projection": "KEYS_ONLY"}
+    playbook = parse_playbook(
+        {
+            "name": "c",
+            "tables": [
+                {
+                    "name": "prov",
+                    "partition_key": {"name": "pk"},
+                    "read_capacity": 100,
+                    "write_capacity": 1000,
+                    "gsis": [{**gsi, "read_capacity": 10, "write_capacity": 500}],
+                },
+                {
+                    "name": "od",
+                    "partition_key": {"name": "pk"},
+                    "billing_mode": "PAY_PER_REQUEST",
+                    "item_size_bytes": 3000,
+                    "gsis": [gsi],
+                },
+            ],
+            "load": {
+                "attributes": {"pk": {"dist": "uuid"}, "s": {"dist": "uuid"}},
+                "phases": [{"name": "w", "rate": 100, "duration_s": 1800}],
+            },
+        }
+    )
+    run = RunResult("prov", 1, 1800.0)
+    # Half an hour of 1,610 provisioned units, used or not.
+    expected = 0.5 * (110 * prices.PROVISIONED_RCU_HOUR + 1500 * prices.PROVISIONED_WCU_HOUR)
+    assert run_cost(playbook.table("prov"), run) == pytest.approx(expected)
+    # On demand: 1,000 writes of 3 KB succeeded (3 WCU each) plus one KEYS_ONLY index write
+    # each; the 500 throttled cost nothing.
+    counts = Counts(sent=1500, succeeded=1000, throttled=500, consumed_wcu=3000.0)
+    od = RunResult("od", 1, 1800.0, seconds={0: counts})
+    od.phases = [PhaseResult("w", "put", 0, 1800, 1500, counts)]
+    expected = (3000 + 1000) / 1e6 * prices.ON_DEMAND_PER_MILLION_WRITE_UNITS
+    assert run_cost(playbook.table("od"), od) == pytest.approx(expected)

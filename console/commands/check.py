@@ -18,8 +18,8 @@ from console.checkreport import (
     verdict_table,
     write_report,
 )
-from console.output import UserError, write_json
-from console.report import print_results
+from console.output import UserError
+from console.report import report_result
 from loadgen.advise import advise
 from loadgen.criteria import evaluate
 from loadgen.playbook import Playbook, load_playbook
@@ -55,13 +55,10 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     outcome = CheckOutcome(
         playbook.name, args.playbook, result, evaluate(playbook, result, run_cost), advice
     )
-    print_results(result, console)
+    report_result(result, args.json, console)  # the results table, partial runs' notes
     console.print(verdict_table(outcome))
     style = "green" if outcome.passed else "red"
     console.print(f"[bold {style}]{outcome.headline()}[/]", highlight=False)
-    if args.json:
-        write_json(args.json, result.to_json())
-        console.print(f"results written to {args.json}")
     for path in args.report:
         write_report(path, outcome)
         console.print(f"report written to {path}")
@@ -86,6 +83,8 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
             "workflow's AWS target (tables through Terraform, the ECS fleet); use "
             "--target local (the emulator) or --mode simulate"
         )
+    from botocore.exceptions import BotoCoreError, ClientError
+
     from console.commands.run import live_options
     from loadgen.runners import LiveRunner
 
@@ -95,7 +94,15 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
         if not args.quiet:
             console.print(f"[dim]{message}[/]", highlight=False)
 
-    return LiveRunner(options, notify).run(playbook)
+    try:
+        return LiveRunner(options, notify).run(playbook)
+    except (BotoCoreError, ClientError, TimeoutError, ConnectionError) as exc:
+        # The runner has already deleted what it created (its own finally).
+        where = args.endpoint or "the in-process emulator"
+        raise UserError(
+            f"the live run against {where} could not complete: {exc}; check that the "
+            "endpoint is up (`hotbench emulator serve`) or run --mode simulate"
+        ) from None
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
