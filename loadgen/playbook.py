@@ -329,11 +329,87 @@ class LoadSpec(Strict):
     """Random seed: the same playbook gives the same keys."""
 
 
+# --- criteria ------------------------------------------------------------------------------
+
+Metric = Literal[
+    "throttle_rate",
+    "achieved_rate",
+    "p99_latency_ms",
+    "first_throttle_s",
+    "consumed_wcu_peak",
+    "consumed_rcu_peak",
+    "cost_usd",
+]
+"""What a criterion measures (docs/checks.md has the exact definition of each)."""
+
+THROTTLE_REASON_PATTERN = (
+    r"^(Table|Index)(Read|Write)"
+    r"(KeyRange|Provisioned|AccountLimit|MaxOnDemand)ThroughputExceeded$"
+)
+"""DynamoDB's throttle reasons, as the results count them (docs/results.md)."""
+
+
+class Comparison(Strict):
+    """The measured value against the same metric on another variant or run:
+    `measured / other <= max_ratio` (and/or `>= min_ratio`)."""
+
+    table: str
+    repeat: int | None = Field(default=None, ge=1)
+    """One repeat of that table; default all its runs taken together."""
+    max_ratio: float | None = Field(default=None, ge=0)
+    min_ratio: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _a_bound(self) -> Comparison:
+        if self.max_ratio is None and self.min_ratio is None:
+            raise ValueError("give max_ratio and/or min_ratio")
+        return self
+
+
+class Criterion(Strict):
+    """One thing that must hold for the check to pass; `name` is what the report shows."""
+
+    name: str = Field(min_length=1, max_length=200)
+    metric: Metric
+    table: str | None = None
+    """The variant it is about; default every run of the playbook taken together."""
+    repeat: int | None = Field(default=None, ge=1)
+    """One run (repeat) of the table; default all its repeats taken together."""
+    phase: str | None = None
+    """One phase of the load; default the whole run."""
+    reason: str | None = Field(default=None, pattern=THROTTLE_REASON_PATTERN)
+    """throttle_rate only: count just this DynamoDB throttle reason."""
+    window_s: Literal[1, 60] = 60
+    """Peaks only: the averaging window (60 = CloudWatch's 1-minute Sum/60)."""
+    max: float | None = None
+    min: float | None = None
+    compare: Comparison | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Criterion:
+        bounds = self.max is not None or self.min is not None
+        if bounds == (self.compare is not None):
+            raise ValueError("give max and/or min, or compare (not both)")
+        if self.max is not None and self.min is not None and self.min > self.max:
+            raise ValueError(f"min {self.min:g} is above max {self.max:g}")
+        if self.reason is not None and self.metric != "throttle_rate":
+            raise ValueError("reason applies to throttle_rate only")
+        if self.repeat is not None and self.table is None:
+            raise ValueError("repeat needs table")
+        if self.phase is not None and self.metric in ("p99_latency_ms", "cost_usd"):
+            raise ValueError(f"{self.metric} is measured per run, not per phase: drop phase")
+        if self.compare is not None and self.metric == "first_throttle_s":
+            raise ValueError("first_throttle_s takes max or min seconds, not compare")
+        return self
+
+
 class Playbook(Strict):
     name: str = Field(pattern=NAME_PATTERN)
     description: str = ""
     tables: list[TableSpec] = Field(min_length=1)
     load: LoadSpec
+    criteria: list[Criterion] = Field(default_factory=list)
+    """What must hold for `hotbench check` to pass (docs/checks.md)."""
 
     @model_validator(mode="after")
     def _references(self) -> Playbook:
@@ -368,39 +444,128 @@ class Playbook(Strict):
         raise KeyError(name)
 
 
+def criteria_problems(playbook: Playbook) -> list[tuple[tuple[int | str, ...], str]]:
+    """Criteria that name a table, repeat or phase the load never produces, each with its
+    location, so the message can point at the line (a model validator cannot)."""
+    repeats: dict[str, int] = {}
+    for run in playbook.runs():
+        repeats[run.table] = repeats.get(run.table, 0) + run.repeats
+    phases = [p.name for p in playbook.load.phases]
+    problems: list[tuple[tuple[int | str, ...], str]] = []
+    seen: set[str] = set()
+
+    def check_run(loc: tuple[int | str, ...], table: str | None, repeat: int | None) -> None:
+        if table is None:
+            return
+        if table not in repeats:
+            problems.append(
+                (
+                    (*loc, "table"),
+                    f"table {table!r} takes no load (load.runs: {', '.join(repeats)})",
+                )
+            )
+        elif repeat is not None and repeat > repeats[table]:
+            problems.append(
+                ((*loc, "repeat"), f"table {table} runs {repeats[table]} time(s), not {repeat}")
+            )
+
+    for i, criterion in enumerate(playbook.criteria):
+        loc: tuple[int | str, ...] = ("criteria", i)
+        if criterion.name in seen:
+            problems.append(((*loc, "name"), f"criterion names must be unique: {criterion.name!r}"))
+        seen.add(criterion.name)
+        check_run(loc, criterion.table, criterion.repeat)
+        if criterion.phase is not None and criterion.phase not in phases:
+            problems.append(
+                ((*loc, "phase"), f"no phase {criterion.phase!r} (phases: {', '.join(phases)})")
+            )
+        if criterion.compare is not None:
+            check_run((*loc, "compare"), criterion.compare.table, criterion.compare.repeat)
+    return problems
+
+
+# Tags pydantic adds to an error's location that are not playbook fields.
+_LOCATION_TAGS = frozenset(
+    {
+        "weighted",
+        "uniform",
+        "zipf",
+        "uuid",
+        "monotonic",
+        "constant",
+        "composite",
+        "function-after",
+    }
+)
+
+
 def _field_path(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in (
-            "weighted",
-            "uniform",
-            "zipf",
-            "uuid",
-            "monotonic",
-            "constant",
-            "composite",
-            "function-after",
-        ):
+        elif part in _LOCATION_TAGS:
             continue
         else:
             out += f".{part}" if out else str(part)
     return out or "(top level)"
 
 
-def parse_playbook(data: Any, source: str = "<playbook>") -> Playbook:
-    """Validate parsed YAML; errors name the source, the field and what was expected."""
+class LineMap:
+    """Where each field of a YAML document sits, from PyYAML's composed node tree, so a
+    validation error can name the line as well as the field."""
+
+    def __init__(self, root: yaml.Node | None) -> None:
+        self.root = root
+
+    def line_of(self, loc: tuple[int | str, ...]) -> int | None:
+        """The 1-based line of the deepest node `loc` reaches (a missing field points at
+        the mapping that lacks it)."""
+        node = self.root
+        if node is None:
+            return None
+        line = node.start_mark.line + 1
+        for part in loc:
+            if isinstance(node, yaml.MappingNode):
+                for key, value in node.value:
+                    if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                        node, line = value, key.start_mark.line + 1
+                        break
+            elif (
+                isinstance(node, yaml.SequenceNode)
+                and isinstance(part, int)
+                and 0 <= part < len(node.value)
+            ):
+                node = node.value[part]
+                line = node.start_mark.line + 1
+        return line
+
+
+def _problem(loc: tuple[int | str, ...], message: str, lines: LineMap | None) -> str:
+    line = lines.line_of(loc) if lines is not None else None
+    where = f"line {line}: " if line is not None else ""
+    return f"  {where}{_field_path(loc)}: {message}"
+
+
+def parse_playbook(data: Any, source: str = "<playbook>", lines: LineMap | None = None) -> Playbook:
+    """Validate parsed YAML; errors name the source, the line (when `lines` maps the
+    document), the field and what was expected."""
     if not isinstance(data, dict):
         raise PlaybookError(f"{source}: a playbook is a mapping with name, tables and load")
     try:
-        return Playbook.model_validate(data)
+        playbook = Playbook.model_validate(data)
     except ValidationError as exc:
-        lines = [f"{source}: invalid playbook ({exc.error_count()} problem(s))"]
+        out = [f"{source}: invalid playbook ({exc.error_count()} problem(s))"]
         for err in exc.errors():
             msg = err["msg"].removeprefix("Value error, ")
-            lines.append(f"  {_field_path(tuple(err['loc']))}: {msg}")
-        raise PlaybookError("\n".join(lines)) from None
+            out.append(_problem(tuple(err["loc"]), msg, lines))
+        raise PlaybookError("\n".join(out)) from None
+    problems = criteria_problems(playbook)
+    if problems:
+        out = [f"{source}: invalid playbook ({len(problems)} problem(s))"]
+        out += [_problem(loc, msg, lines) for loc, msg in problems]
+        raise PlaybookError("\n".join(out))
+    return playbook
 
 
 def load_playbook(path: str | Path) -> Playbook:
@@ -414,10 +579,15 @@ def load_playbook(path: str | Path) -> Playbook:
         ) from None
     except OSError as exc:
         raise PlaybookError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise PlaybookError(f"{path}: not UTF-8 text; save the playbook as UTF-8") from None
     try:
+        # Composed once for the line numbers, constructed once for the values: PyYAML's
+        # safe constructor has no hook to keep node positions on plain dicts and lists.
+        lines = LineMap(yaml.compose(text, Loader=yaml.SafeLoader))
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
         raise PlaybookError(f"{path}: not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
-    return parse_playbook(data, str(path))
+    return parse_playbook(data, str(path), lines)

@@ -160,15 +160,22 @@ class RunResult(PerSecond):
     def offered(self) -> int:
         return sum(p.offered for p in self.phases)
 
-    def peak(self, attr: str, window_s: int) -> float:
+    def peak(
+        self, attr: str, window_s: int, start_s: float = 0.0, duration_s: float | None = None
+    ) -> float:
         """Highest per-second rate of `attr` averaged over `window_s` consecutive seconds
-        (window 60 is CloudWatch's 1-minute Sum/60, which the published peaks use)."""
+        (window 60 is CloudWatch's 1-minute Sum/60, which the published peaks use), within
+        [start_s, start_s + duration_s) when given (one phase)."""
         if not self.seconds:
             return 0.0
-        last = max(self.seconds)
+        first = int(start_s)
+        last = max(self.seconds) if duration_s is None else int(start_s + duration_s) - 1
         values = [
-            getattr(self.seconds[t], attr) if t in self.seconds else 0.0 for t in range(last + 1)
+            getattr(self.seconds[t], attr) if t in self.seconds else 0.0
+            for t in range(first, last + 1)
         ]
+        if not values:
+            return 0.0
         if window_s <= 1:
             return float(max(values))
         width = min(window_s, len(values))

@@ -7,6 +7,7 @@ the same results table as `hotbench simulate` and writes the same JSON.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -15,10 +16,11 @@ from console.output import UserError
 from console.report import report_result
 from loadgen.playbook import load_playbook
 
+if TYPE_CHECKING:
+    from loadgen.live import LiveOptions
+
 
 def handle(args: argparse.Namespace, console: Console) -> int:
-    from loadgen.coordinator import FleetOptions
-    from loadgen.live import LiveOptions
     from loadgen.runners import LiveRunner
 
     if args.target != "local":
@@ -27,23 +29,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             "Terraform stack; use --target local (the emulator) or `hotbench "
             "simulate`"
         )
-    if args.workers < 1:
-        raise UserError("--workers must be at least 1")
-    if not 0 < args.scale <= 1:
-        raise UserError(
-            "--scale must be in (0, 1]: the fraction of the playbook's rates this machine offers"
-        )
-    if args.pause_scale < 0:
-        raise UserError("--pause-scale must be >= 0")
+    options = live_options(args)
     playbook = load_playbook(args.playbook)
-    options = LiveOptions(
-        workers=args.workers,
-        scale=args.scale,
-        pause_scale=args.pause_scale,
-        endpoint=args.endpoint,
-        seed_limit=args.seed_items,
-        fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
-    )
 
     def notify(message: str) -> None:
         if not args.quiet:
@@ -54,18 +41,31 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "run",
-        help="drive a playbook live against the local emulator with a fleet of worker processes",
+def live_options(args: argparse.Namespace) -> LiveOptions:
+    """LiveOptions from the arguments add_live_arguments defined, checked."""
+    from loadgen.coordinator import FleetOptions
+    from loadgen.live import LiveOptions
+
+    if args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    if not 0 < args.scale <= 1:
+        raise UserError(
+            "--scale must be in (0, 1]: the fraction of the playbook's rates this machine offers"
+        )
+    if args.pause_scale < 0:
+        raise UserError("--pause-scale must be >= 0")
+    return LiveOptions(
+        workers=args.workers,
+        scale=args.scale,
+        pause_scale=args.pause_scale,
+        endpoint=args.endpoint,
+        seed_limit=args.seed_items,
+        fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
     )
-    add_playbook_arguments(parser)
-    parser.add_argument(
-        "--target",
-        choices=["local", "aws"],
-        default="local",
-        help="where the tables live (only local for now)",
-    )
+
+
+def add_live_arguments(parser: argparse._ActionsContainer) -> None:
+    """The options of a live run, shared by `hotbench run` and `hotbench check --mode live`."""
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument(
         "--scale",
@@ -103,5 +103,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help="seconds to wait for every worker to be ready (default 60)",
     )
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "run",
+        help="drive a playbook live against the local emulator with a fleet of worker processes",
+    )
+    add_playbook_arguments(parser)
+    parser.add_argument(
+        "--target",
+        choices=["local", "aws"],
+        default="local",
+        help="where the tables live (only local for now)",
+    )
+    add_live_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)

@@ -9,31 +9,38 @@ from rich.console import Console
 
 from console.commands import add_playbook_arguments
 from console.report import report_result
-from loadgen.playbook import load_playbook
+from loadgen.playbook import Playbook, load_playbook
+from loadgen.results import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
+    playbook = load_playbook(args.playbook)
+    result = simulate_with_progress(playbook, console, args.quiet)
+    report_result(result, args.json, console)
+    return 0
+
+
+def simulate_with_progress(playbook: Playbook, console: Console, quiet: bool) -> PlaybookResult:
+    """The playbook through SimulatedRunner under a transient progress bar (shared with
+    `hotbench check`)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from loadgen.runners import SimulatedRunner
 
-    playbook = load_playbook(args.playbook)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         TimeElapsedColumn(),
         console=console,
         transient=True,
-        disable=args.quiet,
+        disable=quiet,
     ) as bar:
         task = bar.add_task("simulating", total=1.0)
 
         def progress(label: str, fraction: float) -> None:
             bar.update(task, description=f"simulating {label}", completed=fraction)
 
-        result = SimulatedRunner(progress=progress).run(playbook)
-    report_result(result, args.json, console)
-    return 0
+        return SimulatedRunner(progress=progress).run(playbook)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

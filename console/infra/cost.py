@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from console.infra import prices
+from emulator.params import DEFAULT_PARAMS
+from emulator.units import write_units
+from loadgen.playbook import TableSpec
+from loadgen.results import RunResult
+from loadgen.simulate import KEYS_ONLY_BYTES
 
 WHILE_UP = "while up"
 WHILE_RUNNING = "while workers run"
@@ -159,3 +164,36 @@ def estimate(plan: Mapping[str, Any], task_count: int | None = None) -> CostEsti
         elif rtype == "aws_dynamodb_contributor_insights":
             est.notes.append(f"{address}: Contributor Insights is charged per event, not estimated")
     return est
+
+
+def run_cost(table: TableSpec, run: RunResult) -> float:
+    """What one measured run of one table variant would have cost on AWS, in USD.
+
+    Kept to what the run itself decides, so two variants compare fairly: provisioned
+    capacity (table and GSIs) pro rata for the run's seconds, billed whether used or not;
+    on-demand request units actually consumed (a throttled request costs nothing), plus
+    one index write of the projected size per successful table write and GSI [AWS, "GSI
+    write units"]. Not included: the time the tables exist before and after the run,
+    storage, the warm-throughput charge, the load-generator fleet (docs/checks.md).
+    """
+    hours = run.duration_s / 3600.0
+    if table.billing_mode == "PROVISIONED":
+        read = (table.read_capacity or 0) + sum(g.read_capacity or 0 for g in table.gsis)
+        write = (table.write_capacity or 0) + sum(g.write_capacity or 0 for g in table.gsis)
+        return _provisioned(read, write) * hours
+    totals = run.totals()
+    writes = sum(p.counts.succeeded for p in run.phases if p.operation in ("put", "update"))
+    index_units = sum(
+        writes
+        * write_units(
+            KEYS_ONLY_BYTES if g.projection == "KEYS_ONLY" else table.item_size_bytes,
+            DEFAULT_PARAMS,
+        )
+        for g in table.gsis
+    )
+    write_cost = (totals.consumed_wcu + index_units) / 1e6
+    read_cost = totals.consumed_rcu / 1e6
+    return (
+        write_cost * prices.ON_DEMAND_PER_MILLION_WRITE_UNITS
+        + read_cost * prices.ON_DEMAND_PER_MILLION_READ_UNITS
+    )

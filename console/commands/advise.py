@@ -1,0 +1,40 @@
+"""`hotbench advise PLAYBOOK`: before any run, the first limit each table will hit.
+
+Prints loadgen.advise's arithmetic: per table and phase, the hottest partition key's
+share of the traffic and its units per second against one partition's limit, the same
+for each GSI, the table-level limits, and the first limit hit with what would fix it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.text import Text
+
+from loadgen.advise import advise
+from loadgen.playbook import load_playbook
+
+
+def handle(args: argparse.Namespace, console: Console) -> int:
+    playbook = load_playbook(args.playbook)
+    for table_advice in advise(playbook):
+        lines = table_advice.lines()
+        console.print(Text(lines[0], style="bold"))
+        for line in lines[1:]:
+            style = "red" if "-> HIT" in line or line.lstrip().startswith("also hit") else ""
+            if line.lstrip().startswith("=>"):
+                style = "bold red" if table_advice.first_hit else "bold green"
+            console.print(Text(line, style=style))
+        console.print()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "advise",
+        help="before any run: the hottest keys, the table limits, and the first limit each "
+        "table will hit, with the fix (docs/checks.md)",
+    )
+    parser.add_argument("playbook", help="playbook YAML, e.g. playbooks/hot-partition.yaml")
+    parser.set_defaults(handler=handle)

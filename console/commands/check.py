@@ -1,0 +1,148 @@
+"""`hotbench check PLAYBOOK`: run a playbook and judge its criteria, for CI.
+
+Exit 0 when every criterion holds, 1 when one fails, 2 when the check could not be
+made (a malformed playbook, an unknown report type, a target that is not available).
+`--validate` only reads and validates the playbook. The verdicts are pure
+(loadgen.criteria); this module picks the runner, prints and writes the reports.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from console.checkreport import (
+    CheckOutcome,
+    check_reports,
+    verdict_table,
+    write_report,
+)
+from console.output import UserError
+from console.report import report_result
+from loadgen.advise import advise
+from loadgen.criteria import evaluate
+from loadgen.playbook import Playbook, load_playbook
+from loadgen.results import PlaybookResult
+
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+
+
+def handle(args: argparse.Namespace, console: Console) -> int:
+    playbook = load_playbook(args.playbook)
+    if args.validate:
+        console.print(
+            f"{args.playbook}: valid playbook {playbook.name!r}: {len(playbook.tables)} "
+            f"table(s), {len(playbook.load.phases)} phase(s), {len(playbook.runs())} "
+            f"run(s), {len(playbook.criteria)} criteria",
+            highlight=False,
+        )
+        return EXIT_PASSED
+    if not playbook.criteria:
+        raise UserError(
+            f"{args.playbook}: no criteria to check; add a `criteria:` list (docs/checks.md, "
+            "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
+        )
+    check_reports(args.report)
+    advice = advise(playbook)
+    if not args.quiet:
+        for table_advice in advice:
+            console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
+    result = obtain_result(playbook, args, console)
+    from console.infra.cost import run_cost
+
+    outcome = CheckOutcome(
+        playbook.name, args.playbook, result, evaluate(playbook, result, run_cost), advice
+    )
+    report_result(result, args.json, console)  # the results table, partial runs' notes
+    console.print(verdict_table(outcome))
+    style = "green" if outcome.passed else "red"
+    console.print(f"[bold {style}]{outcome.headline()}[/]", highlight=False)
+    for path in args.report:
+        write_report(path, outcome)
+        console.print(f"report written to {path}")
+    return EXIT_PASSED if outcome.passed else EXIT_FAILED
+
+
+def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console) -> PlaybookResult:
+    """The playbook's result in the mode and target asked for.
+
+    The one place a check gets its measurements: when the operator workflow (plan, up,
+    run, down) is on main, live checks are routed through it here, AWS included.
+    """
+    if args.mode == "simulate":
+        if args.target is not None:
+            raise UserError("--target applies to --mode live; a simulation needs no target")
+        from console.commands.simulate import simulate_with_progress
+
+        return simulate_with_progress(playbook, console, args.quiet)
+    if args.target == "aws":
+        raise UserError(
+            "--mode live --target aws is not available yet: it needs the operator "
+            "workflow's AWS target (tables through Terraform, the ECS fleet); use "
+            "--target local (the emulator) or --mode simulate"
+        )
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from console.commands.run import live_options
+    from loadgen.runners import LiveRunner
+
+    options = live_options(args)
+
+    def notify(message: str) -> None:
+        if not args.quiet:
+            console.print(f"[dim]{message}[/]", highlight=False)
+
+    try:
+        return LiveRunner(options, notify).run(playbook)
+    except (BotoCoreError, ClientError, TimeoutError, ConnectionError) as exc:
+        # The runner has already deleted what it created (its own finally).
+        where = args.endpoint or "the in-process emulator"
+        raise UserError(
+            f"the live run against {where} could not complete: {exc}; check that the "
+            "endpoint is up (`hotbench emulator serve`) or run --mode simulate"
+        ) from None
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from console.commands.run import add_live_arguments
+
+    parser = sub.add_parser(
+        "check",
+        help="run a playbook and judge its criteria: exit 0 pass, 1 fail, 2 error (docs/checks.md)",
+    )
+    parser.add_argument("playbook", help="playbook YAML with a criteria list")
+    parser.add_argument(
+        "--validate",
+        action="store_true",
+        help="only validate the playbook (errors name the line and the field); run nothing",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["simulate", "live"],
+        default="simulate",
+        help="simulate (default: the capacity model in virtual time, seconds, no AWS) or "
+        "live (worker processes against --target)",
+    )
+    parser.add_argument(
+        "--target",
+        choices=["local", "aws"],
+        default=None,
+        help="live only: local (the emulator, the default) or aws",
+    )
+    parser.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="write a report: FILE.json (verdicts + results), FILE.md (for a pull request), "
+        "FILE.xml (JUnit, one test case per criterion); repeatable",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write the results alone (docs/results.md)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
+    live = parser.add_argument_group("live runs (--mode live)")
+    add_live_arguments(live)
+    parser.set_defaults(handler=handle)

@@ -1,0 +1,143 @@
+"""The advisor's arithmetic: shares of the hottest keys, the table-level limits from
+emulator.params, and whether its verdict agrees with the simulation it summarises."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+from emulator.params import DEFAULT_PARAMS as P
+from loadgen.advise import advise, hottest
+from loadgen.criteria import select
+from loadgen.keys import sampler_for
+from loadgen.playbook import load_playbook, parse_playbook
+from loadgen.runners import SimulatedRunner
+from tests.conftest import PLAYBOOKS
+
+BUILT_IN_CHECKS = [
+    "prelaunch-template.yaml",
+    "write-sharding.yaml",
+    "gsi-hot-key.yaml",
+    "warm-throughput.yaml",
+    "ondemand-max.yaml",
+]
+
+
+def _one_table(table: dict[str, Any], attributes: dict[str, Any], phase: dict[str, Any]) -> Any:
+    base = {"name": "t", "partition_key": {"name": "pk"}, "item_size_bytes": 1000}
+    return parse_playbook(
+        {
+            "name": "p",
+            "tables": [{**base, **table}],
+            "load": {"attributes": attributes, "phases": [{"name": "rush", **phase}]},
+        },
+        "<test>",
+    )
+
+
+@pytest.mark.parametrize(
+    "dist",
+    [
+        {"dist": "zipf", "count": 50_000, "s": 1.1},
+        {"dist": "weighted", "weights": {"A": 5, "B": 3, "C": 2}},
+        {
+            "dist": "composite",
+            "format": "{w}#{s}",
+            "parts": {
+                "w": {"dist": "weighted", "weights": {"A": 8, "B": 2}},
+                "s": {"dist": "uniform", "count": 4},
+            },
+        },
+    ],
+    ids=["zipf", "weighted", "composite"],
+)
+def test_hottest_value_and_share_match_what_the_generator_draws(dist: dict[str, Any]) -> None:
+    playbook = _one_table(
+        {"billing_mode": "PAY_PER_REQUEST"}, {"pk": dist}, {"rate": 1, "duration_s": 1}
+    )
+    hot = hottest("pk", playbook.load.attributes, ["pk"])
+    sampler = sampler_for(playbook.load.attributes["pk"])
+    drawn = sampler.draw(np.random.default_rng(7), 400_000, 0)
+    counts = Counter(str(sampler.render(i)) for i in drawn.tolist())
+    top = counts.most_common(1)[0][1]
+    # The advised value is drawn that often, and no value is drawn clearly more often
+    # (equal shares, as of a uniform shard suffix, tie).
+    assert hot.share == pytest.approx(counts[hot.value] / len(drawn), abs=0.004)
+    assert counts[hot.value] / len(drawn) == pytest.approx(top / len(drawn), abs=0.004)
+
+
+def test_a_per_item_index_key_is_spread_evenly_whatever_its_weights() -> None:
+    attrs = {
+        "pk": {"dist": "uniform", "count": 1000},
+        "shelf": {"dist": "weighted", "weights": {"A": 99, "B": 1}, "per_item": True},
+    }
+    playbook = _one_table(
+        {
+            "billing_mode": "PAY_PER_REQUEST",
+            "gsis": [{"name": "byShelf", "partition_key": {"name": "shelf"}}],
+        },
+        attrs,
+        {"rate": 1000, "duration_s": 60},
+    )
+    assert hottest("shelf", playbook.load.attributes, ["pk"]).share == pytest.approx(0.5)
+
+
+def test_provisioned_capacity_is_hit_when_the_burst_pool_runs_dry() -> None:
+    table = {"billing_mode": "PROVISIONED", "read_capacity": 100, "write_capacity": 1000}
+    uuid = {"pk": {"dist": "uuid"}}
+    (advice,) = advise(_one_table(table, uuid, {"rate": 3000, "duration_s": 600}))
+    first = advice.first_hit
+    assert first is not None and first.limit == "provisioned write"
+    # The pool holds burst_s seconds of the provisioned rate and drains at the excess.
+    assert first.seconds_to_hit == pytest.approx(P.burst_s * 1000 / (3000 - 1000))
+    assert "provision at least 3,000 WCU" in first.fix
+    # A rush shorter than the pool lasts is absorbed: nothing is hit.
+    (short,) = advise(_one_table(table, uuid, {"rate": 3000, "duration_s": 60}))
+    assert short.first_hit is None
+
+
+def test_on_demand_limits_ceiling_maximum_and_quota() -> None:
+    uuid = {"pk": {"dist": "uuid"}}
+    (cold,) = advise(
+        _one_table({"billing_mode": "PAY_PER_REQUEST"}, uuid, {"rate": 5000, "duration_s": 60})
+    )
+    assert cold.first_hit is not None and cold.first_hit.limit == "new on-demand ceiling write"
+    assert cold.first_hit.limit_units == pytest.approx(P.ondemand_initial_wcu * P.ondemand_headroom)
+    assert "warm_throughput write to at least 5,000" in cold.first_hit.fix
+    capped = {"billing_mode": "PAY_PER_REQUEST", "on_demand_max": {"write": 1000}}
+    (cap,) = advise(_one_table(capped, uuid, {"rate": 2000, "duration_s": 60}))
+    assert cap.first_hit is not None and cap.first_hit.limit == "on-demand maximum write"
+    huge = {"billing_mode": "PAY_PER_REQUEST", "warm_throughput": {"write": 60000}}
+    (quota,) = advise(_one_table(huge, uuid, {"rate": 50000, "duration_s": 60}))
+    assert quota.first_hit is not None and quota.first_hit.limit == "table quota write"
+    assert quota.first_hit.limit_units == P.table_quota_units
+
+
+def test_a_hot_read_key_is_weighed_against_the_read_limit() -> None:
+    one = {"pk": {"dist": "constant", "value": "celebrity"}}
+    table = {"billing_mode": "PAY_PER_REQUEST"}
+    (advice,) = advise(_one_table(table, one, {"operation": "get", "rate": 8000, "duration_s": 60}))
+    first = advice.first_hit
+    assert first is not None and first.limit == "partition read"
+    # Eventually consistent: half a read unit per 1 KB item.
+    assert first.offered_units == pytest.approx(4000) and first.limit_units == P.partition_rcu
+    assert "cache" in first.fix
+
+
+@pytest.mark.parametrize("name", BUILT_IN_CHECKS)
+def test_advice_agrees_with_the_simulation(name: str) -> None:
+    """A table the advice says will hit a limit throttles in simulation, one it clears
+    barely does (the simulation adds what paper leaves out, e.g. shards that share a
+    partition until isolated)."""
+    playbook = load_playbook(PLAYBOOKS / name)
+    result = SimulatedRunner().run(playbook)
+    for table_advice in advise(playbook):
+        runs = select(result, table_advice.table, None)
+        throttled = sum(r.totals().throttled for r in runs) / sum(r.offered for r in runs)
+        if table_advice.first_hit is not None:
+            assert throttled > 0.05, table_advice.verdict()
+        else:
+            assert throttled < 0.01, table_advice.verdict()
