@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     # Rich falls back to 80 columns when output is not a terminal (CI logs, pipes),
     # which would truncate the results table; logs have no width limit, so widen.
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console = Console() if sys.stdout.isatty() else Console(width=200)
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args, console)

@@ -2,9 +2,10 @@
 
 For every entry of playbook.runs(): create the variant's table (once), seed it, pause
 between repeats, run the fleet on a fresh run id, and add up. Everything the run created
-is deleted in a `finally`, also on Ctrl-C. The result has the same format as
-`hotbench simulate`, in full-scale units (counts divided by the scale), so the two can be
-compared line by line.
+is deleted in a `finally`, also on Ctrl-C; a table that could not be deleted is said at
+once and listed in the result's `left_behind` with the command that removes it. The
+result has the same format as `hotbench simulate`, in full-scale units (counts divided
+by the scale), so the two can be compared line by line.
 
 Pauses between repeats matter to the physics (a split for heat lands minutes after the
 heat). With the in-process emulator, `pause_scale` (default 1) is the share of each pause
@@ -29,7 +30,7 @@ from loadgen.coordinator import FleetOptions, Notify, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
-from loadgen.results import PlaybookResult, to_full_scale
+from loadgen.results import Leftover, PlaybookResult, to_full_scale
 from loadgen.resultstore import ResultStore, make_client, wait_active
 from loadgen.seed import seed_table
 
@@ -150,11 +151,44 @@ def run_playbook(
                     run = _run_one(plan, client, results_table, endpoint, options, say)
                     result.runs.append(to_full_scale(run, options.scale))
         finally:
-            for table in created:
-                with contextlib.suppress(Exception):
-                    client.delete_table(TableName=table)
+            result.left_behind = delete_tables(
+                client, created, None if skip is not None else endpoint, say
+            )
     result.wall_s = time.perf_counter() - wall0
     return result
+
+
+def delete_tables(
+    client: Any, tables: list[str], endpoint: str | None, say: Notify
+) -> list[Leftover]:
+    """Delete every table; each one that could not be deleted is said at once (the run
+    may be unwinding from an error) and returned with the command that removes it.
+    `endpoint` None: the tables live in the in-process emulator, which is stopped next
+    and takes them with it, so only the failure itself is reported."""
+    left: list[Leftover] = []
+    for table in tables:
+        try:
+            client.delete_table(TableName=table)
+        except client.exceptions.ResourceNotFoundException:
+            continue  # already gone: nothing is left
+        except Exception as exc:  # any failure leaves the table: report it, go on
+            error = f"{type(exc).__name__}: {exc}"
+            if endpoint is None:
+                say(
+                    f"could not delete table {table} ({error}); the in-process emulator "
+                    "that holds it stops now and takes it with it"
+                )
+                continue
+            leftover = Leftover(
+                f"table {table}",
+                error,
+                f"aws dynamodb delete-table --table-name {table} --endpoint-url {endpoint}",
+            )
+            say(
+                f"could not delete {leftover.resource} ({error}); remove it with: {leftover.remove}"
+            )
+            left.append(leftover)
+    return left
 
 
 def _run_one(

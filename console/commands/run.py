@@ -1,7 +1,8 @@
 """`hotbench run PLAYBOOK --target local`: the playbook's load, live, against the emulator.
 
 A thin layer over loadgen.live.run_playbook: it parses options, shows progress, prints
-the same results table as `hotbench simulate` and writes the same JSON.
+the same results table as `hotbench simulate`, writes the same JSON, and exits with a
+code CI can act on (README: "Exit codes of `hotbench run`").
 """
 
 from __future__ import annotations
@@ -14,6 +15,39 @@ from console.commands import add_playbook_arguments
 from console.output import UserError
 from console.report import report_result
 from loadgen.playbook import load_playbook
+from loadgen.results import PlaybookResult
+
+EXIT_OK = 0
+EXIT_ERRORS = 3
+"""Every run complete and reconciled, but some requests failed (errors or timeouts)."""
+EXIT_UNRECONCILED = 4
+"""Some run's counts do not add up: sent requests without an outcome (`unaccounted`)."""
+EXIT_PARTIAL = 5
+"""Some run is partial: a worker missed the barrier, died, hung or was stopped early."""
+EXIT_LEFT_BEHIND = 6
+"""The clean-up could not remove something the run created (listed with its command)."""
+
+
+def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
+    """The highest code that applies, and why (one reason per finding)."""
+    findings: list[tuple[int, str]] = []
+    for run in result.runs:
+        name = f"{run.table} #{run.repeat}"
+        total = run.totals()
+        if total.errors or total.timeouts:
+            findings.append(
+                (EXIT_ERRORS, f"{name}: {total.errors:,} errors, {total.timeouts:,} timeouts")
+            )
+        if not run.reconciled:
+            findings.append(
+                (EXIT_UNRECONCILED, f"{name}: not reconciled, {total.unaccounted:,} unaccounted")
+            )
+        if run.partial:
+            findings.append((EXIT_PARTIAL, f"{name}: partial"))
+    for left in result.left_behind:
+        findings.append((EXIT_LEFT_BEHIND, f"left behind: {left.resource}"))
+    code = max((c for c, _ in findings), default=EXIT_OK)
+    return code, [why for _, why in findings]
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
@@ -51,7 +85,10 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
     result = LiveRunner(options, notify).run(playbook)
     report_result(result, args.json, console)
-    return 0
+    code, reasons = exit_code(result)
+    if code != EXIT_OK:
+        console.print(f"[red]exit {code}:[/] " + "; ".join(reasons), highlight=False)
+    return code
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
