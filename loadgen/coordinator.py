@@ -75,9 +75,10 @@ def run_fleet(
             time.sleep(options.poll_s)
         finals = store.reports("final")
         progress = store.reports("progress")
+        notes = fleet.notes()  # before the stop: its own SIGTERMs are no worker's fault
     finally:
         stop_problem = stop_fleet(fleet, say)
-    notes = fleet.notes() + ([stop_problem] if stop_problem else [])
+    notes += [stop_problem] if stop_problem else []
     return aggregate(plan, t0, admitted, finals, progress, notes)
 
 
