@@ -116,3 +116,25 @@ def test_worker_exit_codes_are_the_documented_ones() -> None:
     text = " ".join(sentence.group(1).split())
     assert "0 complete" in text and "5 stopped early" in text
     assert re.search(r"1 any other failure \(including a failed measuring loop", text), text
+
+
+def test_sends_that_fall_behind_past_their_phase_still_count_in_it() -> None:
+    """A server slower than the schedule with 2 requests in flight: the last sends leave
+    after the 1 s phase ended, and must still be counted in that phase."""
+    import asyncio
+
+    from loadgen.measure import Measurement
+    from loadgen.sigv4 import StaticCredentials
+    from loadgen.standin import StandIn
+
+    with StandIn("slow", delay_s=0.05) as server:
+        plan = make_plan(server.endpoint_url, rate=60, duration_s=1.0, concurrency=2, drain_s=3.0)
+        measurement = Measurement(plan, 0, StaticCredentials("a", "b"))
+        report = asyncio.run(measurement.run(time.time() + 0.1))
+    total = report.totals()
+    assert report.status == COMPLETE and total.sent == 60 == total.succeeded
+    assert total.late > 0  # the schedule was not kept: sends left after the phase
+    assert set(report.seconds) == {0}
+    run = aggregate(plan, 0.0, [0], {0: report}, {})
+    assert run.reconciled, run.reconciliation_problems()
+    assert run.phases[0].counts.sent == 60
