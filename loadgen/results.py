@@ -256,6 +256,7 @@ class RunResult(PerSecond):
                     "succeeded": c.succeeded,
                     "throttled": c.throttled,
                     "errors": c.errors + c.timeouts,
+                    "unaccounted": c.unaccounted,
                     "succeeded_per_s": round(c.succeeded / step_s, 3),
                     "consumed_wcu_per_s": round(c.consumed_wcu / step_s, 3),
                     "consumed_rcu_per_s": round(c.consumed_rcu / step_s, 3),
