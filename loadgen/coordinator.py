@@ -28,6 +28,9 @@ from loadgen.resultstore import ResultStore
 
 Notify = Callable[[str], None]
 """Where a runner sends its progress messages for the user (a line each)."""
+CLEANUP_FAILED = "clean-up failed: "
+"""Starts every message about something a run could not remove: a user interface may
+hide progress (--quiet), never these."""
 
 
 @dataclass
@@ -91,7 +94,7 @@ def stop_fleet(fleet: Fleet, say: Notify) -> str | None:
     except Exception as exc:  # reported below with what is left; never swallowed
         left = "; ".join(f"{what}: {command}" for what, command in fleet.leftovers())
         message = (
-            f"fleet: could not stop the workers ({type(exc).__name__}: {exc}); "
+            f"{CLEANUP_FAILED}could not stop the workers ({type(exc).__name__}: {exc}); "
             f"still running, stop with: {left or 'nothing known to be running'}"
         )
         say(message)

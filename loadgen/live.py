@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from loadgen.coordinator import FleetOptions, Notify, run_fleet
+from loadgen.coordinator import CLEANUP_FAILED, FleetOptions, Notify, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
@@ -164,30 +164,36 @@ def delete_tables(
     """Delete every table; each one that could not be deleted is said at once (the run
     may be unwinding from an error) and returned with the command that removes it.
     `endpoint` None: the tables live in the in-process emulator, which is stopped next
-    and takes them with it, so only the failure itself is reported."""
+    and takes them with it, so only the failure itself is reported. A Ctrl-C here stops
+    the clean-up, after naming every table it leaves."""
     left: list[Leftover] = []
-    for table in tables:
+    for i, table in enumerate(tables):
         try:
             client.delete_table(TableName=table)
         except client.exceptions.ResourceNotFoundException:
             continue  # already gone: nothing is left
-        except Exception as exc:  # any failure leaves the table: report it, go on
+        except (Exception, KeyboardInterrupt) as exc:  # reported below, never swallowed
             error = f"{type(exc).__name__}: {exc}"
-            if endpoint is None:
-                say(
-                    f"could not delete table {table} ({error}); the in-process emulator "
-                    "that holds it stops now and takes it with it"
+            rest = tables[i:] if isinstance(exc, KeyboardInterrupt) else [table]
+            for name in rest:
+                if endpoint is None:
+                    say(
+                        f"{CLEANUP_FAILED}could not delete table {name} ({error}); the "
+                        "in-process emulator that holds it stops now and takes it with it"
+                    )
+                    continue
+                leftover = Leftover(
+                    f"table {name}",
+                    error,
+                    f"aws dynamodb delete-table --table-name {name} --endpoint-url {endpoint}",
                 )
-                continue
-            leftover = Leftover(
-                f"table {table}",
-                error,
-                f"aws dynamodb delete-table --table-name {table} --endpoint-url {endpoint}",
-            )
-            say(
-                f"could not delete {leftover.resource} ({error}); remove it with: {leftover.remove}"
-            )
-            left.append(leftover)
+                say(
+                    f"{CLEANUP_FAILED}could not delete {leftover.resource} ({error}); "
+                    f"remove it with: {leftover.remove}"
+                )
+                left.append(leftover)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
     return left
 
 

@@ -121,3 +121,26 @@ def test_no_swallowed_exception_in_loadgen_or_console(pattern: str) -> None:
     for package in ("loadgen", "console"):
         for path in (ROOT / package).rglob("*.py"):
             assert not re.search(pattern, path.read_text()), path
+
+
+def test_a_ctrl_c_during_the_clean_up_names_every_table_it_leaves() -> None:
+    class Client:
+        class exceptions:
+            ResourceNotFoundException = LookupError
+
+        def __init__(self) -> None:
+            self.deleted: list[str] = []
+
+        def delete_table(self, TableName: str) -> None:
+            if TableName == "hb-r-2":
+                raise KeyboardInterrupt
+            self.deleted.append(TableName)
+
+    client = Client()
+    said: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        delete_tables(client, ["hb-r-1", "hb-r-2", "hb-r-3"], "http://h:1", said.append)
+    assert client.deleted == ["hb-r-1"]
+    assert len(said) == 2
+    assert all(m.startswith("clean-up failed: could not delete table hb-r-") for m in said)
+    assert "--table-name hb-r-2 " in said[0] and "--table-name hb-r-3 " in said[1]

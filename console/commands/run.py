@@ -51,7 +51,7 @@ def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
-    from loadgen.coordinator import FleetOptions
+    from loadgen.coordinator import CLEANUP_FAILED, FleetOptions
     from loadgen.live import LiveOptions
     from loadgen.runners import LiveRunner
 
@@ -80,7 +80,9 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     )
 
     def notify(message: str) -> None:
-        if not args.quiet:
+        if message.startswith(CLEANUP_FAILED):  # shown even with --quiet
+            console.print(f"[red]{message}[/]", highlight=False)
+        elif not args.quiet:
             console.print(f"[dim]{message}[/]", highlight=False)
 
     result = LiveRunner(options, notify).run(playbook)
