@@ -9,12 +9,10 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
+from console import exitcodes
 from console.commands import register_all
 from console.output import UserError
 from loadgen.playbook import PlaybookError
-
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,20 +28,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     # Rich falls back to 80 columns when output is not a terminal (CI logs, pipes),
     # which would truncate the results table; logs have no width limit, so widen.
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+    console = Console() if sys.stdout.isatty() else Console(width=200)
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args, console)
         return code
     except PlaybookError as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False, markup=True)
-        return EXIT_USAGE
+        return exitcodes.USAGE
     except UserError as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         return exc.code
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
-        return EXIT_INTERRUPTED
+        return exitcodes.INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -35,11 +35,19 @@ def results_table(result: PlaybookResult) -> Table:
     if result.scale != 1.0:
         title += f" at scale {result.scale:g} (figures in full-scale units)"
     table = Table(title=title, title_justify="left", header_style="bold")
+    # The unaccounted column appears only when some run has a gap, so it cannot be missed.
+    gaps = any(run.totals().unaccounted for run in result.runs)
     table.add_column("table", no_wrap=True)
     table.add_column("run", justify="right")
     table.add_column("offered", justify="right")
+    table.add_column("sent", justify="right")
     table.add_column("succeeded", justify="right")
     table.add_column("throttled", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("timeouts", justify="right")
+    table.add_column("late", justify="right")
+    if gaps:
+        table.add_column("unaccounted", justify="right", style="bold red")
     table.add_column("rate", justify="right")
     table.add_column("throttles by reason")
     table.add_column("WCU peak 1s", justify="right", no_wrap=True)
@@ -56,13 +64,22 @@ def results_table(result: PlaybookResult) -> Table:
             or "-"
         )
         first = data["first_throttle_s"]
-        label = run.table + (" (partial)" if run.partial else "")
+        label = (
+            run.table
+            + (" (partial)" if run.partial else "")
+            + ("" if run.reconciled else " (unreconciled)")
+        )
         table.add_row(
             label,
             str(run.repeat),
             _num(data["offered"]),
+            _num(data["sent"]),
             _num(data["succeeded"]),
             _num(data["throttled"]),
+            _num(data["errors"]),
+            _num(data["timeouts"]),
+            _num(data["late"]),
+            *([_num(data["unaccounted"])] if gaps else []),
             f"[{style}]{rate:.1f} %[/]",
             reasons,
             _num(data["consumed_wcu_peak_1s"]),
@@ -94,6 +111,11 @@ def report_result(
     for run in result.runs:
         for note in run.notes:
             console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
+    for left in result.left_behind:
+        console.print(
+            f"[red]left behind:[/] {left.resource} ({left.error}); remove it with: {left.remove}",
+            highlight=False,
+        )
     if json_path:
         write_json(json_path, result.to_json())
         console.print(f"results written to {json_path}")

@@ -5,6 +5,11 @@ are items in the results table, and the result is built from those items alone. 
 are summed and latency histograms merged (never averages of averages). A worker that
 missed the barrier, died, hung, was stopped by its watchdog or op cap, or refused is
 named in the notes and the run is labelled partial, but the run still completes.
+
+Every report is reconciled as it is added (sent = succeeded + throttled + errors +
+timeouts, per second, hence per worker, per phase and per run): requests sent without
+an outcome, such as a dead worker's in flight, become a labelled `unaccounted` count
+with a note, never a silent difference.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from loadgen.resultstore import ResultStore
 
 Notify = Callable[[str], None]
 """Where a runner sends its progress messages for the user (a line each)."""
+CLEANUP_FAILED = "clean-up failed: "
+"""Starts every message about something a run could not remove: a user interface may
+hide progress (--quiet), never these."""
 
 
 @dataclass
@@ -70,10 +78,27 @@ def run_fleet(
             time.sleep(options.poll_s)
         finals = store.reports("final")
         progress = store.reports("progress")
-        notes = fleet.notes()
+        notes = fleet.notes()  # before the stop: its own SIGTERMs are no worker's fault
     finally:
-        fleet.stop("hotbench run finished or aborted")
+        stop_problem = stop_fleet(fleet, say)
+    notes += [stop_problem] if stop_problem else []
     return aggregate(plan, t0, admitted, finals, progress, notes)
+
+
+def stop_fleet(fleet: Fleet, say: Notify) -> str | None:
+    """Stop every worker; a failure is said at once (also when the run itself failed) and
+    returned as a note naming what may still run and the command that stops it."""
+    try:
+        fleet.stop("hotbench run finished or aborted")
+        return None
+    except Exception as exc:  # reported below with what is left; never swallowed
+        left = "; ".join(f"{what}: {command}" for what, command in fleet.leftovers())
+        message = (
+            f"{CLEANUP_FAILED}could not stop the workers ({type(exc).__name__}: {exc}); "
+            f"still running, stop with: {left or 'nothing known to be running'}"
+        )
+        say(message)
+        return message
 
 
 def _offered_until(plan: RunPlan, worker: int, run_t: float) -> list[int]:
@@ -135,6 +160,7 @@ def aggregate(
             run.notes.append(f"worker {w}: {report.status} ({why}){where}")
         if report.status != COMPLETE:
             run.partial = True
+        _reconcile_worker(run, report)
         for t, counts in report.seconds.items():
             run.second(t).add(counts)
         latency.merge(report.latency)
@@ -168,10 +194,33 @@ def aggregate(
         )
         offset += phase.duration_s
     full = sum(Schedule.for_phase(p, plan.scale).total for p in phases)
+    run.scheduled = full
     if run.partial:
         run.notes.append(
             f"partial: the reporting workers account for {sum(offered):,} of "
             f"{full:,} scheduled requests; rates are over what they offered"
         )
+    run.notes += [f"not reconciled: {p}" for p in run.reconciliation_problems()]
     run.latency = latency
     return run
+
+
+def _reconcile_worker(run: RunResult, report: WorkerReport) -> None:
+    """Check sent = succeeded + throttled + errors + timeouts for one worker's report;
+    any gap becomes a labelled `unaccounted` count with a note naming the worker."""
+    w = report.worker
+    gap = report.reconcile()
+    if gap:
+        why = (
+            "in flight when its last progress item was written; the worker died, so "
+            "their outcome is unknown"
+            if report.status == "lost"
+            else f"its {report.status} report has no outcome for them"
+        )
+        run.notes.append(f"worker {w}: {gap:,} sent requests unaccounted ({why})")
+    if report.progress_write_failures:
+        # Not a "worker ..." note: those label the run partial, and this run is not.
+        run.notes.append(
+            f"progress: {report.progress_write_failures} write(s) of worker {w} failed; "
+            "its final counts are complete"
+        )

@@ -36,6 +36,10 @@ class Fleet(Protocol):
     def notes(self) -> list[str]:
         """Problems seen while starting or running (failed starts, exit codes)."""
 
+    def leftovers(self) -> list[tuple[str, str]]:
+        """(worker, command that stops it) for every worker that may still run, for the
+        message when `stop` failed."""
+
 
 class LocalFleet:
     """N worker processes on this machine (`python -m loadgen.worker`), for runs against
@@ -94,6 +98,13 @@ class LocalFleet:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
+
+    def leftovers(self) -> list[tuple[str, str]]:
+        return [
+            (f"worker process {p.pid}", f"kill -9 {p.pid}")
+            for p in self.procs.values()
+            if p.poll() is None
+        ]
 
     def notes(self) -> list[str]:
         out = []
@@ -208,6 +219,13 @@ class EcsFleet:
                 self.client.stop_task(
                     cluster=self.cluster, task=task["taskArn"], reason=reason[:255]
                 )
+
+    def leftovers(self) -> list[tuple[str, str]]:
+        # Every task started: after a failed StopTask, DescribeTasks may fail as well.
+        return [
+            (f"task {arn}", f"aws ecs stop-task --cluster {self.cluster} --task {arn}")
+            for arn in self.task_arns
+        ]
 
     def notes(self) -> list[str]:
         return list(self.failures) + [

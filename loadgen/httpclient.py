@@ -9,8 +9,9 @@ callback instead of a task per request.
 
 The rules that make it a measuring instrument:
 - every request has a deadline (connect included); at the deadline the request is
-  reported as a timeout and its connection is closed, so a late reply can never be
-  mistaken for the next request's;
+  reported as a timeout and its connection is closed (also one still connecting: its
+  socket is closed the moment the connect completes), so a late reply can never be
+  mistaken for the next request's and no socket is left open;
 - a failed request is reported, never retried, at any layer: a connection that died while
   idle in the pool is dropped before reuse, one that dies under a request fails that
   request;
@@ -53,6 +54,8 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports do not subclass asyncio.Transport; they have its methods.
         self.transport = cast(asyncio.Transport, transport)
+        if self.closed:  # its request timed out while connecting: nobody will use it
+            self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -184,8 +187,10 @@ class HttpPool:
         except Exception as exc:  # any failure to connect is this request's error
             conn._fail(type(exc).__name__)
             return
-        if not conn.busy:  # timed out while connecting
+        if conn.closed or not conn.busy:  # timed out (or aborted) while connecting
             conn.close()
+            if conn.transport is not None and not conn.transport.is_closing():
+                conn.transport.abort()
             return
         assert conn.transport is not None
         conn.transport.write(payload)

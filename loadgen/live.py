@@ -2,9 +2,10 @@
 
 For every entry of playbook.runs(): create the variant's table (once), seed it, pause
 between repeats, run the fleet on a fresh run id, and add up. Everything the run created
-is deleted in a `finally`, also on Ctrl-C. The result has the same format as
-`hotbench simulate`, in full-scale units (counts divided by the scale), so the two can be
-compared line by line.
+is deleted in a `finally`, also on Ctrl-C; a table that could not be deleted is said at
+once and listed in the result's `left_behind` with the command that removes it. The
+result has the same format as `hotbench simulate`, in full-scale units (counts divided
+by the scale), so the two can be compared line by line.
 
 Pauses between repeats matter to the physics (a split for heat lands minutes after the
 heat). With the in-process emulator, `pause_scale` (default 1) is the share of each pause
@@ -25,11 +26,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from loadgen.coordinator import FleetOptions, Notify, run_fleet
+from loadgen.coordinator import CLEANUP_FAILED, FleetOptions, Notify, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
-from loadgen.results import PlaybookResult, to_full_scale
+from loadgen.results import Leftover, PlaybookResult, to_full_scale
 from loadgen.resultstore import ResultStore, make_client, wait_active
 from loadgen.seed import seed_table
 
@@ -150,11 +151,50 @@ def run_playbook(
                     run = _run_one(plan, client, results_table, endpoint, options, say)
                     result.runs.append(to_full_scale(run, options.scale))
         finally:
-            for table in created:
-                with contextlib.suppress(Exception):
-                    client.delete_table(TableName=table)
+            result.left_behind = delete_tables(
+                client, created, None if skip is not None else endpoint, say
+            )
     result.wall_s = time.perf_counter() - wall0
     return result
+
+
+def delete_tables(
+    client: Any, tables: list[str], endpoint: str | None, say: Notify
+) -> list[Leftover]:
+    """Delete every table; each one that could not be deleted is said at once (the run
+    may be unwinding from an error) and returned with the command that removes it.
+    `endpoint` None: the tables live in the in-process emulator, which is stopped next
+    and takes them with it, so only the failure itself is reported. A Ctrl-C here stops
+    the clean-up, after naming every table it leaves."""
+    left: list[Leftover] = []
+    for i, table in enumerate(tables):
+        try:
+            client.delete_table(TableName=table)
+        except client.exceptions.ResourceNotFoundException:
+            continue  # already gone: nothing is left
+        except (Exception, KeyboardInterrupt) as exc:  # reported below, never swallowed
+            error = f"{type(exc).__name__}: {exc}"
+            rest = tables[i:] if isinstance(exc, KeyboardInterrupt) else [table]
+            for name in rest:
+                if endpoint is None:
+                    say(
+                        f"{CLEANUP_FAILED}could not delete table {name} ({error}); the "
+                        "in-process emulator that holds it stops now and takes it with it"
+                    )
+                    continue
+                leftover = Leftover(
+                    f"table {name}",
+                    error,
+                    f"aws dynamodb delete-table --table-name {name} --endpoint-url {endpoint}",
+                )
+                say(
+                    f"{CLEANUP_FAILED}could not delete {leftover.resource} ({error}); "
+                    f"remove it with: {leftover.remove}"
+                )
+                left.append(leftover)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+    return left
 
 
 def _run_one(

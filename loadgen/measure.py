@@ -7,10 +7,12 @@ that leaves more than `late_s` after its due time (the process fell behind, or t
 on requests in flight was full) is sent anyway and counted as late.
 
 Every request is attempted once with a deadline; its outcome is counted in the second of
-the run in which it was sent, so sent = succeeded + throttled + errors + timeouts holds
-per second. Two brakes stop a worker that went wrong, each leaving partial counts and a
-snapshot of where it was: the op cap (more sends than the plan allows: a pacing bug must
-abort, not bill) and the watchdog (the run's end + drain time passed).
+the run in which it was sent (a late send after its phase's end in that phase's last
+second), so sent = succeeded + throttled + errors + timeouts holds per second and every
+request belongs to its phase. Two brakes stop a worker that went wrong, each leaving
+partial counts and a snapshot of where it was: the op cap (more sends than the plan
+allows: a pacing bug must abort, not bill) and the watchdog (the run's end + drain time
+passed).
 """
 
 from __future__ import annotations
@@ -222,6 +224,9 @@ class Measurement:
             )
             target = factory.target
             start = self.t0 + offset
+            # A send that leaves after its phase ended (late) still counts in its phase's
+            # last second, so the phases together hold every request of the run.
+            last_second = max(int(offset), int(offset + phase.duration_s) - 1)
             self._where = {"phase": phase.name, "next": 0, "of": len(times)}
             i, n = 0, len(times)
             while i < n:
@@ -236,7 +241,7 @@ class Measurement:
                         )
                         return OP_CAP
                     run_t = offset + t
-                    counts = report.second(int(run_t))
+                    counts = report.second(min(int(run_t), last_second))
                     counts.sent += 1
                     if t - times[i] > late_s:
                         counts.late += 1

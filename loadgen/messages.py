@@ -113,6 +113,9 @@ class WorkerReport(PerSecond):
     """Where the worker was when the watchdog or the op cap stopped it."""
     notes: list[str] = field(default_factory=list)
     written_at: float = 0.0
+    progress_write_failures: int = 0
+    """Progress items this worker failed to write (its counts stay exact; only the
+    coordinator's view of a worker that later dies is older)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +128,7 @@ class WorkerReport(PerSecond):
             "snapshot": self.snapshot,
             "notes": list(self.notes),
             "written_at": self.written_at,
+            "progress_write_failures": self.progress_write_failures,
         }
 
     def dumps(self) -> str:
@@ -142,4 +146,5 @@ class WorkerReport(PerSecond):
             snapshot=data.get("snapshot"),
             notes=list(data.get("notes", [])),
             written_at=float(data.get("written_at", 0.0)),
+            progress_write_failures=int(data.get("progress_write_failures", 0)),
         )

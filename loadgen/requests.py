@@ -29,6 +29,8 @@ FILLER = "hbpad"
 THROTTLE_EXCEPTIONS = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )
+UNREADABLE = "UnreadableBody"
+"""Error type of an HTTP 200 whose body is not a DynamoDB JSON object."""
 BLOCK = 1024
 """Keys are drawn in blocks of this many requests (numpy is fast in bulk)."""
 
@@ -73,15 +75,23 @@ def _exception_name(raw: str) -> str:
 def classify(status: int, body: bytes) -> Outcome:
     """The outcome of an HTTP reply from DynamoDB (or the emulator)."""
     if status == 200:
-        if b"ConsumedCapacity" not in body:
-            return Outcome("ok")
+        # DynamoDB answers every success with a JSON object ("{}" at least); anything else
+        # (truncated, garbled, empty) is not known to have succeeded, so it is an error.
         try:
-            cc = json.loads(body).get("ConsumedCapacity") or {}
+            data = json.loads(body)
         except ValueError:
-            return Outcome("ok")
-        table = cc.get("Table") or {}
+            return Outcome("error", UNREADABLE)
+        if not isinstance(data, dict):
+            return Outcome("error", UNREADABLE)
+        cc = data.get("ConsumedCapacity") or {}
+        table = (cc.get("Table") or {}) if isinstance(cc, dict) else None
+        if not isinstance(table, dict):
+            return Outcome("error", UNREADABLE)
         units = table.get("CapacityUnits", cc.get("CapacityUnits", 0.0))
-        return Outcome("ok", consumed=float(units or 0.0))
+        try:
+            return Outcome("ok", consumed=float(units or 0.0))
+        except (TypeError, ValueError):
+            return Outcome("error", UNREADABLE)
     try:
         data = json.loads(body) if body else {}
     except ValueError:

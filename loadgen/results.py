@@ -29,6 +29,9 @@ class Counts:
     throttled: int = 0
     errors: int = 0
     timeouts: int = 0
+    unaccounted: int = 0
+    """Sent requests with no recorded outcome (see `reconcile`): never hidden in the
+    other counts, so sent = succeeded + throttled + errors + timeouts + unaccounted."""
     late: int = 0
     consumed_wcu: float = 0.0
     consumed_rcu: float = 0.0
@@ -42,12 +45,23 @@ class Counts:
         self.throttled += other.throttled
         self.errors += other.errors
         self.timeouts += other.timeouts
+        self.unaccounted += other.unaccounted
         self.late += other.late
         self.consumed_wcu += other.consumed_wcu
         self.consumed_rcu += other.consumed_rcu
         self.by_reason.update(other.by_reason)
         self.by_exception.update(other.by_exception)
         self.errors_by_type.update(other.errors_by_type)
+
+    @property
+    def outcomes(self) -> int:
+        """Requests with a recorded outcome."""
+        return self.succeeded + self.throttled + self.errors + self.timeouts
+
+    def gap(self) -> int:
+        """Sent requests that neither have an outcome nor are labelled unaccounted: 0
+        whenever the counts reconcile."""
+        return self.sent - self.outcomes - self.unaccounted
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +70,7 @@ class Counts:
             "throttled": self.throttled,
             "errors": self.errors,
             "timeouts": self.timeouts,
+            "unaccounted": self.unaccounted,
             "late": self.late,
             "consumed_wcu": round(self.consumed_wcu, 3),
             "consumed_rcu": round(self.consumed_rcu, 3),
@@ -72,6 +87,7 @@ class Counts:
             throttled=int(data.get("throttled", 0)),
             errors=int(data.get("errors", 0)),
             timeouts=int(data.get("timeouts", 0)),
+            unaccounted=int(data.get("unaccounted", 0)),
             late=int(data.get("late", 0)),
             consumed_wcu=float(data.get("consumed_wcu", 0.0)),
             consumed_rcu=float(data.get("consumed_rcu", 0.0)),
@@ -98,6 +114,18 @@ class PerSecond:
         for counts in self.seconds.values():
             total.add(counts)
         return total
+
+    def reconcile(self) -> int:
+        """Label every second's gap (sent without outcome) as `unaccounted` and return the
+        total newly labelled. A report written while requests were in flight, or a
+        worker that died, leaves such a gap; it must show, never vanish in a sum."""
+        labelled = 0
+        for counts in self.seconds.values():
+            gap = counts.gap()
+            if gap:
+                counts.unaccounted += gap
+                labelled += gap
+        return labelled
 
     def totals_between(self, start_s: float, duration_s: float) -> Counts:
         """The counts of the whole seconds of [start_s, start_s + duration_s): a phase's
@@ -155,10 +183,42 @@ class RunResult(PerSecond):
     latency: LatencyHistogram | None = None
     """Merged latency histogram of live runs (None in the simulation, which has no
     latency); written as `latency_ms` only when present."""
+    scheduled: int | None = None
+    """Requests the whole schedule holds (all workers); `offered` is what the reporting
+    workers account for, so the two differ only in a partial run."""
 
     @property
     def offered(self) -> int:
         return sum(p.offered for p in self.phases)
+
+    def reconciliation_problems(self) -> list[str]:
+        """Why the counts do not add up, per run and per phase (empty when they do):
+        sent = succeeded + throttled + errors + timeouts, with no `unaccounted`, and the
+        phases together hold every request of the run."""
+        problems = []
+        total = self.totals()
+        if total.unaccounted:
+            problems.append(
+                f"unaccounted: {total.unaccounted:,} sent requests have no outcome "
+                "(see the worker notes)"
+            )
+        if total.gap():
+            problems.append(f"counting error: sent exceeds outcomes by {total.gap():,}")
+        for phase in self.phases:
+            if phase.counts.gap():
+                problems.append(
+                    f"phase {phase.name}: sent exceeds outcomes by {phase.counts.gap():,}"
+                )
+        in_phases = sum(p.counts.sent for p in self.phases)
+        if self.phases and in_phases != total.sent:
+            problems.append(
+                f"{total.sent - in_phases:,} requests were counted in seconds outside every phase"
+            )
+        return problems
+
+    @property
+    def reconciled(self) -> bool:
+        return not self.reconciliation_problems()
 
     def peak(
         self, attr: str, window_s: int, start_s: float = 0.0, duration_s: float | None = None
@@ -203,6 +263,7 @@ class RunResult(PerSecond):
                     "succeeded": c.succeeded,
                     "throttled": c.throttled,
                     "errors": c.errors + c.timeouts,
+                    "unaccounted": c.unaccounted,
                     "succeeded_per_s": round(c.succeeded / step_s, 3),
                     "consumed_wcu_per_s": round(c.consumed_wcu / step_s, 3),
                     "consumed_rcu_per_s": round(c.consumed_rcu / step_s, 3),
@@ -219,7 +280,9 @@ class RunResult(PerSecond):
             "duration_s": self.duration_s,
             "workers": self.workers,
             "partial": self.partial,
+            "reconciled": self.reconciled,
             "notes": list(self.notes),
+            **({"scheduled": self.scheduled} if self.scheduled is not None else {}),
             "offered": self.offered,
             "throttle_rate": _rate(total.throttled, self.offered),
             "first_throttle_s": _round(self.first_throttle_s),
@@ -235,6 +298,19 @@ class RunResult(PerSecond):
 
 
 @dataclass
+class Leftover:
+    """Something a run created and could not remove: what, why, and how to remove it."""
+
+    resource: str
+    error: str
+    remove: str
+    """The command that removes it."""
+
+    def to_json(self) -> dict[str, str]:
+        return {"resource": self.resource, "error": self.error, "remove": self.remove}
+
+
+@dataclass
 class PlaybookResult:
     """Every run of a playbook, as written to --json."""
 
@@ -245,6 +321,8 @@ class PlaybookResult:
     started_at: str | None = None
     wall_s: float | None = None
     target: str | None = None
+    left_behind: list[Leftover] = field(default_factory=list)
+    """What the clean-up could not remove (empty when everything was)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -257,6 +335,7 @@ class PlaybookResult:
             "started_at": self.started_at,
             "wall_s": _round(self.wall_s),
             "runs": [r.to_json() for r in self.runs],
+            "left_behind": [x.to_json() for x in self.left_behind],
         }
 
 
@@ -264,7 +343,7 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
     """Counts multiplied by `factor` (1/scale turns a scaled run into full-scale units).
 
     Each outcome is rounded on its own, then the totals are rebuilt from the rounded parts,
-    so sent = succeeded + throttled + errors + timeouts (+ any unanswered remainder) and
+    so sent = succeeded + throttled + errors + timeouts + unaccounted (+ any unlabelled gap) and
     throttled = the sum over exceptions still hold exactly after scaling.
     """
 
@@ -277,13 +356,14 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
     throttled = sum(by_exception.values()) if counts.by_exception else r(counts.throttled)
     errors = sum(errors_by_type.values()) if counts.errors_by_type else r(counts.errors)
     succeeded, timeouts = r(counts.succeeded), r(counts.timeouts)
-    gap = counts.sent - (counts.succeeded + counts.throttled + counts.errors + counts.timeouts)
+    unaccounted = r(counts.unaccounted)
     return Counts(
-        sent=succeeded + throttled + errors + timeouts + r(gap),
+        sent=succeeded + throttled + errors + timeouts + unaccounted + r(counts.gap()),
         succeeded=succeeded,
         throttled=throttled,
         errors=errors,
         timeouts=timeouts,
+        unaccounted=unaccounted,
         late=r(counts.late),
         consumed_wcu=counts.consumed_wcu * factor,
         consumed_rcu=counts.consumed_rcu * factor,
@@ -312,6 +392,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         notes=list(run.notes),
         workers=run.workers,
         latency=run.latency,
+        scheduled=None if run.scheduled is None else round(run.scheduled * factor),
     )
     for phase in run.phases:
         counts = out.totals_between(phase.start_s, phase.duration_s)

@@ -15,16 +15,22 @@ partition per run (pk `run_id` S, sk `item` S):
     refused#<w>#<stamp>   a duplicate start of worker w that refused (and why)
 
 Bodies are zlib-compressed JSON in a binary attribute `body`; a body over 350 KB is split
-into `<sk>#part#<i>` items written before its head item, so a reader never sees a head
-whose parts are missing. Every item carries `expires_at` (epoch seconds), the results
-table's TTL attribute (terraform/modules/results-table), so a forgotten run's items go
-away by themselves even if the table outlives it. These control writes use boto3 with
-its standard retries: they are not measurements, and losing one would lose a worker.
+into `<sk>#part#<version>#<i>` items written before its head item, which names the
+version: a reader never sees a head whose parts are missing, nor mixes the parts of two
+writes (a rewrite makes new part items, then the new head, then deletes the old parts; a
+reader that finds a part gone re-reads the head). These control writes use boto3 with its
+standard retries: they are not measurements, and losing one would lose a worker. A retry
+of a conditional write can fail its own condition when the first attempt's reply was lost,
+so the start claim carries this process's token and a claim that finds its own token is
+its own. Every item carries `expires_at` (epoch seconds), the results table's TTL
+attribute (terraform/modules/results-table), so a forgotten run's items go away by
+themselves even if the table outlives it.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import zlib
 from typing import Any
@@ -67,6 +73,11 @@ class ResultStore:
         self.table = table
         self.run_id = run_id
         self.ttl_s = ttl_s
+        self.token = secrets.token_hex(8)
+        """Names this process's claims, so a retried claim recognises its own."""
+        self._parts_written: dict[str, tuple[str, int]] = {}
+        """sk -> (version, parts) of this process's last split write, deleted after the
+        next head is written."""
 
     # --- table --------------------------------------------------------------------------
     def create_table(self) -> None:
@@ -102,13 +113,22 @@ class ResultStore:
         """Write an item; with `condition_new`, only if it does not exist (False if it did)."""
         blob = zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 6)
         parts = [blob[i : i + PART_BYTES] for i in range(0, len(blob), PART_BYTES)] or [b""]
+        version = f"{time.time_ns():x}.{secrets.token_hex(2)}"
         if len(parts) > 1:
             for i, part in enumerate(parts):
                 self.client.put_item(
                     TableName=self.table,
-                    Item={**self._key(f"{sk}#part#{i}"), "body": {"B": part}, **self._expiry()},
+                    Item={
+                        **self._key(_part_key(sk, version, i)),
+                        "body": {"B": part},
+                        **self._expiry(),
+                    },
                 )
-            head: dict[str, Any] = {**self._key(sk), "parts": {"N": str(len(parts))}}
+            head: dict[str, Any] = {
+                **self._key(sk),
+                "parts": {"N": str(len(parts))},
+                "version": {"S": version},
+            }
         else:
             head = {**self._key(sk), "body": {"B": parts[0]}}
         head["at"] = {"N": repr(time.time())}
@@ -121,15 +141,37 @@ class ResultStore:
             self.client.put_item(**kwargs)
         except self.client.exceptions.ConditionalCheckFailedException:
             return False
+        self._drop_old_parts(sk, (version, len(parts)) if len(parts) > 1 else None)
         return True
 
-    def _decode(self, item: dict[str, Any]) -> dict[str, Any]:
+    def _drop_old_parts(self, sk: str, new: tuple[str, int] | None) -> None:
+        """Delete the parts of this process's previous write of `sk` (its head no longer
+        names them); a reader still holding the old head re-reads the new one."""
+        old = self._parts_written.pop(sk, None)
+        if new is not None:
+            self._parts_written[sk] = new
+        if old is None:
+            return
+        old_version, count = old
+        for i in range(count):
+            self.client.delete_item(
+                TableName=self.table, Key=self._key(_part_key(sk, old_version, i))
+            )
+
+    def _decode(self, item: dict[str, Any], rereads: int = 3) -> dict[str, Any]:
         if "parts" in item:
             sk = item["item"]["S"]
-            blob = b"".join(
-                self._get_raw(f"{sk}#part#{i}")["body"]["B"]  # type: ignore[index]
-                for i in range(int(item["parts"]["N"]))
-            )
+            version = item["version"]["S"]
+            chunks = []
+            for i in range(int(item["parts"]["N"])):
+                part = self._get_raw(_part_key(sk, version, i))
+                if part is None:  # rewritten since the head was read: read the new one
+                    fresh = self._get_raw(sk)
+                    if fresh is None or rereads == 0:
+                        raise LookupError(f"{sk}: part {i} of version {version} is gone")
+                    return self._decode(fresh, rereads - 1)
+                chunks.append(part["body"]["B"])
+            blob = b"".join(chunks)
         else:
             blob = item["body"]["B"]
         data: dict[str, Any] = json.loads(zlib.decompress(blob))
@@ -175,9 +217,17 @@ class ResultStore:
         return RunPlan.from_json(data)
 
     def claim_start(self, worker: int) -> bool:
-        return self.put(
-            f"start#{worker}", {"worker": worker, "at": time.time()}, condition_new=True
-        )
+        """Claim worker `worker`'s start; False if another process holds the claim.
+
+        The put is conditional on the item not existing. If its first attempt succeeded
+        but the reply was lost, botocore's retry finds the item and fails the condition:
+        the claim is then read back, and it is ours when it carries our token.
+        """
+        sk = f"start#{worker}"
+        if self.put(sk, {"worker": worker, "at": time.time(), "token": self.token}, True):
+            return True
+        held = self.get(sk)
+        return held is not None and held.get("token") == self.token
 
     def put_ready(self, worker: int) -> None:
         self.put(f"ready#{worker}", {"worker": worker, "at": time.time()})
@@ -212,6 +262,10 @@ class ResultStore:
 
     def refusals(self) -> list[dict[str, Any]]:
         return list(self.query("refused#").values())
+
+
+def _part_key(sk: str, version: str, index: int) -> str:
+    return f"{sk}#part#{version}#{index}"
 
 
 def wait_active(client: Any, table: str, timeout_s: float = 120.0) -> None:

@@ -20,7 +20,8 @@ The Terraform task definition sets HOTBENCH_RUN_ID, HOTBENCH_RESULTS_TABLE and
 AWS_REGION; the tables come from the plan item, never from the environment.
 
 Exit codes: 0 complete; 3 refused (already started, or T0 passed); 4 barrier aborted;
-5 stopped early (watchdog or op cap: partial counts were written); 1 other failure.
+5 stopped early (watchdog or op cap: partial counts were written); 1 any other failure
+(a failed measuring loop still writes its counts with status `failed`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any, TypeVar
 from emulator import eventloop
 from loadgen.barrier import BarrierAborted, BarrierRefused, claim_worker, worker_wait
 from loadgen.measure import Measurement
-from loadgen.messages import COMPLETE, REFUSED, WATCHDOG, RunPlan, WorkerReport
+from loadgen.messages import COMPLETE, OP_CAP, REFUSED, WATCHDOG, RunPlan, WorkerReport
 from loadgen.resultstore import ResultStore, make_client
 from loadgen.sigv4 import resolve_credentials
 
@@ -115,6 +116,17 @@ class _Writer:
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="progress")
         self.busy = threading.Lock()
         self.last: dict[str, Any] | None = None
+        self.failures = 0
+        self.last_error: str | None = None
+
+    def record_failures(self, report: WorkerReport) -> None:
+        """Put the failed progress writes into the report that is written last."""
+        report.progress_write_failures = self.failures
+        if self.failures:
+            report.notes.append(
+                f"{self.failures} progress write(s) failed (last: {self.last_error}); "
+                "the final counts are complete"
+            )
 
     def progress(self, report: WorkerReport) -> None:
         payload = report.to_json()  # serialised now, on the loop thread: a consistent copy
@@ -124,6 +136,9 @@ class _Writer:
             def write() -> None:
                 try:
                     self.store.put_report("progress", payload)
+                except Exception as exc:  # counted and named in the final report
+                    self.failures += 1
+                    self.last_error = f"{type(exc).__name__}: {exc}"
                 finally:
                     self.busy.release()
 
@@ -137,6 +152,7 @@ def _backstop(store: ResultStore, writer: _Writer, worker: int, after_s: float) 
     def fire() -> None:
         payload = dict(writer.last or WorkerReport(worker).to_json())
         payload["status"] = WATCHDOG
+        payload["progress_write_failures"] = writer.failures
         payload["snapshot"] = {
             "why": "backstop: the event loop did not return after the watchdog deadline",
             **(payload.get("snapshot") or {}),
@@ -186,6 +202,7 @@ def run_worker(config: WorkerConfig) -> int:
         report = eventloop.run(measurement.run(t0))
     finally:
         backstop.cancel()
+    writer.record_failures(report)
     store.put_report("final", report)
     totals = report.totals()
     print(
@@ -195,7 +212,16 @@ def run_worker(config: WorkerConfig) -> int:
         file=sys.stderr,
         flush=True,
     )
-    return EXIT_OK if report.status == COMPLETE else EXIT_PARTIAL
+    return exit_code(report.status)
+
+
+def exit_code(status: str) -> int:
+    """The process's exit code for a measured run's final status (docs/loadgen.md)."""
+    if status == COMPLETE:
+        return EXIT_OK
+    if status in (WATCHDOG, OP_CAP):
+        return EXIT_PARTIAL
+    return EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

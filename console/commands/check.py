@@ -12,6 +12,7 @@ import argparse
 
 from rich.console import Console
 
+from console import exitcodes
 from console.checkreport import (
     CheckOutcome,
     check_reports,
@@ -25,9 +26,6 @@ from loadgen.criteria import evaluate
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import PlaybookResult
 
-EXIT_PASSED = 0
-EXIT_FAILED = 1
-
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
@@ -38,7 +36,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             f"run(s), {len(playbook.criteria)} criteria",
             highlight=False,
         )
-        return EXIT_PASSED
+        return exitcodes.OK
     if not playbook.criteria:
         raise UserError(
             f"{args.playbook}: no criteria to check; add a `criteria:` list (docs/checks.md, "
@@ -62,7 +60,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     for path in args.report:
         write_report(path, outcome)
         console.print(f"report written to {path}")
-    return EXIT_PASSED if outcome.passed else EXIT_FAILED
+    return exitcodes.OK if outcome.passed else exitcodes.CHECK_FAILED
 
 
 def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console) -> PlaybookResult:

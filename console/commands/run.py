@@ -1,7 +1,8 @@
 """`hotbench run PLAYBOOK --target local`: the playbook's load, live, against the emulator.
 
 A thin layer over loadgen.live.run_playbook: it parses options, shows progress, prints
-the same results table as `hotbench simulate` and writes the same JSON.
+the same results table as `hotbench simulate`, writes the same JSON, and exits with a
+code CI can act on (README: "Exit codes of `hotbench run`").
 """
 
 from __future__ import annotations
@@ -11,16 +12,50 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from console import exitcodes
 from console.commands import add_playbook_arguments
 from console.output import UserError
 from console.report import report_result
 from loadgen.playbook import load_playbook
+from loadgen.results import PlaybookResult
+
+
+def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
+    """The most severe code that applies (exitcodes.RUN_SEVERITY), and why (one reason
+    per finding)."""
+    findings: list[tuple[int, str]] = []
+    for run in result.runs:
+        name = f"{run.table} #{run.repeat}"
+        total = run.totals()
+        if total.errors or total.timeouts:
+            findings.append(
+                (
+                    exitcodes.RUN_ERRORS,
+                    f"{name}: {total.errors:,} errors, {total.timeouts:,} timeouts",
+                )
+            )
+        if not run.reconciled:
+            findings.append(
+                (
+                    exitcodes.RUN_UNRECONCILED,
+                    f"{name}: not reconciled, {total.unaccounted:,} unaccounted",
+                )
+            )
+        if run.partial:
+            findings.append((exitcodes.RUN_PARTIAL, f"{name}: partial"))
+    for left in result.left_behind:
+        findings.append((exitcodes.LEFT_BEHIND, f"left behind: {left.resource}"))
+    found = {c for c, _ in findings}
+    code = next((c for c in exitcodes.RUN_SEVERITY if c in found), exitcodes.OK)
+    return code, [why for _, why in findings]
+
 
 if TYPE_CHECKING:
     from loadgen.live import LiveOptions
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
+    from loadgen.coordinator import CLEANUP_FAILED
     from loadgen.runners import LiveRunner
 
     if args.target != "local":
@@ -33,12 +68,17 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
 
     def notify(message: str) -> None:
-        if not args.quiet:
+        if message.startswith(CLEANUP_FAILED):  # shown even with --quiet
+            console.print(f"[red]{message}[/]", highlight=False)
+        elif not args.quiet:
             console.print(f"[dim]{message}[/]", highlight=False)
 
     result = LiveRunner(options, notify).run(playbook)
     report_result(result, args.json, console)
-    return 0
+    code, reasons = exit_code(result)
+    if code != exitcodes.OK:
+        console.print(f"[red]exit {code}:[/] " + "; ".join(reasons), highlight=False)
+    return code
 
 
 def live_options(args: argparse.Namespace) -> LiveOptions:

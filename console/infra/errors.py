@@ -66,10 +66,12 @@ class TerraformApplyError(TerraformError):
         destroyed: bool,
         destroy_error: TerraformError | None = None,
         run_id: str | None = None,
+        remove_command: str | None = None,
     ) -> None:
         self.destroyed = destroyed
         self.destroy_error = destroy_error
         self.run_id = run_id
+        self.remove_command = remove_command
         super().__init__(message, command=command, returncode=returncode, stderr=stderr)
 
     @property
@@ -85,9 +87,11 @@ class TerraformApplyError(TerraformError):
         text = super().__str__()
         if self.destroyed:
             return text + "\nEverything the failed apply created was destroyed."
-        detail = f": {self.destroy_error.message}" if self.destroy_error else ""
+        detail = f": {self.destroy_error}" if self.destroy_error else ""
+        remove = self.remove_command or "terraform destroy (with the apply's variables)"
         return (
             text
             + f"\nThe rollback destroy FAILED{detail}. Resources may still be running and "
-            + f"costing money; list them with:\n  {self.leftovers_hint}"
+            + f"costing money; list them with:\n  {self.leftovers_hint}\n"
+            + f"and remove them with:\n  {remove}"
         )

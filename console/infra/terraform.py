@@ -166,34 +166,55 @@ class Terraform:
             args = ["apply", "-json", "-input=false", str(plan.path)]
         else:
             args = ["apply", "-json", "-input=false", "-auto-approve", *self._var_args()]
-        succeeded = False
         result: CommandResult | None = None
         errors: list[str] = []
-        destroy_error: TerraformError | None = None
-        destroyed = False
         try:
             result, errors = self._stream(args, on_progress)
-            succeeded = result.returncode == 0
-        finally:
-            if not succeeded and destroy_on_failure:
-                on_progress("apply failed: destroying what it created")
-                try:
-                    self.destroy(on_progress)
-                    destroyed = True
-                except TerraformError as exc:
-                    destroy_error = exc
-        if not succeeded:
-            assert result is not None  # an exception would have propagated above
+        except BaseException as interrupt:  # Ctrl-C or a runner failure mid-apply
+            if not destroy_on_failure:
+                raise
+            destroy_error = self._rollback(on_progress)
+            if destroy_error is None:
+                raise
+            # The interrupt must not hide what is left running: say it and raise it.
+            raise TerraformApplyError(
+                f"terraform apply was interrupted ({type(interrupt).__name__})",
+                command=args,
+                destroyed=False,
+                destroy_error=destroy_error,
+                run_id=self.variables.get("run_id"),
+                remove_command=self._destroy_command(),
+            ) from interrupt
+        if result.returncode != 0:
+            destroy_error = self._rollback(on_progress) if destroy_on_failure else None
             raise TerraformApplyError(
                 "terraform apply failed",
                 command=args,
                 returncode=result.returncode,
                 stderr="\n".join([result.stderr.strip(), *errors]).strip(),
-                destroyed=destroyed,
+                destroyed=destroy_on_failure and destroy_error is None,
                 destroy_error=destroy_error,
                 run_id=self.variables.get("run_id"),
+                remove_command=self._destroy_command(),
             )
         return self.output()
+
+    def _destroy_command(self) -> str:
+        """The command a user runs to destroy this stack by hand."""
+        return " ".join(["terraform", f"-chdir={self.workdir}", "destroy", *self._var_args()])
+
+    def _rollback(self, on_progress: ProgressCallback) -> TerraformError | None:
+        """Destroy what a failed or interrupted apply created; the error if that failed
+        (also when it was itself interrupted), for the TerraformApplyError that says
+        what may be left and how to remove it."""
+        on_progress("apply failed: destroying what it created")
+        try:
+            self.destroy(on_progress)
+            return None
+        except TerraformError as exc:
+            return exc
+        except (Exception, KeyboardInterrupt) as exc:  # a second Ctrl-C stops the destroy
+            return TerraformError(f"the rollback destroy stopped: {type(exc).__name__}: {exc}")
 
     def output(self) -> HotbenchOutputs:
         """Read ``terraform output -json`` into :class:`HotbenchOutputs`."""

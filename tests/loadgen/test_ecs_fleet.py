@@ -118,3 +118,40 @@ def test_stop_on_abort_stops_only_running_tasks_and_running_counts_them() -> Non
         fleet.stop("barrier timeout: only 1 of 3 workers ready")
     stub.assert_no_pending_responses()
     assert any("exit codes [137]" in note for note in fleet.notes())
+
+
+def test_a_failed_stop_names_every_task_and_the_command_that_stops_it() -> None:
+    from loadgen.coordinator import stop_fleet
+
+    fleet, stub = fleet_and_stub()
+    fleet.task_arns = [arn(1), arn(2)]
+    said: list[str] = []
+    with stub:
+        stub.add_response(
+            "describe_tasks",
+            {"tasks": [{"taskArn": arn(1), "lastStatus": "RUNNING"}]},
+            {"cluster": "hb-cluster", "tasks": [arn(1), arn(2)]},
+        )
+        stub.add_client_error("stop_task", "AccessDeniedException", "not allowed")
+        message = stop_fleet(fleet, said.append)
+    assert message is not None and said == [message]
+    assert "could not stop the workers (AccessDeniedException" in message
+    for i in (1, 2):
+        assert f"aws ecs stop-task --cluster hb-cluster --task {arn(i)}" in message
+
+
+def test_a_clean_stop_says_nothing() -> None:
+    from loadgen.coordinator import stop_fleet
+
+    fleet, stub = fleet_and_stub()
+    fleet.task_arns = [arn(1)]
+    said: list[str] = []
+    with stub:
+        stub.add_response(
+            "describe_tasks",
+            {"tasks": [{"taskArn": arn(1), "lastStatus": "RUNNING"}]},
+            {"cluster": "hb-cluster", "tasks": [arn(1)]},
+        )
+        stub.add_response("stop_task", {}, {"cluster": "hb-cluster", "task": arn(1), "reason": ANY})
+        assert stop_fleet(fleet, said.append) is None
+    assert said == []

@@ -14,8 +14,6 @@ from loadgen.live import LiveOptions, run_playbook
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.simulate import simulate
 
-pytest.importorskip("emulator.server")
-
 ROOT = Path(__file__).resolve().parents[2]
 M1 = {"bad": 0.548, "badOnDemand": 0.550}
 

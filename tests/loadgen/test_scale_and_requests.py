@@ -67,7 +67,8 @@ def test_classify() -> None:
 
 @pytest.mark.parametrize("size", [200, 1000, 1024, 4000])
 def test_written_items_have_the_declared_dynamodb_size(size: int) -> None:
-    itemsize = pytest.importorskip("emulator.itemsize")
+    from emulator import itemsize
+
     pb = tiny_playbook(item_size=size)
     factory = RequestFactory(pb, pb.tables[0], pb.load.phases[0], "tbl", np.random.default_rng(0))
     for _ in range(20):

@@ -193,6 +193,31 @@ def test_interrupted_apply_still_destroys(
     assert commands(fake_terraform) == ["apply", "destroy"]
 
 
+def test_interrupted_apply_whose_destroy_fails_says_what_is_left(
+    fake_terraform: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during apply, then the rollback destroy fails: the error must reach the
+    user with how to find and remove what is left, not vanish behind the interrupt."""
+    monkeypatch.setenv("FAKE_TF_HANDSHAKE", str(fake_terraform["tmp"] / "h"))
+    monkeypatch.setenv("FAKE_TF_SCENARIO", "destroy_fail")
+    (fake_terraform["tmp"] / "h").touch()
+
+    def interrupt(line: str) -> None:
+        if "Creating" in line:
+            raise KeyboardInterrupt
+
+    with pytest.raises(TerraformApplyError) as err:
+        make(fake_terraform).apply(on_progress=interrupt)
+    assert commands(fake_terraform) == ["apply", "destroy"]
+    assert isinstance(err.value.__cause__, KeyboardInterrupt)
+    assert err.value.destroyed is False and err.value.destroy_error is not None
+    message = str(err.value)
+    assert message.startswith("terraform apply was interrupted (KeyboardInterrupt)")
+    assert "rollback destroy FAILED: terraform destroy failed" in message
+    assert "--tag-filters Key=hotbench:run-id,Values=m1-demo" in message
+    assert f"terraform -chdir={fake_terraform['workdir']} destroy -var-file=" in message
+
+
 def test_apply_without_rollback_leaves_state_alone(
     fake_terraform: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
