@@ -351,8 +351,8 @@ def _up_aws(
             variables=aws.tf_variables(state, settings, options, owner, variants, state.deadline),
         )
         store.save(state)  # from here on, `down` knows where to destroy from
-    tf = aws.terraform(state.terraform, settings)
     with aws_errors("terraform", state.region):
+        tf = aws.terraform(state.terraform, settings)
         hooks.say("terraform init")
         tf.init()
         planned = tf.plan()

@@ -95,8 +95,15 @@ def test_cli_run_writes_the_simulate_json_format(tmp_path: Path) -> None:
     assert run["sent"] == run["succeeded"] + run["throttled"] + run["errors"] + run["timeouts"]
 
 
-def test_cli_rejects_aws_target(tmp_path: Path) -> None:
-    assert cli(["run", str(ROOT / "playbooks" / "hot-partition.yaml"), "--target", "aws"]) == 2
+def test_cli_aws_target_asks_first_and_creates_nothing_unconfirmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --target aws` is up, run and down in one go (console/workflow): without --yes
+    and without a terminal to ask, it is refused (exit 3) before anything exists."""
+    monkeypatch.setenv("HOTBENCH_RUNS_DIR", str(tmp_path / "runs"))
+    playbook = str(ROOT / "playbooks" / "hot-partition.yaml")
+    assert cli(["run", playbook, "--target", "aws"]) == 3
+    assert not (tmp_path / "runs").exists()
 
 
 def test_every_operation_succeeds_against_the_emulator() -> None:
