@@ -185,9 +185,10 @@ def up(
             raise WorkflowError("--workers must be at least 1", 2)
         run_id = run_id or new_run_id()
         report = make_plan(playbook_path, settings, options, run_id=run_id)
-        _accept_cost(report, settings, hooks)
+        _refuse_over_limit(report, settings)
         if settings.target == "aws":
-            check_credentials(settings)  # before anything exists
+            check_credentials(settings)  # before the question, and before anything exists
+        _confirm_cost(report, hooks)
         playbook = load_playbook(playbook_path)
         now = utc_now()
         state = RunState(
@@ -215,21 +216,29 @@ def up(
     return state
 
 
-def _accept_cost(report: PlanReport, settings: Settings, hooks: Hooks) -> None:
+def _where(report: PlanReport) -> str:
+    return "would cost on AWS" if report.hypothetical else "is estimated at"
+
+
+def _refuse_over_limit(report: PlanReport, settings: Settings) -> None:
+    """--max-cost-usd guards real money: a local run (free) is never refused by it."""
     cost = report.estimated_cost_usd
-    where = "would cost on AWS" if report.hypothetical else "is estimated at"
     if (
         settings.max_cost_usd is not None
         and cost > settings.max_cost_usd
         and not (report.hypothetical)
     ):
         raise CostRefused(
-            f"the run {where} ${cost:,.2f}, over --max-cost-usd ${settings.max_cost_usd:,.2f}; "
-            "nothing was created (fewer tables, a shorter playbook or a higher limit)"
+            f"the run {_where(report)} ${cost:,.2f}, over --max-cost-usd "
+            f"${settings.max_cost_usd:,.2f}; nothing was created (fewer tables, a shorter "
+            "playbook or a higher limit)"
         )
+
+
+def _confirm_cost(report: PlanReport, hooks: Hooks) -> None:
     question = (
         f"Create {len(report.tables)} table(s) and {report.fleet.workers} worker(s) on "
-        f"{report.target}? The run {where} ${cost:,.2f} "
+        f"{report.target}? The run {_where(report)} ${report.estimated_cost_usd:,.2f} "
         f"(${report.per_hour_while_up:,.2f}/h while up, "
         f"+${report.per_hour_while_running:,.2f}/h while workers run; prices "
         f"{report.prices_region} as of {report.prices_as_of})"
@@ -409,6 +418,11 @@ def prewarm(
                 if g.warm_throughput
             ]
     with run_lock(store.run_dir(run_id), "prewarm"), _step(store, state, Step.PREWARM):
+        if not targets:
+            hooks.say(
+                "the playbook sets no warm throughput: nothing to raise "
+                "(--table VARIANT --write N raises one)"
+            )
         client = _dynamodb(state, settings)
         waiting: list[tuple[str, str | None]] = []
         for target in targets:
