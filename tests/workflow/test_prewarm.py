@@ -52,15 +52,15 @@ def test_prewarm_raises_table_and_gsi_and_waits_until_active(tmp_path: Path) -> 
             playbook_name="warm",
             emulator=EmulatorProcess(
                 pid=os.getpid(),
-                port=server.port or int(server.endpoint_url.rsplit(":", 1)[1]),
+                port=int(server.endpoint_url.rsplit(":", 1)[1]),
                 scale=1.0,
                 started_at=datetime.now(UTC),
                 log_path="-",
             ),
         )
-        from console.workflow.steps import _table_state
+        from console.workflow.bringup import table_state
 
-        state.tables["od"] = _table_state(spec, "hb-w-od")
+        state.tables["od"] = table_state(spec, "hb-w-od")
         state.record(Step.UP).status = Status.DONE
         store.save(state)
 
@@ -126,7 +126,7 @@ def test_a_lower_warm_value_is_not_sent(tmp_path: Path) -> None:
     settings = Settings(runs_dir=tmp_path / "runs")
     with EmulatorServer(create_delay_s=0) as server:
         client = make_client(server.endpoint_url, "us-east-1", LOCAL_CREDENTIALS)
-        from console.workflow.steps import _table_state
+        from console.workflow.bringup import table_state
         from loadgen.playbook import load_playbook
 
         spec = load_playbook(playbook).tables[0]
@@ -146,7 +146,7 @@ def test_a_lower_warm_value_is_not_sent(tmp_path: Path) -> None:
                 log_path="-",
             ),
         )
-        state.tables["od"] = _table_state(spec, "hb-w-od")
+        state.tables["od"] = table_state(spec, "hb-w-od")
         state.record(Step.UP).status = Status.DONE
         store.save(state)
         said: list[str] = []
