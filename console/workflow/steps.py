@@ -28,7 +28,7 @@ from console.workflow.bringup import (
     up_aws,
     up_local,
 )
-from console.workflow.errors import InfraError, StateError, WorkflowError
+from console.workflow.errors import ConfigError, InfraError, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
 from console.workflow.options import RunOptions, UpOptions, WarmTarget
@@ -118,9 +118,11 @@ def up(
         )
     else:
         if settings.target == "local" and not 0 < options.scale <= 1:
-            raise WorkflowError("--scale must be in (0, 1]", 2)
+            raise ConfigError(
+                "--scale must be in (0, 1]: the fraction of the playbook's rates offered"
+            )
         if options.workers < 1:
-            raise WorkflowError("--workers must be at least 1", 2)
+            raise ConfigError("--workers must be at least 1")
         run_id = run_id or new_run_id()
         report = make_plan(playbook_path, settings, options, run_id=run_id)
         refuse_over_limit(report, settings)
