@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from console.workflow import local
+from console.workflow.awserrors import aws_errors
 from console.workflow.errors import WorkflowError
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings
@@ -257,8 +258,6 @@ class Watcher:
         if self._cloudwatch is None:
             self._cloudwatch = aws.session(self.settings).client("cloudwatch")
         start, end = cloudwatch.window(utc_now())
-        from console.workflow.awserrors import aws_errors
-
         with aws_errors("cloudwatch:GetMetricData", state.region):
             samples, requested = cloudwatch.fetch(self._cloudwatch, targets, start, end)
         self._count_metrics(requested)
