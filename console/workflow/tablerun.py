@@ -66,6 +66,12 @@ class RecordingFleet:
         out: list[str] = self.inner.notes()
         return out
 
+    def leftovers(self) -> list[tuple[str, str]]:
+        """(worker, command that stops it), for fleets that can say (the coordinator asks
+        when stopping failed)."""
+        found = getattr(self.inner, "leftovers", None)
+        return list(found()) if callable(found) else []
+
 
 class TableRunner:
     """One table run at a time, as loadgen.live does it, on tables this run owns."""
