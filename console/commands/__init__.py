@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-MODULES = ["simulate", "emulator", "run", "check", "advise"]
+MODULES = ["simulate", "emulator", "run", "check", "advise", "workflow"]
 
 
 def add_playbook_arguments(parser: argparse.ArgumentParser) -> None:

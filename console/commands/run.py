@@ -1,8 +1,14 @@
-"""`hotbench run PLAYBOOK --target local`: the playbook's load, live, against the emulator.
+"""`hotbench run PLAYBOOK`: the playbook's load, live.
 
-A thin layer over loadgen.live.run_playbook: it parses options, shows progress, prints
-the same results table as `hotbench simulate`, writes the same JSON, and exits with a
-code CI can act on (README: "Exit codes of `hotbench run`").
+Three ways, one result format (the same table and JSON as `hotbench simulate`), and one
+set of exit codes (console/exitcodes.py), so CI can tell a clean run from a partial,
+unreconciled or erroring one whichever way it ran:
+- `run PLAYBOOK --target local` (no --run): the one-shot run, the emulator in-process,
+  everything created and deleted by loadgen.live in a `finally`;
+- `run --run RUN_ID`: the workflow's `run` step on a run made by `hotbench up`
+  (resumable: a second call continues where a killed one stopped);
+- `run PLAYBOOK --target aws` (no --run): up, run and down in one go, with down in a
+  `finally`, also on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,11 +19,22 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from console import exitcodes
-from console.commands import add_playbook_arguments
+from console.commands.workflow import (
+    add_settings_arguments,
+    add_up_arguments,
+    hooks_for,
+    settings_from,
+    up_options,
+)
 from console.output import UserError
 from console.report import report_result
+from console.workflow.options import RunOptions
+from console.workflow_report import print_down, print_plan
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
+
+if TYPE_CHECKING:
+    from loadgen.live import LiveOptions
 
 
 def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
@@ -28,19 +45,11 @@ def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
         name = f"{run.table} #{run.repeat}"
         total = run.totals()
         if total.errors or total.timeouts:
-            findings.append(
-                (
-                    exitcodes.RUN_ERRORS,
-                    f"{name}: {total.errors:,} errors, {total.timeouts:,} timeouts",
-                )
-            )
+            why = f"{name}: {total.errors:,} errors, {total.timeouts:,} timeouts"
+            findings.append((exitcodes.RUN_ERRORS, why))
         if not run.reconciled:
-            findings.append(
-                (
-                    exitcodes.RUN_UNRECONCILED,
-                    f"{name}: not reconciled, {total.unaccounted:,} unaccounted",
-                )
-            )
+            why = f"{name}: not reconciled, {total.unaccounted:,} unaccounted"
+            findings.append((exitcodes.RUN_UNRECONCILED, why))
         if run.partial:
             findings.append((exitcodes.RUN_PARTIAL, f"{name}: partial"))
     for left in result.left_behind:
@@ -50,30 +59,8 @@ def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
     return code, [why for _, why in findings]
 
 
-if TYPE_CHECKING:
-    from loadgen.live import LiveOptions
-
-
-def handle(args: argparse.Namespace, console: Console) -> int:
-    from loadgen.coordinator import CLEANUP_FAILED
-    from loadgen.runners import LiveRunner
-
-    if args.target != "local":
-        raise UserError(
-            "--target aws is not available yet: live runs on AWS come with the "
-            "Terraform stack; use --target local (the emulator) or `hotbench "
-            "simulate`"
-        )
-    options = live_options(args)
-    playbook = load_playbook(args.playbook)
-
-    def notify(message: str) -> None:
-        if message.startswith(CLEANUP_FAILED):  # shown even with --quiet
-            console.print(f"[red]{message}[/]", highlight=False)
-        elif not args.quiet:
-            console.print(f"[dim]{message}[/]", highlight=False)
-
-    result = LiveRunner(options, notify).run(playbook)
+def report_and_exit_code(result: PlaybookResult, args: argparse.Namespace, console: Console) -> int:
+    """Print the results (and write --json), then the exit code and, if not 0, why."""
     report_result(result, args.json, console)
     code, reasons = exit_code(result)
     if code != exitcodes.OK:
@@ -81,11 +68,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     return code
 
 
-def live_options(args: argparse.Namespace) -> LiveOptions:
-    """LiveOptions from the arguments add_live_arguments defined, checked."""
-    from loadgen.coordinator import FleetOptions
-    from loadgen.live import LiveOptions
-
+def check_live_arguments(args: argparse.Namespace) -> None:
     if args.workers < 1:
         raise UserError("--workers must be at least 1")
     if not 0 < args.scale <= 1:
@@ -94,6 +77,27 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         )
     if args.pause_scale < 0:
         raise UserError("--pause-scale must be >= 0")
+
+
+def handle(args: argparse.Namespace, console: Console) -> int:
+    check_live_arguments(args)
+    if args.run is not None:
+        return _run_step(args, console)
+    if args.playbook is None:
+        raise UserError("give a PLAYBOOK, or --run RUN_ID for a run made by `hotbench up`")
+    settings = settings_from(args)
+    if settings.target == "aws":
+        return _up_run_down(args, console)
+    return _one_shot_local(args, console)
+
+
+def live_options(args: argparse.Namespace) -> LiveOptions:
+    """LiveOptions from the arguments add_live_arguments defined, checked (also
+    `hotbench check --mode live`)."""
+    from loadgen.coordinator import FleetOptions
+    from loadgen.live import LiveOptions
+
+    check_live_arguments(args)
     return LiveOptions(
         workers=args.workers,
         scale=args.scale,
@@ -104,17 +108,81 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     )
 
 
-def add_live_arguments(parser: argparse._ActionsContainer) -> None:
-    """The options of a live run, shared by `hotbench run` and `hotbench check --mode live`."""
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument(
-        "--scale",
-        type=float,
-        default=0.1,
-        help="fraction of the playbook's rates to offer; the emulator runs at "
-        "the same scale and figures are reported in full-scale units "
-        "(default 0.1)",
+def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
+    from loadgen.coordinator import CLEANUP_FAILED
+    from loadgen.runners import LiveRunner
+
+    options = live_options(args)
+    playbook = load_playbook(args.playbook)
+
+    def notify(message: str) -> None:
+        if message.startswith(CLEANUP_FAILED):  # shown even with --quiet
+            console.print(f"[red]{message}[/]", highlight=False)
+        elif not args.quiet:
+            console.print(f"[dim]{message}[/]", highlight=False)
+
+    result = LiveRunner(options, notify).run(playbook)
+    return report_and_exit_code(result, args, console)
+
+
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    return RunOptions(
+        pause_scale=args.pause_scale,
+        seed_items=args.seed_items,
+        barrier_timeout_s=args.barrier_timeout,
     )
+
+
+def _run_step(args: argparse.Namespace, console: Console) -> int:
+    from pathlib import Path
+
+    from console.workflow import StateStore, run
+
+    settings = settings_from(args)
+    if args.playbook is not None:
+        made_from = StateStore(settings.runs_dir).load(args.run).playbook_path
+        if Path(args.playbook).resolve() != Path(made_from):
+            raise UserError(
+                f"run {args.run} was made from {made_from}: give that playbook or none "
+                "(`hotbench run --run RUN_ID` reads it from the run)"
+            )
+    result = run(args.run, settings, hooks_for(console, args), _run_options(args))
+    return report_and_exit_code(result, args, console)
+
+
+def _up_run_down(args: argparse.Namespace, console: Console) -> int:
+    """AWS in one go: the stack is destroyed in a `finally`, also on Ctrl-C."""
+    from console.workflow import down, plan, run, up
+
+    settings = settings_from(args)
+    hooks = hooks_for(console, args)
+    print_plan(plan(args.playbook, settings, up_options(args)), console)
+    state = up(args.playbook, settings, hooks, up_options(args))
+    code = exitcodes.OK
+    try:
+        result = run(state.run_id, settings, hooks, _run_options(args))
+        code = report_and_exit_code(result, args, console)
+    finally:
+        report = down(state.run_id, settings, hooks)
+        print_down(report, console)
+        if not report.nothing_left:
+            code = exitcodes.LEFT_BEHIND
+    return code
+
+
+def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bool = True) -> None:
+    """The options of a live run, shared by `hotbench run` and `hotbench check --mode live`
+    (`run` takes --workers and --scale from the workflow's up arguments)."""
+    if workers_and_scale:
+        parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+        parser.add_argument(
+            "--scale",
+            type=float,
+            default=0.1,
+            help="fraction of the playbook's rates to offer; the emulator runs at "
+            "the same scale and figures are reported in full-scale units "
+            "(default 0.1)",
+        )
     parser.add_argument(
         "--pause-scale",
         type=float,
@@ -122,7 +190,7 @@ def add_live_arguments(parser: argparse._ActionsContainer) -> None:
         help="share of each pause between repeats spent in real time (default "
         "1); with the built-in emulator the rest is skipped on its clock, "
         "so 0 runs without waiting and with the same physics; with "
-        "--endpoint it shortens the pause itself",
+        "--endpoint or --run it shortens the pause itself",
     )
     parser.add_argument(
         "--seed-items",
@@ -134,7 +202,7 @@ def add_live_arguments(parser: argparse._ActionsContainer) -> None:
     parser.add_argument(
         "--endpoint",
         metavar="URL",
-        help="a running emulator's endpoint (default: start one in-process)",
+        help="one-shot local: a running emulator's endpoint (default: start one in-process)",
     )
     parser.add_argument(
         "--barrier-timeout",
@@ -148,15 +216,20 @@ def add_live_arguments(parser: argparse._ActionsContainer) -> None:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "run",
-        help="drive a playbook live against the local emulator with a fleet of worker processes",
+        help="drive a playbook live with a fleet of workers (one-shot, or a run made by `up`)",
     )
-    add_playbook_arguments(parser)
     parser.add_argument(
-        "--target",
-        choices=["local", "aws"],
-        default="local",
-        help="where the tables live (only local for now)",
+        "playbook", nargs="?", help="playbook YAML, e.g. playbooks/hot-partition.yaml"
     )
-    add_live_arguments(parser)
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write results as JSON (format: docs/results.md)"
+    )
+    parser.add_argument(
+        "--run", metavar="RUN_ID", help="run the load on a run made by `hotbench up` (resumable)"
+    )
+    add_settings_arguments(parser)
+    add_up_arguments(parser)
+    parser.add_argument("--yes", action="store_true", help="aws one-shot: do not ask first")
+    add_live_arguments(parser, workers_and_scale=False)
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)

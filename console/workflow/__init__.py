@@ -1,0 +1,118 @@
+"""The operator workflow: plan, up, prewarm, run, watch, tally, down, over one run.
+
+A run is a folder `<runs_dir>/<run-id>/` whose `state.json` (console.workflow.state) says
+what exists, where, since when, what it cost so far and which step is next. Every step
+is a blocking function of (run id or playbook, Settings, Hooks, options) that reads the
+state, acts, and saves the state after each change, so any step can be resumed by
+calling it again after a crash, and `down` works from the state alone.
+
+How a UI drives it (the CLI in console/commands, the Textual console, the playbook
+checks):
+
+- Read the settings once: ``settings = load_settings(target=..., ...)``.
+- Call a step on a worker thread, never on the UI thread: steps block for seconds to
+  hours (Terraform, seeding, a 30-minute run). Pass ``Hooks(say=..., progress=...,
+  confirm=..., cancel=event)``; the callbacks are called on that worker thread, so a UI
+  marshals them to its own thread (Textual: ``app.call_from_thread``). ``confirm`` is
+  asked before anything billable is created; setting ``cancel`` stops the step at the
+  next safe point (it then raises KeyboardInterrupt after cleaning up what it must).
+- ``watch(run_id, settings)`` is an iterator of `WatchFrame`s (one per second): iterate
+  it on a worker thread too, beside a `run` on another; it only reads.
+- Errors are `WorkflowError`s (a `UserError` with an exit code, errors.py): show the
+  message; it names the problem and the fix.
+- Read-only views (`runs`, `StateStore.load`) are cheap and safe from any thread.
+
+Nothing here prints or reads the keyboard.
+"""
+
+from console.workflow.errors import (
+    EXIT_AWS_DENIED,
+    EXIT_INFRA,
+    EXIT_LEFTOVERS,
+    EXIT_REFUSED,
+    EXIT_STATE,
+    EXIT_USAGE,
+    AwsDenied,
+    ConfigError,
+    CostRefused,
+    CredentialsError,
+    InfraError,
+    LeftoversError,
+    StateError,
+    WorkflowError,
+)
+from console.workflow.hooks import Hooks, auto_yes
+from console.workflow.options import RunOptions, UpOptions, WarmTarget
+from console.workflow.reports import (
+    CostLine,
+    CostTally,
+    DownReport,
+    Leftover,
+    PlannedFleet,
+    PlannedIndex,
+    PlannedTable,
+    PlanReport,
+)
+from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
+from console.workflow.settings import Settings, Target, load_settings
+from console.workflow.state import RunState, StateStore, Status, Step
+from console.workflow.steps import (
+    check_credentials,
+    down,
+    plan,
+    prewarm,
+    run,
+    runs,
+    tally,
+    up,
+    watch,
+)
+
+__all__ = [
+    "EXIT_AWS_DENIED",
+    "EXIT_INFRA",
+    "EXIT_LEFTOVERS",
+    "EXIT_REFUSED",
+    "EXIT_STATE",
+    "EXIT_USAGE",
+    "AwsDenied",
+    "ConfigError",
+    "CostLine",
+    "CostRefused",
+    "CostTally",
+    "CredentialsError",
+    "DownReport",
+    "Hooks",
+    "IndexSample",
+    "InfraError",
+    "Leftover",
+    "LeftoversError",
+    "PlanReport",
+    "PlannedFleet",
+    "PlannedIndex",
+    "PlannedTable",
+    "RunOptions",
+    "RunState",
+    "Settings",
+    "StateError",
+    "StateStore",
+    "Status",
+    "Step",
+    "Target",
+    "UpOptions",
+    "WarmTarget",
+    "WatchFrame",
+    "WorkerStatus",
+    "WorkflowError",
+    "auto_yes",
+    "check_credentials",
+    "down",
+    "load_settings",
+    "plan",
+    "prewarm",
+    "run",
+    "runs",
+    "tally",
+    "up",
+    "watch",
+]

@@ -1,0 +1,51 @@
+"""Per-step choices that are not settings: they belong to one run, not to the machine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class UpOptions:
+    """Fixed at `up` and kept in the run state (the plan prices them)."""
+
+    workers: int = 2
+    """Worker processes locally, Fargate tasks on AWS."""
+    scale: float = 0.1
+    """Local: the emulator's scale and the fraction of the playbook's rates offered
+    (figures are reported in full-scale units). AWS runs at 1."""
+    task_cpu: int = 1024
+    """AWS: Fargate task CPU units (1024 = 1 vCPU)."""
+    task_memory: int = 2048
+    """AWS: Fargate task memory in MiB."""
+    cpu_architecture: str = "X86_64"
+    emulator_store: str | None = None
+    """Local: the emulator's item store mode (`--store keys|full`, when it supports it);
+    None: its default."""
+    create_delay_s: float | None = 0.0
+    """Local: the emulator's CreateTable -> ACTIVE delay (None: the model's 7.4 s)."""
+
+
+@dataclass(frozen=True)
+class WarmTarget:
+    """A warm throughput to set on a table (index None) or one of its GSIs."""
+
+    variant: str
+    index: str | None = None
+    read: int | None = None
+    write: int | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the `run` step drives the load (as `hotbench run`'s flags)."""
+
+    pause_scale: float = 1.0
+    """Share of each pause between repeats waited in real time (the emulator is a
+    separate process here, so its clock cannot be skipped: shorter pauses shorten the
+    physics too)."""
+    seed_items: int | None = None
+    """Seed at most this many items per table (None: the playbook's seed_items)."""
+    barrier_timeout_s: float = 60.0
+    timeout_s: float | None = None
+    """Per-request timeout (None: the instrument's default)."""

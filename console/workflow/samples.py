@@ -1,0 +1,76 @@
+"""What `watch` yields: typed samples per table and index, labelled by where they come from.
+
+Three sources, never mixed into one number:
+- `workers`: the client's view from the workers' progress items in the results table
+  (per table: sent, accepted, throttled by reason, latency p50/p99), both targets;
+- `emulator`: the endpoint's own per-second metrics (`/_hotbench/metrics`), local only,
+  per table and GSI;
+- `cloudwatch`: AWS's 1-minute series (GetMetricData), per table and GSI, aws only;
+  `period_s` = 60 says so, and consumed capacity is Sum/60 (units per second).
+A frame carries everything new since the previous frame; a UI appends, a CLI prints.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Source = Literal["workers", "emulator", "cloudwatch"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class IndexSample(Frozen):
+    """One table (index None) or one GSI over one period."""
+
+    source: Source
+    table: str
+    """Variant name (the physical name is in the run state)."""
+    index: str | None = None
+    """GSI name; None for the table itself."""
+    start: datetime
+    """Start of the period (UTC)."""
+    period_s: int = 1
+    """1 for per-second sources, 60 for CloudWatch's 1-minute series."""
+    accepted: float = 0.0
+    """Requests the table accepted in the period (cloudwatch: not reported, 0)."""
+    throttled: float = 0.0
+    """Throttled requests (cloudwatch: throttle events, WriteThrottleEvents + Read...)."""
+    throttled_by_reason: dict[str, float] = Field(default_factory=dict)
+    """DynamoDB reason -> count (TableWriteKeyRangeThroughputExceeded, ...)."""
+    consumed_wcu: float = 0.0
+    """Write units per second over the period (cloudwatch: Sum/60)."""
+    consumed_rcu: float = 0.0
+    p50_ms: float | None = None
+    """Client-side latency of the period (workers only)."""
+    p99_ms: float | None = None
+
+
+class WorkerStatus(Frozen):
+    """The fleet as the results table sees it."""
+
+    planned: int
+    ready: int = 0
+    running: int = 0
+    late: int = 0
+    """Requests sent late (the instrument could not keep the schedule) so far."""
+    done: int = 0
+    lost: int = 0
+
+
+class WatchFrame(Frozen):
+    """One tick of `watch`: new samples since the last frame, and the fleet's status."""
+
+    at: datetime
+    run_label: str | None
+    """The table run in progress (`variant#repeat`), None between runs."""
+    samples: list[IndexSample] = Field(default_factory=list)
+    workers: WorkerStatus | None = None
+    finished: bool = False
+    """True on the last frame: the run step ended (or the run is down)."""
+    note: str | None = None
+    """Why a source is missing (e.g. no credentials for CloudWatch)."""

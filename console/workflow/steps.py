@@ -1,0 +1,397 @@
+"""The steps of a run: plan, up, prewarm, run, watch, tally, down (and `runs`).
+
+Each step loads the run's state, does its part, and saves the state after every change
+that matters, so it can be resumed after a crash by calling the same step again (or
+`down`, which needs nothing but the state). The target (local emulator or AWS) is
+recorded in the state at `up`; later steps follow it. Steps that change a run hold its
+lock (lock.py); `down` interrupts a holder rather than wait.
+
+Steps block; they report through `Hooks` and never touch a terminal (see hooks.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+from console.output import write_json
+from console.workflow import local, processes
+from console.workflow.awserrors import aws_errors
+from console.workflow.bringup import (
+    confirm_cost,
+    refuse_over_limit,
+    start_reaper,
+    up_aws,
+    up_local,
+)
+from console.workflow.errors import ConfigError, InfraError, StateError
+from console.workflow.hooks import Hooks
+from console.workflow.lock import run_lock
+from console.workflow.options import RunOptions, UpOptions, WarmTarget
+from console.workflow.planning import make_plan, variants_in_runs
+from console.workflow.reports import CostTally, DownReport, PlanReport
+from console.workflow.runrecord import read_run
+from console.workflow.samples import WatchFrame
+from console.workflow.settings import Settings
+from console.workflow.state import (
+    RunState,
+    StateStore,
+    Status,
+    Step,
+    TableRun,
+    new_run_id,
+    utc_now,
+)
+from console.workflow.stepkit import (
+    dynamodb_client,
+    require_up,
+    run_settings,
+    step,
+    store_for,
+)
+from console.workflow.tablerun import TableRunner
+from console.workflow.teardown import down_aws, down_local
+from console.workflow.warming import raise_warm, wait_warm
+from loadgen.playbook import load_playbook
+from loadgen.results import PlaybookResult
+
+# -- plan ----------------------------------------------------------------------------------
+
+
+def plan(
+    playbook_path: str | Path, settings: Settings, options: UpOptions | None = None
+) -> PlanReport:
+    """What `up` would create (tables, GSIs, capacity, warm throughput, on-demand maximum,
+    fleet), its price per hour while up and while workers run, and the estimated cost of
+    the whole run. Creates nothing and calls no AWS API (prices: the dated table, see
+    console/infra/prices.py)."""
+    return make_plan(playbook_path, settings, options or UpOptions())
+
+
+def check_credentials(settings: Settings) -> str:
+    """AWS: the caller's ARN, or CredentialsError (exit 2) before anything is created."""
+    from console.workflow import aws
+
+    return aws.caller_identity(settings)
+
+
+# -- up ------------------------------------------------------------------------------------
+
+
+def up(
+    playbook_path: str | Path,
+    settings: Settings,
+    hooks: Hooks,
+    options: UpOptions | None = None,
+    run_id: str | None = None,
+) -> RunState:
+    """Create what the plan lists and record it in the state.
+
+    Asks `hooks.confirm` with the plan's cost first (raises CostRefused when declined,
+    or when the estimate is over `settings.max_cost_usd`). local: starts `hotbench
+    emulator serve` detached on a free loopback port (pid and port in the state) and
+    creates the tables and the results table; aws: the Terraform kit in a per-run copy
+    (plan summary through `say`, apply streamed, outputs into the state). Starts the
+    reaper that runs `down` at the run's deadline. Given an existing `run_id` whose `up`
+    was interrupted, continues it.
+    """
+    options = options or UpOptions()
+    store = store_for(settings)
+    if run_id is not None and store.path(run_id).exists():
+        state = store.load(run_id)
+        if state.record(Step.UP).status == Status.DONE:
+            hooks.say(f"run {run_id} is already up")
+            return state
+        hooks.say(f"resuming up of run {run_id}")
+        settings = run_settings(state, settings)
+        options = UpOptions(
+            workers=state.workers,
+            scale=state.scale,
+            task_cpu=options.task_cpu,
+            task_memory=options.task_memory,
+            cpu_architecture=options.cpu_architecture,
+            emulator_store=state.emulator.store if state.emulator else options.emulator_store,
+            create_delay_s=options.create_delay_s,
+        )
+    else:
+        if settings.target == "local" and not 0 < options.scale <= 1:
+            raise ConfigError(
+                "--scale must be in (0, 1]: the fraction of the playbook's rates offered"
+            )
+        if options.workers < 1:
+            raise ConfigError("--workers must be at least 1")
+        run_id = run_id or new_run_id()
+        report = make_plan(playbook_path, settings, options, run_id=run_id)
+        refuse_over_limit(report, settings)
+        if settings.target == "aws":
+            check_credentials(settings)  # before the question, and before anything exists
+        confirm_cost(report, hooks)
+        playbook = load_playbook(playbook_path)
+        now = utc_now()
+        state = RunState(
+            run_id=run_id,
+            target=settings.target,
+            region=settings.region,
+            playbook_path=str(Path(playbook_path).resolve()),
+            playbook_name=playbook.name,
+            created_at=now,
+            deadline=now + timedelta(seconds=settings.max_wall_s),
+            estimated_cost_usd=report.estimated_cost_usd,
+            scale=options.scale if settings.target == "local" else 1.0,
+            workers=options.workers,
+        )
+        state.record(Step.PLAN).status = Status.DONE
+        state.record(Step.PLAN).finished_at = now
+        store.save(state)
+        hooks.say(f"run {run_id}: state in {store.path(run_id)}")
+    with run_lock(store.run_dir(state.run_id), "up"):
+        state = store.load(state.run_id)  # as the last holder left it
+        if state.record(Step.UP).status == Status.DONE:
+            return state  # another command finished it meanwhile
+        with step(store, state, Step.UP):
+            start_reaper(store, state, settings)
+            if state.target == "local":
+                up_local(store, state, options, hooks)
+            else:
+                up_aws(store, state, settings, options, hooks)
+    return state
+
+
+# -- prewarm -------------------------------------------------------------------------------
+
+
+def prewarm(
+    run_id: str,
+    settings: Settings,
+    hooks: Hooks,
+    targets: list[WarmTarget] | None = None,
+    timeout_s: float = 1800.0,
+) -> RunState:
+    """UpdateTable WarmThroughput on each table and GSI (`targets`, default the
+    playbook's warm_throughput), then wait until DescribeTable says ACTIVE, reporting
+    progress through `hooks.progress`. Locally, `say` also gives each table's partition
+    count from /_hotbench/partitions. A table already at least that warm is skipped
+    (warm throughput can only be raised)."""
+    store = store_for(settings)
+    require_up(store.load(run_id), "prewarm")
+    with run_lock(store.run_dir(run_id), "prewarm"):
+        state = store.load(run_id)  # as the last holder left it
+        require_up(state, "prewarm")
+        _prewarm_locked(store, state, run_settings(state, settings), hooks, targets, timeout_s)
+    return state
+
+
+def _prewarm_locked(
+    store: StateStore,
+    state: RunState,
+    settings: Settings,
+    hooks: Hooks,
+    targets: list[WarmTarget] | None,
+    timeout_s: float,
+) -> None:
+    run_id = state.run_id
+    playbook = load_playbook(state.playbook_path)
+    if targets is None:
+        targets = []
+        for spec in variants_in_runs(playbook):
+            if spec.warm_throughput:
+                targets.append(
+                    WarmTarget(
+                        spec.name, None, spec.warm_throughput.read, spec.warm_throughput.write
+                    )
+                )
+            targets += [
+                WarmTarget(spec.name, g.name, g.warm_throughput.read, g.warm_throughput.write)
+                for g in spec.gsis
+                if g.warm_throughput
+            ]
+    with step(store, state, Step.PREWARM):
+        if not targets:
+            hooks.say(
+                "the playbook sets no warm throughput: nothing to raise "
+                "(--table VARIANT --write N raises one)"
+            )
+        client = dynamodb_client(state, settings)
+        waiting: list[tuple[str, str | None]] = []
+        for target in targets:
+            hooks.check_cancel()
+            table = state.tables.get(target.variant)
+            if table is None:
+                raise StateError(
+                    f"run {run_id} has no table {target.variant!r} "
+                    f"(it has {', '.join(state.tables) or 'none'})"
+                )
+            with aws_errors("dynamodb:UpdateTable", state.region):
+                if raise_warm(client, table, target, hooks):
+                    waiting.append((table.name, target.index))
+            store.save(state)
+        wait_warm(client, waiting, timeout_s, hooks, state.region)
+        if state.target == "local" and state.emulator is not None:
+            for table in state.tables.values():
+                parts = local.partitions(state.emulator, table.name)
+                for index in (parts or {}).get("indexes", []):
+                    hooks.say(
+                        f"{table.variant}{'/' + index['index'] if index.get('index') else ''}: "
+                        f"{index.get('partition_count')} partition(s)"
+                    )
+
+
+# -- run -----------------------------------------------------------------------------------
+
+
+def run(
+    run_id: str, settings: Settings, hooks: Hooks, options: RunOptions | None = None
+) -> PlaybookResult:
+    """The playbook's table runs on the provisioned tables, through the start barrier:
+    LocalFleet locally, EcsFleet on AWS. Seeds each table first (once). Each table run's
+    result is saved in the run folder when it finishes, so a resumed `run` skips finished
+    ones, stops orphans of an interrupted one and runs it again. Returns the playbook's
+    result (the same format as `hotbench simulate`), also saved as result.json."""
+    options = options or RunOptions()
+    store = store_for(settings)
+    require_up(store.load(run_id), "run")  # a clear error before waiting for anything
+    with run_lock(store.run_dir(run_id), "run"):
+        state = store.load(run_id)  # as the last holder left it
+        require_up(state, "run")
+        return _run_locked(store, state, run_settings(state, settings), hooks, options)
+
+
+def _run_locked(
+    store: StateStore, state: RunState, settings: Settings, hooks: Hooks, options: RunOptions
+) -> PlaybookResult:
+    run_id = state.run_id
+    playbook = load_playbook(state.playbook_path)
+    if not state.table_runs:
+        state.table_runs = [
+            TableRun(variant=r.table, repeat=k)
+            for r in playbook.runs()
+            for k in range(1, r.repeats + 1)
+        ]
+    with step(store, state, Step.RUN):
+        if state.target == "local" and not local.emulator_alive(state.emulator):
+            raise InfraError(
+                f"the emulator of run {run_id} is not running (pid "
+                f"{state.emulator.pid if state.emulator else '?'} gone): its tables went "
+                f"with it; `hotbench down {run_id}` and a new `hotbench up`"
+            )
+        client = dynamodb_client(state, settings)
+        runner = TableRunner(store, state, settings, playbook, options, hooks, client)
+        for table_run in state.table_runs:
+            if table_run.status == Status.DONE:
+                continue
+            hooks.check_cancel()
+            runner.run(table_run)
+        result = PlaybookResult(
+            playbook.name,
+            "run",
+            state.scale,
+            runs=[
+                read_run(store.run_dir(run_id) / tr.result_path)
+                for tr in state.table_runs
+                if tr.result_path
+            ],
+            started_at=min(
+                (tr.started_at for tr in state.table_runs if tr.started_at), default=utc_now()
+            ).isoformat(timespec="seconds"),
+            target=state.target,
+        )
+        result.wall_s = sum(
+            (tr.finished_at - tr.started_at).total_seconds()
+            for tr in state.table_runs
+            if tr.finished_at and tr.started_at
+        )
+        write_json(store.run_dir(run_id) / "result.json", result.to_json())
+    return result
+
+
+# -- watch ---------------------------------------------------------------------------------
+
+
+def watch(
+    run_id: str,
+    settings: Settings,
+    interval_s: float = 1.0,
+    stop: threading.Event | None = None,
+) -> Iterator[WatchFrame]:
+    """Frames of new samples every `interval_s` while the run is up: the workers'
+    progress items (both targets), the emulator's per-second metrics (local), CloudWatch's
+    1-minute series (aws). Ends after the run step finishes (last frame `finished`), when
+    the run is down, or when `stop` is set. Reading only: safe beside a running `run`."""
+    from console.workflow.watching import Watcher
+
+    return Watcher(store_for(settings), run_id, settings, interval_s, stop).frames()
+
+
+# -- tally ---------------------------------------------------------------------------------
+
+
+def tally(run_id: str, settings: Settings, refresh_prices: bool = False) -> CostTally:
+    """What the run cost from what it used and for how long: provisioned WCU/RCU-hours,
+    on-demand request units, warm throughput above the defaults, Contributor Insights,
+    the dashboard and GetMetricData requests, Fargate vCPU- and GB-seconds from each
+    task's pull start to its stop. Locally: what the same run would have cost on AWS.
+    `refresh_prices` fetches the prices from the Price List API first."""
+    from console.workflow.tallying import tally_state
+
+    store = store_for(settings)
+    state = store.load(run_id)
+    prices = None
+    if refresh_prices:
+        from console.workflow import aws
+        from console.workflow.pricelist import fetch_prices, pricing_client
+
+        with aws_errors("pricing:GetProducts", "us-east-1"):
+            prices = fetch_prices(pricing_client(aws.session(settings)), settings.prices_region)
+    result = tally_state(state, settings, prices)
+    with contextlib.suppress(StateError), run_lock(store.run_dir(run_id), "tally"):
+        state = store.load(run_id)
+        state.cost_so_far_usd = result.total_usd
+        record = state.record(Step.TALLY)
+        record.status = Status.DONE
+        record.started_at = record.started_at or utc_now()
+        record.finished_at = utc_now()
+        store.save(state)
+    return result
+
+
+# -- down ----------------------------------------------------------------------------------
+
+
+def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
+    """Destroy everything the state records, then make sure. local: delete the tables
+    and stop the emulator (and any orphaned worker). aws: terraform destroy, stop any
+    task still running, then sweep by the run-id tag (Tagging API, each hit confirmed by
+    its own Describe; IAM roles by ListRoles + ListRoleTags). Never raises for what it
+    finds left: the report lists each leftover with the command that deletes it."""
+    store = store_for(settings)
+    store.load(run_id)  # a clear error for an unknown run before taking any lock
+    with run_lock(store.run_dir(run_id), "down", interrupt_holder=True):
+        state = store.load(run_id)  # what the interrupted holder saved
+        settings = run_settings(state, settings)
+        with step(store, state, Step.DOWN):
+            if state.target == "local":
+                report = down_local(store, state, hooks)
+            else:
+                report = down_aws(store, state, settings, hooks)
+            state.leftovers = [f"{x.kind} {x.id}" for x in report.leftovers]
+            store.save(state)
+        if state.reaper_pid is not None and state.reaper_pid != os.getpid():
+            processes.stop(state.reaper_pid, state.run_id)
+    return report
+
+
+# -- runs ----------------------------------------------------------------------------------
+
+
+def runs(settings: Settings) -> list[RunState]:
+    """Every run in the runs folder, oldest first, with its step and `billable_up`; for a
+    local run, whether its emulator is really alive is checked (a reboot ends it)."""
+    out = store_for(settings).all_runs()
+    for state in out:
+        if state.target == "local" and state.emulator and not local.emulator_alive(state.emulator):
+            state.emulator.stopped_at = state.emulator.stopped_at or utc_now()
+    return out
