@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.text import Text
 
 from console import exitcodes
 from console.commands import register_all
@@ -25,6 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _print_error(console: Console, exc: Exception) -> None:
+    """The message as written: never read as markup (a message may quote `[...]`), and
+    never wrapped (a log or a test reads whole lines; a terminal wraps by itself)."""
+    console.print(Text.assemble(("error: ", "red"), str(exc)), soft_wrap=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Rich falls back to 80 columns when output is not a terminal (CI logs, pipes),
     # which would truncate the results table; logs have no width limit, so widen.
@@ -34,10 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args, console)
         return code
     except PlaybookError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False, markup=True)
+        _print_error(console, exc)
         return exitcodes.USAGE
     except UserError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        _print_error(console, exc)
         return exc.code
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from console.infra.errors import TerraformApplyError
@@ -124,8 +123,8 @@ def create_tables(
     results = f"{state.run_id}-results"
     if state.results_table is None:
         hooks.say(f"creating {results}")
-        with contextlib.suppress(Exception):  # exists already after a resumed up
-            ResultStore(client, results, state.run_id).create_table()
+        # a no-op when a resumed up made it before it was killed
+        ResultStore(client, results, state.run_id).create_table()
         state.results_table = results
         store.save(state)
     wait_active(client, results)
