@@ -70,7 +70,9 @@ def location(schema: KeySchema, item: Item) -> tuple[int, Any]:
     return pk_hash, sort_position(typed(item[schema.sk.name]))
 
 
-def _projected(index: IndexDef, table: Table, item: Item) -> Item:
+def projected(index: IndexDef, table: Table, item: Item) -> Item:
+    """The part of an item a GSI holds: its projection (the index and table keys, and
+    for INCLUDE the named attributes), what a write to it and a read of it are sized on."""
     if index.projection == "ALL":
         return item
     keep = set(table.schema.names) | set(index.schema.names)
@@ -152,7 +154,7 @@ def _gsi_write(
     else:
         source = new if new_in else old
         assert source is not None
-        size = item_size(_projected(index, table, source))
+        size = item_size(projected(index, table, source))
     units = gsi_write_units(old_in, new_in, key_changed, size, params)
     where = new if new_in else old
     assert where is not None

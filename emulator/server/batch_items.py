@@ -12,6 +12,7 @@ from emulator.server.charging import charge_read, charge_write, consumed_capacit
 from emulator.server.expr_parse import Path
 from emulator.server.expr_project import project
 from emulator.server.items import sort_value
+from emulator.server.legacy import uses_legacy
 from emulator.server.members import (
     check_size,
     consumed_mode,
@@ -20,6 +21,7 @@ from emulator.server.members import (
     projection_of,
 )
 from emulator.server.protocol import DynamoError, member, serialization, validation
+from emulator.server.single_item import check_index_keys
 from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
@@ -62,6 +64,8 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             if kind == "PutRequest" and isinstance(body, dict):
                 item = item_member(body, "Item")
                 table.store.validate_item_keys(item)
+                if table.gsis:
+                    check_index_keys(table, item)
                 check_size(item)
                 key, new = table.schema.key_of(item), item
             elif kind == "DeleteRequest" and isinstance(body, dict):
@@ -140,9 +144,12 @@ def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         if len(idents) != len(checked):
             raise validation("Provided list of item keys contains duplicates")
         total += len(checked)
-        ph = placeholders_of(spec)
-        paths = projection_of(spec, ph)
-        ph.check_all_used()
+        if uses_legacy(spec):
+            paths = projection_of(spec, None)
+        else:
+            ph = placeholders_of(spec)
+            paths = projection_of(spec, ph)
+            ph.check_all_used()
         plan.append(
             (table, spec, checked, paths, member(spec, "ConsistentRead", bool, default=False))
         )

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator.server.items import KeySchema
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
-from emulator.server.values import AttributeValue
+from emulator.server.values import AttributeValue, kind_of
 
 _TOKEN = re.compile(
     r"""
@@ -37,6 +38,7 @@ CONDITION_FUNCTIONS = (
     "contains",
 )
 KEYWORDS = ("AND", "OR", "NOT", "BETWEEN", "IN")
+ATTRIBUTE_TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
 MAX_EXPRESSION_BYTES = 4096
 
 Path = tuple[str | int, ...]
@@ -265,6 +267,20 @@ class _Parser:
         self.expect(",")
         arg = self.operand()
         self.expect(")")
+        if name == "attribute_type" and arg[0] == "value":
+            # An unknown type name is the request's mistake whatever the item holds:
+            # refused before anything is read, as DynamoDB refuses it.
+            kind = kind_of(arg[1])
+            if kind != "S":
+                raise validation(
+                    f"Invalid {self.kind}: Incorrect operand type for operator or function; "
+                    f"operator or function: attribute_type, operand type: {kind}"
+                )
+            if arg[1]["S"] not in ATTRIBUTE_TYPES:
+                raise validation(
+                    f"Invalid {self.kind}: Invalid attribute type name found; type: "
+                    f"{arg[1]['S']}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+                )
         return ("fn", name, path, arg)
 
     # updates ---------------------------------------------------------------------------
@@ -359,27 +375,52 @@ class KeyCondition:
     sk_test: Node | None
 
 
-def parse_key_condition(text: str, ph: Placeholders, pk: str, sk: str | None) -> KeyCondition:
-    """Only `pk = :v [AND <sort-key condition>]` is a valid key condition [AWS]."""
-    node = parse_condition(text, ph, "KeyConditionExpression")
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>"}
+
+
+def key_condition(node: Node, schema: KeySchema) -> KeyCondition:
+    """A parsed key condition (from a KeyConditionExpression, or built from a legacy
+    KeyConditions) checked against the key schema of the table or index queried: only
+    `pk = :v [AND <sort-key condition>]` is valid [AWS Query.KeyConditionExpression]."""
+    pk, sk = schema.pk, schema.sk
     parts = [node[1], node[2]] if node[0] == "and" else [node]
     pk_value: AttributeValue | None = None
     sk_test: Node | None = None
     for part in parts:
+        if part[0] == "cmp" and part[2][0] == "value" and part[3][0] == "path":
+            # `:v = pk` is `pk = :v`: DynamoDB takes the operands in either order.
+            part = ("cmp", _FLIPPED[part[1]], part[3], part[2])
         attr = _key_attr(part)
-        if attr == pk and part[0] == "cmp" and part[1] == "=" and pk_value is None:
+        if attr == pk.name and part[0] == "cmp" and part[1] == "=" and pk_value is None:
             pk_value = part[3][1]
-        elif sk is not None and attr == sk and sk_test is None and _valid_sk_test(part):
+            _check_key_type(pk_value, pk.type)
+        elif sk is not None and attr == sk.name and sk_test is None and _valid_sk_test(part):
+            for operand in part[2:]:
+                if isinstance(operand, tuple) and operand and operand[0] == "value":
+                    _check_key_type(operand[1], sk.type)
+            if part[0] == "fn" and sk.type == "N":
+                raise validation(
+                    "Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                    "function; operator or function: begins_with, operand type: N"
+                )
             sk_test = part
         else:
             raise validation(
                 "Query condition missed key schema element"
-                if attr not in (pk, sk)
+                if attr not in schema.names
                 else "Query key condition not supported"
             )
     if pk_value is None:
-        raise validation(f"Query condition missed key schema element: {pk}")
-    return KeyCondition(pk, pk_value, sk_test)
+        raise validation(f"Query condition missed key schema element: {pk.name}")
+    return KeyCondition(pk.name, pk_value, sk_test)
+
+
+def _check_key_type(value: AttributeValue, wanted: str) -> None:
+    if kind_of(value) != wanted:
+        raise validation(
+            "One or more parameter values were invalid: Condition parameter type "
+            "does not match schema type"
+        )
 
 
 def _key_attr(node: Node) -> str | None:

@@ -5,7 +5,7 @@ members through these before it costs capacity, so a client mistake is refused f
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from emulator.itemsize import MAX_ITEM_BYTES, item_size
 from emulator.server.expr_parse import (
@@ -23,24 +23,6 @@ from emulator.server.protocol import (
     validation,
 )
 from emulator.server.values import Item, check_item, check_value
-
-LEGACY: Final = (
-    "Expected",
-    "AttributeUpdates",
-    "KeyConditions",
-    "QueryFilter",
-    "ScanFilter",
-    "ConditionalOperator",
-)
-
-
-def reject_legacy(req: dict[str, Any]) -> None:
-    for name in LEGACY:
-        if name in req:
-            raise validation(
-                f"The legacy parameter {name} is not supported by the hotbench "
-                "emulator; use the expression parameters instead"
-            )
 
 
 def placeholders_of(req: dict[str, Any]) -> Placeholders:
@@ -71,21 +53,20 @@ def condition_of(
     return None if text is None else parse_condition(text, ph, name)
 
 
-def projection_of(req: dict[str, Any], ph: Placeholders) -> list[Path] | None:
-    text = member(req, "ProjectionExpression", str)
-    if text is not None:
-        if "AttributesToGet" in req:
-            raise validation(
-                "Can not use both expression and non-expression parameters in "
-                "the same request: Non-expression parameters: {AttributesToGet} "
-                "Expression parameters: {ProjectionExpression}"
-            )
-        return parse_projection(text, ph)
+def projection_of(req: dict[str, Any], ph: Placeholders | None) -> list[Path] | None:
+    """The paths a read returns: its ProjectionExpression (`ph` its placeholders), or in a
+    legacy request (`ph` None, mixing checked by `legacy.uses_legacy`) AttributesToGet."""
+    if ph is not None:
+        text = member(req, "ProjectionExpression", str)
+        return None if text is None else parse_projection(text, ph)
     attrs = member(req, "AttributesToGet", list)
     if attrs is None:
         return None
-    if not attrs or not all(isinstance(a, str) for a in attrs):
+    if not attrs or not all(isinstance(a, str) and a for a in attrs):
         raise validation("AttributesToGet must be a non-empty list of attribute names")
+    if len(set(attrs)) != len(attrs):
+        duplicate = next(a for a in attrs if attrs.count(a) > 1)
+        raise invalid_parameter(f"Duplicate value in attribute name: {duplicate}")
     return [(a,) for a in attrs]
 
 

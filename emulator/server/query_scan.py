@@ -8,24 +8,23 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from emulator.itemsize import item_size
-from emulator.server.admission import location
+from emulator.server.admission import location, projected
 from emulator.server.charging import charge_read, finish, throttle_error
 from emulator.server.expr_eval import evaluate
-from emulator.server.expr_parse import Node, Placeholders, parse_key_condition
+from emulator.server.expr_parse import Node, Path, Placeholders, key_condition, parse_condition
 from emulator.server.expr_project import project
 from emulator.server.items import KeySchema, pk_hash_of, sort_value
+from emulator.server.legacy import filter_condition, key_conditions, uses_legacy
 from emulator.server.members import (
-    condition_of,
     consumed_mode,
     enum_of,
     placeholders_of,
     projection_of,
-    reject_legacy,
 )
-from emulator.server.protocol import member, table_name, validation
+from emulator.server.protocol import invalid_parameter, member, table_name, validation
 from emulator.server.state import EmulatorState
-from emulator.server.table import Table
-from emulator.server.values import Item, check_item, kind_of
+from emulator.server.table import IndexDef, Table
+from emulator.server.values import Item, check_item
 
 PAGE_BYTES: Final = 1024 * 1024
 """[AWS] a Query or Scan page stops at 1 MB of items read."""
@@ -37,6 +36,8 @@ class _Source:
 
     index: str | None
     schema: KeySchema
+    gsi: IndexDef | None
+    """The GSI read (None: the table): its projection is what a read returns and pays."""
     key_names: tuple[str, ...]
     """Attributes of LastEvaluatedKey: the index keys plus the table keys."""
 
@@ -44,14 +45,14 @@ class _Source:
 def _source(table: Table, req: dict[str, Any], consistent: bool) -> _Source:
     index = member(req, "IndexName", str)
     if index is None:
-        return _Source(None, table.schema, table.schema.names)
+        return _Source(None, table.schema, None, table.schema.names)
     gsi = table.gsis.get(index)
     if gsi is None:
         raise validation(f"The table does not have the specified index: {index}")
     if consistent:
         raise validation("Consistent reads are not supported on global secondary indexes")
     names = tuple(dict.fromkeys((*gsi.schema.names, *table.schema.names)))
-    return _Source(index, gsi.schema, names)
+    return _Source(index, gsi.schema, gsi, names)
 
 
 def _start_key(req: dict[str, Any], source: _Source) -> Item | None:
@@ -121,6 +122,81 @@ def _query_items(
     yield from matches
 
 
+@dataclass
+class _Reading:
+    """What a Query or Scan asks of the items it reads, from either form of the
+    request: its filter (from FilterExpression, or a legacy QueryFilter/ScanFilter),
+    its projection (ProjectionExpression or AttributesToGet) and Select."""
+
+    filt: Node | None
+    paths: list[Path] | None
+    select: str
+
+
+SELECTS: Final = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
+
+
+def _reading(
+    req: dict[str, Any], source: _Source, ph: Placeholders | None, legacy_filter: str
+) -> _Reading:
+    """The filter, projection and Select of a Query or Scan, checked; `ph` the
+    request's placeholders (None: a legacy request), every one of them used."""
+    if ph is None:
+        filt = filter_condition(req, legacy_filter)
+        paths = projection_of(req, None)
+        kind = legacy_filter
+    else:
+        text = member(req, "FilterExpression", str)
+        filt = None if text is None else parse_condition(text, ph, "FilterExpression")
+        paths = projection_of(req, ph)
+        ph.check_all_used()
+        kind = "Filter Expression"
+    if filt is not None and legacy_filter == "QueryFilter":
+        # [AWS] a Query's filter may not name the key attributes it queries by
+        # (Query.FilterExpression: "A filter expression cannot contain partition key
+        # or sort key attributes").
+        for name in _paths_named(filt):
+            if name in source.schema.names:
+                raise validation(
+                    f"{kind} can only contain non-primary key attributes: "
+                    f"Primary key attribute: {name}"
+                )
+    given = "AttributesToGet" if "AttributesToGet" in req else "ProjectionExpression"
+    select = enum_of(req, "Select", SELECTS, "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES")
+    if paths and select != "SPECIFIC_ATTRIBUTES":
+        raise validation(f"Cannot specify the {given} when choosing to get {select}")
+    if select == "SPECIFIC_ATTRIBUTES" and not paths:
+        raise validation(
+            "Must specify the AttributesToGet or ProjectionExpression when choosing to "
+            "get SPECIFIC_ATTRIBUTES"
+        )
+    if select == "ALL_PROJECTED_ATTRIBUTES" and source.gsi is None:
+        raise validation(
+            "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
+        )
+    if select == "ALL_ATTRIBUTES" and source.gsi is not None and source.gsi.projection != "ALL":
+        raise invalid_parameter(
+            f"Select type ALL_ATTRIBUTES is not supported for global secondary index "
+            f"{source.gsi.name} because its projection type is not ALL"
+        )
+    return _Reading(filt, paths, select)
+
+
+def _paths_named(node: Any) -> Iterator[str]:
+    """The top-level attribute names a parsed condition reads."""
+    if isinstance(node, tuple):
+        if node and node[0] == "path":
+            yield str(node[1][0])
+            return
+        if node and node[0] == "fn":
+            yield str(node[2][0])
+        for part in node[1:]:
+            yield from _paths_named(part)
+    elif isinstance(node, list):
+        for part in node:
+            yield from _paths_named(part)
+
+
 def _page(
     state: EmulatorState,
     req: dict[str, Any],
@@ -130,26 +206,24 @@ def _page(
     where: tuple[int, Any] | None,
     consistent: bool,
     sk_test: Node | None,
-    ph: Placeholders,
+    reading: _Reading,
 ) -> dict[str, Any]:
-    filt = condition_of(req, ph, "FilterExpression")
-    paths = projection_of(req, ph)
-    ph.check_all_used()
-    select = enum_of(
-        req,
-        "Select",
-        ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"),
-        "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES",
-    )
     limit = _limit(req)
     mode = consumed_mode(req)
     now = state.tick()
+    gsi = source.gsi
+    narrow = gsi is not None and gsi.projection != "ALL"
     scanned: list[Item] = []
     size = 0
     stopped = False
     for item in items:
         if not _sk_matches(sk_test, item):
             continue
+        if narrow:
+            assert gsi is not None
+            # [AWS] an index holds only its projected attributes: a read of a KEYS_ONLY
+            # or INCLUDE index returns them and is charged on their size.
+            item = projected(gsi, table, item)
         scanned.append(item)
         size += item_size(item)
         if (limit is not None and len(scanned) >= limit) or size >= PAGE_BYTES:
@@ -162,9 +236,10 @@ def _page(
     )
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
+    filt, paths = reading.filt, reading.paths
     matched = [i for i in scanned if filt is None or evaluate(filt, i)]
     out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(scanned)}
-    if select != "COUNT":
+    if reading.select != "COUNT":
         out["Items"] = [project(i, paths) if paths else i for i in matched]
     if stopped and scanned:
         last = scanned[-1]
@@ -174,29 +249,23 @@ def _page(
 
 def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    reject_legacy(req)
+    legacy = uses_legacy(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
-    ph = placeholders_of(req)
     text = member(req, "KeyConditionExpression", str)
-    if text is None:
-        raise validation(
-            "Either the KeyConditions or KeyConditionExpression parameter must be "
-            "specified in the request."
-        )
-    pk, sk = source.schema.pk, source.schema.sk
-    cond = parse_key_condition(text, ph, pk.name, sk.name if sk else None)
-    if kind_of(cond.pk_value) != pk.type:
-        raise validation(
-            "One or more parameter values were invalid: Condition parameter type "
-            "does not match schema type"
-        )
+    ph = None if legacy else placeholders_of(req)
+    if ph is None or text is None:
+        cond = key_condition(key_conditions(req), source.schema)
+    else:
+        cond = key_condition(parse_condition(text, ph, "KeyConditionExpression"), source.schema)
+    reading = _reading(req, source, ph, "QueryFilter")
+    sk = source.schema.sk
     forward = member(req, "ScanIndexForward", bool, default=True)
     start = _start_key(req, source)
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
     return _page(
-        state, req, table, source, items, None if sk else where, consistent, cond.sk_test, ph
+        state, req, table, source, items, None if sk else where, consistent, cond.sk_test, reading
     )
 
 
@@ -211,10 +280,10 @@ def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int) -> I
 
 def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    reject_legacy(req)
+    legacy = uses_legacy(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
-    ph = placeholders_of(req)
+    reading = _reading(req, source, None if legacy else placeholders_of(req), "ScanFilter")
     start = _start_key(req, source)
     segment = member(req, "Segment", int)
     segments = member(req, "TotalSegments", int)
@@ -250,4 +319,4 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         items = iter(pool)
     if segments is not None and segment is not None:
         items = _in_segment(items, table.schema.pk.name, segments, segment)
-    return _page(state, req, table, source, items, None, consistent, None, ph)
+    return _page(state, req, table, source, items, None, consistent, None, reading)
