@@ -89,8 +89,12 @@ def check_value(value: Any, depth: int = 0) -> None:
         if not isinstance(inner, str):
             raise serialization("STRING_VALUE can not be converted to String")
     elif kind == "N":
-        if not is_plain_integer(inner):
-            parse_number(inner)
+        # DynamoDB stores a number canonical ("007" -> "7", "1.50" -> "1.5", "1e3" ->
+        # "1000"): 1 and 1.0 are one key, and a read returns the canonical text. The value
+        # is rewritten in place (it is the request's own JSON); a plain integer without a
+        # leading zero, the common number, is canonical already and costs no parse.
+        if not is_plain_integer(inner) or (inner[0] == "0" and len(inner) > 1):
+            value["N"] = format_number(parse_number(inner))
     elif kind == "B":
         decode_binary(inner)
     elif kind == "BOOL":
@@ -126,6 +130,8 @@ def check_value(value: Any, depth: int = 0) -> None:
             if canonical in seen:
                 raise invalid_parameter(f"Input collection {inner} contains duplicates.")
             seen.add(canonical)
+        if kind == "NS":
+            value["NS"] = [format_number(parse_number(e)) for e in inner]
     elif kind == "M":
         if not isinstance(inner, dict):
             raise serialization("M value must be an object")
@@ -193,7 +199,7 @@ def canonical(value: AttributeValue) -> Any:
 
 
 def format_number(number: Decimal) -> str:
-    """How DynamoDB prints a computed number (no exponent for ordinary magnitudes)."""
+    """How DynamoDB prints a number, stored or computed: canonical, never an exponent."""
     trimmed = normal(number)
     if trimmed == trimmed.to_integral_value():
         return str(int(trimmed))
