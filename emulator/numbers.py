@@ -39,11 +39,17 @@ def significant_digits(number: Decimal) -> int:
     return end - start
 
 
+EXACT: Final = decimal.Context(prec=400, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+"""Wide enough that a sum or difference of two DynamoDB numbers (magnitudes 1E-130 to
+1E126: at most 256 digits apart) is exact."""
+
+
 def add(x: Decimal, y: Decimal) -> Decimal:
-    """x + y at DynamoDB's precision."""
-    return NUMBERS.add(x, y)
+    """x + y exactly: a result DynamoDB cannot store (more than 38 significant digits)
+    must be seen and refused, not rounded to one it can."""
+    return EXACT.add(x, y)
 
 
 def subtract(x: Decimal, y: Decimal) -> Decimal:
-    """x - y at DynamoDB's precision."""
-    return NUMBERS.subtract(x, y)
+    """x - y exactly (see `add`)."""
+    return EXACT.subtract(x, y)

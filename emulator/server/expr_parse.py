@@ -24,7 +24,7 @@ _TOKEN = re.compile(
     | (?P<name>\#[A-Za-z0-9_]+)
     | (?P<value>:[A-Za-z0-9_]+)
     | (?P<num>[0-9]+)
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<word>[A-Za-z][A-Za-z0-9_]*)
     )""",
     re.VERBOSE,
 )
@@ -339,6 +339,13 @@ class _Parser:
                 self.expect(",")
                 second = self._set_operand()
                 self.expect(")")
+                if first[0] == "list_append" or second[0] == "list_append":
+                    # DynamoDB parses list_append(list_append(..)) and then refuses it
+                    # (list_append(if_not_exists(..), ..) is allowed).
+                    raise validation(
+                        f"Invalid {self.kind}: The function is not allowed to be used this "
+                        "way in an expression; function: list_append"
+                    )
                 return ("list_append", first, second)
             raise validation(f"Invalid {self.kind}: Invalid function name; function: {name}")
         return self.operand()
@@ -353,7 +360,9 @@ def parse_condition(text: str, ph: Placeholders, kind: str = "ConditionExpressio
 
 def parse_update(text: str, ph: Placeholders) -> list[Node]:
     parser = _Parser(text, "UpdateExpression", ph)
-    return parser.update()
+    actions = parser.update()
+    check_distinct_paths([a[1] for a in actions], "UpdateExpression")
+    return actions
 
 
 def parse_projection(text: str, ph: Placeholders) -> list[Path]:
@@ -363,7 +372,37 @@ def parse_projection(text: str, ph: Placeholders) -> list[Path]:
         parser.next()
         paths.append(parser.path())
     parser.done()
+    check_distinct_paths(paths, "ProjectionExpression")
     return paths
+
+
+def check_distinct_paths(paths: list[Path], kind: str) -> None:
+    """DynamoDB refuses two paths of one expression where one contains the other
+    (`a, a.b`: they overlap) or where they treat one element as a map and a list
+    (`a.b, a[0]`: they conflict)."""
+    for i, path in enumerate(paths):
+        for other in paths[:i]:
+            for x, y in zip(other, path, strict=False):
+                if x == y and type(x) is type(y):
+                    continue
+                if isinstance(x, int) != isinstance(y, int):
+                    raise _two_paths("conflict", kind, other, path)
+                break
+            else:
+                raise _two_paths("overlap", kind, other, path)
+
+
+def _two_paths(how: str, kind: str, one: Path, two: Path) -> DynamoError:
+    return validation(
+        f"Invalid {kind}: Two document paths {how} with each other; must remove or "
+        f"rewrite one of these paths; path one: [{show_path(one)}], path two: "
+        f"[{show_path(two)}]"
+    )
+
+
+def show_path(path: Path) -> str:
+    """A path as DynamoDB shows it in a message: `a, b, [0]`."""
+    return ", ".join(f"[{e}]" if isinstance(e, int) else e for e in path)
 
 
 @dataclass(frozen=True)
