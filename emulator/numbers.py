@@ -2,8 +2,9 @@
 
 Python's default decimal context keeps 28 digits, and `normalize()` and arithmetic under
 it round: two distinct 38-digit keys would compare equal, size alike and hash alike, and
-an ADD would drop digits. Every normalisation and sum of a DynamoDB number goes through
-`NUMBERS` instead, whose precision is DynamoDB's.
+an ADD would drop digits. Every normalisation of a DynamoDB number goes through `NUMBERS`
+instead, whose precision is DynamoDB's, and every sum through `EXACT`, so that a sum
+DynamoDB could not store is refused rather than rounded.
 """
 
 from __future__ import annotations

@@ -162,7 +162,16 @@ def _reading(
                     f"Primary key attribute: {name}"
                 )
     given = "AttributesToGet" if "AttributesToGet" in req else "ProjectionExpression"
-    select = enum_of(req, "Select", SELECTS, "SPECIFIC_ATTRIBUTES" if paths else "ALL_ATTRIBUTES")
+    # [AWS Query.Select] the default: the projection's attributes if one is given, else
+    # all of a table's, or all of an index's projected ones.
+    default = (
+        "SPECIFIC_ATTRIBUTES"
+        if paths
+        else "ALL_ATTRIBUTES"
+        if source.gsi is None
+        else "ALL_PROJECTED_ATTRIBUTES"
+    )
+    select = enum_of(req, "Select", SELECTS, default)
     if paths and select != "SPECIFIC_ATTRIBUTES":
         raise validation(f"Cannot specify the {given} when choosing to get {select}")
     if select == "SPECIFIC_ATTRIBUTES" and not paths:

@@ -26,9 +26,9 @@ from emulator.server.members import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.protocol import invalid_parameter, member, table_name, validation
+from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
 from emulator.server.state import EmulatorState
-from emulator.server.table import Table
+from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, kind_of
 
 # --- plain requests --------------------------------------------------------------------------
@@ -181,28 +181,38 @@ def check_index_keys(table: Table, item: Item, by_update: bool = False) -> None:
     not empty (an item without them is simply not in the index); `by_update`: the item
     an UpdateItem made, which DynamoDB words differently."""
     for index in table.gsis.values():
-        for attr in index.schema.keys:
-            value = item.get(attr.name)
-            if value is None:
-                continue
-            if attr.type not in value:
-                raise invalid_parameter(
-                    f"Type mismatch for Index Key {attr.name} Expected: {attr.type} "
-                    f"Actual: {kind_of(value)} IndexName: {index.name}"
+        if _index_key_error(index, item, by_update) is not None:
+            # DynamoDB names the alphabetically first index the item fails (observed).
+            for name in sorted(table.gsis):
+                error = _index_key_error(table.gsis[name], item, by_update)
+                if error is not None:
+                    raise error
+
+
+def _index_key_error(index: IndexDef, item: Item, by_update: bool) -> DynamoError | None:
+    for attr in index.schema.keys:
+        value = item.get(attr.name)
+        if value is None:
+            continue
+        if attr.type not in value:
+            return invalid_parameter(
+                f"Type mismatch for Index Key {attr.name} Expected: {attr.type} "
+                f"Actual: {kind_of(value)} IndexName: {index.name}"
+            )
+        if value[attr.type] == "":
+            return validation(
+                "One or more parameter values are not valid. "
+                + (
+                    "The update expression attempted to update a secondary index key to a "
+                    "value that is not supported. "
+                    if by_update
+                    else "A value specified for a secondary index key is not supported. "
                 )
-            if value[attr.type] == "":
-                raise validation(
-                    "One or more parameter values are not valid. "
-                    + (
-                        "The update expression attempted to update a secondary index key "
-                        "to a value that is not supported. "
-                        if by_update
-                        else "A value specified for a secondary index key is not supported. "
-                    )
-                    + "The AttributeValue for a key attribute cannot contain an "
-                    f"empty {'string' if attr.type == 'S' else 'binary'} value. "
-                    f"IndexName: {index.name}, IndexKey: {attr.name}"
-                )
+                + "The AttributeValue for a key attribute cannot contain an empty "
+                f"{'string' if attr.type == 'S' else 'binary'} value. "
+                f"IndexName: {index.name}, IndexKey: {attr.name}"
+            )
+    return None
 
 
 # --- single-item read ------------------------------------------------------------------------
