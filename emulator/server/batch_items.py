@@ -14,6 +14,7 @@ from emulator.server.expr_project import project
 from emulator.server.items import sort_value
 from emulator.server.legacy import uses_legacy
 from emulator.server.members import (
+    check_key_sizes,
     check_size,
     consumed_mode,
     item_member,
@@ -21,7 +22,7 @@ from emulator.server.members import (
     projection_of,
 )
 from emulator.server.protocol import DynamoError, member, serialization, validation
-from emulator.server.single_item import check_index_keys
+from emulator.server.single_item import check_index_keys, key_member
 from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
@@ -64,12 +65,13 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             if kind == "PutRequest" and isinstance(body, dict):
                 item = item_member(body, "Item")
                 table.store.validate_item_keys(item)
+                check_key_sizes(table.schema, item)
                 if table.gsis:
                     check_index_keys(table, item)
                 check_size(item)
                 key, new = table.schema.key_of(item), item
             elif kind == "DeleteRequest" and isinstance(body, dict):
-                key, new = table.store.validate_key(item_member(body, "Key")), None
+                key, new = key_member(table, body), None
             else:
                 raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
             ident = tuple(repr(sort_value(key[n])) for n in table.schema.names)
@@ -140,6 +142,8 @@ def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                 "equal to 1"
             )
         checked = [table.store.validate_key(check_item(k, "Keys")) for k in keys]
+        for key in checked:
+            check_key_sizes(table.schema, key)
         idents = {tuple(repr(sort_value(k[n])) for n in table.schema.names) for k in checked}
         if len(idents) != len(checked):
             raise validation("Provided list of item keys contains duplicates")

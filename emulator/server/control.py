@@ -15,6 +15,7 @@ from typing import Any
 from emulator.model import ModelError
 from emulator.server.items import ItemStore
 from emulator.server.protocol import (
+    check_name,
     in_use,
     invalid_parameter,
     member,
@@ -38,6 +39,7 @@ def _check_capacity_members(req: dict[str, Any]) -> None:
 
 def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
+    check_name(name)
     _check_capacity_members(req)
     types = attribute_types(req)
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
@@ -80,6 +82,7 @@ def _named_table(state: EmulatorState, name: str) -> Table:
     """A table in any status (control-plane calls see CREATING tables too)."""
     table = state.tables.get(name)
     if table is None:
+        check_name(name)
         raise not_found(f"Table: {name} not found")
     return table
 

@@ -283,8 +283,13 @@ def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int) -> I
     generator expression, which mypyc would turn into a list (a Scan page with a Limit
     must not walk the whole table)."""
     for item in items:
-        if pk_hash_of(item[pk_name]) * total >> 64 == part:
+        if _segment_of(item[pk_name], total) == part:
             yield item
+
+
+def _segment_of(pk_value: Any, total: int) -> int:
+    """The parallel-Scan segment (of `total`) a partition-key value falls in."""
+    return pk_hash_of(pk_value) * total >> 64
 
 
 def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
@@ -309,6 +314,18 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "The Segment parameter is zero-based and must be less than parameter "
             f"TotalSegments: Segment: {segment} is not less than TotalSegments: "
             f"{segments}"
+        )
+    if (
+        start is not None
+        and segments is not None
+        and segments > 1
+        and _segment_of(start[table.schema.pk.name], segments) != segment
+    ):
+        # [AWS] a parallel Scan's ExclusiveStartKey must lie in its own segment.
+        raise validation(
+            "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
+            f"ExclusiveStartKey with correct Segment. TotalSegments: {segments} "
+            f"Segment: {segment}"
         )
     items: Iterator[Item]
     if source.index is None:

@@ -18,6 +18,7 @@ from emulator.server.expr_project import project
 from emulator.server.expr_update import apply_update
 from emulator.server.legacy import attribute_updates, expected_condition, uses_legacy
 from emulator.server.members import (
+    check_key_sizes,
     check_size,
     condition_of,
     consumed_mode,
@@ -44,6 +45,13 @@ PLAIN_DELETE: Final = frozenset({"TableName", "Key", "ReturnConsumedCapacity"})
 PLAIN_GET: Final = frozenset({"TableName", "Key", "ConsistentRead", "ReturnConsumedCapacity"})
 _NO_WRITE_OPTIONS: Final[tuple[Node | None, str, str]] = (None, "NONE", "NONE")
 """What `_write_options` returns for a plain request."""
+
+
+def key_member(table: Table, req: dict[str, Any]) -> Item:
+    """A request's Key: the table's key attributes, of their types and sizes."""
+    key = table.store.validate_key(item_member(req, "Key"))
+    check_key_sizes(table.schema, key)
+    return key
 
 
 def _is_plain(req: dict[str, Any], members: frozenset[str]) -> bool:
@@ -106,6 +114,7 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     plain = _is_plain(req, PLAIN_PUT)
     item = item_member(req, "Item")
     table.store.validate_item_keys(item)
+    check_key_sizes(table.schema, item)
     if table.gsis:
         check_index_keys(table, item)
     size = check_size(item)
@@ -118,14 +127,14 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
     plain = _is_plain(req, PLAIN_DELETE)
-    key = table.store.validate_key(item_member(req, "Key"))
+    key = key_member(table, req)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     return _write_one(state, table, key, None, 0, options, consumed_mode(req))
 
 
 def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    key = table.store.validate_key(item_member(req, "Key"))
+    key = key_member(table, req)
     actions: list[Node]
     if uses_legacy(req):
         actions = attribute_updates(req) if "AttributeUpdates" in req else []
@@ -231,7 +240,7 @@ def _get_projection(req: dict[str, Any]) -> list[Path] | None:
 
 def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    key = table.store.validate_key(item_member(req, "Key"))
+    key = key_member(table, req)
     paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = consumed_mode(req)

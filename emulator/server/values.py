@@ -23,6 +23,12 @@ _isascii: Final = str.isascii
 """Bound once: mypyc has no native str.isascii, and `text.isascii()` compiles to a
 generic method look-up and call (every number written is checked)."""
 
+MAX_NAME_BYTES: Final = 65535
+"""[AWS] an attribute name is 1 to 65,535 bytes of UTF-8 (a key attribute's, 255)."""
+MAX_NAME_CHARS_UNCHECKED: Final = MAX_NAME_BYTES // 4
+"""Names of at most this many characters fit whatever they hold (4 UTF-8 bytes at most
+per character): only a longer one is encoded to be measured."""
+
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
 
@@ -135,7 +141,9 @@ def check_value(value: Any, depth: int = 0) -> None:
     elif kind == "M":
         if not isinstance(inner, dict):
             raise serialization("M value must be an object")
-        for sub in inner.values():
+        for name, sub in inner.items():
+            if not name or len(name) > MAX_NAME_CHARS_UNCHECKED:
+                check_name_size(name)
             check_value(sub, depth + 1)
     elif kind == "L":
         if not isinstance(inner, list):
@@ -146,13 +154,24 @@ def check_value(value: Any, depth: int = 0) -> None:
         raise validation(f"Supplied AttributeValue has an unsupported datatype: {kind}")
 
 
+def check_name_size(name: str) -> None:
+    """An attribute name not empty and within DynamoDB's 65,535 bytes."""
+    if not name:
+        raise invalid_parameter("An attribute name cannot be empty")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise invalid_parameter(
+            f"Attribute name {name[:20]}... is too large, it must be at most "
+            f"{MAX_NAME_BYTES} bytes (65536 or more given)"
+        )
+
+
 def check_item(item: Any, member: str = "Item") -> Item:
     """An attribute map (Item, Key, ExpressionAttributeValues), checked."""
     if not isinstance(item, dict):
         raise serialization(f"Unexpected value type in payload for member {member}")
     for name, value in item.items():
-        if not name:
-            raise invalid_parameter("An attribute name cannot be empty")
+        if not name or len(name) > MAX_NAME_CHARS_UNCHECKED:
+            check_name_size(name)
         # A string, the most common value, is valid as it is: accept it here rather than
         # through check_value's dispatch (which would accept it the same way).
         if type(value) is dict and len(value) == 1 and type(value.get("S")) is str:

@@ -26,20 +26,20 @@ def _n(value: int | str) -> dict[str, str]:
 def table(ddb: Any) -> Any:
     key_table(ddb, sk_type=None)
     ddb.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={**KEY, "n": _n(5), "flag": {"BOOL": True}, "s": {"S": "hello"}},
     )
     return ddb
 
 
 def _get(ddb: Any) -> dict[str, Any]:
-    return ddb.get_item(TableName="t", Key=KEY, ConsistentRead=True).get("Item", {})
+    return ddb.get_item(TableName="tbl", Key=KEY, ConsistentRead=True).get("Item", {})
 
 
 def _holds(ddb: Any, condition: str, values: dict[str, Any] | None = None) -> bool:
     """Whether a ConditionExpression holds of the stored item (a PutItem of it as is)."""
     request: dict[str, Any] = {
-        "TableName": "t",
+        "TableName": "tbl",
         "Item": _get(ddb),
         "ConditionExpression": condition,
     }
@@ -85,7 +85,7 @@ def test_size_of_a_number_or_boolean_matches_nothing(table: Any) -> None:
     assert _holds(table, "NOT size(n) > :z", zero)
     assert _holds(table, "size(s) > :z", zero)
     page = table.scan(
-        TableName="t", FilterExpression="size(n) > :z", ExpressionAttributeValues=zero
+        TableName="tbl", FilterExpression="size(n) > :z", ExpressionAttributeValues=zero
     )
     assert (page["Count"], page["ScannedCount"]) == (0, 1)
 
@@ -94,7 +94,7 @@ def test_query_filter_may_not_name_a_key_attribute(ddb: Any) -> None:
     key_table(ddb, sk_type="S")
     with pytest.raises(ClientError) as excinfo:
         ddb.query(
-            TableName="t",
+            TableName="tbl",
             KeyConditionExpression="pk = :p",
             FilterExpression="sk = :s",
             ExpressionAttributeValues={":p": {"S": "k"}, ":s": {"S": "x"}},
@@ -111,9 +111,9 @@ def test_query_filter_may_not_name_a_key_attribute(ddb: Any) -> None:
 def test_key_condition_operands_in_either_order(ddb: Any) -> None:
     key_table(ddb, sk_type="N")
     for sk in range(4):
-        ddb.put_item(TableName="t", Item={**KEY, "sk": _n(sk)})
+        ddb.put_item(TableName="tbl", Item={**KEY, "sk": _n(sk)})
     page = ddb.query(
-        TableName="t",
+        TableName="tbl",
         KeyConditionExpression=":p = pk AND :two > sk",
         ExpressionAttributeValues={":p": {"S": "k"}, ":two": _n(2)},
     )
@@ -128,7 +128,7 @@ def test_key_condition_value_of_the_wrong_type_is_refused(ddb: Any, condition: s
     values = {":p": {"S": "k"}, ":s": {"S": "a"}, ":wrong": _n(1)}
     used = {k: v for k, v in values.items() if k in condition}
     with pytest.raises(ClientError) as excinfo:
-        ddb.query(TableName="t", KeyConditionExpression=condition, ExpressionAttributeValues=used)
+        ddb.query(TableName="tbl", KeyConditionExpression=condition, ExpressionAttributeValues=used)
     assert _error(excinfo) == (
         "ValidationException",
         "One or more parameter values were invalid: Condition parameter type does not match "
@@ -142,20 +142,20 @@ def test_key_condition_value_of_the_wrong_type_is_refused(ddb: Any, condition: s
 def test_remove_only_update_of_a_missing_item_creates_nothing(ddb: Any) -> None:
     key_table(ddb, sk_type=None)
     reply = ddb.update_item(
-        TableName="t", Key=KEY, UpdateExpression="REMOVE a, b.c", ReturnValues="ALL_NEW"
+        TableName="tbl", Key=KEY, UpdateExpression="REMOVE a, b.c", ReturnValues="ALL_NEW"
     )
     assert "Attributes" not in reply
     assert _get(ddb) == {}
-    assert ddb.scan(TableName="t")["Count"] == 0
+    assert ddb.scan(TableName="tbl")["Count"] == 0
 
 
 def test_updated_old_and_new_return_only_the_nested_path(table: Any) -> None:
     table.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={**KEY, "m": {"M": {"x": _n(1), "y": _n(2)}}, "other": {"S": "o"}},
     )
     request = {
-        "TableName": "t",
+        "TableName": "tbl",
         "Key": KEY,
         "UpdateExpression": "SET m.x = :v",
         "ExpressionAttributeValues": {":v": _n(10)},
@@ -168,9 +168,9 @@ def test_updated_old_and_new_return_only_the_nested_path(table: Any) -> None:
 
 
 def test_set_past_the_end_of_a_list_appends_in_index_order(table: Any) -> None:
-    table.put_item(TableName="t", Item={**KEY, "l": {"L": [{"S": "a"}]}})
+    table.put_item(TableName="tbl", Item={**KEY, "l": {"L": [{"S": "a"}]}})
     table.update_item(
-        TableName="t",
+        TableName="tbl",
         Key=KEY,
         UpdateExpression="SET l[84] = :x, l[37] = :y, l[17] = :z",
         ExpressionAttributeValues={":x": {"S": "x"}, ":y": {"S": "y"}, ":z": {"S": "z"}},
@@ -194,7 +194,7 @@ def test_arithmetic_overflow_or_lost_precision_is_refused(
     used = {k: v for k, v in values.items() if k in expression}
     with pytest.raises(ClientError) as excinfo:
         table.update_item(
-            TableName="t", Key=KEY, UpdateExpression=expression, ExpressionAttributeValues=used
+            TableName="tbl", Key=KEY, UpdateExpression=expression, ExpressionAttributeValues=used
         )
     assert _error(excinfo) == (
         "ValidationException",
@@ -205,7 +205,7 @@ def test_arithmetic_overflow_or_lost_precision_is_refused(
 
 def test_exact_arithmetic_keeps_every_digit(table: Any) -> None:
     table.update_item(
-        TableName="t",
+        TableName="tbl",
         Key=KEY,
         UpdateExpression="SET r = :a + :b",
         ExpressionAttributeValues={":a": _n(1), ":b": _n("10000000000000000000000")},
@@ -229,7 +229,7 @@ def test_nested_functions_and_bad_name_tokens_are_refused(
 ) -> None:
     with pytest.raises(ClientError) as excinfo:
         table.update_item(
-            TableName="t",
+            TableName="tbl",
             Key=KEY,
             UpdateExpression=expression,
             ExpressionAttributeValues={":l": {"L": []}},
@@ -241,7 +241,7 @@ def test_nested_functions_and_bad_name_tokens_are_refused(
 
 def test_nested_if_not_exists_inside_list_append_is_allowed(table: Any) -> None:
     table.update_item(
-        TableName="t",
+        TableName="tbl",
         Key=KEY,
         UpdateExpression="SET l = list_append(if_not_exists(l, :empty), :one)",
         ExpressionAttributeValues={":empty": {"L": []}, ":one": {"L": [_n(1)]}},
@@ -252,7 +252,7 @@ def test_nested_if_not_exists_inside_list_append_is_allowed(table: Any) -> None:
 @pytest.mark.parametrize("expression", ["REMOVE s.c", "REMOVE s[0]", "REMOVE missing.c"])
 def test_remove_through_a_non_container_is_refused(table: Any, expression: str) -> None:
     with pytest.raises(ClientError) as excinfo:
-        table.update_item(TableName="t", Key=KEY, UpdateExpression=expression)
+        table.update_item(TableName="tbl", Key=KEY, UpdateExpression=expression)
     assert _error(excinfo) == (
         "ValidationException",
         "The document path provided in the update expression is invalid for update",
@@ -260,8 +260,8 @@ def test_remove_through_a_non_container_is_refused(table: Any, expression: str) 
 
 
 def test_remove_of_a_missing_leaf_is_no_error(table: Any) -> None:
-    table.put_item(TableName="t", Item={**KEY, "m": {"M": {"x": _n(1)}}})
-    table.update_item(TableName="t", Key=KEY, UpdateExpression="REMOVE m.y, nothing")
+    table.put_item(TableName="tbl", Item={**KEY, "m": {"M": {"x": _n(1)}}})
+    table.update_item(TableName="tbl", Key=KEY, UpdateExpression="REMOVE m.y, nothing")
     assert _get(table) == {**KEY, "m": {"M": {"x": _n(1)}}}
 
 
@@ -292,5 +292,5 @@ def test_overlapping_or_conflicting_projection_paths_are_refused(
     table: Any, projection: str, message: str
 ) -> None:
     with pytest.raises(ClientError) as excinfo:
-        table.get_item(TableName="t", Key=KEY, ProjectionExpression=projection)
+        table.get_item(TableName="tbl", Key=KEY, ProjectionExpression=projection)
     assert _error(excinfo) == ("ValidationException", message)

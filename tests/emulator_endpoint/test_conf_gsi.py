@@ -35,7 +35,7 @@ def indexed(ddb: Any) -> Any:
         ],
     )
     ddb.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={
             "pk": {"S": "k"},
             "g": {"S": "G"},
@@ -48,7 +48,7 @@ def indexed(ddb: Any) -> Any:
 
 def _query(ddb: Any, index: str) -> dict[str, Any]:
     reply: dict[str, Any] = ddb.query(
-        TableName="t",
+        TableName="tbl",
         IndexName=index,
         KeyConditionExpression="g = :g",
         ExpressionAttributeValues={":g": {"S": "G"}},
@@ -63,7 +63,7 @@ def test_keys_only_and_include_indexes_return_only_projected_attributes(indexed:
         {"pk": {"S": "k"}, "g": {"S": "G"}, "kept": {"S": "yes"}}
     ]
     assert set(_query(indexed, "all")["Items"][0]) == {"pk", "g", "kept", "big"}
-    scanned = indexed.scan(TableName="t", IndexName="keys")["Items"]
+    scanned = indexed.scan(TableName="tbl", IndexName="keys")["Items"]
     assert scanned == [{"pk": {"S": "k"}, "g": {"S": "G"}}]
 
 
@@ -78,7 +78,7 @@ def test_index_reads_are_charged_on_the_projected_size(indexed: Any) -> None:
 def test_select_all_attributes_is_refused_on_a_narrow_index(indexed: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         indexed.query(
-            TableName="t",
+            TableName="tbl",
             IndexName="keys",
             Select="ALL_ATTRIBUTES",
             KeyConditionExpression="g = :g",
@@ -124,14 +124,14 @@ def test_a_write_with_a_bad_index_key_is_refused(indexed: Any, write: str, messa
     wrong = {"pk": {"S": "j"}, "g": {"N": "1"}}
     with pytest.raises(ClientError) as excinfo:
         if write == "put":
-            indexed.put_item(TableName="t", Item=wrong)
+            indexed.put_item(TableName="tbl", Item=wrong)
         elif write == "batch":
-            indexed.batch_write_item(RequestItems={"t": [{"PutRequest": {"Item": wrong}}]})
+            indexed.batch_write_item(RequestItems={"tbl": [{"PutRequest": {"Item": wrong}}]})
         elif write == "empty":
-            indexed.put_item(TableName="t", Item={"pk": {"S": "j"}, "g": {"S": ""}})
+            indexed.put_item(TableName="tbl", Item={"pk": {"S": "j"}, "g": {"S": ""}})
         else:
             indexed.update_item(
-                TableName="t",
+                TableName="tbl",
                 Key={"pk": {"S": "k"}},
                 UpdateExpression="SET g = :e",
                 ExpressionAttributeValues={":e": {"S": ""}},
@@ -139,4 +139,4 @@ def test_a_write_with_a_bad_index_key_is_refused(indexed: Any, write: str, messa
     # Three indexes are keyed on g: DynamoDB names the alphabetically first.
     error = excinfo.value.response["Error"]
     assert (error["Code"], error["Message"]) == ("ValidationException", message)
-    assert indexed.scan(TableName="t")["Count"] == 1
+    assert indexed.scan(TableName="tbl")["Count"] == 1

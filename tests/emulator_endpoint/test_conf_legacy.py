@@ -21,19 +21,19 @@ def _n(value: int | str) -> dict[str, str]:
 
 
 def _item(ddb: Any, pk: str = "k") -> dict[str, Any]:
-    return ddb.get_item(TableName="t", Key={"pk": {"S": pk}}, ConsistentRead=True).get("Item", {})
+    return ddb.get_item(TableName="tbl", Key={"pk": {"S": pk}}, ConsistentRead=True).get("Item", {})
 
 
 @pytest.fixture
 def table(ddb: Any) -> Any:
     key_table(ddb, sk_type=None)
-    ddb.put_item(TableName="t", Item={"pk": {"S": "k"}, "a": _n(1), "s": {"S": "hello"}})
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "k"}, "a": _n(1), "s": {"S": "hello"}})
     return ddb
 
 
 def test_attribute_updates_put_add_delete(table: Any) -> None:
     table.update_item(
-        TableName="t",
+        TableName="tbl",
         Key={"pk": {"S": "k"}},
         AttributeUpdates={
             "a": {"Action": "ADD", "Value": _n(2)},
@@ -44,7 +44,7 @@ def test_attribute_updates_put_add_delete(table: Any) -> None:
         },
     )
     table.update_item(
-        TableName="t",
+        TableName="tbl",
         Key={"pk": {"S": "k"}},
         AttributeUpdates={
             "tags": {"Action": "DELETE", "Value": {"SS": ["x"]}},
@@ -63,7 +63,7 @@ def test_attribute_updates_put_add_delete(table: Any) -> None:
 def test_attribute_updates_refuse_add_of_a_string(table: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         table.update_item(
-            TableName="t",
+            TableName="tbl",
             Key={"pk": {"S": "k"}},
             AttributeUpdates={"s": {"Action": "ADD", "Value": {"S": "x"}}},
         )
@@ -98,7 +98,7 @@ def test_attribute_updates_refuse_add_of_a_string(table: Any) -> None:
 )
 def test_expected_conditions(table: Any, expected: dict[str, Any], ok: bool) -> None:
     request = {
-        "TableName": "t",
+        "TableName": "tbl",
         "Key": {"pk": {"S": "k"}},
         "AttributeUpdates": {"b": {"Action": "PUT", "Value": _n(9)}},
         "Expected": expected,
@@ -122,15 +122,15 @@ def test_expected_with_conditional_operator_or_on_put_and_delete(table: Any) -> 
         "s": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "hello"}]},
     }
     with pytest.raises(ClientError) as excinfo:
-        table.put_item(TableName="t", Item={"pk": {"S": "k"}}, Expected=either)
+        table.put_item(TableName="tbl", Item={"pk": {"S": "k"}}, Expected=either)
     assert _error(excinfo)[0] == "ConditionalCheckFailedException"
     table.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={"pk": {"S": "k"}, "v": _n(1)},
         Expected=either,
         ConditionalOperator="OR",
     )
-    table.delete_item(TableName="t", Key={"pk": {"S": "k"}}, Expected={"v": {"Value": _n(1)}})
+    table.delete_item(TableName="tbl", Key={"pk": {"S": "k"}}, Expected={"v": {"Value": _n(1)}})
     assert _item(table) == {}
 
 
@@ -163,13 +163,13 @@ def test_expected_refuses_malformed_conditions(
     table: Any, expected: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(ClientError) as excinfo:
-        table.put_item(TableName="t", Item={"pk": {"S": "k"}}, Expected=expected)
+        table.put_item(TableName="tbl", Item={"pk": {"S": "k"}}, Expected=expected)
     assert _error(excinfo) == ("ValidationException", message)
 
 
 def test_conditional_operator_needs_expected(table: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
-        table.put_item(TableName="t", Item={"pk": {"S": "k"}}, ConditionalOperator="OR")
+        table.put_item(TableName="tbl", Item={"pk": {"S": "k"}}, ConditionalOperator="OR")
     code, message = _error(excinfo)
     assert code == "ValidationException" and "ConditionalOperator" in message
 
@@ -210,7 +210,7 @@ def test_mixing_legacy_and_expression_parameters_is_refused(
     table: Any, operation: str, members: dict[str, Any], legacy: str, expression: str
 ) -> None:
     with pytest.raises(ClientError) as excinfo:
-        getattr(table, operation)(TableName="t", **members)
+        getattr(table, operation)(TableName="tbl", **members)
     assert _error(excinfo) == (
         "ValidationException",
         "Can not use both expression and non-expression parameters in the same request: "
@@ -221,7 +221,7 @@ def test_mixing_legacy_and_expression_parameters_is_refused(
 def test_legacy_request_refuses_expression_placeholders(table: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         table.put_item(
-            TableName="t",
+            TableName="tbl",
             Item={"pk": {"S": "k"}},
             Expected={"a": {"Value": _n(1)}},
             ExpressionAttributeNames={"#a": "a"},
@@ -236,11 +236,11 @@ def test_key_conditions_query_filter_and_attributes_to_get(ddb: Any) -> None:
     key_table(ddb, sk_type="N")
     for sk in range(5):
         ddb.put_item(
-            TableName="t",
+            TableName="tbl",
             Item={"pk": {"S": "p"}, "sk": _n(sk), "odd": {"BOOL": sk % 2 == 1}, "x": _n(sk)},
         )
     page = ddb.query(
-        TableName="t",
+        TableName="tbl",
         KeyConditions={
             "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p"}]},
             "sk": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [_n(1), _n(4)]},
@@ -257,13 +257,13 @@ def test_key_conditions_refuse_an_operator_the_key_cannot_take(ddb: Any) -> None
     key_table(ddb, sk_type="N")
     with pytest.raises(ClientError) as excinfo:
         ddb.query(
-            TableName="t",
+            TableName="tbl",
             KeyConditions={"pk": {"ComparisonOperator": "LT", "AttributeValueList": [{"S": "p"}]}},
         )
     assert _error(excinfo) == ("ValidationException", "Query key condition not supported")
     with pytest.raises(ClientError) as excinfo:
         ddb.query(
-            TableName="t",
+            TableName="tbl",
             KeyConditions={
                 "pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p"}]},
                 "sk": {"ComparisonOperator": "BEGINS_WITH", "AttributeValueList": [_n(1)]},
@@ -277,9 +277,9 @@ def test_key_conditions_refuse_an_operator_the_key_cannot_take(ddb: Any) -> None
 
 
 def test_scan_filter_with_conditional_operator(table: Any) -> None:
-    table.put_item(TableName="t", Item={"pk": {"S": "j"}, "a": _n(5)})
+    table.put_item(TableName="tbl", Item={"pk": {"S": "j"}, "a": _n(5)})
     page = table.scan(
-        TableName="t",
+        TableName="tbl",
         ScanFilter={
             "a": {"ComparisonOperator": "GT", "AttributeValueList": [_n(3)]},
             "s": {"ComparisonOperator": "NOT_NULL"},
@@ -288,7 +288,7 @@ def test_scan_filter_with_conditional_operator(table: Any) -> None:
     )
     assert sorted(i["pk"]["S"] for i in page["Items"]) == ["j", "k"]
     page = table.scan(
-        TableName="t",
+        TableName="tbl",
         ScanFilter={
             "a": {"ComparisonOperator": "GT", "AttributeValueList": [_n(3)]},
             "s": {"ComparisonOperator": "NOT_NULL"},
@@ -299,6 +299,6 @@ def test_scan_filter_with_conditional_operator(table: Any) -> None:
 
 def test_batch_get_item_with_attributes_to_get(table: Any) -> None:
     reply = table.batch_get_item(
-        RequestItems={"t": {"Keys": [{"pk": {"S": "k"}}], "AttributesToGet": ["a"]}}
+        RequestItems={"tbl": {"Keys": [{"pk": {"S": "k"}}], "AttributesToGet": ["a"]}}
     )
-    assert reply["Responses"]["t"] == [{"a": _n(1)}]
+    assert reply["Responses"]["tbl"] == [{"a": _n(1)}]

@@ -27,19 +27,19 @@ CANONICAL = [
 def test_numbers_are_stored_canonical(ddb: Any, written: str, read: str) -> None:
     key_table(ddb, sk_type=None)
     ddb.put_item(
-        TableName="t", Item={"pk": {"S": "k"}, "n": {"N": written}, "ns": {"NS": [written]}}
+        TableName="tbl", Item={"pk": {"S": "k"}, "n": {"N": written}, "ns": {"NS": [written]}}
     )
-    item = ddb.get_item(TableName="t", Key={"pk": {"S": "k"}})["Item"]
+    item = ddb.get_item(TableName="tbl", Key={"pk": {"S": "k"}})["Item"]
     assert item["n"] == {"N": read}
     assert item["ns"] == {"NS": [read]}
 
 
 def test_1e3_and_1000_are_one_key(ddb: Any) -> None:
     key_table(ddb, sk_type="N")
-    ddb.put_item(TableName="t", Item={"pk": {"S": "k"}, "sk": {"N": "1e3"}, "v": {"S": "a"}})
-    ddb.put_item(TableName="t", Item={"pk": {"S": "k"}, "sk": {"N": "1000.0"}, "v": {"S": "b"}})
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "k"}, "sk": {"N": "1e3"}, "v": {"S": "a"}})
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "k"}, "sk": {"N": "1000.0"}, "v": {"S": "b"}})
     items = ddb.query(
-        TableName="t",
+        TableName="tbl",
         KeyConditionExpression="pk = :p",
         ExpressionAttributeValues={":p": {"S": "k"}},
     )["Items"]
@@ -51,7 +51,7 @@ def test_a_batch_holding_1_and_1_0_is_a_duplicate_key(ddb: Any) -> None:
     with pytest.raises(ClientError) as excinfo:
         ddb.batch_write_item(
             RequestItems={
-                "t": [
+                "tbl": [
                     {"PutRequest": {"Item": {"pk": {"S": "k"}, "sk": {"N": "1"}}}},
                     {"PutRequest": {"Item": {"pk": {"S": "k"}, "sk": {"N": "1.0"}}}},
                 ]
@@ -68,6 +68,6 @@ def test_item_size_counts_the_canonical_number(ddb: Any) -> None:
     """`0000000000000000000001.000000` is the one-digit number 1: 2 bytes, not 28."""
     key_table(ddb, sk_type=None)
     ddb.put_item(
-        TableName="t", Item={"pk": {"S": "k"}, "n": {"N": "0000000000000000000001.000000"}}
+        TableName="tbl", Item={"pk": {"S": "k"}, "n": {"N": "0000000000000000000001.000000"}}
     )
-    assert ddb.describe_table(TableName="t")["Table"]["TableSizeBytes"] == len("pk") + 1 + 1 + 2
+    assert ddb.describe_table(TableName="tbl")["Table"]["TableSizeBytes"] == len("pk") + 1 + 1 + 2
