@@ -208,8 +208,13 @@ def admit_read(
     consistent: bool,
     index: str | None,
     now: float,
+    partitions: int = 1,
 ) -> tuple[Decision, Charge]:
-    """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place."""
+    """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place;
+    a Scan page that walked `partitions` partitions costs at least one read's minimum
+    (1 RCU consistent, 0.5 eventually consistent) in each."""
     units = read_units(size, consistent, model.params)
+    if partitions > 1:
+        units = max(units, partitions * read_units(0, consistent, model.params))
     decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
     return decision, Charge(units, is_write=False, index=index)
