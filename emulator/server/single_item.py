@@ -155,8 +155,9 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
     # [AWS] an update that only removes (REMOVE, or DELETE from a set) creates no item
-    # where there was none: there is nothing to remove from.
-    creates = old is not None or any(a[0] in ("set", "add") for a in actions)
+    # where there was none: there is nothing to remove from. One with no action at all
+    # creates the key-only item (Alternator's test_update_item_non_existent, run on AWS).
+    creates = old is not None or not actions or any(a[0] in ("set", "add") for a in actions)
     if ok:
         new = apply_update(actions, old, table.schema.names)
         new.update(key)

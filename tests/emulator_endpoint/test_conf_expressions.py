@@ -147,6 +147,9 @@ def test_remove_only_update_of_a_missing_item_creates_nothing(ddb: Any) -> None:
     assert "Attributes" not in reply
     assert _get(ddb) == {}
     assert ddb.scan(TableName="tbl")["Count"] == 0
+    # An update with no action at all does create the key-only item.
+    ddb.update_item(TableName="tbl", Key=KEY)
+    assert _get(ddb) == KEY
 
 
 def test_updated_old_and_new_return_only_the_nested_path(table: Any) -> None:
