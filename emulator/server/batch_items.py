@@ -12,7 +12,7 @@ from emulator.server.charging import charge_read, charge_write, consumed_capacit
 from emulator.server.expr_parse import Path
 from emulator.server.expr_project import project
 from emulator.server.items import sort_value
-from emulator.server.legacy import uses_legacy
+from emulator.server.legacy import uses_expressions
 from emulator.server.members import (
     check_key_sizes,
     check_size,
@@ -148,7 +148,7 @@ def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         if len(idents) != len(checked):
             raise validation("Provided list of item keys contains duplicates")
         total += len(checked)
-        if uses_legacy(spec):
+        if not uses_expressions(spec, "get"):
             paths = projection_of(spec, None)
         else:
             ph = placeholders_of(spec)

@@ -15,22 +15,23 @@ from emulator.server.expr_parse import Node
 from emulator.server.protocol import invalid_parameter, serialization, validation
 from emulator.server.values import AttributeValue, canonical, check_value, kind_of, typed
 
-LEGACY_MEMBERS: Final = (
-    "AttributesToGet",
-    "AttributeUpdates",
-    "Expected",
-    "ConditionalOperator",
-    "KeyConditions",
-    "QueryFilter",
-    "ScanFilter",
-)
-EXPRESSION_MEMBERS: Final = (
-    "ProjectionExpression",
-    "UpdateExpression",
-    "ConditionExpression",
-    "KeyConditionExpression",
-    "FilterExpression",
-)
+STYLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "write": (("ConditionExpression",), ("Expected", "ConditionalOperator")),
+    "update": (
+        ("UpdateExpression", "ConditionExpression"),
+        ("AttributeUpdates", "Expected", "ConditionalOperator"),
+    ),
+    "get": (("ProjectionExpression",), ("AttributesToGet",)),
+    "query": (
+        ("KeyConditionExpression", "FilterExpression", "ProjectionExpression"),
+        ("KeyConditions", "QueryFilter", "ConditionalOperator", "AttributesToGet"),
+    ),
+    "scan": (
+        ("FilterExpression", "ProjectionExpression"),
+        ("ScanFilter", "ConditionalOperator", "AttributesToGet"),
+    ),
+}
+"""Per kind of request: its expression parameters and its legacy (non-expression) ones."""
 OPERATORS: Final = (
     "EQ",
     "NE",
@@ -50,25 +51,42 @@ _COMPARATOR: Final = {"EQ": "=", "NE": "<>", "LE": "<=", "LT": "<", "GE": ">=", 
 _SCALARS: Final = ("S", "N", "B")
 
 
-def uses_legacy(req: dict[str, Any]) -> bool:
-    """Whether a request uses legacy parameters; a request that mixes them with
-    expression parameters, or gives expression placeholders with them, is refused, as
-    DynamoDB refuses it ("does not allow mixing legacy conditional parameters and
-    expression parameters in a single call", LegacyConditionalParameters.html)."""
-    legacy = [name for name in LEGACY_MEMBERS if name in req]
-    if not legacy:
-        return False
-    expression = [name for name in EXPRESSION_MEMBERS if name in req]
-    if expression:
+def uses_expressions(req: dict[str, Any], kind: str) -> bool:
+    """Whether a request (of a kind in STYLES) is written with expressions; False means
+    its legacy parameters, if any, are to be read. DynamoDB refuses a request that mixes
+    the two ("DynamoDB does not allow mixing legacy conditional parameters and expression
+    parameters in a single call", LegacyConditionalParameters.html), with one exception
+    it makes: a Query's KeyConditions goes with expressions when no
+    KeyConditionExpression is given. Placeholders without an expression to use them are
+    refused in DynamoDB's words (as dynalite, written against DynamoDB, words them)."""
+    expressions, legacy = STYLES[kind]
+    given = [name for name in expressions if req.get(name) is not None]
+    if given:
+        mixed = [
+            name
+            for name in legacy
+            if req.get(name) is not None
+            and not (name == "KeyConditions" and "KeyConditionExpression" not in given)
+        ]
+        if mixed:
+            raise validation(
+                "Can not use both expression and non-expression parameters in the same "
+                f"request: Non-expression parameters: {{{', '.join(mixed)}}} "
+                f"Expression parameters: {{{', '.join(given)}}}"
+            )
+    elif req.get("ExpressionAttributeNames") is not None:
+        raise validation("ExpressionAttributeNames can only be specified when using expressions")
+    using_values = [name for name in expressions if name != "ProjectionExpression"]
+    if (
+        using_values
+        and req.get("ExpressionAttributeValues") is not None
+        and all(req.get(name) is None for name in using_values)
+    ):
         raise validation(
-            "Can not use both expression and non-expression parameters in the same "
-            f"request: Non-expression parameters: {{{', '.join(legacy)}}} "
-            f"Expression parameters: {{{', '.join(expression)}}}"
+            "ExpressionAttributeValues can only be specified when using expressions: "
+            f"{' and '.join(using_values)} {'is' if len(using_values) == 1 else 'are'} null"
         )
-    for name in ("ExpressionAttributeNames", "ExpressionAttributeValues"):
-        if name in req:
-            raise validation(f"{name} can only be specified when using expressions")
-    return True
+    return bool(given)
 
 
 # --- conditions ------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ def condition_of(
 
 def projection_of(req: dict[str, Any], ph: Placeholders | None) -> list[Path] | None:
     """The paths a read returns: its ProjectionExpression (`ph` its placeholders), or in a
-    legacy request (`ph` None, mixing checked by `legacy.uses_legacy`) AttributesToGet."""
+    legacy request (`ph` None, mixing checked by `legacy.uses_expressions`) AttributesToGet."""
     if ph is not None:
         text = member(req, "ProjectionExpression", str)
         return None if text is None else parse_projection(text, ph)

@@ -16,7 +16,7 @@ from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, Placeholders, key_condition, parse_condition
 from emulator.server.expr_project import project
 from emulator.server.items import KeySchema, pk_hash_of, sort_value
-from emulator.server.legacy import filter_condition, key_conditions, uses_legacy
+from emulator.server.legacy import filter_condition, key_conditions, uses_expressions
 from emulator.server.members import (
     consumed_mode,
     enum_of,
@@ -268,11 +268,11 @@ def _page(
 
 def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    legacy = uses_legacy(req)
+    expressions = uses_expressions(req, "query")
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
     text = member(req, "KeyConditionExpression", str)
-    ph = None if legacy else placeholders_of(req)
+    ph = placeholders_of(req) if expressions else None
     if ph is None or text is None:
         cond = key_condition(key_conditions(req), source.schema)
     else:
@@ -329,10 +329,10 @@ def _segment_of(pk_value: Any, total: int) -> int:
 
 def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    legacy = uses_legacy(req)
+    expressions = uses_expressions(req, "scan")
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
-    reading = _reading(req, source, None if legacy else placeholders_of(req), "ScanFilter")
+    reading = _reading(req, source, placeholders_of(req) if expressions else None, "ScanFilter")
     start = _start_key(req, source)
     segment = member(req, "Segment", int)
     segments = member(req, "TotalSegments", int)

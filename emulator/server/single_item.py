@@ -16,7 +16,7 @@ from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, parse_update
 from emulator.server.expr_project import project
 from emulator.server.expr_update import apply_update
-from emulator.server.legacy import attribute_updates, expected_condition, uses_legacy
+from emulator.server.legacy import attribute_updates, expected_condition, uses_expressions
 from emulator.server.members import (
     check_key_sizes,
     check_size,
@@ -62,7 +62,7 @@ def _is_plain(req: dict[str, Any], members: frozenset[str]) -> bool:
 def _condition(req: dict[str, Any]) -> Node | None:
     """A write's condition: its ConditionExpression (placeholders all used), or in a
     legacy request its Expected (+ ConditionalOperator)."""
-    if uses_legacy(req):
+    if not uses_expressions(req, "write"):
         return expected_condition(req)
     ph = placeholders_of(req)
     cond = condition_of(req, ph)
@@ -136,7 +136,7 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
     key = key_member(table, req)
     actions: list[Node]
-    if uses_legacy(req):
+    if not uses_expressions(req, "update"):
         actions = attribute_updates(req) if "AttributeUpdates" in req else []
         cond = expected_condition(req)
     else:
@@ -231,7 +231,7 @@ def _index_key_error(index: IndexDef, item: Item, by_update: bool) -> DynamoErro
 def _get_projection(req: dict[str, Any]) -> list[Path] | None:
     """A GetItem's projection (AttributesToGet in a legacy request), its placeholders
     all used."""
-    if uses_legacy(req):
+    if not uses_expressions(req, "get"):
         return projection_of(req, None)
     ph = placeholders_of(req)
     paths = projection_of(req, ph)

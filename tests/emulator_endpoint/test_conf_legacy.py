@@ -302,3 +302,30 @@ def test_batch_get_item_with_attributes_to_get(table: Any) -> None:
         RequestItems={"tbl": {"Keys": [{"pk": {"S": "k"}}], "AttributesToGet": ["a"]}}
     )
     assert reply["Responses"]["tbl"] == [{"a": _n(1)}]
+
+
+def test_key_conditions_go_with_expressions_when_no_key_condition_expression(ddb: Any) -> None:
+    """DynamoDB's one exception to the mixing rule (a Query's KeyConditions with a
+    ProjectionExpression or FilterExpression)."""
+    key_table(ddb, sk_type=None)
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "p"}, "a": _n(1), "b": _n(2)})
+    page = ddb.query(
+        TableName="tbl",
+        KeyConditions={"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "p"}]}},
+        ProjectionExpression="a",
+        FilterExpression="b = :two",
+        ExpressionAttributeValues={":two": _n(2)},
+    )
+    assert page["Items"] == [{"a": _n(1)}]
+
+
+def test_placeholders_without_an_expression_are_refused(table: Any) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        table.put_item(
+            TableName="tbl", Item={"pk": {"S": "k"}}, ExpressionAttributeValues={":v": _n(1)}
+        )
+    assert _error(excinfo) == (
+        "ValidationException",
+        "ExpressionAttributeValues can only be specified when using expressions: "
+        "ConditionExpression is null",
+    )

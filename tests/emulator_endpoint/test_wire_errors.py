@@ -120,7 +120,8 @@ def shared() -> Any:
             b'"ExpressionAttributeValues": {":u": {"S": "x"}}}',
             TARGET + "PutItem",
             "com.amazon.coral.validate#ValidationException",
-            "unused",
+            # DynamoDB's words when no expression could use the placeholders.
+            "ExpressionAttributeValues can only be specified when using expressions",
         ),
     ],
 )
