@@ -124,8 +124,13 @@ def _remove(item: Item, path: Path, strict: bool = True) -> None:
     container, last = found
     if isinstance(container, dict) and isinstance(last, str):
         container.pop(last, None)
-    elif isinstance(container, list) and isinstance(last, int) and last < len(container):
-        del container[last]
+    elif isinstance(container, list) and isinstance(last, int):
+        if last < len(container):
+            del container[last]
+    elif strict:  # `REMOVE b.c` where b is a list, `REMOVE m[0]` where m is a map
+        raise validation(
+            "The document path provided in the update expression is invalid for update"
+        )
 
 
 def _set_kind(value: AttributeValue) -> str:

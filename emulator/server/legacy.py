@@ -132,7 +132,8 @@ def comparison(attr: str, spec: Any, member: str) -> Node:
     path: Node = ("path", (attr,))
     if op in ("NULL", "NOT_NULL"):
         _count(op, values, 0)
-        return ("fn", "attribute_not_exists" if op == "NULL" else "attribute_exists", (attr,), None)
+        exists = "attribute_not_exists" if op == "NULL" else "attribute_exists"
+        return ("fn", exists, path, None)
     if op in _COMPARATOR:
         _count(op, values, 1)
         if op not in ("EQ", "NE"):
@@ -142,16 +143,20 @@ def comparison(attr: str, spec: Any, member: str) -> Node:
         _count(op, values, 1)
         _scalar(op, values[0], ("S", "B") if op == "BEGINS_WITH" else _SCALARS)
         name = "begins_with" if op == "BEGINS_WITH" else "contains"
-        test: Node = ("fn", name, (attr,), ("value", values[0]))
+        test: Node = ("fn", name, path, ("value", values[0]))
         if op == "NOT_CONTAINS":
             # [AWS] NOT_CONTAINS is false for a missing attribute (unlike NE): both
             # CONTAINS and NOT_CONTAINS fail on it.
-            return ("and", ("fn", "attribute_exists", (attr,), None), ("not", test))
+            return ("and", ("fn", "attribute_exists", path, None), ("not", test))
         return test
     if op == "IN":
         _count(op, values, None)
         for value in values:
             _scalar(op, value)
+        if len({kind_of(v) for v in values}) > 1:
+            raise invalid_parameter(
+                "AttributeValues inside AttributeValueList must be of same type"
+            )
         return ("in", path, [("value", v) for v in values])
     # BETWEEN
     _count(op, values, 2)
@@ -185,7 +190,7 @@ def _expected_one(attr: str, spec: Any) -> Node:
             raise invalid_parameter(
                 "Value cannot be used when Exists is false for Attribute: " + attr
             )
-        return ("fn", "attribute_not_exists", (attr,), None)
+        return ("fn", "attribute_not_exists", ("path", (attr,)), None)
     if not has_value:
         raise invalid_parameter(f"Value must be provided when Exists is true for Attribute: {attr}")
     value = spec["Value"]

@@ -199,8 +199,6 @@ def _paths_named(node: Any) -> Iterator[str]:
         if node and node[0] == "path":
             yield str(node[1][0])
             return
-        if node and node[0] == "fn":
-            yield str(node[2][0])
         for part in node[1:]:
             yield from _paths_named(part)
     elif isinstance(node, list):

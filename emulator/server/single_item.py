@@ -136,7 +136,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
     key = key_member(table, req)
     actions: list[Node]
-    if not uses_expressions(req, "update"):
+    legacy = not uses_expressions(req, "update")
+    if legacy:
         actions = attribute_updates(req) if "AttributeUpdates" in req else []
         cond = expected_condition(req)
     else:
@@ -159,7 +160,13 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     # creates the key-only item (Alternator's test_update_item_non_existent, run on AWS).
     creates = old is not None or not actions or any(a[0] in ("set", "add") for a in actions)
     if ok:
-        new = apply_update(actions, old, table.schema.names)
+        try:
+            new = apply_update(actions, old, table.schema.names)
+        except DynamoError as exc:
+            if legacy and "Incorrect operand type" in exc.message:
+                # The same engine; the legacy form's words for its refusal.
+                raise invalid_parameter("Type mismatch for attribute to update") from None
+            raise
         new.update(key)
         if table.gsis:
             check_index_keys(table, new, by_update=True)

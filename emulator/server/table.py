@@ -66,10 +66,16 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
             "failed to satisfy constraint: Member must not be null"
         )
     out: dict[str, str] = {}
-    for entry in defs:
+    for number, entry in enumerate(defs, 1):
         if not isinstance(entry, dict):
             raise validation("AttributeDefinitions entries must be objects")
         name, kind = entry.get("AttributeName"), entry.get("AttributeType")
+        if isinstance(kind, str) and kind not in ("S", "N", "B"):
+            raise validation(
+                f"1 validation error detected: Value '{kind}' at 'attributeDefinitions."
+                f"{number}.member.attributeType' failed to satisfy constraint: Member must "
+                "satisfy enum value set: [B, N, S]"
+            )
         if not isinstance(name, str) or not name or kind not in ("S", "N", "B"):
             raise validation(
                 "One or more parameter values were invalid: AttributeDefinitions "

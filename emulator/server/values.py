@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from emulator.itemsize import kind_of
 from emulator.numbers import MAX_DIGITS, normal, significant_digits
-from emulator.server.protocol import invalid_parameter, serialization, validation
+from emulator.server.protocol import DynamoError, invalid_parameter, serialization, validation
 
 SCALARS: Final = ("S", "N", "B")
 TYPES: Final = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
@@ -47,9 +47,9 @@ def parse_number(text: Any) -> Decimal:
     try:
         number = Decimal(text.strip())
     except InvalidOperation:
-        raise validation("A value provided cannot be converted into a number") from None
+        raise _not_numeric(text) from None
     if not number.is_finite() or text.strip() != text or not text:
-        raise validation("A value provided cannot be converted into a number")
+        raise _not_numeric(text)
     if number != 0:
         if significant_digits(number) > MAX_DIGITS:
             raise validation("Attempting to store more than 38 significant digits in a Number")
@@ -65,6 +65,13 @@ def parse_number(text: Any) -> Decimal:
                 "smaller than supported range"
             )
     return number
+
+
+def _not_numeric(text: str) -> DynamoError:
+    # DynamoDB's words (as dynalite, written against DynamoDB, has them).
+    return validation(
+        "The parameter cannot be converted to a numeric value" + (f": {text}" if text else "")
+    )
 
 
 def decode_binary(text: Any) -> bytes:

@@ -121,7 +121,8 @@ def test_key_condition_operands_in_either_order(ddb: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "condition", ["pk = :p AND sk = :wrong", "pk = :wrong", "pk = :p AND sk BETWEEN :s AND :wrong"]
+    "condition",
+    ["pk = :p AND sk = :wrong", "pk = :wrong", "pk = :p AND sk BETWEEN :wrong AND :wrong"],
 )
 def test_key_condition_value_of_the_wrong_type_is_refused(ddb: Any, condition: str) -> None:
     key_table(ddb, sk_type="S")
@@ -297,3 +298,111 @@ def test_overlapping_or_conflicting_projection_paths_are_refused(
     with pytest.raises(ClientError) as excinfo:
         table.get_item(TableName="tbl", Key=KEY, ProjectionExpression=projection)
     assert _error(excinfo) == ("ValidationException", message)
+
+
+# --- further rules of DynamoDB's condition parser, as run against DynamoDB ----------------
+
+
+def test_two_missing_attributes_are_not_equal(table: Any) -> None:
+    assert _holds(table, "q <> z")
+    assert not _holds(table, "q = z")
+
+
+@pytest.mark.parametrize(
+    ("condition", "values", "message"),
+    [
+        (
+            "n < :l",
+            {":l": {"L": []}},
+            "Invalid ConditionExpression: Incorrect operand type for operator or function; "
+            "operator or function: <, operand type: L",
+        ),
+        (
+            "n BETWEEN :two AND :one",
+            {":one": _n(1), ":two": _n(2)},
+            "Invalid ConditionExpression: The BETWEEN operator requires upper bound to be "
+            "greater than or equal to lower bound",
+        ),
+        (
+            "size(:n) > :n",
+            {":n": _n(1)},
+            "Invalid ConditionExpression: Incorrect operand type for operator or function; "
+            "operator or function: size, operand type: N",
+        ),
+        (
+            "size(s, s) > :n",
+            {":n": _n(1)},
+            "Invalid ConditionExpression: Incorrect number of operands for operator or "
+            "function; operator or function: size, number of operands: 2",
+        ),
+        (
+            "attribute_exists(:n)",
+            {":n": _n(1)},
+            "Invalid ConditionExpression: Operator or function requires a document path; "
+            "operator or function: attribute_exists",
+        ),
+    ],
+)
+def test_a_constant_the_condition_cannot_use_is_refused(
+    table: Any, condition: str, values: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        _holds(table, condition, values)
+    code, text = _error(excinfo)
+    assert code == "ValidationException" and text.startswith(message)
+
+
+def test_bounds_read_from_the_item_out_of_order_make_a_false_condition(table: Any) -> None:
+    assert not _holds(table, "n BETWEEN n AND :one", {":one": _n(1)})
+
+
+def test_functions_take_a_constant_first(table: Any) -> None:
+    assert _holds(table, "begins_with(:text, s)", {":text": {"S": "hello world"}})
+    assert _holds(table, "attribute_type(:n, :type)", {":n": _n(1), ":type": {"S": "N"}})
+    assert _holds(table, "size(:text) = :three", {":text": {"S": "abc"}, ":three": _n(3)})
+
+
+@pytest.mark.parametrize(
+    ("condition", "message"),
+    [
+        ("pk = :p AND pk = :p", "KeyConditionExpressions must only contain one condition per key"),
+        ("pk = :p AND sk <> :p", "Invalid operator used in KeyConditionExpression: <>"),
+        ("pk = :p OR sk = :p", "Invalid operator used in KeyConditionExpression: OR"),
+        (
+            "pk = :p AND attribute_exists(sk)",
+            "Invalid operator used in KeyConditionExpression: attribute_exists",
+        ),
+        (
+            "pk = :p AND sk.x = :p",
+            "KeyConditionExpressions cannot have conditions on nested attributes",
+        ),
+    ],
+)
+def test_key_condition_refusals_name_the_operator(ddb: Any, condition: str, message: str) -> None:
+    key_table(ddb, sk_type="S")
+    with pytest.raises(ClientError) as excinfo:
+        ddb.query(
+            TableName="tbl",
+            KeyConditionExpression=condition,
+            ExpressionAttributeValues={":p": {"S": "k"}},
+        )
+    assert _error(excinfo) == ("ValidationException", message)
+
+
+def test_remove_of_a_map_key_from_a_list_is_refused(table: Any) -> None:
+    table.put_item(TableName="tbl", Item={**KEY, "l": {"L": [_n(1)]}})
+    with pytest.raises(ClientError) as excinfo:
+        table.update_item(TableName="tbl", Key=KEY, UpdateExpression="REMOVE l.c")
+    assert _error(excinfo) == (
+        "ValidationException",
+        "The document path provided in the update expression is invalid for update",
+    )
+
+
+def test_a_value_that_is_not_a_number_is_refused_in_dynamodbs_words(table: Any) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        table.put_item(TableName="tbl", Item={**KEY, "n": {"N": "dog"}})
+    assert _error(excinfo) == (
+        "ValidationException",
+        "The parameter cannot be converted to a numeric value: dog",
+    )

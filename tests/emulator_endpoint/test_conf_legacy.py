@@ -329,3 +329,27 @@ def test_placeholders_without_an_expression_are_refused(table: Any) -> None:
         "ExpressionAttributeValues can only be specified when using expressions: "
         "ConditionExpression is null",
     )
+
+
+def test_legacy_in_needs_values_of_one_type_and_type_mismatch_is_named(table: Any) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        table.put_item(
+            TableName="tbl",
+            Item={"pk": {"S": "k"}},
+            Expected={"a": {"ComparisonOperator": "IN", "AttributeValueList": [_n(1), {"S": "x"}]}},
+        )
+    assert _error(excinfo) == (
+        "ValidationException",
+        "One or more parameter values were invalid: AttributeValues inside AttributeValueList "
+        "must be of same type",
+    )
+    with pytest.raises(ClientError) as excinfo:
+        table.update_item(
+            TableName="tbl",
+            Key={"pk": {"S": "k"}},
+            AttributeUpdates={"s": {"Action": "DELETE", "Value": {"SS": ["h"]}}},
+        )
+    assert _error(excinfo) == (
+        "ValidationException",
+        "One or more parameter values were invalid: Type mismatch for attribute to update",
+    )

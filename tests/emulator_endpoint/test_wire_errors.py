@@ -87,7 +87,7 @@ def shared() -> Any:
             b'"x": {"N": "abc"}}}',
             TARGET + "PutItem",
             "com.amazon.coral.validate#ValidationException",
-            "number",
+            "cannot be converted to a numeric value",
         ),
         (
             b'{"TableName": "tbl", "Key": {"pk": {"S": "a"}}}',
