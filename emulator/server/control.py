@@ -69,6 +69,11 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if name in state.tables:
         raise in_use(f"Table already exists: {name}")
     on_demand = req.get("BillingMode") == PAY_PER_REQUEST
+    if on_demand and req.get("ProvisionedThroughput") is not None:
+        raise invalid_parameter(
+            "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+            "BillingMode is PAY_PER_REQUEST"
+        )
     _check_new_warm(req.get("WarmThroughput"), "table", on_demand)
     for gsi in req.get("GlobalSecondaryIndexes") or []:
         _check_new_warm(gsi.get("WarmThroughput"), f"index {gsi['IndexName']}", on_demand)

@@ -81,9 +81,11 @@ class _Parser:
             raise validation(f"Invalid {kind}: expression must be a string")
         if not text.strip():
             raise validation(f"Invalid {kind}: The expression can not be empty;")
-        if len(text.encode()) > MAX_EXPRESSION_BYTES:
+        size = len(text.encode())
+        if size > MAX_EXPRESSION_BYTES:
             raise validation(
-                f"Invalid {kind}: Expression size has exceeded the maximum allowed size"
+                f"Invalid {kind}: Expression size has exceeded the maximum allowed size; "
+                f"expression size: {size}"
             )
         self.text = text
         self.kind = kind
@@ -439,7 +441,11 @@ class _Parser:
 
 def parse_condition(text: str, ph: Placeholders, kind: str = "ConditionExpression") -> Node:
     parser = _Parser(text, kind, ph)
-    node = parser.condition()
+    try:
+        node = parser.condition()
+    except RecursionError:
+        # Parentheses nested past Python's stack: the request's mistake, named as one.
+        raise validation(f"Invalid {kind}: The expression is nested too deeply") from None
     parser.done()
     return node
 

@@ -13,7 +13,14 @@ from typing import Any, Final
 
 from emulator.server.expr_parse import Node
 from emulator.server.protocol import invalid_parameter, serialization, validation
-from emulator.server.values import AttributeValue, canonical, check_value, kind_of, typed
+from emulator.server.values import (
+    AttributeValue,
+    canonical,
+    check_name_size,
+    check_value,
+    kind_of,
+    typed,
+)
 
 STYLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     "write": (("ConditionExpression",), ("Expected", "ConditionalOperator")),
@@ -269,6 +276,7 @@ def attribute_updates(req: dict[str, Any]) -> list[Node]:
     for attr, spec in updates.items():
         if not isinstance(spec, dict):
             raise serialization("Unexpected value type in payload for member AttributeUpdates")
+        check_name_size(attr)
         action = spec.get("Action", "PUT")
         if action not in ("PUT", "ADD", "DELETE"):
             raise validation(

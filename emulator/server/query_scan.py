@@ -57,12 +57,14 @@ def _source(table: Table, req: dict[str, Any], consistent: bool) -> _Source:
     return _Source(index, gsi.schema, gsi, names)
 
 
-def _start_key(req: dict[str, Any], source: _Source) -> Item | None:
+def _start_key(req: dict[str, Any], source: _Source, table: Table) -> Item | None:
     raw = member(req, "ExclusiveStartKey", dict)
     if raw is None:
         return None
     start = check_item(raw, "ExclusiveStartKey")
-    if set(start) != set(source.key_names):
+    if set(start) != set(source.key_names) or any(
+        key.type not in start[key.name] for key in (*source.schema.keys, *table.schema.keys)
+    ):
         raise validation(
             "The provided starting key is invalid: The provided key element does "
             "not match the schema"
@@ -278,7 +280,7 @@ def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     reading = _reading(req, source, ph, "QueryFilter")
     sk = source.schema.sk
     forward = member(req, "ScanIndexForward", bool, default=True)
-    start = _start_key(req, source)
+    start = _start_key(req, source, table)
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
     return _page(
@@ -331,7 +333,7 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     consistent = member(req, "ConsistentRead", bool, default=False)
     source = _source(table, req, consistent)
     reading = _reading(req, source, placeholders_of(req) if expressions else None, "ScanFilter")
-    start = _start_key(req, source)
+    start = _start_key(req, source, table)
     segment = member(req, "Segment", int)
     segments = member(req, "TotalSegments", int)
     if (segment is None) != (segments is None):

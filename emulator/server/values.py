@@ -164,7 +164,7 @@ def check_value(value: Any, depth: int = 0) -> None:
 def check_name_size(name: str) -> None:
     """An attribute name not empty and within DynamoDB's 65,535 bytes."""
     if not name:
-        raise invalid_parameter("An attribute name cannot be empty")
+        raise invalid_parameter("Empty attribute name")
     if len(name.encode("utf-8")) > MAX_NAME_BYTES:
         raise invalid_parameter(
             f"Attribute name {name[:20]}... is too large, it must be at most "

@@ -138,3 +138,13 @@ def test_scan_of_a_small_provisioned_table_costs_the_read_minimum(ddb: Any) -> N
     ddb.put_item(TableName="tbl", Item={"pk": {"S": "k"}})
     reply = ddb.scan(TableName="tbl", ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
     assert reply["ConsumedCapacity"]["CapacityUnits"] == 1.0
+
+
+def test_on_demand_table_refuses_provisioned_throughput(ddb: Any) -> None:
+    with pytest.raises(ClientError) as excinfo:
+        key_table(ddb, ProvisionedThroughput={"ReadCapacityUnits": 10, "WriteCapacityUnits": 10})
+    assert _error(excinfo) == (
+        "ValidationException",
+        "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
+        "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
+    )

@@ -181,3 +181,41 @@ def test_request_headers_over_16_kb_get_a_400(emu: EmulatorServer) -> None:
     assert _status(emu, b"X-One: " + b"x" * 8000 + b"\r\n") == 200
     big = b"X-One: " + b"x" * 8192 + b"\r\nX-Two: " + b"y" * 8192 + b"\r\n"
     assert _status(emu, big) == 400
+
+
+def test_expression_size_and_nesting_are_named(ddb: Any) -> None:
+    key_table(ddb, sk_type=None)
+    with pytest.raises(ClientError) as excinfo:
+        ddb.scan(TableName="tbl", FilterExpression="a = a AND " * 500 + "a = a")
+    code, message = _error(excinfo)
+    assert code == "ValidationException"
+    assert message.startswith(
+        "Invalid FilterExpression: Expression size has exceeded the maximum allowed size; "
+        "expression size: "
+    )
+    # Deep nesting within the size is parsed; an unclosed one is the expression's error.
+    ddb.scan(TableName="tbl", FilterExpression="(" * 1000 + "a = a" + ")" * 1000)
+    with pytest.raises(ClientError) as excinfo:
+        ddb.scan(TableName="tbl", FilterExpression="(" * 4096)
+    assert _error(excinfo)[1].startswith("Invalid FilterExpression")
+
+
+def test_empty_attribute_name_and_start_key_types(ddb: Any) -> None:
+    key_table(ddb, sk_type="N")
+    with pytest.raises(ClientError) as excinfo:
+        ddb.put_item(TableName="tbl", Item={"pk": {"S": "k"}, "sk": {"N": "1"}, "": {"N": "1"}})
+    assert _error(excinfo) == (
+        "ValidationException",
+        "One or more parameter values were invalid: Empty attribute name",
+    )
+    with pytest.raises(ClientError) as excinfo:
+        ddb.query(
+            TableName="tbl",
+            KeyConditionExpression="pk = :p",
+            ExpressionAttributeValues={":p": {"S": "k"}},
+            ExclusiveStartKey={"pk": {"S": "k"}, "sk": {"S": "1"}},
+        )
+    assert _error(excinfo) == (
+        "ValidationException",
+        "The provided starting key is invalid: The provided key element does not match the schema",
+    )
