@@ -2,8 +2,9 @@
 
 Python's default decimal context keeps 28 digits, and `normalize()` and arithmetic under
 it round: two distinct 38-digit keys would compare equal, size alike and hash alike, and
-an ADD would drop digits. Every normalisation and sum of a DynamoDB number goes through
-`NUMBERS` instead, whose precision is DynamoDB's.
+an ADD would drop digits. Every normalisation of a DynamoDB number goes through `NUMBERS`
+instead, whose precision is DynamoDB's, and every sum through `EXACT`, so that a sum
+DynamoDB could not store is refused rather than rounded.
 """
 
 from __future__ import annotations
@@ -39,11 +40,17 @@ def significant_digits(number: Decimal) -> int:
     return end - start
 
 
+EXACT: Final = decimal.Context(prec=400, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+"""Wide enough that a sum or difference of two DynamoDB numbers (magnitudes 1E-130 to
+1E126: at most 256 digits apart) is exact."""
+
+
 def add(x: Decimal, y: Decimal) -> Decimal:
-    """x + y at DynamoDB's precision."""
-    return NUMBERS.add(x, y)
+    """x + y exactly: a result DynamoDB cannot store (more than 38 significant digits)
+    must be seen and refused, not rounded to one it can."""
+    return EXACT.add(x, y)
 
 
 def subtract(x: Decimal, y: Decimal) -> Decimal:
-    """x - y at DynamoDB's precision."""
-    return NUMBERS.subtract(x, y)
+    """x - y exactly (see `add`)."""
+    return EXACT.subtract(x, y)

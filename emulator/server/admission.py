@@ -70,7 +70,9 @@ def location(schema: KeySchema, item: Item) -> tuple[int, Any]:
     return pk_hash, sort_position(typed(item[schema.sk.name]))
 
 
-def _projected(index: IndexDef, table: Table, item: Item) -> Item:
+def projected(index: IndexDef, table: Table, item: Item) -> Item:
+    """The part of an item a GSI holds: its projection (the index and table keys, and
+    for INCLUDE the named attributes), what a write to it and a read of it are sized on."""
     if index.projection == "ALL":
         return item
     keep = set(table.schema.names) | set(index.schema.names)
@@ -152,7 +154,7 @@ def _gsi_write(
     else:
         source = new if new_in else old
         assert source is not None
-        size = item_size(_projected(index, table, source))
+        size = item_size(projected(index, table, source))
     units = gsi_write_units(old_in, new_in, key_changed, size, params)
     where = new if new_in else old
     assert where is not None
@@ -206,8 +208,13 @@ def admit_read(
     consistent: bool,
     index: str | None,
     now: float,
+    partitions: int = 1,
 ) -> tuple[Decision, Charge]:
-    """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place."""
+    """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place;
+    a Scan page that walked `partitions` partitions costs at least one read's minimum
+    (1 RCU consistent, 0.5 eventually consistent) in each."""
     units = read_units(size, consistent, model.params)
+    if partitions > 1:
+        units = max(units, partitions * read_units(0, consistent, model.params))
     decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
     return decision, Charge(units, is_write=False, index=index)

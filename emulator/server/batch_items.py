@@ -12,7 +12,9 @@ from emulator.server.charging import charge_read, charge_write, consumed_capacit
 from emulator.server.expr_parse import Path
 from emulator.server.expr_project import project
 from emulator.server.items import sort_value
+from emulator.server.legacy import uses_expressions
 from emulator.server.members import (
+    check_key_sizes,
     check_size,
     consumed_mode,
     item_member,
@@ -20,6 +22,7 @@ from emulator.server.members import (
     projection_of,
 )
 from emulator.server.protocol import DynamoError, member, serialization, validation
+from emulator.server.single_item import check_index_keys, key_member
 from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
@@ -62,10 +65,13 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             if kind == "PutRequest" and isinstance(body, dict):
                 item = item_member(body, "Item")
                 table.store.validate_item_keys(item)
+                check_key_sizes(table.schema, item)
+                if table.gsis:
+                    check_index_keys(table, item)
                 check_size(item)
                 key, new = table.schema.key_of(item), item
             elif kind == "DeleteRequest" and isinstance(body, dict):
-                key, new = table.store.validate_key(item_member(body, "Key")), None
+                key, new = key_member(table, body), None
             else:
                 raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
             ident = tuple(repr(sort_value(key[n])) for n in table.schema.names)
@@ -136,13 +142,18 @@ def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                 "equal to 1"
             )
         checked = [table.store.validate_key(check_item(k, "Keys")) for k in keys]
+        for key in checked:
+            check_key_sizes(table.schema, key)
         idents = {tuple(repr(sort_value(k[n])) for n in table.schema.names) for k in checked}
         if len(idents) != len(checked):
             raise validation("Provided list of item keys contains duplicates")
         total += len(checked)
-        ph = placeholders_of(spec)
-        paths = projection_of(spec, ph)
-        ph.check_all_used()
+        if not uses_expressions(spec, "get"):
+            paths = projection_of(spec, None)
+        else:
+            ph = placeholders_of(spec)
+            paths = projection_of(spec, ph)
+            ph.check_all_used()
         plan.append(
             (table, spec, checked, paths, member(spec, "ConsistentRead", bool, default=False))
         )

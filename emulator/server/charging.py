@@ -57,9 +57,13 @@ def charge_read(
     consistent: bool,
     index: str | None,
     now: float,
+    partitions: int = 1,
 ) -> tuple[Decision, Charge]:
-    """Admit a read of `size` bytes at one key of the table or `index`, and record it."""
-    decision, charge = admit_read(state.model, table, pk_hash, sk_pos, size, consistent, index, now)
+    """Admit a read of `size` bytes at one key of the table or `index` (a Scan page:
+    over `partitions` partitions), and record it."""
+    decision, charge = admit_read(
+        state.model, table, pk_hash, sk_pos, size, consistent, index, now, partitions
+    )
     state.metrics.record(table.name, decision, charge, now)
     return decision, charge
 

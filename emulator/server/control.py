@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import copy
 import uuid
-from typing import Any
+from typing import Any, Final
 
 from emulator.model import ModelError
 from emulator.server.items import ItemStore
 from emulator.server.protocol import (
+    check_name,
     in_use,
     invalid_parameter,
     member,
@@ -27,6 +28,18 @@ from emulator.server.table import Table, attribute_types, index_defs, key_schema
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
 
 MAX_TABLES_PAGE = 100
+DELETE_DESCRIPTION: Final = (
+    "TableName",
+    "TableArn",
+    "TableId",
+    "TableStatus",
+    "ProvisionedThroughput",
+    "BillingModeSummary",
+    "TableSizeBytes",
+    "ItemCount",
+    "DeletionProtectionEnabled",
+)
+"""The members of DeleteTable's TableDescription."""
 CAPACITY_MEMBERS = ("BillingMode", "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput")
 
 
@@ -38,6 +51,7 @@ def _check_capacity_members(req: dict[str, Any]) -> None:
 
 def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
+    check_name(name)
     _check_capacity_members(req)
     types = attribute_types(req)
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
@@ -54,6 +68,15 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         )
     if name in state.tables:
         raise in_use(f"Table already exists: {name}")
+    on_demand = req.get("BillingMode") == PAY_PER_REQUEST
+    if on_demand and req.get("ProvisionedThroughput") is not None:
+        raise invalid_parameter(
+            "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+            "BillingMode is PAY_PER_REQUEST"
+        )
+    _check_new_warm(req.get("WarmThroughput"), "table", on_demand)
+    for gsi in req.get("GlobalSecondaryIndexes") or []:
+        _check_new_warm(gsi.get("WarmThroughput"), f"index {gsi['IndexName']}", on_demand)
     tags = _tags(member(req, "Tags", list, default=[]))
     stored = copy.deepcopy(req)
     try:
@@ -72,6 +95,11 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         gsis=gsis,
         tags=tags,
     )
+    if on_demand:
+        # [AWS] an on-demand table's BillingModeSummary carries
+        # LastUpdateToPayPerRequestDateTime from its creation on (it equals
+        # CreationDateTime: Alternator's test_describe_table_billing, run against AWS).
+        table.billing_switched_epoch = table.created_epoch
     state.tables[name] = table
     return {"TableDescription": describe(state, table, now)}
 
@@ -80,6 +108,7 @@ def _named_table(state: EmulatorState, name: str) -> Table:
     """A table in any status (control-plane calls see CREATING tables too)."""
     table = state.tables.get(name)
     if table is None:
+        check_name(name)
         raise not_found(f"Table: {name} not found")
     return table
 
@@ -100,7 +129,10 @@ def delete_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             f"Attempt to change a resource which is still in use: Table is being "
             f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}"
         )
-    description = describe(state, table, now)
+    full = describe(state, table, now)
+    # [AWS API_DeleteTable, Examples] DeleteTable answers with a short description:
+    # the table's name, identity, status, throughput and size, not its schema or indexes.
+    description = {k: full[k] for k in DELETE_DESCRIPTION if k in full}
     description["TableStatus"] = "DELETING"
     del state.tables[name]
     state.model.delete_table(name)
@@ -199,9 +231,13 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     _check_capacity_members(req)
     now = state.tick()
     table = _named_table(state, name)
-    if table.status(now) == "CREATING":
+    status = table.status(now)
+    if status != "ACTIVE":
+        # [AWS API_UpdateTable] "While it's UPDATING, you can't issue another UpdateTable
+        # request": https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html
         raise in_use(
-            f"Attempt to change a resource which is still in use: Table is being created: {name}"
+            "Attempt to change a resource which is still in use: Table is being "
+            f"{'created' if status == 'CREATING' else 'updated'}: {name}"
         )
     new = copy.deepcopy(table.request)
     billing = member(req, "BillingMode", str)
@@ -253,6 +289,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
             "WarmThroughput is required"
         )
+    _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.gsis)
     from emulator.tableconfig import ConfigError, TableConfig
@@ -267,6 +304,74 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if switching:
         table.billing_switched_epoch = state.epoch(now)
     return {"TableDescription": describe(state, table, now)}
+
+
+ON_DEMAND_INITIAL_WARM: Final = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000}
+"""[AWS] a new on-demand table's or index's warm throughput, the least that may be asked
+for (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html;
+docs/reference.md, Warm throughput)."""
+
+
+def _warm_member(raw: Any, where: str) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise validation("WarmThroughput must be an object")
+    if "ReadUnitsPerSecond" not in raw and "WriteUnitsPerSecond" not in raw:
+        raise invalid_parameter(
+            "WarmThroughput must have at least one of ReadUnitsPerSecond or "
+            f"WriteUnitsPerSecond specified for {where.replace('index ', 'index: ')}"
+        )
+    return raw
+
+
+def _check_new_warm(raw: Any, where: str, on_demand: bool) -> None:
+    """The warm throughput asked of a new table or index: on demand, at least the
+    12,000 reads / 4,000 writes a second it has anyway (DynamoDB's wording, measured)."""
+    warm = _warm_member(raw, where)
+    if warm is None or not on_demand:
+        return
+    for unit, least in ON_DEMAND_INITIAL_WARM.items():
+        value = warm.get(unit)
+        if isinstance(value, (int, float)) and value < least:
+            raise invalid_parameter(
+                f"Requested {unit} for WarmThroughput for {where} is lower than initial "
+                "throughput for OnDemand. See: https://docs.aws.amazon.com/amazondynamodb/"
+                "latest/developerguide/on-demand-capacity-mode.html"
+            )
+
+
+def _check_warm_updates(
+    state: EmulatorState, table: Table, req: dict[str, Any], on_demand: bool
+) -> None:
+    """An UpdateTable's warm throughput, of the table and of each GSI it updates or
+    creates: never lower than in force (DynamoDB cannot lower it), and for a new index on
+    demand, at least the initial 12,000 / 4,000."""
+    capacity = state.model.tables[table.name]
+    asks: list[tuple[Any, str, Any]] = [(req.get("WarmThroughput"), "table", capacity.base)]
+    for update in req.get("GlobalSecondaryIndexUpdates") or []:
+        if not isinstance(update, dict):
+            continue
+        for action, body in update.items():
+            if not isinstance(body, dict) or "WarmThroughput" not in body:
+                continue
+            index = str(body.get("IndexName"))
+            if action == "Create":
+                _check_new_warm(body["WarmThroughput"], f"index {index}", on_demand)
+            else:
+                asks.append((body["WarmThroughput"], f"index {index}", capacity.gsis.get(index)))
+    for raw, where, space in asks:
+        warm = _warm_member(raw, where)
+        if warm is None or space is None:
+            continue
+        in_force = dict(zip(ON_DEMAND_INITIAL_WARM, space.warm_values(), strict=True))
+        for unit, current in in_force.items():
+            value = warm.get(unit)
+            if isinstance(value, (int, float)) and value < current:
+                raise invalid_parameter(
+                    f"Requested {unit} for WarmThroughput for {where} is lower than current "
+                    "WarmThroughput, decreasing WarmThroughput is not supported"
+                )
 
 
 def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str, switching: bool) -> None:

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator.server.items import KeySchema
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
-from emulator.server.values import AttributeValue
+from emulator.server.values import AttributeValue, canonical, kind_of, typed
 
 _TOKEN = re.compile(
     r"""
@@ -23,7 +24,7 @@ _TOKEN = re.compile(
     | (?P<name>\#[A-Za-z0-9_]+)
     | (?P<value>:[A-Za-z0-9_]+)
     | (?P<num>[0-9]+)
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<word>[A-Za-z][A-Za-z0-9_]*)
     )""",
     re.VERBOSE,
 )
@@ -37,7 +38,13 @@ CONDITION_FUNCTIONS = (
     "contains",
 )
 KEYWORDS = ("AND", "OR", "NOT", "BETWEEN", "IN")
+ATTRIBUTE_TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
+SIZED_TYPES = ("S", "B", "SS", "NS", "BS", "L", "M")
 MAX_EXPRESSION_BYTES = 4096
+MAX_PATH_DEPTH = 32
+"""[AWS] a document path has at most 32 levels."""
+MAX_LIST_INDEX = 2**31 - 1
+"""The largest list index DynamoDB parses (a larger one is refused, not ignored)."""
 
 Path = tuple[str | int, ...]
 Node = tuple[Any, ...]
@@ -74,9 +81,11 @@ class _Parser:
             raise validation(f"Invalid {kind}: expression must be a string")
         if not text.strip():
             raise validation(f"Invalid {kind}: The expression can not be empty;")
-        if len(text.encode()) > MAX_EXPRESSION_BYTES:
+        size = len(text.encode())
+        if size > MAX_EXPRESSION_BYTES:
             raise validation(
-                f"Invalid {kind}: Expression size has exceeded the maximum allowed size"
+                f"Invalid {kind}: Expression size has exceeded the maximum allowed size; "
+                f"expression size: {size}"
             )
         self.text = text
         self.kind = kind
@@ -148,9 +157,19 @@ class _Parser:
                 kind, text = self.next()
                 if kind != "num":
                     raise self.error((kind, text))
+                if len(text) > 9 and int(text) > MAX_LIST_INDEX:
+                    raise validation(
+                        f"Invalid {self.kind}: List index is not within the allowable "
+                        f"range; index: [{text}]"
+                    )
                 elements.append(int(text))
                 self.expect("]")
             else:
+                if len(elements) > MAX_PATH_DEPTH:
+                    raise validation(
+                        f"Invalid {self.kind}: The document path has too many nesting "
+                        f"levels; nesting levels: {len(elements)}"
+                    )
                 return tuple(elements)
 
     def _path_name(self) -> str:
@@ -187,10 +206,12 @@ class _Parser:
             return ("value", self.value_ref())
         if token[0] == "word" and token[1] == "size" and self.peek(1) == ("op", "("):
             self.next()
-            self.next()
-            path = self.path()
-            self.expect(")")
-            return ("size", path)
+            (target,) = self._arguments("size", 1)
+            if target[0] == "value" and kind_of(target[1]) not in SIZED_TYPES:
+                raise self._operand_type("size", kind_of(target[1]))
+            if target[0] == "size":  # size(size(a)): a number has no size
+                raise self._operand_type("size", "N")
+            return ("size", target)
         if token[0] == "word" and self.peek(1) == ("op", "("):
             raise validation(
                 f"Invalid {self.kind}: The function is not allowed to be used "
@@ -240,7 +261,11 @@ class _Parser:
             if not self.at_word("AND"):
                 raise self.error()
             self.next()
-            return ("between", left, low, self.operand())
+            high = self.operand()
+            self._orderable("BETWEEN", (left, low, high))
+            if low[0] == "value" and high[0] == "value":
+                self._bounds(low[1], high[1])
+            return ("between", left, low, high)
         if self.at_word("IN"):
             self.next()
             self.expect("(")
@@ -253,19 +278,98 @@ class _Parser:
         token = self.next()
         if token[0] != "op" or token[1] not in COMPARATORS:
             raise self.error(token)
-        return ("cmp", token[1], left, self.operand())
+        right = self.operand()
+        if token[1] not in ("=", "<>"):
+            self._orderable(token[1], (left, right))
+        return ("cmp", token[1], left, right)
+
+    def _orderable(self, op: str, operands: tuple[Node, ...]) -> None:
+        """A constant compared by order must be a string, number or binary: anything
+        else is the request's mistake (a ValidationException), not a false condition."""
+        for operand in operands:
+            if operand[0] == "value" and kind_of(operand[1]) not in ("S", "N", "B"):
+                raise self._operand_type(op, kind_of(operand[1]))
+
+    def _bounds(self, low: AttributeValue, high: AttributeValue) -> None:
+        """BETWEEN's constant bounds: of one type, in order (the request's mistake
+        otherwise, not a false condition)."""
+        if kind_of(low) != kind_of(high):
+            raise validation(
+                f"Invalid {self.kind}: The BETWEEN operator requires same data type for "
+                f"lower and upper bounds; lower bound operand: AttributeValue: {low}, "
+                f"upper bound operand: AttributeValue: {high}"
+            )
+        if canonical(low) != canonical(high) and typed(low) > typed(high):
+            raise validation(
+                f"Invalid {self.kind}: The BETWEEN operator requires upper bound to be "
+                f"greater than or equal to lower bound; lower bound operand: AttributeValue: "
+                f"{low}, upper bound operand: AttributeValue: {high}"
+            )
+
+    def _operand_type(self, op: str, kind: str) -> DynamoError:
+        return validation(
+            f"Invalid {self.kind}: Incorrect operand type for operator or function; "
+            f"operator or function: {op}, operand type: {kind}"
+        )
+
+    def _arguments(self, name: str, count: int) -> list[Node]:
+        """A function call's operands (the name read already), `count` of them."""
+        self.expect("(")
+        args = [self.operand()]
+        while self.at_op(","):
+            self.next()
+            args.append(self.operand())
+        self.expect(")")
+        if len(args) != count:
+            raise validation(
+                f"Invalid {self.kind}: Incorrect number of operands for operator or "
+                f"function; operator or function: {name}, number of operands: {len(args)}"
+            )
+        return args
 
     def _function(self, name: str) -> Node:
         self.next()
-        self.expect("(")
-        path = self.path()
         if name in ("attribute_exists", "attribute_not_exists"):
-            self.expect(")")
-            return ("fn", name, path, None)
-        self.expect(",")
-        arg = self.operand()
-        self.expect(")")
-        return ("fn", name, path, arg)
+            (target,) = self._arguments(name, 1)
+            if target[0] != "path":
+                raise validation(
+                    f"Invalid {self.kind}: Operator or function requires a document path; "
+                    f"operator or function: {name}"
+                )
+            return ("fn", name, target, None)
+        # DynamoDB takes any operand first (a path, or a constant: begins_with(:s, a)).
+        target, arg = self._arguments(name, 2)
+        if name == "contains" and target[0] == "path" and target == arg:
+            raise validation(
+                f"Invalid {self.kind}: The first operand must be distinct from the "
+                "remaining operands for this operator or function; operator: contains, "
+                f"first operand: [{show_path(target[1])}]"
+            )
+        if name == "begins_with":
+            for operand in (target, arg):
+                if operand[0] == "value" and kind_of(operand[1]) not in ("S", "B"):
+                    raise self._operand_type(name, kind_of(operand[1]))
+        if name == "attribute_type" and arg[0] != "value":
+            raise validation(
+                f"Invalid {self.kind}: Incorrect operand type for operator or function; "
+                "operator or function: attribute_type, operand type: the type must be an "
+                "expression attribute value"
+            )
+        if name == "attribute_type" and arg[0] == "value":
+            # An unknown type name is the request's mistake whatever the item holds:
+            # refused before anything is read, as DynamoDB refuses it.
+            kind = kind_of(arg[1])
+            if kind != "S":
+                raise validation(
+                    f"Invalid {self.kind}: Incorrect operand type for operator or function; "
+                    f"operator or function: attribute_type, operand type: {kind}"
+                )
+            if arg[1]["S"] not in ATTRIBUTE_TYPES:
+                raise validation(
+                    f"Invalid {self.kind}: Invalid attribute type name found; type: "
+                    f"{arg[1]['S']}, valid types: {{B,NULL,SS,BOOL,L,BS,N,NS,S,M}}"
+                )
+        return ("fn", name, target, arg)
 
     # updates ---------------------------------------------------------------------------
     def update(self) -> list[Node]:
@@ -323,6 +427,13 @@ class _Parser:
                 self.expect(",")
                 second = self._set_operand()
                 self.expect(")")
+                if first[0] == "list_append" or second[0] == "list_append":
+                    # DynamoDB parses list_append(list_append(..)) and then refuses it
+                    # (list_append(if_not_exists(..), ..) is allowed).
+                    raise validation(
+                        f"Invalid {self.kind}: The function is not allowed to be used this "
+                        "way in an expression; function: list_append"
+                    )
                 return ("list_append", first, second)
             raise validation(f"Invalid {self.kind}: Invalid function name; function: {name}")
         return self.operand()
@@ -330,14 +441,20 @@ class _Parser:
 
 def parse_condition(text: str, ph: Placeholders, kind: str = "ConditionExpression") -> Node:
     parser = _Parser(text, kind, ph)
-    node = parser.condition()
+    try:
+        node = parser.condition()
+    except RecursionError:
+        # Parentheses nested past Python's stack: the request's mistake, named as one.
+        raise validation(f"Invalid {kind}: The expression is nested too deeply") from None
     parser.done()
     return node
 
 
 def parse_update(text: str, ph: Placeholders) -> list[Node]:
     parser = _Parser(text, "UpdateExpression", ph)
-    return parser.update()
+    actions = parser.update()
+    check_distinct_paths([a[1] for a in actions], "UpdateExpression")
+    return actions
 
 
 def parse_projection(text: str, ph: Placeholders) -> list[Path]:
@@ -347,7 +464,37 @@ def parse_projection(text: str, ph: Placeholders) -> list[Path]:
         parser.next()
         paths.append(parser.path())
     parser.done()
+    check_distinct_paths(paths, "ProjectionExpression")
     return paths
+
+
+def check_distinct_paths(paths: list[Path], kind: str) -> None:
+    """DynamoDB refuses two paths of one expression where one contains the other
+    (`a, a.b`: they overlap) or where they treat one element as a map and a list
+    (`a.b, a[0]`: they conflict)."""
+    for i, path in enumerate(paths):
+        for other in paths[:i]:
+            for x, y in zip(other, path, strict=False):
+                if x == y and type(x) is type(y):
+                    continue
+                if isinstance(x, int) != isinstance(y, int):
+                    raise _two_paths("conflict", kind, other, path)
+                break
+            else:
+                raise _two_paths("overlap", kind, other, path)
+
+
+def _two_paths(how: str, kind: str, one: Path, two: Path) -> DynamoError:
+    return validation(
+        f"Invalid {kind}: Two document paths {how} with each other; must remove or "
+        f"rewrite one of these paths; path one: [{show_path(one)}], path two: "
+        f"[{show_path(two)}]"
+    )
+
+
+def show_path(path: Path) -> str:
+    """A path as DynamoDB shows it in a message: `a, b, [0]`."""
+    return ", ".join(f"[{e}]" if isinstance(e, int) else e for e in path)
 
 
 @dataclass(frozen=True)
@@ -359,39 +506,95 @@ class KeyCondition:
     sk_test: Node | None
 
 
-def parse_key_condition(text: str, ph: Placeholders, pk: str, sk: str | None) -> KeyCondition:
-    """Only `pk = :v [AND <sort-key condition>]` is a valid key condition [AWS]."""
-    node = parse_condition(text, ph, "KeyConditionExpression")
-    parts = [node[1], node[2]] if node[0] == "and" else [node]
+_FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>"}
+
+
+def key_condition(node: Node, schema: KeySchema) -> KeyCondition:
+    """A parsed key condition (from a KeyConditionExpression, or built from a legacy
+    KeyConditions) checked against the key schema of the table or index queried: only
+    `pk = :v [AND <sort-key condition>]` is valid [AWS Query.KeyConditionExpression]; the
+    refusals are DynamoDB's (its condition parser parses more than a key condition
+    takes, and names what it refuses)."""
+    pk, sk = schema.pk, schema.sk
     pk_value: AttributeValue | None = None
     sk_test: Node | None = None
-    for part in parts:
-        attr = _key_attr(part)
-        if attr == pk and part[0] == "cmp" and part[1] == "=" and pk_value is None:
+    for part in _and_parts(node):
+        if part[0] == "cmp" and part[2][0] == "value" and part[3][0] == "path":
+            # `:v = pk` is `pk = :v`: DynamoDB takes the operands in either order.
+            part = ("cmp", _FLIPPED[part[1]], part[3], part[2])
+        refused = (
+            "IN"
+            if part[0] == "in"
+            else "<>"
+            if part[0] == "cmp" and part[1] == "<>"
+            else part[1]
+            if part[0] == "fn" and part[1] != "begins_with"
+            else None
+        )
+        if refused is not None:
+            raise validation(f"Invalid operator used in KeyConditionExpression: {refused}")
+        path = _key_path(part)
+        if path is not None and len(path) > 1:
+            raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
+        attr = path[0] if path is not None else None
+        if attr is not None and (
+            (attr == pk.name and pk_value is not None)
+            or (sk is not None and attr == sk.name and sk_test is not None)
+        ):
+            raise validation("KeyConditionExpressions must only contain one condition per key")
+        if attr == pk.name and part[0] == "cmp" and part[1] == "=":
             pk_value = part[3][1]
-        elif sk is not None and attr == sk and sk_test is None and _valid_sk_test(part):
+            _check_key_type(pk_value, pk.type)
+        elif sk is not None and attr == sk.name and _valid_sk_test(part):
+            for operand in part[2:]:
+                if isinstance(operand, tuple) and operand and operand[0] == "value":
+                    _check_key_type(operand[1], sk.type)
+            if part[0] == "fn" and sk.type == "N":
+                raise validation(
+                    "Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                    "function; operator or function: begins_with, operand type: N"
+                )
             sk_test = part
         else:
             raise validation(
                 "Query condition missed key schema element"
-                if attr not in (pk, sk)
+                if attr not in schema.names
                 else "Query key condition not supported"
             )
     if pk_value is None:
-        raise validation(f"Query condition missed key schema element: {pk}")
-    return KeyCondition(pk, pk_value, sk_test)
+        raise validation(f"Query condition missed key schema element: {pk.name}")
+    return KeyCondition(pk.name, pk_value, sk_test)
 
 
-def _key_attr(node: Node) -> str | None:
+def _and_parts(node: Node) -> list[Node]:
+    """The conditions a key condition ANDs together (OR and NOT are refused)."""
+    if node[0] == "and":
+        return [*_and_parts(node[1]), *_and_parts(node[2])]
+    if node[0] in ("or", "not"):
+        raise validation(f"Invalid operator used in KeyConditionExpression: {node[0].upper()}")
+    return [node]
+
+
+def _check_key_type(value: AttributeValue, wanted: str) -> None:
+    if kind_of(value) != wanted:
+        raise validation(
+            "One or more parameter values were invalid: Condition parameter type "
+            "does not match schema type"
+        )
+
+
+def _key_path(node: Node) -> Path | None:
+    """The document path a key-condition part tests (None: not a key test's shape)."""
     if node[0] == "cmp" and node[2][0] == "path" and node[3][0] == "value":
-        path = node[2][1]
-    elif node[0] == "between" and node[1][0] == "path":
+        path: Path = node[2][1]
+        return path
+    if node[0] == "between" and node[1][0] == "path":
         path = node[1][1]
-    elif node[0] == "fn" and node[1] == "begins_with":
-        path = node[2]
-    else:
-        return None
-    return path[0] if len(path) == 1 and isinstance(path[0], str) else None
+        return path
+    if node[0] == "fn" and node[1] == "begins_with" and node[2][0] == "path":
+        path = node[2][1]
+        return path
+    return None
 
 
 def _valid_sk_test(node: Node) -> bool:

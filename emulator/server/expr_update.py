@@ -7,7 +7,7 @@ import copy
 from decimal import Decimal
 from typing import Any
 
-from emulator.numbers import add, subtract
+from emulator.numbers import MAX_DIGITS, add, significant_digits, subtract
 from emulator.server.expr_eval import operand_value, resolve
 from emulator.server.expr_parse import Node, Path
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
@@ -16,6 +16,24 @@ from emulator.server.values import AttributeValue, Item, canonical, format_numbe
 
 def _update_error(detail: str) -> DynamoError:
     return validation(f"Invalid UpdateExpression: {detail}")
+
+
+def _checked(exact: Decimal) -> str:
+    """A computed number as stored, or DynamoDB's refusal: a result with more than 38
+    significant digits or beyond 9.9E125 is a "Number overflow" (DynamoDB words a loss
+    of precision so too), one below 1E-130 a "Number underflow"."""
+    if exact != 0:
+        if significant_digits(exact) > MAX_DIGITS or exact.adjusted() > 125:
+            raise validation(
+                "Number overflow. Attempting to store a number with magnitude larger "
+                "than supported range"
+            )
+        if exact.adjusted() < -130:
+            raise validation(
+                "Number underflow. Attempting to store a number with magnitude smaller "
+                "than supported range"
+            )
+    return format_number(exact)
 
 
 def _set_value(node: Node, item: Item | None) -> AttributeValue:
@@ -29,7 +47,7 @@ def _set_value(node: Node, item: Item | None) -> AttributeValue:
                 f"{kind_of(b) if kind_of(a) == 'N' else kind_of(a)}"
             )
         x, y = Decimal(a["N"]), Decimal(b["N"])
-        return {"N": format_number(add(x, y) if kind == "plus" else subtract(x, y))}
+        return {"N": _checked(add(x, y) if kind == "plus" else subtract(x, y))}
     if kind == "if_not_exists":
         existing = resolve(item, node[1])
         return existing if existing is not None else _set_value(node[2], item)
@@ -96,15 +114,23 @@ def _assign(item: Item, path: Path, value: AttributeValue) -> None:
         )
 
 
-def _remove(item: Item, path: Path) -> None:
-    found = _parent(item, path, create=False)
+def _remove(item: Item, path: Path, strict: bool = True) -> None:
+    """Remove `path`; a missing leaf is no error, but a path through a missing or
+    non-container attribute is (`REMOVE a.c` where `a` is a string), unless `strict` is
+    False (the item did not exist: DynamoDB ignores any REMOVE then)."""
+    found = _parent(item, path, create=strict)
     if found is None:
         return
     container, last = found
     if isinstance(container, dict) and isinstance(last, str):
         container.pop(last, None)
-    elif isinstance(container, list) and isinstance(last, int) and last < len(container):
-        del container[last]
+    elif isinstance(container, list) and isinstance(last, int):
+        if last < len(container):
+            del container[last]
+    elif strict:  # `REMOVE b.c` where b is a list, `REMOVE m[0]` where m is a map
+        raise validation(
+            "The document path provided in the update expression is invalid for update"
+        )
 
 
 def _set_kind(value: AttributeValue) -> str:
@@ -120,7 +146,7 @@ def _add(item: Item, path: Path, operand: AttributeValue) -> None:
             _assign(item, path, operand)
         elif kind_of(current) == "N":
             total = add(Decimal(current["N"]), Decimal(operand["N"]))
-            _assign(item, path, {"N": format_number(total)})
+            _assign(item, path, {"N": _checked(total)})
         else:
             raise _update_error(
                 "Incorrect operand type for operator or function; operator: "
@@ -177,25 +203,21 @@ def apply_update(actions: list[Node], item: Item | None, key_names: tuple[str, .
     value is computed from the item as it was before the update, as DynamoDB does."""
     before = item
     after: Item = copy.deepcopy(item) if item is not None else {}
-    paths: list[Path] = []
     for action in actions:
         path = action[1]
         if isinstance(path[0], str) and path[0] in key_names:
             raise invalid_parameter(
                 f"Cannot update attribute {path[0]}. This attribute is part of the key"
             )
-        for other in paths:
-            shorter = min(len(other), len(path))
-            if other[:shorter] == path[:shorter]:
-                raise validation(
-                    "Invalid UpdateExpression: Two document paths overlap with "
-                    f"each other; must remove or rewrite one of these paths; "
-                    f"path one: [{_show(other)}], path two: [{_show(path)}]"
-                )
-        paths.append(path)
     values = [(_set_value(a[2], before) if a[0] == "set" else None) for a in actions]
+    # [AWS UpdateExpression SET, "Adding elements to a list"]: elements set past a list's
+    # end are appended "in order by element number", whatever order the SET lists them.
+    steps = sorted(
+        zip(actions, values, strict=True),
+        key=lambda step: [(0, e) if isinstance(e, int) else (1, str(e)) for e in step[0][1]],
+    )
     removals = []
-    for action, value in zip(actions, values, strict=True):
+    for action, value in steps:
         kind, path = action[0], action[1]
         if kind == "set":
             assert value is not None
@@ -208,9 +230,5 @@ def apply_update(actions: list[Node], item: Item | None, key_names: tuple[str, .
             _delete(after, path, action[2])
     # List removals by index go from the highest index down so earlier ones do not shift.
     for path in sorted(removals, key=lambda p: [(-e if isinstance(e, int) else 0) for e in p]):
-        _remove(after, path)
+        _remove(after, path, strict=item is not None)
     return after
-
-
-def _show(path: Path) -> str:
-    return ", ".join(str(e) for e in path)

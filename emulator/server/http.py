@@ -34,6 +34,10 @@ log = logging.getLogger("hotbench.emulator")
 
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """[AWS] the largest request DynamoDB accepts (a full BatchWriteItem)."""
+MAX_HEADER_BYTES = 16 * 1024
+"""The request line and headers DynamoDB accepts: 16 KB, beyond which it answers 400
+(measured against DynamoDB by ScyllaDB's Alternator tests, test_manual_requests.py
+test_too_large_request_headers); it also bounds what a client can make the server hold."""
 
 
 class Reply(NamedTuple):
@@ -60,6 +64,10 @@ _REASONS = {
 _TOO_LARGE = (
     b'{"__type":"com.amazon.coral.validate#ValidationException","message":'
     b'"Request size exceeded %d bytes"}' % MAX_REQUEST_BYTES
+)
+_HEADERS_TOO_LARGE = (
+    b'{"__type":"com.amazon.coral.service#SerializationException","message":'
+    b'"Request headers exceeded %d bytes"}' % MAX_HEADER_BYTES
 )
 _BAD_HTTP = (
     b'{"__type":"com.amazon.coral.service#SerializationException","message":'
@@ -196,6 +204,8 @@ class HttpConnection(asyncio.Protocol):
         self.target: str | None = None
         self.body: list[bytes] = []
         self.size = 0
+        self.header_bytes = 0
+        """Bytes of the request line and headers so far (refused past MAX_HEADER_BYTES)."""
         self.too_large = False
         self.reading = True
         """False once nothing more is to be parsed (a closing request, bad HTTP, EOF)."""
@@ -261,12 +271,15 @@ class HttpConnection(asyncio.Protocol):
         self.target = None
         self.body = []
         self.size = 0
+        self.header_bytes = 0
         self.too_large = False
 
     def on_url(self, url: bytes) -> None:
         self.url += url
+        self.header_bytes += len(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self.header_bytes += len(name) + len(value)
         if len(name) == 12 and name.lower() == b"x-amz-target":
             self.target = value.decode("latin-1")
         elif (
@@ -292,6 +305,10 @@ class HttpConnection(asyncio.Protocol):
         if self.too_large:
             self.reading = False
             self.server.submit(self, (Reply(413, JSON_CONTENT_TYPE, _TOO_LARGE), False))
+            return
+        if self.header_bytes > MAX_HEADER_BYTES:
+            self.reading = False
+            self.server.submit(self, (Reply(400, JSON_CONTENT_TYPE, _HEADERS_TOO_LARGE), False))
             return
         body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
         self.server.submit(

@@ -15,6 +15,7 @@ from emulator.server.expr_parse import (
     parse_condition,
     parse_projection,
 )
+from emulator.server.items import KeySchema
 from emulator.server.protocol import (
     ITEM_TOO_LARGE_MESSAGE,
     invalid_parameter,
@@ -22,25 +23,15 @@ from emulator.server.protocol import (
     null_member,
     validation,
 )
-from emulator.server.values import Item, check_item, check_value
-
-LEGACY: Final = (
-    "Expected",
-    "AttributeUpdates",
-    "KeyConditions",
-    "QueryFilter",
-    "ScanFilter",
-    "ConditionalOperator",
+from emulator.server.values import (
+    MAX_NAME_CHARS_UNCHECKED,
+    AttributeValue,
+    Item,
+    check_item,
+    check_name_size,
+    check_value,
+    decode_binary,
 )
-
-
-def reject_legacy(req: dict[str, Any]) -> None:
-    for name in LEGACY:
-        if name in req:
-            raise validation(
-                f"The legacy parameter {name} is not supported by the hotbench "
-                "emulator; use the expression parameters instead"
-            )
 
 
 def placeholders_of(req: dict[str, Any]) -> Placeholders:
@@ -50,6 +41,8 @@ def placeholders_of(req: dict[str, Any]) -> Placeholders:
             raise invalid_parameter(
                 f"ExpressionAttributeNames must map #names to attribute names; got {key!r}"
             )
+        if len(value) > MAX_NAME_CHARS_UNCHECKED:
+            check_name_size(value)
     values = member(req, "ExpressionAttributeValues", dict, default={})
     for key, value in values.items():
         if not key.startswith(":"):
@@ -71,21 +64,23 @@ def condition_of(
     return None if text is None else parse_condition(text, ph, name)
 
 
-def projection_of(req: dict[str, Any], ph: Placeholders) -> list[Path] | None:
-    text = member(req, "ProjectionExpression", str)
-    if text is not None:
-        if "AttributesToGet" in req:
-            raise validation(
-                "Can not use both expression and non-expression parameters in "
-                "the same request: Non-expression parameters: {AttributesToGet} "
-                "Expression parameters: {ProjectionExpression}"
-            )
-        return parse_projection(text, ph)
+def projection_of(req: dict[str, Any], ph: Placeholders | None) -> list[Path] | None:
+    """The paths a read returns: its ProjectionExpression (`ph` its placeholders), or in a
+    legacy request (`ph` None, mixing checked by `legacy.uses_expressions`) AttributesToGet."""
+    if ph is not None:
+        text = member(req, "ProjectionExpression", str)
+        return None if text is None else parse_projection(text, ph)
     attrs = member(req, "AttributesToGet", list)
     if attrs is None:
         return None
-    if not attrs or not all(isinstance(a, str) for a in attrs):
+    if not attrs or not all(isinstance(a, str) and a for a in attrs):
         raise validation("AttributesToGet must be a non-empty list of attribute names")
+    for name in attrs:
+        if len(name) > MAX_NAME_CHARS_UNCHECKED:
+            check_name_size(name)
+    if len(set(attrs)) != len(attrs):
+        duplicate = next(a for a in attrs if attrs.count(a) > 1)
+        raise invalid_parameter(f"Duplicate value in attribute name: {duplicate}")
     return [(a,) for a in attrs]
 
 
@@ -117,3 +112,43 @@ def check_size(item: Item) -> int:
 def consumed_mode(req: dict[str, Any]) -> str:
     """The ReturnConsumedCapacity member, checked (read once per request)."""
     return enum_of(req, "ReturnConsumedCapacity", ("INDEXES", "TOTAL", "NONE"), "NONE")
+
+
+MAX_PARTITION_KEY_BYTES: Final = 2048
+MAX_SORT_KEY_BYTES: Final = 1024
+"""[AWS] key value sizes ("Service, account, and table quotas": partition key 1 to 2048
+bytes, sort key 1 to 1024 bytes)."""
+
+
+def check_key_sizes(schema: KeySchema, key: Item) -> None:
+    """A key's values within DynamoDB's sizes (`key` holds every key attribute, checked
+    already); a number is at most 38 digits, always within them."""
+    limit = MAX_PARTITION_KEY_BYTES
+    for attr in schema.keys:
+        value = key[attr.name]
+        text = value.get("S")
+        # A string key of at most a quarter of the limit in characters fits whatever it
+        # holds (4 UTF-8 bytes at most a character): settled without a call.
+        if text is not None and len(text) * 4 <= limit:
+            limit = MAX_SORT_KEY_BYTES
+            continue
+        if not _fits(value, limit):
+            raise invalid_parameter(
+                # DynamoDB's message has no space in "of2048".
+                "Size of hashkey has exceeded the maximum size limit of2048 bytes"
+                if limit == MAX_PARTITION_KEY_BYTES
+                else "Aggregated size of all range keys has exceeded the size limit of 1024 bytes"
+            )
+        limit = MAX_SORT_KEY_BYTES
+
+
+def _fits(value: AttributeValue, limit: int) -> bool:
+    text = value.get("S")
+    if text is not None:
+        # At most 4 UTF-8 bytes a character: a short string fits without encoding it.
+        return len(text) * 4 <= limit or len(text.encode("utf-8")) <= limit
+    data = value.get("B")
+    if data is not None:
+        # Base64 holds 3 bytes in 4 characters.
+        return len(data) * 3 // 4 <= limit or len(decode_binary(data)) <= limit
+    return True

@@ -10,6 +10,7 @@ under `com.amazon.coral.validate#`, protocol errors under `com.amazon.coral.serv
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 DYNAMODB: Final = "com.amazonaws.dynamodb.v20120810#"
@@ -142,3 +143,27 @@ def table_name(req: dict[str, Any]) -> str:
             "to satisfy constraint: Member must have length between 1 and 1024"
         )
     return name
+
+
+_NAME: Final = re.compile(r"[a-zA-Z0-9_.-]+")
+"""[AWS] table and index names: 3 to 255 of these characters (Developer Guide,
+"Naming rules": https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html)."""
+
+
+def check_name(name: str, where: str = "tableName") -> None:
+    """A table or index name as DynamoDB's request validation checks it. Not run on
+    every request: a table found by name has a valid one (it was checked when created),
+    so the data plane checks only a name it cannot find."""
+    if name.startswith("arn:"):
+        return
+    if len(name) < 3 or len(name) > 255:
+        raise validation(
+            f"1 validation error detected: Value '{name}' at '{where}' failed to satisfy "
+            "constraint: Member must have length "
+            + ("greater than or equal to 3" if len(name) < 3 else "less than or equal to 255")
+        )
+    if _NAME.fullmatch(name) is None:
+        raise validation(
+            f"1 validation error detected: Value '{name}' at '{where}' failed to satisfy "
+            "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+        )

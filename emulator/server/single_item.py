@@ -16,8 +16,9 @@ from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, parse_update
 from emulator.server.expr_project import project
 from emulator.server.expr_update import apply_update
-from emulator.server.items import KeySchema
+from emulator.server.legacy import attribute_updates, expected_condition, uses_expressions
 from emulator.server.members import (
+    check_key_sizes,
     check_size,
     condition_of,
     consumed_mode,
@@ -25,11 +26,10 @@ from emulator.server.members import (
     item_member,
     placeholders_of,
     projection_of,
-    reject_legacy,
 )
-from emulator.server.protocol import invalid_parameter, member, table_name
+from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
 from emulator.server.state import EmulatorState
-from emulator.server.table import Table
+from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, kind_of
 
 # --- plain requests --------------------------------------------------------------------------
@@ -47,17 +47,33 @@ _NO_WRITE_OPTIONS: Final[tuple[Node | None, str, str]] = (None, "NONE", "NONE")
 """What `_write_options` returns for a plain request."""
 
 
+def key_member(table: Table, req: dict[str, Any]) -> Item:
+    """A request's Key: the table's key attributes, of their types and sizes."""
+    key = table.store.validate_key(item_member(req, "Key"))
+    check_key_sizes(table.schema, key)
+    return key
+
+
 def _is_plain(req: dict[str, Any], members: frozenset[str]) -> bool:
     """Whether a request has no member outside an operation's PLAIN set."""
     return members.issuperset(req)
 
 
-def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
-    """A PutItem's or DeleteItem's condition (placeholders all used), ReturnValues and
-    ReturnValuesOnConditionCheckFailure, checked in that order."""
+def _condition(req: dict[str, Any]) -> Node | None:
+    """A write's condition: its ConditionExpression (placeholders all used), or in a
+    legacy request its Expected (+ ConditionalOperator)."""
+    if not uses_expressions(req, "write"):
+        return expected_condition(req)
     ph = placeholders_of(req)
     cond = condition_of(req, ph)
     ph.check_all_used()
+    return cond
+
+
+def _write_options(req: dict[str, Any]) -> tuple[Node | None, str, str]:
+    """A PutItem's or DeleteItem's condition, ReturnValues and
+    ReturnValuesOnConditionCheckFailure, checked in that order."""
+    cond = _condition(req)
     returns = enum_of(req, "ReturnValues", ("NONE", "ALL_OLD"), "NONE")
     on_fail = enum_of(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     return cond, returns, on_fail
@@ -96,10 +112,11 @@ def _write_one(
 def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
     plain = _is_plain(req, PLAIN_PUT)
-    if not plain:
-        reject_legacy(req)
     item = item_member(req, "Item")
     table.store.validate_item_keys(item)
+    check_key_sizes(table.schema, item)
+    if table.gsis:
+        check_index_keys(table, item)
     size = check_size(item)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     return _write_one(
@@ -110,22 +127,25 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
     plain = _is_plain(req, PLAIN_DELETE)
-    if not plain:
-        reject_legacy(req)
-    key = table.store.validate_key(item_member(req, "Key"))
+    key = key_member(table, req)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     return _write_one(state, table, key, None, 0, options, consumed_mode(req))
 
 
 def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    reject_legacy(req)
-    key = table.store.validate_key(item_member(req, "Key"))
-    ph = placeholders_of(req)
-    text = member(req, "UpdateExpression", str)
-    actions = parse_update(text, ph) if text is not None else []
-    cond = condition_of(req, ph)
-    ph.check_all_used()
+    key = key_member(table, req)
+    actions: list[Node]
+    legacy = not uses_expressions(req, "update")
+    if legacy:
+        actions = attribute_updates(req) if "AttributeUpdates" in req else []
+        cond = expected_condition(req)
+    else:
+        ph = placeholders_of(req)
+        text = member(req, "UpdateExpression", str)
+        actions = parse_update(text, ph) if text is not None else []
+        cond = condition_of(req, ph)
+        ph.check_all_used()
     returns = enum_of(
         req, "ReturnValues", ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"), "NONE"
     )
@@ -135,52 +155,98 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     old = table.store.get(key)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
+    # [AWS] an update that only removes (REMOVE, or DELETE from a set) creates no item
+    # where there was none: there is nothing to remove from. One with no action at all
+    # creates the key-only item (Alternator's test_update_item_non_existent, run on AWS).
+    creates = old is not None or not actions or any(a[0] in ("set", "add") for a in actions)
     if ok:
-        new = apply_update(actions, old, table.schema.names)
+        try:
+            new = apply_update(actions, old, table.schema.names)
+        except DynamoError as exc:
+            if legacy and "Incorrect operand type" in exc.message:
+                # The same engine; the legacy form's words for its refusal.
+                raise invalid_parameter("Type mismatch for attribute to update") from None
+            raise
         new.update(key)
-        for index in table.gsis.values():
-            for attr in index.schema.names:
-                value = new.get(attr)
-                if value is not None and kind_of(value) != _attr_type(index.schema, attr):
-                    raise invalid_parameter(
-                        f"Type mismatch for Index Key {attr} Expected: "
-                        f"{_attr_type(index.schema, attr)} Actual: {kind_of(value)} "
-                        f"IndexName: {index.name}"
-                    )
+        if table.gsis:
+            check_index_keys(table, new, by_update=True)
         size = check_size(new)
-    decision, charge = charge_write(state, table, key, old, new if ok else None, now, ok)
+    decision, charge = charge_write(
+        state, table, key, old, new if ok and creates else None, now, ok
+    )
     refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
     assert new is not None  # refused above otherwise
-    table.store.put(new, size)
     out: dict[str, Any] = {}
-    touched = {str(a[1][0]) for a in actions}
+    if not creates:
+        return finish(out, mode, table, charge)
+    table.store.put(new, size)
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = old
     elif returns == "ALL_NEW":
         out["Attributes"] = new
-    elif returns == "UPDATED_OLD" and old is not None:
-        attrs = {k: v for k, v in old.items() if k in touched}
-        if attrs:
-            out["Attributes"] = attrs
-    elif returns == "UPDATED_NEW":
-        attrs = {k: v for k, v in new.items() if k in touched}
+    elif returns in ("UPDATED_OLD", "UPDATED_NEW"):
+        # Only the paths the update named, nested ones as nested parts of the item.
+        source = old if returns == "UPDATED_OLD" else new
+        attrs = project(source, [a[1] for a in actions]) if source is not None else {}
         if attrs:
             out["Attributes"] = attrs
     return finish(out, mode, table, charge)
 
 
-def _attr_type(schema: KeySchema, name: str) -> str:
-    for key in (schema.pk, schema.sk):
-        if key is not None and key.name == name:
-            return key.type
-    return ""
+def check_index_keys(table: Table, item: Item, by_update: bool = False) -> None:
+    """A written item's GSI key attributes, where present, of the index's key type and
+    not empty (an item without them is simply not in the index); `by_update`: the item
+    an UpdateItem made, which DynamoDB words differently."""
+    for index in table.gsis.values():
+        # The common case inline (no call per index: this runs on every write to a table
+        # with GSIs): each key attribute absent, or of its type and not empty.
+        fine = True
+        for attr in index.schema.keys:
+            value = item.get(attr.name)
+            if value is not None and (attr.type not in value or value[attr.type] == ""):
+                fine = False
+        if not fine:
+            # DynamoDB names the alphabetically first index the item fails (observed).
+            for name in sorted(table.gsis):
+                error = _index_key_error(table.gsis[name], item, by_update)
+                if error is not None:
+                    raise error
+
+
+def _index_key_error(index: IndexDef, item: Item, by_update: bool) -> DynamoError | None:
+    for attr in index.schema.keys:
+        value = item.get(attr.name)
+        if value is None:
+            continue
+        if attr.type not in value:
+            return invalid_parameter(
+                f"Type mismatch for Index Key {attr.name} Expected: {attr.type} "
+                f"Actual: {kind_of(value)} IndexName: {index.name}"
+            )
+        if value[attr.type] == "":
+            return validation(
+                "One or more parameter values are not valid. "
+                + (
+                    "The update expression attempted to update a secondary index key to a "
+                    "value that is not supported. "
+                    if by_update
+                    else "A value specified for a secondary index key is not supported. "
+                )
+                + "The AttributeValue for a key attribute cannot contain an empty "
+                f"{'string' if attr.type == 'S' else 'binary'} value. "
+                f"IndexName: {index.name}, IndexKey: {attr.name}"
+            )
+    return None
 
 
 # --- single-item read ------------------------------------------------------------------------
 
 
 def _get_projection(req: dict[str, Any]) -> list[Path] | None:
-    """A GetItem's projection, its placeholders all used."""
+    """A GetItem's projection (AttributesToGet in a legacy request), its placeholders
+    all used."""
+    if not uses_expressions(req, "get"):
+        return projection_of(req, None)
     ph = placeholders_of(req)
     paths = projection_of(req, ph)
     ph.check_all_used()
@@ -189,7 +255,7 @@ def _get_projection(req: dict[str, Any]) -> list[Path] | None:
 
 def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     table = state.table(table_name(req))
-    key = table.store.validate_key(item_member(req, "Key"))
+    key = key_member(table, req)
     paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = consumed_mode(req)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server.metrics import Metrics
-from emulator.server.protocol import not_found
+from emulator.server.protocol import check_name, not_found
 from emulator.server.table import Table
 
 
@@ -76,6 +76,9 @@ class EmulatorState:
         if name.startswith("arn:"):
             name = name.rsplit("/", 1)[-1] if ":table/" in name else ""
         table = self.tables.get(name)
-        if table is None or (active and table.creating(self.now())):
+        if table is None:
+            check_name(name)
+            raise not_found()
+        if active and table.creating(self.now()):
             raise not_found()
         return table

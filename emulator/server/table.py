@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.server.items import ItemStore, KeyDef, KeySchema
-from emulator.server.protocol import validation
+from emulator.server.protocol import check_name, validation
+
+MAX_KEY_NAME_BYTES = 255
+"""[AWS] the name of a key attribute of a table or index is at most 255 bytes (other
+attribute names, 65,535)."""
 
 
 @dataclass
@@ -62,14 +66,25 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
             "failed to satisfy constraint: Member must not be null"
         )
     out: dict[str, str] = {}
-    for entry in defs:
+    for number, entry in enumerate(defs, 1):
         if not isinstance(entry, dict):
             raise validation("AttributeDefinitions entries must be objects")
         name, kind = entry.get("AttributeName"), entry.get("AttributeType")
+        if isinstance(kind, str) and kind not in ("S", "N", "B"):
+            raise validation(
+                f"1 validation error detected: Value '{kind}' at 'attributeDefinitions."
+                f"{number}.member.attributeType' failed to satisfy constraint: Member must "
+                "satisfy enum value set: [B, N, S]"
+            )
         if not isinstance(name, str) or not name or kind not in ("S", "N", "B"):
             raise validation(
                 "One or more parameter values were invalid: AttributeDefinitions "
                 "need an AttributeName and an AttributeType of S, N or B"
+            )
+        if len(name.encode()) > MAX_KEY_NAME_BYTES:
+            raise validation(
+                "One or more parameter values were invalid: Number of bytes in key "
+                f"attribute name {name[:20]}... exceeds the limit of {MAX_KEY_NAME_BYTES}"
             )
         if name in out:
             raise validation(
@@ -125,6 +140,7 @@ def index_defs(
         if not isinstance(raw, dict) or not isinstance(raw.get("IndexName"), str):
             raise validation("GlobalSecondaryIndexes entries need an IndexName")
         name = raw["IndexName"]
+        check_name(name, "indexName")
         if name in out:
             raise validation(
                 f"One or more parameter values were invalid: Duplicate index name: {name}"

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from emulator.itemsize import kind_of
 from emulator.numbers import MAX_DIGITS, normal, significant_digits
-from emulator.server.protocol import invalid_parameter, serialization, validation
+from emulator.server.protocol import DynamoError, invalid_parameter, serialization, validation
 
 SCALARS: Final = ("S", "N", "B")
 TYPES: Final = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
@@ -22,6 +22,12 @@ MAX_DEPTH: Final = 32
 _isascii: Final = str.isascii
 """Bound once: mypyc has no native str.isascii, and `text.isascii()` compiles to a
 generic method look-up and call (every number written is checked)."""
+
+MAX_NAME_BYTES: Final = 65535
+"""[AWS] an attribute name is 1 to 65,535 bytes of UTF-8 (a key attribute's, 255)."""
+MAX_NAME_CHARS_UNCHECKED: Final = MAX_NAME_BYTES // 4
+"""Names of at most this many characters fit whatever they hold (4 UTF-8 bytes at most
+per character): only a longer one is encoded to be measured."""
 
 AttributeValue = dict[str, Any]
 Item = dict[str, AttributeValue]
@@ -41,9 +47,9 @@ def parse_number(text: Any) -> Decimal:
     try:
         number = Decimal(text.strip())
     except InvalidOperation:
-        raise validation("A value provided cannot be converted into a number") from None
+        raise _not_numeric(text) from None
     if not number.is_finite() or text.strip() != text or not text:
-        raise validation("A value provided cannot be converted into a number")
+        raise _not_numeric(text)
     if number != 0:
         if significant_digits(number) > MAX_DIGITS:
             raise validation("Attempting to store more than 38 significant digits in a Number")
@@ -59,6 +65,13 @@ def parse_number(text: Any) -> Decimal:
                 "smaller than supported range"
             )
     return number
+
+
+def _not_numeric(text: str) -> DynamoError:
+    # DynamoDB's words (as dynalite, written against DynamoDB, has them).
+    return validation(
+        "The parameter cannot be converted to a numeric value" + (f": {text}" if text else "")
+    )
 
 
 def decode_binary(text: Any) -> bytes:
@@ -89,8 +102,12 @@ def check_value(value: Any, depth: int = 0) -> None:
         if not isinstance(inner, str):
             raise serialization("STRING_VALUE can not be converted to String")
     elif kind == "N":
-        if not is_plain_integer(inner):
-            parse_number(inner)
+        # DynamoDB stores a number canonical ("007" -> "7", "1.50" -> "1.5", "1e3" ->
+        # "1000"): 1 and 1.0 are one key, and a read returns the canonical text. The value
+        # is rewritten in place (it is the request's own JSON); a plain integer without a
+        # leading zero, the common number, is canonical already and costs no parse.
+        if not is_plain_integer(inner) or (inner[0] == "0" and len(inner) > 1):
+            value["N"] = format_number(parse_number(inner))
     elif kind == "B":
         decode_binary(inner)
     elif kind == "BOOL":
@@ -126,10 +143,14 @@ def check_value(value: Any, depth: int = 0) -> None:
             if canonical in seen:
                 raise invalid_parameter(f"Input collection {inner} contains duplicates.")
             seen.add(canonical)
+        if kind == "NS":
+            value["NS"] = [format_number(parse_number(e)) for e in inner]
     elif kind == "M":
         if not isinstance(inner, dict):
             raise serialization("M value must be an object")
-        for sub in inner.values():
+        for name, sub in inner.items():
+            if not name or len(name) > MAX_NAME_CHARS_UNCHECKED:
+                check_name_size(name)
             check_value(sub, depth + 1)
     elif kind == "L":
         if not isinstance(inner, list):
@@ -140,13 +161,24 @@ def check_value(value: Any, depth: int = 0) -> None:
         raise validation(f"Supplied AttributeValue has an unsupported datatype: {kind}")
 
 
+def check_name_size(name: str) -> None:
+    """An attribute name not empty and within DynamoDB's 65,535 bytes."""
+    if not name:
+        raise invalid_parameter("Empty attribute name")
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise invalid_parameter(
+            f"Attribute name {name[:20]}... is too large, it must be at most "
+            f"{MAX_NAME_BYTES} bytes (65536 or more given)"
+        )
+
+
 def check_item(item: Any, member: str = "Item") -> Item:
     """An attribute map (Item, Key, ExpressionAttributeValues), checked."""
     if not isinstance(item, dict):
         raise serialization(f"Unexpected value type in payload for member {member}")
     for name, value in item.items():
-        if not name:
-            raise invalid_parameter("An attribute name cannot be empty")
+        if not name or len(name) > MAX_NAME_CHARS_UNCHECKED:
+            check_name_size(name)
         # A string, the most common value, is valid as it is: accept it here rather than
         # through check_value's dispatch (which would accept it the same way).
         if type(value) is dict and len(value) == 1 and type(value.get("S")) is str:
@@ -193,7 +225,7 @@ def canonical(value: AttributeValue) -> Any:
 
 
 def format_number(number: Decimal) -> str:
-    """How DynamoDB prints a computed number (no exponent for ordinary magnitudes)."""
+    """How DynamoDB prints a number, stored or computed: canonical, never an exponent."""
     trimmed = normal(number)
     if trimmed == trimmed.to_integral_value():
         return str(int(trimmed))

@@ -42,7 +42,7 @@ def ddb(emu: EmulatorServer) -> Any:
 
 def key_table(
     ddb: Any,
-    name: str = "t",
+    name: str = "tbl",
     sk_type: str | None = "S",
     billing: str = "PAY_PER_REQUEST",
     **extra: Any,

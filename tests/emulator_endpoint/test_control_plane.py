@@ -17,10 +17,10 @@ def test_create_table_is_creating_until_the_delay_passes() -> None:
         desc = key_table(ddb, billing="PROVISIONED")
         assert desc["TableStatus"] == "CREATING"
         with pytest.raises(ddb.exceptions.ResourceNotFoundException):
-            ddb.put_item(TableName="t", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
+            ddb.put_item(TableName="tbl", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
         emu.skip(31)
-        assert ddb.describe_table(TableName="t")["Table"]["TableStatus"] == "ACTIVE"
-        ddb.put_item(TableName="t", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
+        assert ddb.describe_table(TableName="tbl")["Table"]["TableStatus"] == "ACTIVE"
+        ddb.put_item(TableName="tbl", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
 
 
 def test_describe_shows_capacity_warm_throughput_and_gsis(ddb: Any) -> None:
@@ -38,7 +38,7 @@ def test_describe_shows_capacity_warm_throughput_and_gsis(ddb: Any) -> None:
         ],
         Tags=[{"Key": "team", "Value": "kiro"}],
     )
-    table = ddb.describe_table(TableName="t")["Table"]
+    table = ddb.describe_table(TableName="tbl")["Table"]
     assert table["TableStatus"] == "ACTIVE"
     assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == 10000
     assert table["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
@@ -50,14 +50,14 @@ def test_describe_shows_capacity_warm_throughput_and_gsis(ddb: Any) -> None:
     (gsi,) = table["GlobalSecondaryIndexes"]
     assert gsi["IndexStatus"] == "ACTIVE"
     assert gsi["ProvisionedThroughput"]["WriteCapacityUnits"] == 7
-    assert gsi["IndexArn"].endswith(":table/t/index/gix")
+    assert gsi["IndexArn"].endswith(":table/tbl/index/gix")
     tags = ddb.list_tags_of_resource(ResourceArn=table["TableArn"])["Tags"]
     assert tags == [{"Key": "team", "Value": "kiro"}]
 
 
 def test_on_demand_table_reports_defaults_and_maximum(ddb: Any) -> None:
     key_table(ddb, OnDemandThroughput={"MaxWriteRequestUnits": 500})
-    table = ddb.describe_table(TableName="t")["Table"]
+    table = ddb.describe_table(TableName="tbl")["Table"]
     assert table["WarmThroughput"]["WriteUnitsPerSecond"] == 4000
     assert table["WarmThroughput"]["ReadUnitsPerSecond"] == 12000
     assert table["OnDemandThroughput"] == {"MaxReadRequestUnits": -1, "MaxWriteRequestUnits": 500}
@@ -67,26 +67,27 @@ def test_on_demand_table_reports_defaults_and_maximum(ddb: Any) -> None:
 def test_update_table_capacity_billing_warm_and_gsis(emu: EmulatorServer, ddb: Any) -> None:
     key_table(ddb, billing="PROVISIONED")
     ddb.update_table(
-        TableName="t", ProvisionedThroughput={"ReadCapacityUnits": 3000, "WriteCapacityUnits": 2000}
+        TableName="tbl",
+        ProvisionedThroughput={"ReadCapacityUnits": 3000, "WriteCapacityUnits": 2000},
     )
-    assert emu.model.tables["t"].base.limits.wcu == 2000
-    ddb.update_table(TableName="t", BillingMode="PAY_PER_REQUEST")
-    table = ddb.describe_table(TableName="t")["Table"]
+    assert emu.model.tables["tbl"].base.limits.wcu == 2000
+    ddb.update_table(TableName="tbl", BillingMode="PAY_PER_REQUEST")
+    table = ddb.describe_table(TableName="tbl")["Table"]
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
     assert "LastUpdateToPayPerRequestDateTime" in table["BillingModeSummary"]
-    assert not emu.model.tables["t"].base.limits.provisioned
-    out = ddb.update_table(TableName="t", WarmThroughput={"WriteUnitsPerSecond": 8000})
+    assert not emu.model.tables["tbl"].base.limits.provisioned
+    out = ddb.update_table(TableName="tbl", WarmThroughput={"WriteUnitsPerSecond": 8000})
     assert out["TableDescription"]["WarmThroughput"]["Status"] == "UPDATING"
     emu.skip(61)
-    warm = ddb.describe_table(TableName="t")["Table"]["WarmThroughput"]
+    warm = ddb.describe_table(TableName="tbl")["Table"]["WarmThroughput"]
     assert warm == {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 8000, "Status": "ACTIVE"}
     with pytest.raises(ClientError) as err:
-        ddb.update_table(TableName="t", WarmThroughput={"WriteUnitsPerSecond": 5000})
+        ddb.update_table(TableName="tbl", WarmThroughput={"WriteUnitsPerSecond": 5000})
     assert err.value.response["Error"]["Code"] == "ValidationException"
-    ddb.update_table(TableName="t", OnDemandThroughput={"MaxWriteRequestUnits": 100})
-    assert emu.model.tables["t"].base.limits.max_write == 100
+    ddb.update_table(TableName="tbl", OnDemandThroughput={"MaxWriteRequestUnits": 100})
+    assert emu.model.tables["tbl"].base.limits.max_write == 100
     ddb.update_table(
-        TableName="t",
+        TableName="tbl",
         AttributeDefinitions=[{"AttributeName": "gk", "AttributeType": "S"}],
         GlobalSecondaryIndexUpdates=[
             {
@@ -98,28 +99,30 @@ def test_update_table_capacity_billing_warm_and_gsis(emu: EmulatorServer, ddb: A
             }
         ],
     )
-    assert "gix" in emu.model.tables["t"].gsis
+    assert "gix" in emu.model.tables["tbl"].gsis
     assert (
-        ddb.describe_table(TableName="t")["Table"]["GlobalSecondaryIndexes"][0]["IndexName"]
+        ddb.describe_table(TableName="tbl")["Table"]["GlobalSecondaryIndexes"][0]["IndexName"]
         == "gix"
     )
-    ddb.update_table(TableName="t", GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gix"}}])
-    assert "gix" not in emu.model.tables["t"].gsis
-    assert "GlobalSecondaryIndexes" not in ddb.describe_table(TableName="t")["Table"]
+    ddb.update_table(
+        TableName="tbl", GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gix"}}]
+    )
+    assert "gix" not in emu.model.tables["tbl"].gsis
+    assert "GlobalSecondaryIndexes" not in ddb.describe_table(TableName="tbl")["Table"]
 
 
 def test_switch_to_provisioned_needs_throughput(ddb: Any) -> None:
     key_table(ddb)
     with pytest.raises(ClientError) as err:
-        ddb.update_table(TableName="t", BillingMode="PROVISIONED")
+        ddb.update_table(TableName="tbl", BillingMode="PROVISIONED")
     assert err.value.response["Error"]["Code"] == "ValidationException"
     ddb.update_table(
-        TableName="t",
+        TableName="tbl",
         BillingMode="PROVISIONED",
         ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5},
     )
     assert (
-        ddb.describe_table(TableName="t")["Table"]["ProvisionedThroughput"]["WriteCapacityUnits"]
+        ddb.describe_table(TableName="tbl")["Table"]["ProvisionedThroughput"]["WriteCapacityUnits"]
         == 5
     )
 

@@ -34,11 +34,11 @@ def _key(pk: str = "k", sk: str = "s") -> dict[str, Any]:
 
 def test_every_attribute_type_reads_back_as_written(ddb: Any) -> None:
     key_table(ddb)
-    ddb.put_item(TableName="t", Item=EVERY_TYPE)
-    item = ddb.get_item(TableName="t", Key=_key(), ConsistentRead=True)["Item"]
+    ddb.put_item(TableName="tbl", Item=EVERY_TYPE)
+    item = ddb.get_item(TableName="tbl", Key=_key(), ConsistentRead=True)["Item"]
     assert item == EVERY_TYPE
     projected = ddb.get_item(
-        TableName="t",
+        TableName="tbl",
         Key=_key(),
         ProjectionExpression="#m.inner[2], n",
         ExpressionAttributeNames={"#m": "m"},
@@ -76,7 +76,7 @@ def test_items_survive_through_the_resource_api(emu: EmulatorServer) -> None:
 def test_update_expression_set_remove_add_delete(ddb: Any) -> None:
     key_table(ddb)
     ddb.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={
             **_key(),
             "count": {"N": "5"},
@@ -87,7 +87,7 @@ def test_update_expression_set_remove_add_delete(ddb: Any) -> None:
         },
     )
     out = ddb.update_item(
-        TableName="t",
+        TableName="tbl",
         Key=_key(),
         UpdateExpression=(
             "SET #c = #c + :one, fresh = if_not_exists(fresh, :zero), "
@@ -113,7 +113,7 @@ def test_update_expression_set_remove_add_delete(ddb: Any) -> None:
     assert out["visits"] == {"N": "1"}
     assert "gone" not in out
     old = ddb.update_item(
-        TableName="t",
+        TableName="tbl",
         Key=_key(),
         UpdateExpression="SET nested.x = :v",
         ExpressionAttributeValues={":v": {"N": "9"}},
@@ -122,14 +122,14 @@ def test_update_expression_set_remove_add_delete(ddb: Any) -> None:
     assert old == {"nested": {"M": {"x": {"N": "1"}}}}
     with pytest.raises(ClientError) as err:
         ddb.update_item(
-            TableName="t",
+            TableName="tbl",
             Key=_key(),
             UpdateExpression="SET pk = :v",
             ExpressionAttributeValues={":v": {"S": "other"}},
         )
     assert "part of the key" in err.value.response["Error"]["Message"]
     created = ddb.update_item(
-        TableName="t",
+        TableName="tbl",
         Key=_key("new"),
         UpdateExpression="ADD n :one",
         ExpressionAttributeValues={":one": {"N": "1"}},
@@ -160,19 +160,19 @@ def test_condition_expressions(
 ) -> None:
     key_table(ddb)
     ddb.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={**_key(), "n": {"N": "5"}, "s": {"S": "hello"}, "tags": {"SS": ["a", "b"]}},
     )
     kwargs: dict[str, Any] = {"ConditionExpression": condition}
     if values:
         kwargs["ExpressionAttributeValues"] = values
     if passes:
-        ddb.delete_item(TableName="t", Key=_key(), **kwargs)
-        assert "Item" not in ddb.get_item(TableName="t", Key=_key())
+        ddb.delete_item(TableName="tbl", Key=_key(), **kwargs)
+        assert "Item" not in ddb.get_item(TableName="tbl", Key=_key())
     else:
         with pytest.raises(ddb.exceptions.ConditionalCheckFailedException) as err:
             ddb.delete_item(
-                TableName="t", Key=_key(), ReturnValuesOnConditionCheckFailure="ALL_OLD", **kwargs
+                TableName="tbl", Key=_key(), ReturnValuesOnConditionCheckFailure="ALL_OLD", **kwargs
             )
         assert err.value.response["Error"]["Message"] == "The conditional request failed"
         assert err.value.response["Item"]["n"] == {"N": "5"}
@@ -190,13 +190,13 @@ def test_put_returns_old_and_consumed_capacity(ddb: Any) -> None:
         ],
     )
     first = ddb.put_item(
-        TableName="t", Item={**_key(), "g": {"S": "x"}}, ReturnConsumedCapacity="INDEXES"
+        TableName="tbl", Item={**_key(), "g": {"S": "x"}}, ReturnConsumedCapacity="INDEXES"
     )
     assert first["ConsumedCapacity"]["CapacityUnits"] == 2.0
     assert first["ConsumedCapacity"]["Table"]["CapacityUnits"] == 1.0
     assert first["ConsumedCapacity"]["GlobalSecondaryIndexes"]["byG"]["CapacityUnits"] == 1.0
     moved = ddb.put_item(
-        TableName="t",
+        TableName="tbl",
         Item={**_key(), "g": {"S": "y"}},
         ReturnValues="ALL_OLD",
         ReturnConsumedCapacity="INDEXES",
@@ -204,17 +204,19 @@ def test_put_returns_old_and_consumed_capacity(ddb: Any) -> None:
     assert moved["Attributes"]["g"] == {"S": "x"}
     # The GSI key changed: a delete and a put on the index.
     assert moved["ConsumedCapacity"]["GlobalSecondaryIndexes"]["byG"]["CapacityUnits"] == 2.0
-    sparse = ddb.put_item(TableName="t", Item=_key("other"), ReturnConsumedCapacity="TOTAL")
+    sparse = ddb.put_item(TableName="tbl", Item=_key("other"), ReturnConsumedCapacity="TOTAL")
     assert sparse["ConsumedCapacity"] == {
-        "TableName": "t",
+        "TableName": "tbl",
         "CapacityUnits": 1.0,
         "WriteCapacityUnits": 1.0,
     }
     big = ddb.put_item(
-        TableName="t", Item={**_key("big"), "p": {"S": "x" * 3000}}, ReturnConsumedCapacity="TOTAL"
+        TableName="tbl",
+        Item={**_key("big"), "p": {"S": "x" * 3000}},
+        ReturnConsumedCapacity="TOTAL",
     )
     assert big["ConsumedCapacity"]["CapacityUnits"] == 3.0
-    read = ddb.get_item(TableName="t", Key=_key("big"), ReturnConsumedCapacity="TOTAL")
+    read = ddb.get_item(TableName="tbl", Key=_key("big"), ReturnConsumedCapacity="TOTAL")
     assert read["ConsumedCapacity"]["CapacityUnits"] == 0.5
 
 
@@ -236,11 +238,11 @@ def test_query_key_conditions_pages_and_index(ddb: Any) -> None:
         item = {**_key("p", f"item{i:02d}"), "n": {"N": str(i)}}
         if i % 2:
             item["g"] = {"S": "odd"}
-        ddb.put_item(TableName="t", Item=item)
-    ddb.put_item(TableName="t", Item=_key("q", "item00"))
+        ddb.put_item(TableName="tbl", Item=item)
+    ddb.put_item(TableName="tbl", Item=_key("q", "item00"))
 
     def query(**kw: Any) -> dict[str, Any]:
-        result: dict[str, Any] = ddb.query(TableName="t", **kw)
+        result: dict[str, Any] = ddb.query(TableName="tbl", **kw)
         return result
 
     vals = {":p": {"S": "p"}, ":a": {"S": "item03"}, ":b": {"S": "item06"}}
@@ -271,7 +273,7 @@ def test_query_key_conditions_pages_and_index(ddb: Any) -> None:
     )
     assert filtered["Count"] == 5 and filtered["ScannedCount"] == 10
     pages = ddb.get_paginator("query").paginate(
-        TableName="t",
+        TableName="tbl",
         KeyConditionExpression="pk = :p",
         ExpressionAttributeValues={":p": {"S": "p"}},
         PaginationConfig={"PageSize": 4},
@@ -303,43 +305,43 @@ def test_query_key_conditions_pages_and_index(ddb: Any) -> None:
 def test_scan_paginates_over_every_item(ddb: Any) -> None:
     key_table(ddb, sk_type=None)
     for i in range(25):
-        ddb.put_item(TableName="t", Item={"pk": {"S": f"k{i}"}, "n": {"N": str(i)}})
+        ddb.put_item(TableName="tbl", Item={"pk": {"S": f"k{i}"}, "n": {"N": str(i)}})
     seen = [
         item["pk"]["S"]
         for page in ddb.get_paginator("scan").paginate(
-            TableName="t", PaginationConfig={"PageSize": 7}
+            TableName="tbl", PaginationConfig={"PageSize": 7}
         )
         for item in page["Items"]
     ]
     assert sorted(seen) == sorted(f"k{i}" for i in range(25))
     assert len(seen) == 25
     filtered = ddb.scan(
-        TableName="t",
+        TableName="tbl",
         FilterExpression="n < :three",
         ExpressionAttributeValues={":three": {"N": "3"}},
     )
     assert filtered["Count"] == 3 and filtered["ScannedCount"] == 25
-    segments = [ddb.scan(TableName="t", Segment=s, TotalSegments=3)["Count"] for s in range(3)]
+    segments = [ddb.scan(TableName="tbl", Segment=s, TotalSegments=3)["Count"] for s in range(3)]
     assert sum(segments) == 25
 
 
 def test_batch_write_and_get(ddb: Any) -> None:
     key_table(ddb)
     puts = [{"PutRequest": {"Item": {**_key("b", f"{i}"), "v": {"N": str(i)}}}} for i in range(20)]
-    assert ddb.batch_write_item(RequestItems={"t": puts})["UnprocessedItems"] == {}
-    ddb.batch_write_item(RequestItems={"t": [{"DeleteRequest": {"Key": _key("b", "0")}}]})
+    assert ddb.batch_write_item(RequestItems={"tbl": puts})["UnprocessedItems"] == {}
+    ddb.batch_write_item(RequestItems={"tbl": [{"DeleteRequest": {"Key": _key("b", "0")}}]})
     got = ddb.batch_get_item(
         RequestItems={
-            "t": {
+            "tbl": {
                 "Keys": [_key("b", "0"), _key("b", "1"), _key("b", "2")],
                 "ProjectionExpression": "v",
             }
         }
     )
-    assert sorted(i["v"]["N"] for i in got["Responses"]["t"]) == ["1", "2"]
+    assert sorted(i["v"]["N"] for i in got["Responses"]["tbl"]) == ["1", "2"]
     assert got["UnprocessedKeys"] == {}
     with pytest.raises(ClientError) as err:
-        ddb.batch_write_item(RequestItems={"t": [puts[0], puts[0]]})
+        ddb.batch_write_item(RequestItems={"tbl": [puts[0], puts[0]]})
     assert "duplicates" in err.value.response["Error"]["Message"]
 
 

@@ -35,14 +35,14 @@ def test_metrics_are_full_scale_per_table_and_gsi() -> None:
         )
         for i in range(10):
             ddb.put_item(
-                TableName="t", Item={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}, "g": {"S": "x"}}
+                TableName="tbl", Item={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}, "g": {"S": "x"}}
             )
         emu.skip(1.5)
         metrics = _get(f"{emu.endpoint_url}/_hotbench/metrics?seconds=5")
         api = json.loads(json.dumps(emu.metrics(seconds=5)))
         assert api["tables"] == metrics["tables"]
         assert metrics["scale"] == 0.1
-        table = metrics["tables"]["t"]
+        table = metrics["tables"]["tbl"]
         assert table["status"] == "ACTIVE"
         base, gsi = table["indexes"]["$table"], table["indexes"]["byG"]
         assert base["totals"]["accepted"] == pytest.approx(100)  # 10 requests / scale 0.1
@@ -55,8 +55,8 @@ def test_metrics_are_full_scale_per_table_and_gsi() -> None:
         }
         assert base["warm_throughput"] == {"read": 12000, "write": 4000, "status": "ACTIVE"}
         assert base["partition_count"] == len(base["partitions"])
-        partitions = _get(f"{emu.endpoint_url}/_hotbench/partitions?table=t")
-        assert partitions["table"] == "t" and partitions["scale"] == 0.1
+        partitions = _get(f"{emu.endpoint_url}/_hotbench/partitions?table=tbl")
+        assert partitions["table"] == "tbl" and partitions["scale"] == 0.1
         assert [i["index"] for i in partitions["indexes"]] == [None, "byG"]
         with pytest.raises(urllib.error.HTTPError) as err:
             _get(f"{emu.endpoint_url}/_hotbench/partitions?table=nope")

@@ -33,7 +33,7 @@ def _table_request() -> dict[str, Any]:
         }
 
     return {
-        "TableName": "t",
+        "TableName": "tbl",
         "KeySchema": [
             {"AttributeName": "pk", "KeyType": "HASH"},
             {"AttributeName": "sk", "KeyType": "RANGE"},
@@ -109,7 +109,7 @@ def _item(rng: random.Random) -> Any:
 def _request(rng: random.Random) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """(operation, plain request, the same request forced onto the full path)."""
     op = rng.choice(["PutItem"] * 6 + ["DeleteItem", "GetItem", "GetItem"])
-    req: dict[str, Any] = {"TableName": rng.choice(["t"] * 20 + ["missing"])}
+    req: dict[str, Any] = {"TableName": rng.choice(["tbl"] * 20 + ["missing"])}
     if op == "PutItem":
         req["Item"] = _item(rng)
     else:
@@ -146,8 +146,8 @@ def test_plain_and_full_paths_agree() -> None:
         statuses.add(got[0])
     assert statuses == {200, 400}  # both answers and refusals (throttles among them) ran
     assert plain.metrics_view(900) == full.metrics_view(900)
-    assert plain.partitions_view("t") == full.partitions_view("t")
-    scan = orjson.dumps({"TableName": "t"})
+    assert plain.partitions_view("tbl") == full.partitions_view("tbl")
+    scan = orjson.dumps({"TableName": "tbl"})
     assert plain.handle(TARGET + "Scan", scan) == full.handle(TARGET + "Scan", scan)
     assert plain.internal_errors == full.internal_errors == 0
 

@@ -68,14 +68,14 @@ def test_provisioned_hot_key_is_key_range(small: EmulatorServer) -> None:
         billing="PROVISIONED",
         ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 10000},
     )
-    exc = _first_throttle(lambda i: _put(ddb, "t", "hot", f"{i}"))
+    exc = _first_throttle(lambda i: _put(ddb, "tbl", "hot", f"{i}"))
     assert isinstance(exc, ddb.exceptions.ProvisionedThroughputExceededException)
     _check_shape(
         exc,
         "ProvisionedThroughputExceededException",
         TABLE_PROVISIONED_MESSAGE,
         "TableWriteKeyRangeThroughputExceeded",
-        ":table/t",
+        ":table/tbl",
     )
 
 
@@ -86,19 +86,19 @@ def test_provisioned_table_rate(small: EmulatorServer) -> None:
         billing="PROVISIONED",
         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
     )
-    exc = _first_throttle(lambda i: _put(ddb, "t", f"k{i}", "s"))
+    exc = _first_throttle(lambda i: _put(ddb, "tbl", f"k{i}", "s"))
     _check_shape(
         exc,
         "ProvisionedThroughputExceededException",
         TABLE_PROVISIONED_MESSAGE,
         "TableWriteProvisionedThroughputExceeded",
-        ":table/t",
+        ":table/tbl",
     )
     small.skip(200)  # 0.01 WCU/s at this scale: 200 s refill 2 write units
-    _put(ddb, "t", "r", "s")  # reads are throttled independently of writes
+    _put(ddb, "tbl", "r", "s")  # reads are throttled independently of writes
     read = _first_throttle(
         lambda i: ddb.get_item(
-            TableName="t", ConsistentRead=True, Key={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}}
+            TableName="tbl", ConsistentRead=True, Key={"pk": {"S": f"k{i}"}, "sk": {"S": "s"}}
         ),
         count=200,
     )
@@ -107,7 +107,7 @@ def test_provisioned_table_rate(small: EmulatorServer) -> None:
         "ProvisionedThroughputExceededException",
         TABLE_PROVISIONED_MESSAGE,
         "TableReadProvisionedThroughputExceeded",
-        ":table/t",
+        ":table/tbl",
     )
 
 
@@ -126,15 +126,15 @@ def test_provisioned_gsi_throttles_the_base_write(small: EmulatorServer) -> None
             }
         ],
     )
-    exc = _first_throttle(lambda i: _put(ddb, "t", f"k{i}", "s", g={"S": f"g{i}"}))
+    exc = _first_throttle(lambda i: _put(ddb, "tbl", f"k{i}", "s", g={"S": f"g{i}"}))
     _check_shape(
         exc,
         "ProvisionedThroughputExceededException",
         INDEX_PROVISIONED_MESSAGE,
         "IndexWriteProvisionedThroughputExceeded",
-        ":table/t/index/byG",
+        ":table/tbl/index/byG",
     )
-    metrics = small.metrics()["tables"]["t"]["indexes"]
+    metrics = small.metrics()["tables"]["tbl"]["indexes"]
     assert metrics["byG"]["totals"]["throttled"] >= 1 / SCALE
     assert (
         metrics["byG"]["totals"]["throttles_by_reason"]["IndexWriteProvisionedThroughputExceeded"]
@@ -144,15 +144,15 @@ def test_provisioned_gsi_throttles_the_base_write(small: EmulatorServer) -> None
 
 def test_on_demand_hot_key_and_maximum(small: EmulatorServer) -> None:
     ddb = client(small.endpoint_url)
-    key_table(ddb, name="od")
-    exc = _first_throttle(lambda i: _put(ddb, "od", "hot", f"{i}"))
+    key_table(ddb, name="odt")
+    exc = _first_throttle(lambda i: _put(ddb, "odt", "hot", f"{i}"))
     assert isinstance(exc, ddb.exceptions.ThrottlingException)
     _check_shape(
         exc,
         "ThrottlingException",
         ON_DEMAND_MESSAGE,
         "TableWriteKeyRangeThroughputExceeded",
-        ":table/od",
+        ":table/odt",
     )
     key_table(ddb, name="capped", OnDemandThroughput={"MaxWriteRequestUnits": 300})
     exc = _first_throttle(lambda i: _put(ddb, "capped", f"k{i}", "s"))
@@ -175,24 +175,24 @@ def test_batch_write_returns_throttled_items_as_unprocessed(small: EmulatorServe
     puts = [
         {"PutRequest": {"Item": {"pk": {"S": "hot"}, "sk": {"S": f"{i:02d}"}}}} for i in range(25)
     ]
-    out = ddb.batch_write_item(RequestItems={"t": puts})
-    unprocessed = out["UnprocessedItems"]["t"]
+    out = ddb.batch_write_item(RequestItems={"tbl": puts})
+    unprocessed = out["UnprocessedItems"]["tbl"]
     assert 0 < len(unprocessed) < 25
     assert unprocessed == puts[25 - len(unprocessed) :]
     with pytest.raises(ddb.exceptions.ProvisionedThroughputExceededException):
-        ddb.batch_write_item(RequestItems={"t": unprocessed})  # none fits: the batch fails
+        ddb.batch_write_item(RequestItems={"tbl": unprocessed})  # none fits: the batch fails
     small.skip(5)  # reads share the partition: let it refill
     written = ddb.query(
-        TableName="t",
+        TableName="tbl",
         KeyConditionExpression="pk = :p",
         ExpressionAttributeValues={":p": {"S": "hot"}},
     )["Count"]
     assert written == 25 - len(unprocessed)
     small.skip(5)
     keys = [p["PutRequest"]["Item"] for p in puts]
-    got = ddb.batch_get_item(RequestItems={"t": {"Keys": keys, "ConsistentRead": True}})
-    unread = got["UnprocessedKeys"].get("t", {}).get("Keys", [])
-    assert len(got["Responses"]["t"]) + len([k for k in unread if k in keys[:written]]) == written
+    got = ddb.batch_get_item(RequestItems={"tbl": {"Keys": keys, "ConsistentRead": True}})
+    unread = got["UnprocessedKeys"].get("tbl", {}).get("Keys", [])
+    assert len(got["Responses"]["tbl"]) + len([k for k in unread if k in keys[:written]]) == written
 
 
 def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
@@ -205,7 +205,7 @@ def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
     refused: list[str] = []
     for i in range(40):
         try:
-            _put(ddb, "t", "hot", f"{i:02d}")
+            _put(ddb, "tbl", "hot", f"{i:02d}")
         except ddb.exceptions.ProvisionedThroughputExceededException:
             refused.append(f"{i:02d}")
     assert refused
@@ -213,7 +213,7 @@ def test_throttled_write_changes_nothing(small: EmulatorServer) -> None:
     stored = {
         i["sk"]["S"]
         for i in ddb.query(
-            TableName="t",
+            TableName="tbl",
             KeyConditionExpression="pk = :p",
             ExpressionAttributeValues={":p": {"S": "hot"}},
         )["Items"]
@@ -235,7 +235,7 @@ def test_a_throttle_error_sends_the_bytes_its_body_encodes_to(
     from emulator.throttle import Cause, ThrottleSite
 
     for cause in Cause:
-        site = ThrottleSite(on_index, cause, "arn:aws:dynamodb:us-east-1:0:table/t", provisioned)
+        site = ThrottleSite(on_index, cause, "arn:aws:dynamodb:us-east-1:0:table/tbl", provisioned)
         error = throttle_error(site.throttle(is_write))
         fresh = DynamoError(error.name, error.message, error.prefix, error.extra)
         assert error.payload() == fresh.payload()
