@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from pathlib import Path
 
+import botocore
 import botocore.session
 
 from emulator.server.service import KNOWN_UNSUPPORTED, OPERATIONS
@@ -54,14 +56,30 @@ def test_the_table_lists_exactly_the_services_operations() -> None:
             assert (parameter, supported) == ("(all)", "no"), operation
 
 
+WRITTEN_AGAINST = (1, 43)
+"""The botocore minor the table was written against: with it, the table lists exactly its
+request members. A newer botocore may add parameters (CI installs the newest): the table
+must still name only real ones, and the new ones are reported, not failed, so a release
+of botocore cannot break the build; they go into the table when the table is next read."""
+
+
 def test_each_supported_operation_lists_botocores_request_members() -> None:
     model = botocore.session.get_session().get_service_model("dynamodb")
+    exact = tuple(int(n) for n in botocore.__version__.split(".")[:2]) <= WRITTEN_AGAINST
     rows = _rows()
     for operation in OPERATIONS:
         members = set(model.operation_model(operation).input_shape.members) or {"(none)"}
         listed = [p for o, p, _, _ in rows if o == operation]
         assert len(listed) == len(set(listed)), f"{operation}: a parameter listed twice"
-        assert set(listed) == members, operation
+        assert set(listed) <= members, f"{operation}: {set(listed) - members} are not parameters"
+        if exact:
+            assert set(listed) == members, operation
+        elif members - set(listed):
+            warnings.warn(
+                f"{operation}: botocore {botocore.__version__} adds {sorted(members - set(listed))}"
+                "; add them to docs/emulator.md's conformance table",
+                stacklevel=1,
+            )
 
 
 CALLS = {"CreateTable": ("create_table", "key_table")}
