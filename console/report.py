@@ -37,15 +37,20 @@ def results_table(result: PlaybookResult) -> Table:
     table = Table(title=title, title_justify="left", header_style="bold")
     # The unaccounted column appears only when some run has a gap, so it cannot be missed.
     gaps = any(run.totals().unaccounted for run in result.runs)
+    # The model sends every request it offers, on time, without errors: those columns say
+    # something only about a live run, and a simulation's table stays readable without them.
+    live = result.mode != "simulate"
     table.add_column("table", no_wrap=True)
     table.add_column("run", justify="right")
     table.add_column("offered", justify="right")
-    table.add_column("sent", justify="right")
+    if live:
+        table.add_column("sent", justify="right")
     table.add_column("succeeded", justify="right")
     table.add_column("throttled", justify="right")
-    table.add_column("errors", justify="right")
-    table.add_column("timeouts", justify="right")
-    table.add_column("late", justify="right")
+    if live:
+        table.add_column("errors", justify="right")
+        table.add_column("timeouts", justify="right")
+        table.add_column("late", justify="right")
     if gaps:
         table.add_column("unaccounted", justify="right", style="bold red")
     table.add_column("rate", justify="right")
@@ -73,12 +78,10 @@ def results_table(result: PlaybookResult) -> Table:
             label,
             str(run.repeat),
             _num(data["offered"]),
-            _num(data["sent"]),
+            *([_num(data["sent"])] if live else []),
             _num(data["succeeded"]),
             _num(data["throttled"]),
-            _num(data["errors"]),
-            _num(data["timeouts"]),
-            _num(data["late"]),
+            *([_num(data[k]) for k in ("errors", "timeouts", "late")] if live else []),
             *([_num(data["unaccounted"])] if gaps else []),
             f"[{style}]{rate:.1f} %[/]",
             reasons,
