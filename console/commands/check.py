@@ -76,11 +76,7 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
 
         return simulate_with_progress(playbook, console, args.quiet)
     if args.target == "aws":
-        raise UserError(
-            "--mode live --target aws is not available yet: it needs the operator "
-            "workflow's AWS target (tables through Terraform, the ECS fleet); use "
-            "--target local (the emulator) or --mode simulate"
-        )
+        return _live_on_aws(args, console)
     from botocore.exceptions import BotoCoreError, ClientError
 
     from console.commands.run import live_options
@@ -103,8 +99,25 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
         ) from None
 
 
+def _live_on_aws(args: argparse.Namespace, console: Console) -> PlaybookResult:
+    """Through the operator workflow: plan (printed with its cost), up (asks first unless
+    --yes), run, and down in a `finally`. Leftovers after down make the check an error,
+    whatever the criteria say: the check could not clean up after itself."""
+    from console.commands.run import up_run_down
+
+    results: list[PlaybookResult] = []
+    if not up_run_down(args, console, results.append):
+        raise UserError(
+            "the check ran, but `down` could not confirm that nothing is left (listed "
+            "above with the commands that delete each)",
+            code=exitcodes.LEFT_BEHIND,
+        )
+    return results[0]
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from console.commands.run import add_live_arguments
+    from console.commands.workflow import add_fleet_and_cost_arguments, add_settings_arguments
 
     parser = sub.add_parser(
         "check",
@@ -143,4 +156,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
+    aws = parser.add_argument_group("live runs on AWS (--mode live --target aws)")
+    aws.add_argument("--region", default=None, help="AWS region (default: HOTBENCH_REGION)")
+    add_settings_arguments(aws, target=False)
+    add_fleet_and_cost_arguments(aws)
+    aws.add_argument("--yes", action="store_true", help="go up without asking")
     parser.set_defaults(handler=handle)

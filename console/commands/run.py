@@ -14,6 +14,7 @@ unreconciled or erroring one whichever way it ran:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -152,22 +153,34 @@ def _run_step(args: argparse.Namespace, console: Console) -> int:
 
 def _up_run_down(args: argparse.Namespace, console: Console) -> int:
     """AWS in one go: the stack is destroyed in a `finally`, also on Ctrl-C."""
+    code = exitcodes.OK
+
+    def report(result: PlaybookResult) -> None:
+        nonlocal code
+        code = report_and_exit_code(result, args, console)
+
+    nothing_left = up_run_down(args, console, report)
+    return code if nothing_left else exitcodes.LEFT_BEHIND
+
+
+def up_run_down(
+    args: argparse.Namespace, console: Console, on_result: Callable[[PlaybookResult], None]
+) -> bool:
+    """The workflow's plan (printed), up, run and down of `args.playbook`, with down in a
+    `finally`, also on Ctrl-C; `on_result` gets the run's result before down starts.
+    Returns whether down left nothing behind (what it left is printed)."""
     from console.workflow import down, plan, run, up
 
     settings = settings_from(args)
     hooks = hooks_for(console, args)
     print_plan(plan(args.playbook, settings, up_options(args)), console)
     state = up(args.playbook, settings, hooks, up_options(args))
-    code = exitcodes.OK
     try:
-        result = run(state.run_id, settings, hooks, _run_options(args))
-        code = report_and_exit_code(result, args, console)
+        on_result(run(state.run_id, settings, hooks, _run_options(args)))
     finally:
         report = down(state.run_id, settings, hooks)
         print_down(report, console)
-        if not report.nothing_left:
-            code = exitcodes.LEFT_BEHIND
-    return code
+    return report.nothing_left
 
 
 def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bool = True) -> None:

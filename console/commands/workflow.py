@@ -44,7 +44,7 @@ def _default(name: str) -> str:
 # -- shared flags --------------------------------------------------------------------------
 
 
-def add_settings_arguments(parser: argparse.ArgumentParser, target: bool = True) -> None:
+def add_settings_arguments(parser: argparse._ActionsContainer, target: bool = True) -> None:
     """Flags that override a setting; None (not given) leaves the environment's or
     hotbench.toml's value."""
     if target:
@@ -124,6 +124,12 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
         help="local: fraction of the playbook's rates offered, and the emulator's scale "
         "(default 0.1; figures are reported in full-scale units)",
     )
+    add_fleet_and_cost_arguments(parser)
+
+
+def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
+    """What `up` needs beyond --workers and --scale: the Fargate task, the cost ceiling,
+    the prices (also `hotbench check --mode live --target aws`, which goes up)."""
     parser.add_argument("--task-cpu", type=int, default=1024, help="aws: task CPU units")
     parser.add_argument("--task-memory", type=int, default=2048, help="aws: task memory MiB")
     parser.add_argument(
