@@ -13,7 +13,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from emulator.model import ModelError
-from emulator.server.items import ItemStore
+from emulator.server.keystore import make_store
 from emulator.server.protocol import (
     in_use,
     invalid_parameter,
@@ -22,7 +22,13 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
-from emulator.server.table import Table, attribute_types, index_defs, key_schema
+from emulator.server.table import (
+    Table,
+    attribute_types,
+    index_attributes,
+    index_defs,
+    key_schema,
+)
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
 
 if TYPE_CHECKING:
@@ -57,6 +63,8 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     if name in svc.tables:
         raise in_use(f"Table already exists: {name}")
     tags = _tags(member(req, "Tags", list, default=[]))
+    store = make_store(svc.store_kind, schema)
+    store.set_indexes(*index_attributes(gsis))
     stored = copy.deepcopy(req)
     try:
         capacity = svc.model.create_table(stored, now)
@@ -68,7 +76,7 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         table_id=str(uuid.uuid4()),
         request=stored,
         schema=schema,
-        store=ItemStore(schema),
+        store=store,
         created_epoch=svc.epoch(now),
         ready_at=now + svc.create_delay_s,
         gsis=gsis,
@@ -257,12 +265,14 @@ def update_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
         )
     types = attribute_types(new)
     gsis = index_defs(new, types, now + svc.create_delay_s, table.gsis)
+    table.store.set_indexes(*index_attributes(gsis))
     from emulator.tableconfig import ConfigError, TableConfig
 
     try:
         config = TableConfig.from_request(new)
         svc.model.update_capacity(name, config, now)
     except (ConfigError, ModelError) as exc:
+        table.store.set_indexes(*index_attributes(table.gsis))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table.request = new
     table.gsis = gsis

@@ -27,7 +27,7 @@ from emulator.server.expressions import (
     parse_update,
     project,
 )
-from emulator.server.items import KeySchema, pk_hash_of, sort_value
+from emulator.server.items import ItemStore, KeySchema, Sized, pk_hash_of, sort_value
 from emulator.server.protocol import (
     ITEM_TOO_LARGE_MESSAGE,
     DynamoError,
@@ -203,13 +203,16 @@ def _admit_write(
     return decision, charge
 
 
-def _refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None, on_fail: str) -> None:
+def _refuse_unless_admitted(
+    decision: Decision, ok: bool, old: Item | None, on_fail: str, store: ItemStore
+) -> None:
     """A single-item write's refusals, in DynamoDB's order: a throttle first (the
     condition is not even reported), then a failed condition."""
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
     if not ok:
-        raise condition_failed(old if on_fail == "ALL_OLD" else None)
+        shown = store.answer(old) if old is not None and on_fail == "ALL_OLD" else None
+        raise condition_failed(shown)
 
 
 # --- plain requests --------------------------------------------------------------------------
@@ -259,17 +262,21 @@ def _write_one(
     capacity, refusal, store change and reply, in DynamoDB's order, for both."""
     cond, returns, on_fail = options
     now = svc.tick()
-    old, old_size = table.store.get_sized(key)
+    store = table.store
+    old, old_size = store.get_for_write(key)
+    if old is None and new is not None:
+        svc.memory.admit_new_item()
     ok = cond is None or evaluate(cond, old)
-    decision, charge = _admit_write(svc, table, key, old, new, now, ok, old_size, new_size)
-    _refuse_unless_admitted(decision, ok, old, on_fail)
+    seen = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    decision, charge = _admit_write(svc, table, key, seen, new, now, ok, old_size, new_size)
+    _refuse_unless_admitted(decision, ok, old, on_fail, store)
     if new is not None:
-        table.store.put(new, new_size)
+        store.put(new, new_size)
     elif old is not None:
-        table.store.delete(key)
+        store.delete(key)
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
+        out["Attributes"] = store.answer(old)
     return _finish(out, mode, table, charge)
 
 
@@ -312,9 +319,13 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     on_fail = _enum(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = _consumed_mode(req)
     now = svc.tick()
-    old = table.store.get(key)
+    store = table.store
+    old, old_size = store.get_for_write(key)
+    if old is None:
+        svc.memory.admit_new_item()
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
+    size = 0
     if ok:
         new = apply_update(actions, old, table.schema.names)
         new.update(key)
@@ -328,22 +339,25 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                         f"IndexName: {index.name}"
                     )
         size = _check_size(new)
-    decision, charge = _admit_write(svc, table, key, old, new if ok else None, now, ok)
-    _refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
+    seen = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    decision, charge = _admit_write(
+        svc, table, key, seen, new if ok else None, now, ok, old_size, size
+    )
+    _refuse_unless_admitted(decision, ok and new is not None, old, on_fail, store)
     assert new is not None  # refused above otherwise
-    table.store.put(new, size)
+    store.put(new, size)
     out: dict[str, Any] = {}
     touched = {str(a[1][0]) for a in actions}
     if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
+        out["Attributes"] = store.answer(old)
     elif returns == "ALL_NEW":
-        out["Attributes"] = new
+        out["Attributes"] = store.answer(new)
     elif returns == "UPDATED_OLD" and old is not None:
-        attrs = {k: v for k, v in old.items() if k in touched}
+        attrs = {k: v for k, v in store.answer(old).items() if k in touched}
         if attrs:
             out["Attributes"] = attrs
     elif returns == "UPDATED_NEW":
-        attrs = {k: v for k, v in new.items() if k in touched}
+        attrs = {k: v for k, v in store.answer(new).items() if k in touched}
         if attrs:
             out["Attributes"] = attrs
     return _finish(out, mode, table, charge)
@@ -444,18 +458,27 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     unprocessed: dict[str, list[Any]] = {}
     charges: dict[str, Charge] = {}
     first_throttle: Throttle | None = None
+    # Past the memory bound, a batch that would add an item is refused whole, before it
+    # costs anything (as a request that fails validation), never half written.
+    svc.memory.admit_new_items(
+        sum(1 for table, _w, key, new in plan if new is not None and not table.store.holds(key))
+    )
     for table, write, key, new in plan:
-        old, old_size = table.store.get_sized(key)
+        store = table.store
+        old, old_size = store.get_for_write(key)
         new_size = item_size(new) if new is not None else 0
-        decision, charge = _admit_write(svc, table, key, old, new, now, True, old_size, new_size)
+        model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
+        decision, charge = _admit_write(
+            svc, table, key, model_old, new, now, True, old_size, new_size
+        )
         if decision.throttle is not None:
             first_throttle = first_throttle or decision.throttle
             unprocessed.setdefault(table.name, []).append(write)
             continue
         if new is not None:
-            table.store.put(new, new_size)
+            store.put(new, new_size)
         elif old is not None:
-            table.store.delete(key)
+            store.delete(key)
         _add_charge(charges, table.name, charge)
     if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
         # [AWS] when no item at all could be written, the batch fails with the throttle.
@@ -608,7 +631,7 @@ def _sk_matches(test: Node | None, item: Item) -> bool:
 
 def _query_items(
     table: Table, source: _Source, pk_value: dict[str, Any], forward: bool, start: Item | None
-) -> Iterator[Item]:
+) -> Iterator[Sized]:
     if source.index is None:
         sk = table.schema.sk
         after = sort_value(start[sk.name]) if start is not None and sk is not None else None
@@ -619,18 +642,18 @@ def _query_items(
     pk_name = source.schema.pk.name
     wanted = sort_value(pk_value)
     matches = [
-        i
-        for i in table.store.all_items()
+        (i, n)
+        for i, n in table.store.all_items()
         if source.schema.in_index(i) and sort_value(i[pk_name]) == wanted
     ]
-    matches.sort(key=lambda i: _index_order(source, table, i), reverse=not forward)
+    matches.sort(key=lambda m: _index_order(source, table, m[0]), reverse=not forward)
     if start is not None:
         mark = _index_order(source, table, start)
         matches = [
-            i
-            for i in matches
-            if (_index_order(source, table, i) > mark) == forward
-            and _index_order(source, table, i) != mark
+            m
+            for m in matches
+            if (_index_order(source, table, m[0]) > mark) == forward
+            and _index_order(source, table, m[0]) != mark
         ]
     yield from matches
 
@@ -640,7 +663,7 @@ def _page(
     req: dict[str, Any],
     table: Table,
     source: _Source,
-    items: Iterator[Item],
+    items: Iterator[Sized],
     where: tuple[int, Any] | None,
     consistent: bool,
     sk_test: Node | None,
@@ -661,11 +684,11 @@ def _page(
     scanned: list[Item] = []
     size = 0
     stopped = False
-    for item in items:
+    for item, item_bytes in items:
         if not _sk_matches(sk_test, item):
             continue
         scanned.append(item)
-        size += item_size(item)
+        size += item_bytes  # the stored size: what DynamoDB reads, whatever the store keeps
         if (limit is not None and len(scanned) >= limit) or size >= PAGE_BYTES:
             stopped = True
             break
@@ -715,13 +738,13 @@ def query(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int) -> Iterator[Item]:
+def _in_segment(items: Iterator[Sized], pk_name: str, total: int, part: int) -> Iterator[Sized]:
     """The items of one parallel-Scan segment, lazily: a generator function, not a
     generator expression, which mypyc would turn into a list (a Scan page with a Limit
     must not walk the whole table)."""
-    for item in items:
-        if pk_hash_of(item[pk_name]) * total >> 64 == part:
-            yield item
+    for sized in items:
+        if pk_hash_of(sized[0][pk_name]) * total >> 64 == part:
+            yield sized
 
 
 def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
@@ -747,20 +770,21 @@ def scan(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
             f"TotalSegments: Segment: {segment} is not less than TotalSegments: "
             f"{segments}"
         )
-    items: Iterator[Item]
+    items: Iterator[Sized]
     if source.index is None:
         items = table.store.scan(start)
     else:
+        pk_name = source.schema.pk.name
         pool = sorted(
-            (i for i in table.store.all_items() if source.schema.in_index(i)),
-            key=lambda i: (pk_hash_of(i[source.schema.pk.name]), _index_order(source, table, i)),
+            (m for m in table.store.all_items() if source.schema.in_index(m[0])),
+            key=lambda m: (pk_hash_of(m[0][pk_name]), _index_order(source, table, m[0])),
         )
         if start is not None:
-            mark = (pk_hash_of(start[source.schema.pk.name]), _index_order(source, table, start))
+            mark = (pk_hash_of(start[pk_name]), _index_order(source, table, start))
             pool = [
-                i
-                for i in pool
-                if (pk_hash_of(i[source.schema.pk.name]), _index_order(source, table, i)) > mark
+                m
+                for m in pool
+                if (pk_hash_of(m[0][pk_name]), _index_order(source, table, m[0])) > mark
             ]
         items = iter(pool)
     if segments is not None and segment is not None:

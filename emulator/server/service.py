@@ -19,6 +19,8 @@ import orjson
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server import control, dataplane
+from emulator.server.keystore import STORES
+from emulator.server.memory import MemoryBound, default_max_memory
 from emulator.server.metrics import Metrics
 from emulator.server.protocol import (
     TARGET_PREFIX,
@@ -124,7 +126,11 @@ class Service:
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
+        store: str = "full",
+        max_memory: int | None = None,
     ) -> None:
+        if store not in STORES:
+            raise ValueError(f"unknown item store {store!r}: choose one of {', '.join(STORES)}")
         if scale is not None:
             params = params.scaled(scale)
         self.params = params
@@ -142,6 +148,10 @@ class Service:
         self.started_epoch = time.time()
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
+        self.store_kind = store
+        """Which item store new tables get: "full" or "keys" (docs/emulator.md#item-stores)."""
+        self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
+        """Past this bound writes of new items are refused (emulator/server/memory.py)."""
 
     # time ------------------------------------------------------------------------------
     def now(self) -> float:
@@ -240,6 +250,13 @@ class Service:
                 "units": "full-scale (counts and units divided by scale)",
                 "tables": out,
             }
+
+    def memory_view(self) -> dict[str, Any]:
+        """The JSON of /_hotbench/memory: the item store, the bound and what it refused."""
+        with self.lock:
+            view = self.memory.status()
+            view["items"] = sum(t.store.count for t in self.tables.values())
+            return view
 
     def partitions_view(self, table: str) -> dict[str, Any]:
         """The JSON of /_hotbench/partitions?table=T: the model's partition map."""

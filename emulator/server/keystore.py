@@ -1,0 +1,203 @@
+"""The `keys` item store: per item only what the capacity model needs.
+
+A load test's items are synthetic and never read back for their values, yet the `full`
+store keeps every byte of them (about 1.9 KB of server memory per 1 KB item): a long
+launch rehearsal with fresh keys outgrows the machine. Every charge depends only on an
+item's key attributes (table and index keys), its size, the size of what each index
+projects, and whether a write changes what an index holds. So this store keeps, per
+item: its size, the name and size of each other attribute (a "shape", shared between
+items that have the same one), the values of the attributes an index needs (its keys and
+its INCLUDE attributes), and, when an index projects ALL, a hash of each other value (to
+tell a rewrite that changes nothing from one that changes something). The figures of
+docs/emulator.md#item-stores are measured by benchmarks/memory.py.
+
+What differs from `full` is only what a client sees: a read answers with the key and
+index attributes alone, and a write's condition or update expression sees each other
+attribute as a stand-in string of its size (so `attribute_exists` and a SET or REMOVE of
+it are exact, while a comparison with its value or `a + :n` is not).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Final
+
+from emulator.itemsize import value_size
+from emulator.server.items import ItemStore, KeySchema
+from emulator.server.protocol import validation
+from emulator.server.values import AttributeValue, Item, canonical, format_number
+
+INTERN_LIMIT: Final = 65536
+"""Distinct shapes (and key-name tuples) shared between items: a bound, so items of ever
+new sizes cannot grow the table of shared ones without end (they are kept unshared)."""
+
+STANDIN_CHAR: Final = "\x00"
+"""A stand-in for an attribute whose value is not kept: this character times its size
+(one UTF-8 byte each, so the item's size is unchanged)."""
+
+
+def value_token(value: AttributeValue) -> int:
+    """A hash equal for values DynamoDB treats as equal (1 and 1.0, sets in any order)."""
+    return hash(canonical(value))
+
+
+def _wire(kind: str, value: Any) -> AttributeValue:
+    """A key value back in wire form from the typed value the store is keyed by."""
+    if kind == "S":
+        return {"S": value}
+    if kind == "N":
+        return {"N": format_number(value)}
+    return {"B": base64.b64encode(value).decode("ascii")}
+
+
+def _is_standin(value: AttributeValue, size: int) -> bool:
+    text = value.get("S")
+    return isinstance(text, str) and len(text) == size and text == STANDIN_CHAR * size and size > 0
+
+
+class KeysStore(ItemStore):
+    """One table's items as keys, index attributes and sizes (`--store keys`).
+
+    An entry is a tuple (shape, kept names, kept values, tokens): shape the (name, size)
+    of each attribute not kept, tokens None or the `value_token` of each of them (only
+    while an index projects ALL). Entries without kept values or tokens, the common case
+    of a table without indexes, are shared between items with the same shape."""
+
+    kind = "keys"
+
+    def __init__(self, schema: KeySchema) -> None:
+        super().__init__(schema)
+        self._keep: frozenset[str] = frozenset()
+        """Non-key attributes whose values are kept: the GSIs' keys and INCLUDE names."""
+        self._compare = False
+        """Whether a GSI projects ALL (entries then carry value tokens)."""
+        self._shared: dict[Any, Any] = {}
+
+    # what is kept ----------------------------------------------------------------------
+    def set_indexes(self, keep: frozenset[str], compare_all: bool) -> None:
+        """Keep what the table's GSIs need. An index added while the table holds items
+        would need values this store did not keep: refused, naming the fix."""
+        keep = keep.difference(self.schema.names)
+        if self.count == 0:
+            self._keep, self._compare = keep, compare_all
+            return
+        if keep.issubset(self._keep) and (self._compare or not compare_all):
+            return  # kept values of a deleted index are harmless: kept, not forgotten
+        raise validation(
+            "The hotbench emulator runs with --store keys, which keeps only the key "
+            f"attributes of the indexes a table had when its items were written; it "
+            f"cannot build this index over the {self.count:,} items the table holds. "
+            "Create the index with the table, or run the emulator with --store full"
+        )
+
+    def _share(self, value: Any) -> Any:
+        found = self._shared.get(value)
+        if found is not None:
+            return found
+        if len(self._shared) < INTERN_LIMIT:
+            self._shared[value] = value
+        return value
+
+    def _entry(self, item: Item, size: int) -> Any:
+        keys = self.schema.names
+        keep = self._keep
+        compare = self._compare
+        shape: list[tuple[str, int]] = []
+        names: list[str] = []
+        values: list[AttributeValue] = []
+        tokens: list[int] = []
+        previous: Any = self._find(item)[0] if compare else None
+        for name, value in item.items():
+            if name in keys:
+                continue
+            if name in keep:
+                names.append(name)
+                values.append(value)
+                continue
+            vsize = value_size(value)
+            shape.append((name, vsize))
+            if compare:
+                tokens.append(_token_of(name, value, vsize, previous))
+        record_shape = self._share(tuple(shape))
+        if not values and not compare:
+            return self._share((record_shape, (), (), None))
+        return (record_shape, self._share(tuple(names)), tuple(values), tuple(tokens))
+
+    def _view(self, pk: Any, sk: Any, entry: Any) -> Item:
+        schema = self.schema
+        item: Item = {schema.pk.name: _wire(schema.pk.type, pk)}
+        if schema.sk is not None:
+            item[schema.sk.name] = _wire(schema.sk.type, sk)
+        for name, value in zip(entry[1], entry[2], strict=True):
+            item[name] = value
+        return item
+
+    def answer(self, item: Item) -> Item:
+        """Only the attributes this store keeps: the keys and the index attributes."""
+        keys = self.schema.names
+        keep = self._keep
+        return {k: v for k, v in item.items() if k in keys or k in keep}
+
+    # access ----------------------------------------------------------------------------
+    def _known(self, key: Item, entry: Any) -> Item:
+        """The key attributes as given, and the kept values of an entry."""
+        item: Item = {name: key[name] for name in self.schema.names}
+        for name, value in zip(entry[1], entry[2], strict=True):
+            item[name] = value
+        return item
+
+    def get_sized(self, key: Item) -> tuple[Item | None, int]:
+        entry, size = self._find(key)
+        if entry is None:
+            return None, 0
+        return self._known(key, entry), size
+
+    def get_for_write(self, key: Item) -> tuple[Item | None, int]:
+        """The kept attributes plus a stand-in of the right size for each other one, so
+        the item measures its stored size and an update keeps the sizes it leaves."""
+        entry, size = self._find(key)
+        if entry is None:
+            return None, 0
+        item = self._known(key, entry)
+        for name, vsize in entry[0]:
+            item[name] = {"S": STANDIN_CHAR * vsize}
+        return item, size
+
+    def reconcile(self, key: Item, old: Item | None, new: Item) -> Item | None:
+        """Put back, in `old`, each value `new` writes unchanged (same token), so the GSI
+        charges see exactly the attributes a write changes, as with whole items."""
+        if old is None or not self._compare:
+            return old
+        entry = self._find(key)[0]
+        tokens = entry[3] if entry is not None else None
+        if not tokens:
+            return old
+        for (name, _size), token in zip(entry[0], tokens, strict=True):
+            after = new.get(name)
+            if after is not None and after is not old.get(name) and value_token(after) == token:
+                old[name] = after
+        return old
+
+
+def _token_of(name: str, value: AttributeValue, size: int, previous: Any) -> int:
+    """The token of a value about to be stored: a stand-in (an update left the
+    attribute as it was) keeps the token of the value it stands for."""
+    if previous is not None and previous[3] and _is_standin(value, size):
+        for (old_name, old_size), token in zip(previous[0], previous[3], strict=True):
+            if old_name == name and old_size == size:
+                result: int = token
+                return result
+    return value_token(value)
+
+
+STORES: Final = ("full", "keys")
+"""The item stores `--store` chooses between (docs/emulator.md#item-stores)."""
+
+
+def make_store(kind: str, schema: KeySchema) -> ItemStore:
+    """A new table's store of the given kind."""
+    if kind == "keys":
+        return KeysStore(schema)
+    if kind == "full":
+        return ItemStore(schema)
+    raise ValueError(f"unknown item store {kind!r}: choose one of {', '.join(STORES)}")
