@@ -81,6 +81,9 @@ class ResultStore:
                 {"AttributeName": "run_id", "AttributeType": "S"},
                 {"AttributeName": "item", "AttributeType": "S"},
             ],
+            # Its items are read back: a hotbench emulator running `--store keys` for the
+            # load's tables keeps this one whole (docs/emulator.md#item-stores).
+            Tags=[{"Key": "hotbench:store", "Value": "full"}],
         )
         wait_active(self.client, self.table)
 

@@ -17,7 +17,8 @@ lives only in the coordinator:
     AWS_REGION                                     region (default us-east-1)
 
 Exit codes: 0 complete; 3 refused (already started, or T0 passed); 4 barrier aborted;
-5 stopped early (watchdog or op cap: partial counts were written); 1 other failure.
+5 stopped early (watchdog, op cap or the coordinator's stop: partial counts were written);
+1 other failure.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -114,10 +115,13 @@ def run_event_loop(coro: Coroutine[Any, Any, T]) -> T:
 
 class _Writer:
     """Writes progress in a background thread: the event loop never waits for a
-    control write, and a slow write is skipped rather than queued."""
+    control write, and a slow write is skipped rather than queued. After each write it
+    reads the coordinator's abort item: one set while measuring stops the run
+    (`on_abort`, e.g. Measurement.request_stop)."""
 
     def __init__(self, store: ResultStore) -> None:
         self.store = store
+        self.on_abort: Callable[[str], None] | None = None
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="progress")
         self.busy = threading.Lock()
         self.last: dict[str, Any] | None = None
@@ -130,6 +134,10 @@ class _Writer:
             def write() -> None:
                 try:
                     self.store.put_report("progress", payload)
+                    if self.on_abort is not None:
+                        message = self.store.get_abort()
+                        if message is not None:
+                            self.on_abort(message)
                 finally:
                     self.busy.release()
 
@@ -188,6 +196,7 @@ def run_worker(config: WorkerConfig) -> int:
     )
     print(f"{tag}: T0 in {t0 - time.time():.2f} s", file=sys.stderr, flush=True)
     measurement = Measurement(plan, worker, credentials, on_progress=writer.progress)
+    writer.on_abort = measurement.request_stop
     try:
         report = run_event_loop(measurement.run(t0))
     finally:

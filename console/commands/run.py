@@ -11,6 +11,7 @@ import argparse
 from rich.console import Console
 
 from console.commands import add_playbook_arguments
+from console.commands.emulator import add_store_arguments, memory_bound
 from console.output import UserError
 from console.report import report_result
 from loadgen.playbook import load_playbook
@@ -43,6 +44,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         endpoint=args.endpoint,
         seed_limit=args.seed_items,
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
+        store=args.store,
+        max_memory=memory_bound(args.max_memory),
     )
 
     def notify(message: str) -> None:
@@ -103,5 +106,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help="seconds to wait for every worker to be ready (default 60)",
     )
+    add_store_arguments(parser, default="keys")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)

@@ -13,7 +13,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from emulator.model import ModelError
-from emulator.server.keystore import make_store
+from emulator.server.keystore import STORES, make_store
 from emulator.server.protocol import (
     in_use,
     invalid_parameter,
@@ -63,7 +63,7 @@ def create_table(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     if name in svc.tables:
         raise in_use(f"Table already exists: {name}")
     tags = _tags(member(req, "Tags", list, default=[]))
-    store = make_store(svc.store_kind, schema)
+    store = make_store(_store_kind(svc, tags), schema)
     store.set_indexes(*index_attributes(gsis))
     stored = copy.deepcopy(req)
     try:
@@ -150,6 +150,21 @@ def describe_limits(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- tags ------------------------------------------------------------------------------------
+
+
+STORE_TAG = "hotbench:store"
+"""A CreateTable tag choosing this table's item store over the emulator's --store: a
+control table (`hotbench run`'s results table) is read back and must be kept whole."""
+
+
+def _store_kind(svc: Service, tags: dict[str, str]) -> str:
+    kind = tags.get(STORE_TAG, svc.store_kind)
+    if kind not in STORES:
+        raise validation(
+            f"One or more parameter values were invalid: the tag {STORE_TAG} must be one "
+            f"of {', '.join(STORES)}, got {kind!r}"
+        )
+    return kind
 
 
 def _tags(raw: list[Any]) -> dict[str, str]:

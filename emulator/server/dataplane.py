@@ -265,7 +265,7 @@ def _write_one(
     store = table.store
     old, old_size = store.get_for_write(key)
     if old is None and new is not None:
-        svc.memory.admit_new_item()
+        svc.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
     seen = store.reconcile(key, old, new) if new is not None and table.gsis else old
     decision, charge = _admit_write(svc, table, key, seen, new, now, ok, old_size, new_size)
@@ -322,7 +322,7 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     store = table.store
     old, old_size = store.get_for_write(key)
     if old is None:
-        svc.memory.admit_new_item()
+        svc.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
     size = 0
@@ -460,8 +460,13 @@ def batch_write_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
     first_throttle: Throttle | None = None
     # Past the memory bound, a batch that would add an item is refused whole, before it
     # costs anything (as a request that fails validation), never half written.
-    svc.memory.admit_new_items(
-        sum(1 for table, _w, key, new in plan if new is not None and not table.store.holds(key))
+    memory = svc.memory
+    memory.admit_new_items(
+        sum(
+            1
+            for table, _w, key, new in plan
+            if new is not None and memory.bounds(table.store.count) and not table.store.holds(key)
+        )
     )
     for table, write, key, new in plan:
         store = table.store

@@ -2,9 +2,11 @@
 
 Items live in the server's memory. Without a bound, a long run with fresh keys grows
 the process until the kernel kills it, and the user gets neither a result nor a reason.
-With one, a write that would add an item is refused with a ValidationException naming the
-bound and the fix, while overwrites, deletes and reads go on (they do not grow the store),
-and `hotbench run` sees the bound reached (`status()`) and ends the run as partial.
+With one, a write that would add an item to a table of SMALL_TABLE_ITEMS items or more is
+refused with a ValidationException naming the bound and the fix, while overwrites, deletes,
+reads and small tables go on (they do not grow the store, or hardly: a control table such as
+`hotbench run`'s results table must keep working to end the run cleanly), and `hotbench
+run` sees the bound reached (`status()`) and ends the run as partial.
 
 Why a ValidationException (HTTP 400): every AWS SDK treats it as final and raises it at
 once with its message. A 5xx would be retried by every SDK, and LimitExceededException,
@@ -27,6 +29,8 @@ from typing import Any, Final
 from emulator.server.protocol import DynamoError, validation
 
 CHECK_EVERY: Final = 1024
+SMALL_TABLE_ITEMS: Final = 10_000
+"""Tables with fewer items still take new ones past the bound (at most a few MB each)."""
 DEFAULT_SHARE: Final = 0.5
 """The default bound: this share of the machine's physical memory (the rest is for the
 load generator's workers and everything else the machine runs)."""
@@ -93,17 +97,23 @@ class MemoryBound:
         self.rss_bytes = 0
         """The last reading."""
         self.refused = 0
-        """Writes of new items refused so far."""
+        """Requests refused for adding items, so far."""
+        self.small_table_items = SMALL_TABLE_ITEMS
         self._until_check = 0
 
-    def admit_new_item(self) -> None:
-        """Called before a write that adds an item; raises the refusal past the bound.
-        Once reached, the bound is read again every CHECK_EVERY attempts, so deletes
-        that free memory let writes of new items through again."""
-        self.admit_new_items(1)
+    def bounds(self, table_items: int) -> bool:
+        """Whether new items of a table holding `table_items` are subject to the bound."""
+        return table_items >= self.small_table_items
+
+    def admit_new_item(self, table_items: int) -> None:
+        """Called before a write that adds an item to a table holding `table_items`;
+        raises the refusal past the bound. Once reached, the bound is read again every
+        CHECK_EVERY attempts, so deletes that free memory let new items in again."""
+        if table_items >= self.small_table_items:
+            self.admit_new_items(1)
 
     def admit_new_items(self, count: int) -> None:
-        """`admit_new_item` for a request adding `count` items at once (0: nothing)."""
+        """A request adding `count` items to bounded tables (0: nothing to check)."""
         if count <= 0:
             return
         self._until_check -= count
