@@ -362,7 +362,7 @@ class ItemStore:
         """Bring the new collections' order keys into `_pk_order` (in one update: the
         same contents as adding each when it was made)."""
         if self._unordered:
-            self._pk_order.update(_order_key(_typed_hash(pk), pk) for pk in self._unordered)
+            self._pk_order.update([_order_key(_typed_hash(pk), pk) for pk in self._unordered])
             self._unordered.clear()
 
     def all_items(self) -> Iterator[Sized]:

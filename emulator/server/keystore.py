@@ -20,12 +20,19 @@ it are exact, while a comparison with its value or `a + :n` is not).
 from __future__ import annotations
 
 import base64
+from decimal import Decimal
 from typing import Any, Final
 
 from emulator.itemsize import value_size
 from emulator.server.items import ItemStore, KeySchema
 from emulator.server.protocol import validation
-from emulator.server.values import AttributeValue, Item, canonical, format_number
+from emulator.server.values import (
+    AttributeValue,
+    Item,
+    canonical,
+    format_number,
+    is_plain_integer,
+)
 
 INTERN_LIMIT: Final = 65536
 """Distinct shapes (and key-name tuples) shared between items: a bound, so items of ever
@@ -37,7 +44,16 @@ STANDIN_CHAR: Final = "\x00"
 
 
 def value_token(value: AttributeValue) -> int:
-    """A hash equal for values DynamoDB treats as equal (1 and 1.0, sets in any order)."""
+    """A hash equal for values DynamoDB treats as equal (1 and 1.0, sets in any order).
+    A string or a number, the common values, without `canonical`: a number's hash is
+    its value's (hash(Decimal("7.0")) == hash(7)), as canonical's normalised Decimal's."""
+    if len(value) == 1:
+        text = value.get("S")
+        if text is not None:
+            return hash(text)  # a str's hash, cached in the str; other kinds hash tuples
+        number = value.get("N")
+        if isinstance(number, str):
+            return hash(("N", int(number) if is_plain_integer(number) else Decimal(number)))
     return hash(canonical(value))
 
 
@@ -50,9 +66,16 @@ def _wire(kind: str, value: Any) -> AttributeValue:
     return {"B": base64.b64encode(value).decode("ascii")}
 
 
-def _is_standin(value: AttributeValue, size: int) -> bool:
+def _is_standin(value: AttributeValue) -> bool:
+    """Whether a value is one of `get_for_write`'s stand-ins (first character first: a
+    real value nearly never starts with it)."""
     text = value.get("S")
-    return isinstance(text, str) and len(text) == size and text == STANDIN_CHAR * size and size > 0
+    return (
+        isinstance(text, str)
+        and text[:1] == STANDIN_CHAR
+        and text == STANDIN_CHAR * len(text)
+        and len(value) == 1
+    )
 
 
 class KeysStore(ItemStore):
@@ -106,7 +129,6 @@ class KeysStore(ItemStore):
         names: list[str] = []
         values: list[AttributeValue] = []
         tokens: list[int] = []
-        previous: Any = self._find(item)[0] if compare else None
         for name, value in item.items():
             if name in keys:
                 continue
@@ -117,11 +139,25 @@ class KeysStore(ItemStore):
             vsize = value_size(value)
             shape.append((name, vsize))
             if compare:
-                tokens.append(_token_of(name, value, vsize, previous))
+                token = value_token(value)
+                if _is_standin(value):
+                    token = self._stood_for(item, name, vsize, token)
+                tokens.append(token)
         record_shape = self._share(tuple(shape))
         if not values and not compare:
             return self._share((record_shape, (), (), None))
         return (record_shape, self._share(tuple(names)), tuple(values), tuple(tokens))
+
+    def _stood_for(self, item: Item, name: str, size: int, token: int) -> int:
+        """The token of the value a stand-in stands for (an update left the attribute as
+        it was), from the entry being replaced; `token` if there is none."""
+        previous = self._find(item)[0]
+        if previous is not None and previous[3]:
+            for (old_name, old_size), old_token in zip(previous[0], previous[3], strict=True):
+                if old_name == name and old_size == size:
+                    result: int = old_token
+                    return result
+        return token
 
     def _view(self, pk: Any, sk: Any, entry: Any) -> Item:
         schema = self.schema
@@ -177,17 +213,6 @@ class KeysStore(ItemStore):
             if after is not None and after is not old.get(name) and value_token(after) == token:
                 old[name] = after
         return old
-
-
-def _token_of(name: str, value: AttributeValue, size: int, previous: Any) -> int:
-    """The token of a value about to be stored: a stand-in (an update left the
-    attribute as it was) keeps the token of the value it stands for."""
-    if previous is not None and previous[3] and _is_standin(value, size):
-        for (old_name, old_size), token in zip(previous[0], previous[3], strict=True):
-            if old_name == name and old_size == size:
-                result: int = token
-                return result
-    return value_token(value)
 
 
 STORES: Final = ("full", "keys")
