@@ -159,6 +159,10 @@ class ItemStore:
         """What is stored for `item`: the item itself."""
         return item
 
+    def _flat_size(self, pk: Any, entry: Any) -> int:
+        """The size of a stored entry of a table without a sort key."""
+        return self._sizes.get(pk, 0)
+
     def _view(self, pk: Any, sk: Any, entry: Any) -> Item:
         """A stored entry as an item (pk and sk: the typed key values)."""
         result: Item = entry
@@ -207,7 +211,7 @@ class ItemStore:
         pk, sk = self._ids(key)
         if self._flat:
             entry = self._items.get(pk)
-            return entry, (self._sizes.get(pk, 0) if entry is not None else 0)
+            return entry, (self._flat_size(pk, entry) if entry is not None else 0)
         coll = self._collections.get(pk)
         if coll is None:
             return None, 0
@@ -265,10 +269,11 @@ class ItemStore:
     def delete(self, key: Item) -> None:
         pk, sk = self._ids(key)
         if self._flat:
-            if pk not in self._items:
+            entry = self._items.pop(pk, None)
+            if entry is None:
                 return
-            del self._items[pk]
-            self.bytes -= self._sizes.pop(pk, 0)
+            self.bytes -= self._flat_size(pk, entry)
+            self._sizes.pop(pk, None)
         else:
             coll = self._collections.get(pk)
             if coll is None or sk not in coll.items:
@@ -295,7 +300,7 @@ class ItemStore:
         coll = _Collection()
         coll.order.append(None)
         coll.items[None] = entry
-        coll.sizes[None] = self._sizes.get(pk, 0)
+        coll.sizes[None] = self._flat_size(pk, entry)
         return coll
 
     def collection(
@@ -345,7 +350,7 @@ class ItemStore:
             if self._flat:
                 found = self._items.get(pk)
                 if found is not None:
-                    yield self._view(pk, None, found), self._sizes[pk]
+                    yield self._view(pk, None, found), self._flat_size(pk, found)
                 continue
             coll = self._collections.get(pk)
             if coll is None:
@@ -368,9 +373,8 @@ class ItemStore:
     def all_items(self) -> Iterator[Sized]:
         """Every item with its size, in no particular order (GSI reads sort them)."""
         if self._flat:
-            sizes = self._sizes
             for pk, entry in self._items.items():
-                yield self._view(pk, None, entry), sizes[pk]
+                yield self._view(pk, None, entry), self._flat_size(pk, entry)
             return
         for pk, coll in self._collections.items():
             for sk, entry in coll.items.items():

@@ -81,10 +81,12 @@ def _is_standin(value: AttributeValue) -> bool:
 class KeysStore(ItemStore):
     """One table's items as keys, index attributes and sizes (`--store keys`).
 
-    An entry is a tuple (shape, kept names, kept values, tokens): shape the (name, size)
-    of each attribute not kept, tokens None or the `value_token` of each of them (only
-    while an index projects ALL). Entries without kept values or tokens, the common case
-    of a table without indexes, are shared between items with the same shape."""
+    An entry is a tuple (size, shape, kept names, kept values, tokens): shape the (name,
+    size) of each attribute not kept, tokens None or the `value_token` of each of them
+    (only while an index projects ALL). Entries without kept values or tokens, the common
+    case of a table without indexes, are shared between items of the same size and shape,
+    and a table without a sort key reads its sizes from them (no `_sizes` entry an item):
+    what is left per item is its key and its slot in the table's dict."""
 
     kind = "keys"
 
@@ -145,15 +147,31 @@ class KeysStore(ItemStore):
                 tokens.append(token)
         record_shape = self._share(tuple(shape))
         if not values and not compare:
-            return self._share((record_shape, (), (), None))
-        return (record_shape, self._share(tuple(names)), tuple(values), tuple(tokens))
+            return self._share((size, record_shape, (), (), None))
+        return (size, record_shape, self._share(tuple(names)), tuple(values), tuple(tokens))
+
+    def _flat_size(self, pk: Any, entry: Any) -> int:
+        """The size is the entry's first member: no `_sizes` entry (and its int) an item."""
+        size: int = entry[0]
+        return size
+
+    def _put_flat(self, pk: Any, entry: Any, size: int) -> None:
+        items = self._items
+        old = items.get(pk)
+        if old is None:
+            self._unordered.append(pk)
+            self.count += 1
+            self.bytes += size
+        else:
+            self.bytes += size - old[0]
+        items[pk] = entry
 
     def _stood_for(self, item: Item, name: str, size: int, token: int) -> int:
         """The token of the value a stand-in stands for (an update left the attribute as
         it was), from the entry being replaced; `token` if there is none."""
         previous = self._find(item)[0]
-        if previous is not None and previous[3]:
-            for (old_name, old_size), old_token in zip(previous[0], previous[3], strict=True):
+        if previous is not None and previous[4]:
+            for (old_name, old_size), old_token in zip(previous[1], previous[4], strict=True):
                 if old_name == name and old_size == size:
                     result: int = old_token
                     return result
@@ -164,7 +182,7 @@ class KeysStore(ItemStore):
         item: Item = {schema.pk.name: _wire(schema.pk.type, pk)}
         if schema.sk is not None:
             item[schema.sk.name] = _wire(schema.sk.type, sk)
-        for name, value in zip(entry[1], entry[2], strict=True):
+        for name, value in zip(entry[2], entry[3], strict=True):
             item[name] = value
         return item
 
@@ -178,7 +196,7 @@ class KeysStore(ItemStore):
     def _known(self, key: Item, entry: Any) -> Item:
         """The key attributes as given, and the kept values of an entry."""
         item: Item = {name: key[name] for name in self.schema.names}
-        for name, value in zip(entry[1], entry[2], strict=True):
+        for name, value in zip(entry[2], entry[3], strict=True):
             item[name] = value
         return item
 
@@ -195,7 +213,7 @@ class KeysStore(ItemStore):
         if entry is None:
             return None, 0
         item = self._known(key, entry)
-        for name, vsize in entry[0]:
+        for name, vsize in entry[1]:
             item[name] = {"S": STANDIN_CHAR * vsize}
         return item, size
 
@@ -205,10 +223,10 @@ class KeysStore(ItemStore):
         if old is None or not self._compare:
             return old
         entry = self._find(key)[0]
-        tokens = entry[3] if entry is not None else None
+        tokens = entry[4] if entry is not None else None
         if not tokens:
             return old
-        for (name, _size), token in zip(entry[0], tokens, strict=True):
+        for (name, _size), token in zip(entry[1], tokens, strict=True):
             after = new.get(name)
             if after is not None and after is not old.get(name) and value_token(after) == token:
                 old[name] = after

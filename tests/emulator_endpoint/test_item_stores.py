@@ -21,7 +21,7 @@ KEPT = {"pk", "sk", "g1", "g2", "g3", "n"}
 """What `keys` keeps of the test table's items: its keys, the GSIs' keys, INCLUDE's n."""
 
 
-def _table_request(name: str = "t") -> dict[str, Any]:
+def _table_request(name: str = "t", sort_key: bool = True) -> dict[str, Any]:
     def gsi(index: str, key: str, projection: dict[str, Any]) -> dict[str, Any]:
         return {
             "IndexName": index,
@@ -30,14 +30,15 @@ def _table_request(name: str = "t") -> dict[str, Any]:
             "ProvisionedThroughput": {"ReadCapacityUnits": 2, "WriteCapacityUnits": 4},
         }
 
+    keys = ("pk", "sk") if sort_key else ("pk",)
     return {
         "TableName": name,
         "KeySchema": [
-            {"AttributeName": "pk", "KeyType": "HASH"},
-            {"AttributeName": "sk", "KeyType": "RANGE"},
+            {"AttributeName": n, "KeyType": kind}
+            for n, kind in zip(keys, ("HASH", "RANGE")[: len(keys)], strict=True)
         ],
         "AttributeDefinitions": [
-            {"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "g1", "g2", "g3")
+            {"AttributeName": n, "AttributeType": "S"} for n in (*keys, "g1", "g2", "g3")
         ],
         "BillingMode": "PROVISIONED",
         "ProvisionedThroughput": {"ReadCapacityUnits": 8, "WriteCapacityUnits": 12},
@@ -49,7 +50,9 @@ def _table_request(name: str = "t") -> dict[str, Any]:
     }
 
 
-def _key(rng: random.Random) -> dict[str, Any]:
+def _key(rng: random.Random, sort_key: bool) -> dict[str, Any]:
+    if not sort_key:
+        return {"pk": {"S": f"p{rng.randint(0, 40)}"}}
     return {"pk": {"S": f"p{rng.randint(0, 6)}"}, "sk": {"S": f"s{rng.randint(0, 5)}"}}
 
 
@@ -101,8 +104,10 @@ def _update(rng: random.Random, key: dict[str, Any]) -> dict[str, Any]:
     return req
 
 
-def _request(rng: random.Random, rewrites: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
-    key = _key(rng)
+def _request(
+    rng: random.Random, rewrites: list[dict[str, Any]], sort_key: bool
+) -> tuple[str, dict[str, Any]]:
+    key = _key(rng, sort_key)
     roll = rng.random()
     req: dict[str, Any]
     if roll < 0.3:
@@ -149,8 +154,8 @@ def _request(rng: random.Random, rewrites: list[dict[str, Any]]) -> tuple[str, d
         writes: list[Any] = []
         seen = set()
         for _ in range(rng.randint(1, 6)):
-            k = _key(rng)
-            ident = (k["pk"]["S"], k["sk"]["S"])
+            k = _key(rng, sort_key)
+            ident = tuple(v["S"] for v in k.values())
             if ident in seen:
                 continue
             seen.add(ident)
@@ -160,7 +165,9 @@ def _request(rng: random.Random, rewrites: list[dict[str, Any]]) -> tuple[str, d
                 writes.append({"DeleteRequest": {"Key": k}})
         op, req = "BatchWriteItem", {"RequestItems": {"t": writes}}
     else:
-        keys = {(k["pk"]["S"], k["sk"]["S"]): k for k in (_key(rng) for _ in range(5))}
+        keys = {
+            tuple(v["S"] for v in k.values()): k for k in (_key(rng, sort_key) for _ in range(5))
+        }
         op, req = "BatchGetItem", {"RequestItems": {"t": {"Keys": list(keys.values())}}}
     req["ReturnConsumedCapacity"] = "INDEXES"
     return op, req
@@ -197,20 +204,21 @@ def _same_answer(op: str, full: tuple[int, bytes], keys: tuple[int, bytes]) -> N
     assert want == got, op  # ConsumedCapacity, counts, LastEvaluatedKey, unprocessed
 
 
-def test_keys_store_charges_exactly_as_full() -> None:
+@pytest.mark.parametrize("sort_key", [True, False], ids=["pk-sk", "pk"])
+def test_keys_store_charges_exactly_as_full(sort_key: bool) -> None:
     rng = random.Random(17)
     clock = [100.0]
     full, keys = (
         Service(create_delay_s=0.0, clock=lambda: clock[0], store=s) for s in ("full", "keys")
     )
-    create = orjson.dumps(_table_request())
+    create = orjson.dumps(_table_request(sort_key=sort_key))
     for svc in (full, keys):
         assert svc.handle(TARGET + "CreateTable", create)[0] == 200
     rewrites: list[dict[str, Any]] = []
     seen: dict[str, set[int]] = {}
     for _ in range(5000):
         clock[0] += rng.choice([0.0, 0.0, 0.001, 0.01, 0.3])
-        op, req = _request(rng, rewrites)
+        op, req = _request(rng, rewrites, sort_key)
         body = orjson.dumps(req)
         want = full.handle(TARGET + op, body)
         _same_answer(op, want, keys.handle(TARGET + op, body))
