@@ -81,8 +81,9 @@ def _is_standin(value: AttributeValue) -> bool:
 class KeysStore(ItemStore):
     """One table's items as keys, index attributes and sizes (`--store keys`).
 
-    An entry is a tuple (size, shape, kept names, kept values, tokens): shape the (name,
-    size) of each attribute not kept, tokens None or the `value_token` of each of them
+    An entry is a tuple (size, shape, kept names, kept values, tokens): kept strings as
+    the str alone, other kept values as sent; shape the (name, size) of each attribute not
+    kept, tokens None or the `value_token` of each of them
     (only while an index projects ALL). Entries without kept values or tokens, the common
     case of a table without indexes, are shared between items of the same size and shape,
     and a table without a sort key reads its sizes from them (no `_sizes` entry an item):
@@ -97,6 +98,9 @@ class KeysStore(ItemStore):
         self._compare = False
         """Whether a GSI projects ALL (entries then carry value tokens)."""
         self._shared: dict[Any, Any] = {}
+        """Shapes, name tuples and entries, shared (up to INTERN_LIMIT of them)."""
+        self._shared_strings: dict[str, str] = {}
+        """Kept string values, shared apart (up to INTERN_LIMIT of them)."""
 
     # what is kept ----------------------------------------------------------------------
     def set_indexes(self, keep: frozenset[str], compare_all: bool) -> None:
@@ -115,6 +119,20 @@ class KeysStore(ItemStore):
             "Create the index with the table, or run the emulator with --store full"
         )
 
+    def _kept_value(self, value: AttributeValue) -> Any:
+        """A kept value as stored: a string (the common GSI key) as the str alone,
+        shared between items (index keys repeat: a status, a warehouse), else as sent."""
+        text = value.get("S")
+        if text is None or len(value) != 1:
+            return value
+        shared = self._shared_strings
+        found = shared.get(text)
+        if found is not None:
+            return found
+        if len(shared) < INTERN_LIMIT:  # a uuid-like key fills it: then kept unshared
+            shared[text] = text
+        return text
+
     def _share(self, value: Any) -> Any:
         found = self._shared.get(value)
         if found is not None:
@@ -129,14 +147,14 @@ class KeysStore(ItemStore):
         compare = self._compare
         shape: list[tuple[str, int]] = []
         names: list[str] = []
-        values: list[AttributeValue] = []
+        values: list[Any] = []
         tokens: list[int] = []
         for name, value in item.items():
             if name in keys:
                 continue
             if name in keep:
                 names.append(name)
-                values.append(value)
+                values.append(self._kept_value(value))
                 continue
             vsize = value_size(value)
             shape.append((name, vsize))
@@ -183,7 +201,7 @@ class KeysStore(ItemStore):
         if schema.sk is not None:
             item[schema.sk.name] = _wire(schema.sk.type, sk)
         for name, value in zip(entry[2], entry[3], strict=True):
-            item[name] = value
+            item[name] = {"S": value} if isinstance(value, str) else value
         return item
 
     def answer(self, item: Item) -> Item:
@@ -197,7 +215,7 @@ class KeysStore(ItemStore):
         """The key attributes as given, and the kept values of an entry."""
         item: Item = {name: key[name] for name in self.schema.names}
         for name, value in zip(entry[2], entry[3], strict=True):
-            item[name] = value
+            item[name] = {"S": value} if isinstance(value, str) else value
         return item
 
     def get_sized(self, key: Item) -> tuple[Item | None, int]:
