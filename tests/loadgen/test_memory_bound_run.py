@@ -49,3 +49,42 @@ def test_a_run_that_reaches_the_bound_stops_as_partial_with_the_message() -> Non
         totals["succeeded"] + totals["throttled"] + totals["errors"] + totals["timeouts"]
     )
     assert took < 30  # stopped, not run to its 40 s end
+
+
+def test_the_in_process_emulator_uses_the_options_store_and_bound() -> None:
+    from emulator.server.memory import SMALL_TABLE_ITEMS
+    from loadgen.live import LOCAL_CREDENTIALS, _endpoint
+    from loadgen.resultstore import make_client
+
+    with _endpoint(LiveOptions(store="keys", max_memory=1)) as target:
+        ddb = make_client(target.url, "us-east-1", LOCAL_CREDENTIALS)
+        ddb.create_table(
+            TableName="t",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PROVISIONED",  # enough not to throttle the filling below
+            ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 40000},
+        )
+        payload = {"v": {"S": "x" * 100}}
+        ddb.put_item(TableName="t", Item={"pk": {"S": "first"}} | payload)
+        got = ddb.get_item(TableName="t", Key={"pk": {"S": "first"}})["Item"]
+        assert got == {"pk": {"S": "first"}}  # keys: the key alone comes back
+        assert target.stop_check() is None
+        for start in range(0, SMALL_TABLE_ITEMS, 25):  # fill it past the small-table size
+            left = ddb.batch_write_item(
+                RequestItems={
+                    "t": [
+                        {"PutRequest": {"Item": {"pk": {"S": f"k{i}"}} | payload}}
+                        for i in range(start, start + 25)
+                    ]
+                }
+            )["UnprocessedItems"]
+            assert not left
+        try:
+            ddb.put_item(TableName="t", Item={"pk": {"S": "one more"}} | payload)
+        except ddb.exceptions.ClientError as exc:
+            assert exc.response["Error"]["Code"] == "ValidationException"
+        else:
+            raise AssertionError("a new item past the bound was taken")
+        reason = target.stop_check()
+        assert reason is not None and "memory bound" in reason
