@@ -267,8 +267,8 @@ def _write_one(
     if old is None and new is not None:
         svc.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
-    seen = store.reconcile(key, old, new) if new is not None and table.gsis else old
-    decision, charge = _admit_write(svc, table, key, seen, new, now, ok, old_size, new_size)
+    model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    decision, charge = _admit_write(svc, table, key, model_old, new, now, ok, old_size, new_size)
     _refuse_unless_admitted(decision, ok, old, on_fail, store)
     if new is not None:
         store.put(new, new_size)
@@ -339,9 +339,9 @@ def update_item(svc: Service, req: dict[str, Any]) -> dict[str, Any]:
                         f"IndexName: {index.name}"
                     )
         size = _check_size(new)
-    seen = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
     decision, charge = _admit_write(
-        svc, table, key, seen, new if ok else None, now, ok, old_size, size
+        svc, table, key, model_old, new if ok else None, now, ok, old_size, size
     )
     _refuse_unless_admitted(decision, ok and new is not None, old, on_fail, store)
     assert new is not None  # refused above otherwise
