@@ -88,7 +88,7 @@ def memory_bound(text: str | None) -> int | None:
         raise UserError(str(exc)) from None
 
 
-def add_store_arguments(parser: argparse.ArgumentParser, default: str) -> None:
+def add_store_arguments(parser: argparse.ArgumentParser, default: str, note: str = "") -> None:
     """--store and --max-memory, for `emulator serve` and `run` (docs/emulator.md)."""
     parser.add_argument(
         "--store",
@@ -96,14 +96,14 @@ def add_store_arguments(parser: argparse.ArgumentParser, default: str) -> None:
         default=default,
         help=f"what the emulator keeps of each item: full (the whole item) or keys (keys, "
         f"index attributes and sizes: reads answer with those, every capacity figure is "
-        f"the same; a few hundred bytes an item) (default {default})",
+        f"the same; a few hundred bytes an item) (default {default}){note}",
     )
     parser.add_argument(
         "--max-memory",
         metavar="SIZE",
         default=None,
         help="the emulator's memory bound, e.g. 4G or 1500M: past it writes of new items "
-        "are refused with a ValidationException (default: half the machine's memory)",
+        f"are refused with a ValidationException (default: half the machine's memory){note}",
     )
 
 

@@ -106,6 +106,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help="seconds to wait for every worker to be ready (default 60)",
     )
-    add_store_arguments(parser, default="keys")
+    add_store_arguments(
+        parser, default="keys", note="; for the built-in emulator (an --endpoint one has its own)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)
