@@ -63,7 +63,8 @@ class LiveOptions:
     store: str = "keys"
     """The in-process emulator's item store: "keys" (a playbook's items are synthetic:
     only keys, index attributes and sizes are kept, every capacity figure unchanged) or
-    "full" (docs/emulator.md#item-stores). An --endpoint emulator has its own."""
+    "full" (docs/emulator.md#item-stores-and-the-memory-bound). An --endpoint emulator
+    has its own."""
     max_memory: int | None = None
     """The in-process emulator's memory bound in bytes (None: its default share of the
     machine); a run that reaches it stops as partial with the emulator's message."""

@@ -9,7 +9,7 @@ item: its size, the name and size of each other attribute (a "shape", shared bet
 items that have the same one), the values of the attributes an index needs (its keys and
 its INCLUDE attributes), and, when an index projects ALL, a hash of each other value (to
 tell a rewrite that changes nothing from one that changes something). The figures of
-docs/emulator.md#item-stores are measured by benchmarks/memory.py.
+docs/emulator.md#item-stores-and-the-memory-bound are measured by benchmarks/memory.py.
 
 What differs from `full` is only what a client sees: a read answers with the key and
 index attributes alone, and a write's condition or update expression sees each other
@@ -252,7 +252,8 @@ class KeysStore(ItemStore):
 
 
 STORES: Final = ("full", "keys")
-"""The item stores `--store` chooses between (docs/emulator.md#item-stores)."""
+"""The item stores `--store` chooses between (docs/emulator.md, "Item stores and the
+memory bound")."""
 
 
 def make_store(kind: str, schema: KeySchema) -> ItemStore:

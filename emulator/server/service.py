@@ -149,7 +149,8 @@ class Service:
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
         self.store_kind = store
-        """Which item store new tables get: "full" or "keys" (docs/emulator.md#item-stores)."""
+        """Which item store new tables get: "full" or "keys" (docs/emulator.md, "Item
+        stores and the memory bound")."""
         self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
         """Past this bound writes of new items are refused (emulator/server/memory.py)."""
 
