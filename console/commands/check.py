@@ -104,6 +104,7 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from console.commands.emulator import add_store_arguments
     from console.commands.run import add_live_arguments
 
     parser = sub.add_parser(
@@ -143,4 +144,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
+    add_store_arguments(
+        live, default="keys", note="; for the built-in emulator (an --endpoint one has its own)"
+    )
     parser.set_defaults(handler=handle)

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from console.commands.emulator import add_store_arguments, memory_bound
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -111,8 +112,16 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_cpu=args.task_cpu,
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
+        emulator_store=args.store,
+        emulator_max_memory=_checked_size(args.max_memory),
         create_delay_s=args.create_delay,
     )
+
+
+def _checked_size(text: str | None) -> str | None:
+    """--max-memory as given, once it parses (the emulator `up` starts reads it again)."""
+    memory_bound(text)
+    return text
 
 
 def add_up_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,6 +154,12 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.0,
         metavar="S",
         help="local: the emulator's CreateTable -> ACTIVE delay (default 0; AWS: ~7 s)",
+    )
+    add_store_arguments(
+        parser,
+        default="keys",
+        note="; local: the emulator `up` starts, or a one-shot `run`'s built-in one "
+        "(an --endpoint one has its own)",
     )
 
 

@@ -79,17 +79,21 @@ def _write_one(
     capacity, refusal, store change and reply, in DynamoDB's order, for both."""
     cond, returns, on_fail = options
     now = state.tick()
-    old, old_size = table.store.get_sized(key)
+    store = table.store
+    old, old_size = store.get_for_write(key)
+    if old is None and new is not None:
+        state.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
-    decision, charge = charge_write(state, table, key, old, new, now, ok, old_size, new_size)
-    refuse_unless_admitted(decision, ok, old, on_fail)
+    model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    decision, charge = charge_write(state, table, key, model_old, new, now, ok, old_size, new_size)
+    refuse_unless_admitted(decision, ok, old, on_fail, store)
     if new is not None:
-        table.store.put(new, new_size)
+        store.put(new, new_size)
     elif old is not None:
-        table.store.delete(key)
+        store.delete(key)
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
+        out["Attributes"] = store.answer(old)
     return finish(out, mode, table, charge)
 
 
@@ -132,9 +136,13 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     on_fail = enum_of(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = consumed_mode(req)
     now = state.tick()
-    old = table.store.get(key)
+    store = table.store
+    old, old_size = store.get_for_write(key)
+    if old is None:
+        state.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
+    size = 0
     if ok:
         new = apply_update(actions, old, table.schema.names)
         new.update(key)
@@ -148,22 +156,25 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                         f"IndexName: {index.name}"
                     )
         size = check_size(new)
-    decision, charge = charge_write(state, table, key, old, new if ok else None, now, ok)
-    refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
+    model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    decision, charge = charge_write(
+        state, table, key, model_old, new if ok else None, now, ok, old_size, size
+    )
+    refuse_unless_admitted(decision, ok and new is not None, old, on_fail, store)
     assert new is not None  # refused above otherwise
-    table.store.put(new, size)
+    store.put(new, size)
     out: dict[str, Any] = {}
     touched = {str(a[1][0]) for a in actions}
     if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
+        out["Attributes"] = store.answer(old)
     elif returns == "ALL_NEW":
-        out["Attributes"] = new
+        out["Attributes"] = store.answer(new)
     elif returns == "UPDATED_OLD" and old is not None:
-        attrs = {k: v for k, v in old.items() if k in touched}
+        attrs = {k: v for k, v in store.answer(old).items() if k in touched}
         if attrs:
             out["Attributes"] = attrs
     elif returns == "UPDATED_NEW":
-        attrs = {k: v for k, v in new.items() if k in touched}
+        attrs = {k: v for k, v in store.answer(new).items() if k in touched}
         if attrs:
             out["Attributes"] = attrs
     return finish(out, mode, table, charge)
