@@ -115,9 +115,14 @@ def _start(kind: str, port: int) -> subprocess.Popen[bytes]:
         cmd = [exe, "-H", "127.0.0.1", "-p", str(port)]
     else:
         cmd = [sys.executable, __file__, "--serve", kind, "--port", str(port)]
+    return _start_process(cmd, ROOT)
+
+
+def _start_process(cmd: list[str], cwd: Path) -> subprocess.Popen[bytes]:
+    """A server process pinned to the server's core (benchmarks/memory.py starts its own)."""
     return subprocess.Popen(
         cmd,
-        cwd=ROOT,
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         preexec_fn=lambda: _pin(SERVER_CORE),

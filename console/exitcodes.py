@@ -34,7 +34,8 @@ RUN_ERRORS: Final = 8
 RUN_UNRECONCILED: Final = 9
 """A live run's counts do not add up: sent requests without an outcome (`unaccounted`)."""
 RUN_PARTIAL: Final = 10
-"""A live run is partial: a worker missed the barrier, died, hung or was stopped early."""
+"""A live run is partial: a worker missed the barrier, died, hung or was stopped early
+(also the whole run, by the emulator's memory bound)."""
 INTERRUPTED: Final = 130
 """Ctrl-C (the shell's 128 + SIGINT); what was created is cleaned up or recorded."""
 

@@ -4,7 +4,9 @@ It keeps nothing that matters in memory: the plan, the barrier and every worker'
 are items in the results table, and the result is built from those items alone. Counts
 are summed and latency histograms merged (never averages of averages). A worker that
 missed the barrier, died, hung, was stopped by its watchdog or op cap, or refused is
-named in the notes and the run is labelled partial, but the run still completes.
+named in the notes and the run is labelled partial, but the run still completes. So is
+a run stopped early (`stop_when`, e.g. the emulator reached its memory bound): the
+workers are told through the `abort` item, and the reason is the run's first note.
 
 Every report is reconciled as it is added (sent = succeeded + throttled + errors +
 timeouts, per second, hence per worker, per phase and per run): requests sent without
@@ -44,7 +46,15 @@ class FleetOptions:
     """T0 = the moment of GO + this: time for every worker to see GO before T0."""
     collect_grace_s: float = 10.0
     """After the workers' own watchdog deadline, how long to wait for final items."""
+    stop_grace_s: float = 20.0
+    """After a stop (`run_fleet`'s stop_when), how long to wait for final items: a worker
+    sees the stop at its next progress write and then waits for its requests in flight."""
     poll_s: float = 0.5
+
+
+StopCheck = Callable[[], str | None]
+"""Asked while a run goes on: a reason to stop it now (e.g. the emulator's memory bound
+was reached), or None."""
 
 
 def run_fleet(
@@ -54,11 +64,15 @@ def run_fleet(
     env: dict[str, str],
     options: FleetOptions | None = None,
     notify: Notify | None = None,
+    stop_when: StopCheck | None = None,
 ) -> RunResult:
     """Run `plan` on `fleet` and return the aggregated (possibly partial) result, in the
-    units the workers measured (scaled; see loadgen.results.to_full_scale)."""
+    units the workers measured (scaled; see loadgen.results.to_full_scale). When
+    `stop_when` gives a reason, the workers are told to stop (the abort item), the run
+    is collected as it stands and labelled partial with that reason."""
     options = options or FleetOptions()
     say = notify or (lambda _msg: None)
+    stopped: str | None = None
     store.put_plan(plan)
     try:
         fleet.start(plan.run_id, plan.workers, env)
@@ -75,6 +89,16 @@ def run_fleet(
         while time.time() < collect_by:
             if set(store.reports("final")) >= set(admitted) or fleet.running() == 0:
                 break
+            if stopped is None and stop_when is not None:
+                stopped = stop_when()
+                if stopped is not None:
+                    at = time.time() - t0
+                    say(f"stopping the run at t={at:.0f} s: {stopped}")
+                    stopped = f"stopped at t={at:.1f} s: {stopped}"
+                    store.put_abort(
+                        f"the run was stopped at t={at:.1f} s (its first note says why)"
+                    )
+                    collect_by = min(collect_by, time.time() + options.stop_grace_s)
             time.sleep(options.poll_s)
         finals = store.reports("final")
         progress = store.reports("progress")
@@ -82,7 +106,11 @@ def run_fleet(
     finally:
         stop_problem = stop_fleet(fleet, say)
     notes += [stop_problem] if stop_problem else []
-    return aggregate(plan, t0, admitted, finals, progress, notes)
+    run = aggregate(plan, t0, admitted, finals, progress, notes)
+    if stopped is not None:
+        run.notes.insert(0, stopped)
+        run.partial = True
+    return run
 
 
 def stop_fleet(fleet: Fleet, say: Notify) -> str | None:

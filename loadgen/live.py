@@ -19,14 +19,16 @@ simulation of the same shortened playbook, not with M1).
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from loadgen.coordinator import CLEANUP_FAILED, FleetOptions, Notify, run_fleet
+from loadgen.coordinator import CLEANUP_FAILED, FleetOptions, Notify, StopCheck, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
@@ -59,6 +61,14 @@ class LiveOptions:
     """Seed at most this many items per table (default: the playbook's seed_items)."""
     fleet_factory: Callable[[], Fleet] | None = None
     fleet: FleetOptions = field(default_factory=FleetOptions)
+    store: str = "keys"
+    """The in-process emulator's item store: "keys" (a playbook's items are synthetic:
+    only keys, index attributes and sizes are kept, every capacity figure unchanged) or
+    "full" (docs/emulator.md#item-stores-and-the-memory-bound). An --endpoint emulator
+    has its own."""
+    max_memory: int | None = None
+    """The in-process emulator's memory bound in bytes (None: its default share of the
+    machine); a run that reaches it stops as partial with the emulator's message."""
 
 
 def new_run_id() -> str:
@@ -68,16 +78,64 @@ def new_run_id() -> str:
 Skip = Callable[[float], None]
 
 
+@dataclass
+class Endpoint:
+    """Where a live run sends its requests, and what it can ask of the emulator there."""
+
+    url: str
+    skip: Skip | None
+    """Advances the emulator's clock: only our in-process emulator has one."""
+    stop_check: StopCheck
+    """The emulator's memory bound, once it refused a write: a reason to stop."""
+
+
 @contextlib.contextmanager
-def _endpoint(options: LiveOptions) -> Iterator[tuple[str, Skip | None]]:
+def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
     """The endpoint, and a way to advance its clock when it is our in-process emulator."""
     if options.endpoint is not None:
-        yield options.endpoint, None
+        yield Endpoint(options.endpoint, None, polled_memory_check(options.endpoint))
         return
     from emulator.server import EmulatorServer  # imported late: only local runs need it
 
-    with EmulatorServer(port=0, scale=options.scale, create_delay_s=0) as server:
-        yield str(server.endpoint_url), server.skip
+    with EmulatorServer(
+        port=0,
+        scale=options.scale,
+        create_delay_s=0,
+        store=options.store,
+        max_memory=options.max_memory,
+    ) as server:
+        memory = server.service.state.memory
+
+        def bound_reached() -> str | None:
+            return memory.refusal().message if memory.refused else None
+
+        yield Endpoint(str(server.endpoint_url), server.skip, bound_reached)
+
+
+def polled_memory_check(endpoint: str, every_s: float = 2.0) -> StopCheck:
+    """The memory bound of a hotbench emulator at `endpoint`, read from its
+    /_hotbench/memory view at most every `every_s` (any other endpoint has no such view:
+    then never a reason to stop)."""
+    url = endpoint.rstrip("/") + "/_hotbench/memory"
+    last_at = -every_s
+    last: str | None = None
+
+    def check() -> str | None:
+        nonlocal last_at, last
+        now = time.monotonic()
+        if last is not None or now - last_at < every_s:
+            return last
+        last_at = now
+        try:
+            with urllib.request.urlopen(url, timeout=2.0) as reply:
+                view = json.loads(reply.read())
+        except (OSError, ValueError):
+            return None
+        if isinstance(view, dict) and view.get("refused_new_items"):
+            last = str(view.get("message") or "the emulator reached its memory bound")
+        return last
+
+    return check
 
 
 def pause(seconds: float, pause_scale: float, skip: Skip | None, say: Notify) -> None:
@@ -107,7 +165,8 @@ def run_playbook(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     wall0 = time.perf_counter()
     result = PlaybookResult(playbook.name, "run", options.scale, started_at=started, target="local")
-    with _endpoint(options) as (endpoint, skip):
+    with _endpoint(options) as target:
+        endpoint, skip = target.url, target.skip
         client = make_client(endpoint, options.region, LOCAL_CREDENTIALS)
         created: list[str] = []
         try:
@@ -148,12 +207,22 @@ def run_playbook(
                         drain_s=options.drain_s,
                     )
                     say(f"running {spec.name} #{repeat} with {options.workers} workers")
-                    run = run_one(plan, client, results_table, endpoint, options, say)
+                    run = run_one(
+                        plan, client, results_table, endpoint, options, say, target.stop_check
+                    )
                     result.runs.append(to_full_scale(run, options.scale))
+                    if run.partial and target.stop_check() is not None:
+                        # The store cannot take new items: later runs would only be refused.
+                        say("the emulator's memory bound stopped the run: later runs skipped")
+                        return _finish(result, wall0)
         finally:
             result.left_behind = delete_tables(
                 client, created, None if skip is not None else endpoint, say
             )
+    return _finish(result, wall0)
+
+
+def _finish(result: PlaybookResult, wall0: float) -> PlaybookResult:
     result.wall_s = time.perf_counter() - wall0
     return result
 
@@ -204,10 +273,12 @@ def run_one(
     endpoint: str | None,
     options: LiveOptions,
     say: Notify,
+    stop_check: StopCheck | None = None,
 ) -> Any:
     """One table run on a fresh fleet (options.fleet_factory, default local processes);
     also the workflow's `run` step on tables it provisioned. `endpoint` None: the
-    workers use the region's AWS endpoint (a Fargate fleet)."""
+    workers use the region's AWS endpoint (a Fargate fleet). `stop_check` (e.g. the
+    emulator's memory bound) stops the run as partial when it gives a reason."""
     store = ResultStore(client, results_table, plan.run_id)
     fleet = (
         options.fleet_factory()
@@ -222,4 +293,4 @@ def run_one(
     }
     if endpoint is not None:
         env["HOTBENCH_CONTROL_ENDPOINT"] = endpoint
-    return run_fleet(plan, store, fleet, env, options.fleet, say)
+    return run_fleet(plan, store, fleet, env, options.fleet, say, stop_check)

@@ -12,7 +12,9 @@ second), so sent = succeeded + throttled + errors + timeouts holds per second an
 request belongs to its phase. Two brakes stop a worker that went wrong, each leaving
 partial counts and a snapshot of where it was: the op cap (more sends than the plan
 allows: a pacing bug must abort, not bill) and the watchdog (the run's end + drain time
-passed).
+passed). The coordinator can also stop the run (`request_stop`, e.g. when the emulator
+reached its memory bound): the worker stops sending, waits for its requests in flight and
+reports what it measured.
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ import numpy as np
 
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
-from loadgen.messages import COMPLETE, FAILED, OP_CAP, WATCHDOG, PhaseShare, RunPlan, WorkerReport
+from loadgen.messages import (
+    COMPLETE,
+    FAILED,
+    OP_CAP,
+    STOPPED,
+    WATCHDOG,
+    PhaseShare,
+    RunPlan,
+    WorkerReport,
+)
 from loadgen.requests import RequestFactory, classify
 from loadgen.results import Counts
 from loadgen.sigv4 import CredentialSource, Signer
@@ -95,6 +106,22 @@ class Measurement:
         self._where: dict[str, Any] = {"phase": None, "next": 0, "of": 0}
         self._slot = asyncio.Event()
         self._is_write = False
+        self._stop = asyncio.Event()
+        self._stop_reason = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def request_stop(self, reason: str) -> None:
+        """Stop sending and report (from any thread: the progress writer calls it)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+
+        def stop() -> None:
+            if not self._stop.is_set():
+                self._stop_reason = reason
+                self._stop.set()
+
+        loop.call_soon_threadsafe(stop)
 
     # --- outcome counting -------------------------------------------------------------
     def _done(self, ctx: _Pending, status: int, body: bytes, error: str | None) -> None:
@@ -146,10 +173,23 @@ class Measurement:
         deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
         sender = asyncio.create_task(self._send_all())
         progress = asyncio.create_task(self._progress_loop())
+        stopper = asyncio.create_task(self._stop.wait())
         status = COMPLETE
         try:
-            done, _ = await asyncio.wait({sender}, timeout=max(0.0, deadline - clock()))
-            if sender in done:
+            done, _ = await asyncio.wait(
+                {sender, stopper},
+                timeout=max(0.0, deadline - clock()),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if stopper in done and sender not in done:
+                sender.cancel()
+                status = STOPPED
+                self._stop_snapshot(f"stopped by the coordinator: {self._stop_reason}")
+                # Its requests in flight still count: wait for them as a finished run does.
+                until = min(deadline, clock() + self.plan.timeout_s + 1.0)
+                while self._pending and clock() < until:
+                    await asyncio.sleep(0.01)
+            elif sender in done:
                 try:
                     status = sender.result()
                 except Exception as exc:  # a bug must still leave counts and a reason
@@ -157,10 +197,11 @@ class Measurement:
                     self._stop_snapshot(f"failed: {type(exc).__name__}: {exc}")
                 while self._pending and clock() < deadline:
                     await asyncio.sleep(0.01)
-            if sender not in done or (self._pending and status != FAILED):
+            if status != STOPPED and (sender not in done or (self._pending and status != FAILED)):
                 status = WATCHDOG
         finally:
             progress.cancel()
+            stopper.cancel()
             if not sender.done():
                 sender.cancel()
             if status == WATCHDOG:

@@ -19,6 +19,8 @@ WATCHDOG = "watchdog"
 OP_CAP = "op-cap"
 REFUSED = "refused"
 FAILED = "failed"
+STOPPED = "stopped"
+"""The coordinator stopped the run early (its abort item, seen while measuring)."""
 RUNNING = "running"
 
 

@@ -98,6 +98,10 @@ class ResultStore:
                 {"AttributeName": "run_id", "AttributeType": "S"},
                 {"AttributeName": "item", "AttributeType": "S"},
             ],
+            # Its items are read back: a hotbench emulator running `--store keys` for the
+            # load's tables keeps this one whole (docs/emulator.md, "Item stores and the
+            # memory bound").
+            Tags=[{"Key": "hotbench:store", "Value": "full"}],
         )
         wait_active(self.client, self.table)
 

@@ -20,8 +20,8 @@ The Terraform task definition sets HOTBENCH_RUN_ID, HOTBENCH_RESULTS_TABLE and
 AWS_REGION; the tables come from the plan item, never from the environment.
 
 Exit codes: 0 complete; 3 refused (already started, or T0 passed); 4 barrier aborted;
-5 stopped early (watchdog or op cap: partial counts were written); 1 any other failure
-(a failed measuring loop still writes its counts with status `failed`).
+5 stopped early (watchdog, op cap or the coordinator's stop: partial counts were written);
+1 any other failure (a failed measuring loop still writes its counts with status `failed`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -109,10 +109,13 @@ def parse_config(
 
 class _Writer:
     """Writes progress in a background thread: the event loop never waits for a
-    control write, and a slow write is skipped rather than queued."""
+    control write, and a slow write is skipped rather than queued. After each write it
+    reads the coordinator's abort item: one set while measuring stops the run
+    (`on_abort`, e.g. Measurement.request_stop)."""
 
     def __init__(self, store: ResultStore) -> None:
         self.store = store
+        self.on_abort: Callable[[str], None] | None = None
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="progress")
         self.busy = threading.Lock()
         self.last: dict[str, Any] | None = None
@@ -128,6 +131,20 @@ class _Writer:
                 "the final counts are complete"
             )
 
+    def _check_abort(self) -> None:
+        """Read the coordinator's abort item after a progress write; a failed read is
+        counted with the failed writes (the next write reads it again)."""
+        if self.on_abort is None:
+            return
+        try:
+            message = self.store.get_abort()
+        except Exception as exc:  # counted and named in the final report
+            self.failures += 1
+            self.last_error = f"reading the abort item: {type(exc).__name__}: {exc}"
+            return
+        if message is not None:
+            self.on_abort(message)
+
     def progress(self, report: WorkerReport) -> None:
         payload = report.to_json()  # serialised now, on the loop thread: a consistent copy
         self.last = payload
@@ -139,6 +156,8 @@ class _Writer:
                 except Exception as exc:  # counted and named in the final report
                     self.failures += 1
                     self.last_error = f"{type(exc).__name__}: {exc}"
+                else:
+                    self._check_abort()
                 finally:
                     self.busy.release()
 
@@ -198,6 +217,7 @@ def run_worker(config: WorkerConfig) -> int:
     )
     print(f"{tag}: T0 in {t0 - time.time():.2f} s", file=sys.stderr, flush=True)
     measurement = Measurement(plan, worker, credentials, on_progress=writer.progress)
+    writer.on_abort = measurement.request_stop
     try:
         report = eventloop.run(measurement.run(t0))
     finally:

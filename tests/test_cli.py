@@ -81,9 +81,11 @@ def test_emulator_serve_says_what_runs_and_stops_cleanly_on_ctrl_c() -> None:
     )
     try:
         assert proc.stdout is not None
-        banner = [proc.stdout.readline() for _ in range(5)]
+        banner = [proc.stdout.readline() for _ in range(6)]
         assert banner[0].startswith(f"hotbench emulator listening on http://127.0.0.1:{port}")
         assert banner[3].strip() == "emulator: pure Python (HOTBENCH_PURE is set)"
+        assert banner[4].strip().startswith("store: full (items: whole")
+        assert "memory bound" in banner[4] and "(default: half the machine's memory)" in banner[4]
         proc.send_signal(signal.SIGINT)
         rest, _ = proc.communicate(timeout=20)
     finally:

@@ -116,6 +116,7 @@ def _live_on_aws(args: argparse.Namespace, console: Console) -> PlaybookResult:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from console.commands.emulator import add_store_arguments
     from console.commands.run import add_live_arguments
     from console.commands.workflow import add_fleet_and_cost_arguments, add_settings_arguments
 
@@ -156,6 +157,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
+    add_store_arguments(
+        live, default="keys", note="; for the built-in emulator (an --endpoint one has its own)"
+    )
     aws = parser.add_argument_group("live runs on AWS (--mode live --target aws)")
     aws.add_argument("--region", default=None, help="AWS region (default: HOTBENCH_REGION)")
     add_settings_arguments(aws, target=False)

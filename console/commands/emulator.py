@@ -16,6 +16,7 @@ from console.output import UserError
 def handle(args: argparse.Namespace, console: Console) -> int:
     from emulator.native import status
     from emulator.server import Latency, Service
+    from emulator.server.memory import format_size
     from emulator.server.runner import serve_forever
 
     if args.scale <= 0:
@@ -24,7 +25,13 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         latency = Latency.parse(args.latency)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    service = Service(scale=args.scale, create_delay_s=args.create_delay)
+    max_memory = memory_bound(args.max_memory)
+    service = Service(
+        scale=args.scale, create_delay_s=args.create_delay, store=args.store, max_memory=max_memory
+    )
+    bound = format_size(service.state.memory.limit_bytes)
+    if max_memory is None:
+        bound += " (default: half the machine's memory)"
 
     def ready(url: str) -> None:
         console.print(
@@ -44,6 +51,11 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
         console.print(f"  emulator: {status()}", highlight=False)
+        console.print(
+            f"  store: {args.store} (items: {STORE_HELP[args.store]}); memory bound {bound}: "
+            f"{url}/_hotbench/memory",
+            highlight=False,
+        )
         console.print("  Ctrl-C to stop (items are kept in memory only)")
 
     try:
@@ -56,6 +68,44 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         pass
     console.print("emulator stopped")
     return 0
+
+
+STORE_HELP = {
+    "full": "whole, read back as written",
+    "keys": "keys, index attributes and sizes only; capacity figures unchanged",
+}
+
+
+def memory_bound(text: str | None) -> int | None:
+    """--max-memory in bytes (None: the emulator's default), or a UserError."""
+    from emulator.server.memory import parse_size
+
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def add_store_arguments(parser: argparse._ActionsContainer, default: str, note: str = "") -> None:
+    """--store and --max-memory, for `emulator serve`, and for the emulator of `run`,
+    `check --mode live` and `up --target local` (docs/emulator.md)."""
+    parser.add_argument(
+        "--store",
+        choices=["full", "keys"],
+        default=default,
+        help=f"what the emulator keeps of each item: full (the whole item) or keys (keys, "
+        f"index attributes and sizes: reads answer with those, every capacity figure is "
+        f"the same; a few hundred bytes an item) (default {default}){note}",
+    )
+    parser.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        default=None,
+        help="the emulator's memory bound, e.g. 4G or 1500M: past it writes of new items "
+        f"are refused with a ValidationException (default: half the machine's memory){note}",
+    )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,4 +136,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help="CreateTable -> ACTIVE delay (default: the model's 7.4 s)",
     )
+    add_store_arguments(serve, default="full")
     serve.set_defaults(handler=handle)

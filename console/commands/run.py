@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from console import exitcodes
+from console.commands.emulator import memory_bound
 from console.commands.workflow import (
     add_settings_arguments,
     add_up_arguments,
@@ -106,6 +107,8 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         endpoint=args.endpoint,
         seed_limit=args.seed_items,
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
+        store=args.store,
+        max_memory=memory_bound(args.max_memory),
     )
 
 

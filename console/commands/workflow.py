@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from console.commands.emulator import add_store_arguments, memory_bound
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -111,8 +112,16 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_cpu=args.task_cpu,
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
+        emulator_store=args.store,
+        emulator_max_memory=_checked_size(args.max_memory),
         create_delay_s=args.create_delay,
     )
+
+
+def _checked_size(text: str | None) -> str | None:
+    """--max-memory as given, once it parses (the emulator `up` starts reads it again)."""
+    memory_bound(text)
+    return text
 
 
 def add_up_arguments(parser: argparse.ArgumentParser) -> None:
@@ -125,6 +134,12 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0.1; figures are reported in full-scale units)",
     )
     add_fleet_and_cost_arguments(parser)
+    add_store_arguments(
+        parser,
+        default="keys",
+        note="; local: the emulator `up` starts, or a one-shot `run`'s built-in one "
+        "(an --endpoint one has its own)",
+    )
 
 
 def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:

@@ -40,9 +40,9 @@ def emulator_argv(port: int, options: UpOptions, scale: float) -> list[str]:
     if options.create_delay_s is not None:
         argv += ["--create-delay", f"{options.create_delay_s:g}"]
     if options.emulator_store is not None:
-        # Issue 17's item-store option; passed only when asked for, so an emulator
-        # without it still starts by default.
         argv += ["--store", options.emulator_store]
+    if options.emulator_max_memory is not None:
+        argv += ["--max-memory", options.emulator_max_memory]
     return argv
 
 

@@ -19,9 +19,12 @@ class UpOptions:
     task_memory: int = 2048
     """AWS: Fargate task memory in MiB."""
     cpu_architecture: str = "X86_64"
-    emulator_store: str | None = None
-    """Local: the emulator's item store mode (`--store keys|full`, when it supports it);
-    None: its default."""
+    emulator_store: str | None = "keys"
+    """Local: the emulator's item store (`--store keys|full`; a playbook's items are
+    synthetic, so keys by default); None: the emulator's own default (full)."""
+    emulator_max_memory: str | None = None
+    """Local: the emulator's memory bound as given to `--max-memory` (e.g. 4G); None: its
+    default share of the machine."""
     create_delay_s: float | None = 0.0
     """Local: the emulator's CreateTable -> ACTIVE delay (None: the model's 7.4 s)."""
 

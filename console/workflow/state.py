@@ -79,7 +79,7 @@ class EmulatorProcess(Model):
     started_at: datetime
     log_path: str
     store: str | None = None
-    """Item store mode (`--store keys|full`, issue 17) when the emulator supports it."""
+    """Its item store (`--store keys|full`; None: the emulator's default, full)."""
     stopped_at: datetime | None = None
 
     @property

@@ -115,6 +115,7 @@ def up(
             task_memory=options.task_memory,
             cpu_architecture=options.cpu_architecture,
             emulator_store=state.emulator.store if state.emulator else options.emulator_store,
+            emulator_max_memory=options.emulator_max_memory,
             create_delay_s=options.create_delay_s,
         )
     else:

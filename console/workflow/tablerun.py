@@ -96,7 +96,7 @@ class TableRunner:
 
     def run(self, table_run: TableRun) -> None:
         from loadgen.coordinator import FleetOptions
-        from loadgen.live import LiveOptions, pause, run_one
+        from loadgen.live import LiveOptions, pause, polled_memory_check, run_one
         from loadgen.messages import RunPlan
 
         state, hooks = self.state, self.hooks
@@ -145,7 +145,11 @@ class TableRunner:
         hooks.say(f"running {table_run.label} with {state.workers} workers")
         try:
             with aws_errors("ecs:RunTask", state.region):
-                result = run_one(plan, self.client, state.results_table, endpoint, live, self._say)
+                # Local: the emulator's memory bound, once it refuses, stops the run as partial.
+                stop = polled_memory_check(endpoint) if endpoint is not None else None
+                result = run_one(
+                    plan, self.client, state.results_table, endpoint, live, self._say, stop
+                )
         except BaseException as exc:
             table_run.status = Status.FAILED
             table_run.finished_at = utc_now()

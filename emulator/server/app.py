@@ -4,6 +4,7 @@
   GET  /                      "healthy: ..." as DynamoDB answers a plain GET
   GET  /_hotbench/metrics     per-second metrics (docs/emulator.md)
   GET  /_hotbench/partitions  ?table=T: the model's partition map
+  GET  /_hotbench/memory      the item store, the memory bound and what it refused
 
 SigV4 headers are accepted and not verified: any credentials work. The HTTP framing is
 emulator/server/http.py; the DynamoDB semantics are Service.handle.
@@ -52,6 +53,8 @@ def _get(service: Service, path: str, query_string: str) -> Reply:
         if path == "/_hotbench/metrics":
             seconds = int(query.get("seconds", "60"))
             return _json(service.metrics_view(seconds, query.get("table")))
+        if path == "/_hotbench/memory":
+            return _json(service.memory_view())
         if path == "/_hotbench/partitions":
             table = query.get("table")
             if not table:

@@ -90,18 +90,32 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     unprocessed: dict[str, list[Any]] = {}
     charges: dict[str, Charge] = {}
     first_throttle: Throttle | None = None
+    # Past the memory bound, a batch that would add an item is refused whole, before it
+    # costs anything (as a request that fails validation), never half written.
+    memory = state.memory
+    memory.admit_new_items(
+        sum(
+            1
+            for table, _w, key, new in plan
+            if new is not None and memory.bounds(table.store.count) and not table.store.holds(key)
+        )
+    )
     for table, write, key, new in plan:
-        old, old_size = table.store.get_sized(key)
+        store = table.store
+        old, old_size = store.get_for_write(key)
         new_size = item_size(new) if new is not None else 0
-        decision, charge = charge_write(state, table, key, old, new, now, True, old_size, new_size)
+        model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
+        decision, charge = charge_write(
+            state, table, key, model_old, new, now, True, old_size, new_size
+        )
         if decision.throttle is not None:
             first_throttle = first_throttle or decision.throttle
             unprocessed.setdefault(table.name, []).append(write)
             continue
         if new is not None:
-            table.store.put(new, new_size)
+            store.put(new, new_size)
         elif old is not None:
-            table.store.delete(key)
+            store.delete(key)
         _add_charge(charges, table.name, charge)
     if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
         # [AWS] when no item at all could be written, the batch fails with the throttle.

@@ -13,6 +13,7 @@ from typing import Any
 
 from emulator.model import Decision
 from emulator.server.admission import Charge, admit_read, admit_write
+from emulator.server.items import ItemStore
 from emulator.server.protocol import DynamoError, condition_failed
 from emulator.server.state import EmulatorState
 from emulator.server.table import Table
@@ -68,13 +69,17 @@ def charge_read(
     return decision, charge
 
 
-def refuse_unless_admitted(decision: Decision, ok: bool, old: Item | None, on_fail: str) -> None:
+def refuse_unless_admitted(
+    decision: Decision, ok: bool, old: Item | None, on_fail: str, store: ItemStore
+) -> None:
     """A single-item write's refusals, in DynamoDB's order: a throttle first (the
-    condition is not even reported), then a failed condition."""
+    condition is not even reported), then a failed condition (its item as the store
+    answers it)."""
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
     if not ok:
-        raise condition_failed(old if on_fail == "ALL_OLD" else None)
+        shown = store.answer(old) if old is not None and on_fail == "ALL_OLD" else None
+        raise condition_failed(shown)
 
 
 def consumed_capacity(mode: str, table: Table, charge: Charge | None) -> dict[str, Any] | None:

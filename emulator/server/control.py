@@ -13,7 +13,7 @@ import uuid
 from typing import Any, Final
 
 from emulator.model import ModelError
-from emulator.server.items import ItemStore
+from emulator.server.keystore import STORES, make_store
 from emulator.server.protocol import (
     check_name,
     in_use,
@@ -24,7 +24,13 @@ from emulator.server.protocol import (
     validation,
 )
 from emulator.server.state import EmulatorState
-from emulator.server.table import Table, attribute_types, index_defs, key_schema
+from emulator.server.table import (
+    Table,
+    attribute_types,
+    index_attributes,
+    index_defs,
+    key_schema,
+)
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
 
 MAX_TABLES_PAGE = 100
@@ -78,6 +84,8 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     for gsi in req.get("GlobalSecondaryIndexes") or []:
         _check_new_warm(gsi.get("WarmThroughput"), f"index {gsi['IndexName']}", on_demand)
     tags = _tags(member(req, "Tags", list, default=[]))
+    store = make_store(_store_kind(state, tags), schema)
+    store.set_indexes(*index_attributes(gsis))
     stored = copy.deepcopy(req)
     try:
         capacity = state.model.create_table(stored, now)
@@ -89,7 +97,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         table_id=str(uuid.uuid4()),
         request=stored,
         schema=schema,
-        store=ItemStore(schema),
+        store=store,
         created_epoch=state.epoch(now),
         ready_at=now + state.create_delay_s,
         gsis=gsis,
@@ -172,6 +180,21 @@ def describe_limits(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]
 
 
 # --- tags ------------------------------------------------------------------------------------
+
+
+STORE_TAG = "hotbench:store"
+"""A CreateTable tag choosing this table's item store over the emulator's --store: a
+control table (`hotbench run`'s results table) is read back and must be kept whole."""
+
+
+def _store_kind(state: EmulatorState, tags: dict[str, str]) -> str:
+    kind = tags.get(STORE_TAG, state.store_kind)
+    if kind not in STORES:
+        raise validation(
+            f"One or more parameter values were invalid: the tag {STORE_TAG} must be one "
+            f"of {', '.join(STORES)}, got {kind!r}"
+        )
+    return kind
 
 
 def _tags(raw: list[Any]) -> dict[str, str]:
@@ -292,12 +315,14 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.gsis)
+    table.store.set_indexes(*index_attributes(gsis))
     from emulator.tableconfig import ConfigError, TableConfig
 
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
     except (ConfigError, ModelError) as exc:
+        table.store.set_indexes(*index_attributes(table.gsis))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table.request = new
     table.gsis = gsis

@@ -106,13 +106,28 @@ class _Collection:
 
     def __init__(self) -> None:
         self.order: list[Any] = []
-        self.items: dict[Any, Item] = {}
+        self.items: dict[Any, Any] = {}
+        """Each sort key's entry: the item (`full`) or its record (`keys`)."""
         self.sizes: dict[Any, int] = {}
         """Each item's size, kept so a rewrite need not measure the old item again."""
 
 
+Sized = tuple[Item, int]
+"""An item as the store answers it, with its stored size (what a read is charged on)."""
+
+
 class ItemStore:
-    """One table's items."""
+    """One table's items, kept whole (`hotbench emulator serve --store full`).
+
+    The interface the data plane uses, shared with `keystore.KeysStore` (which keeps
+    only what the capacity model needs): `get_sized` answers a read, `get_for_write`
+    gives the item a write replaces (conditions, update expressions, the GSI charges),
+    `reconcile` settles which of its attributes a write leaves unchanged, `answer` is
+    what a reply may show of a stored item, and the iterators give (item, size) pairs so
+    a Query or Scan page is charged on stored sizes. Entries are stored through `_entry`
+    and shown through `_view`: here the item itself both ways."""
+
+    kind = "full"
 
     def __init__(self, schema: KeySchema) -> None:
         self.schema = schema
@@ -124,18 +139,42 @@ class ItemStore:
         more objects for the garbage collector to traverse for as long as the item
         lives (the item itself stops being traversed after its first full collections),
         a cost paid again on every collection while a load writes new keys."""
-        self._items: dict[Any, Item] = {}
+        self._items: dict[Any, Any] = {}
         self._sizes: dict[Any, int] = {}
         # SortedList, not a list kept with insort: inserting a new key must not cost a
         # memmove of every key (millions of them after a long uuid-keyed run).
         self._pk_order: SortedList = SortedList()
-        self._unordered: list[tuple[int, str, Any]] = []
-        """Order keys of new partition-key values not yet in `_pk_order`: only Scan and
-        the removal of a key's last item read the order, so a put only appends here
-        (SortedList is pure Python, interpreted even when the store is compiled: its add
-        would be the dearest step of a PutItem of a new key)."""
+        self._unordered: list[Any] = []
+        """New partition-key values not yet in `_pk_order`: only Scan and the removal of
+        a key's last item read the order, so a put only appends the value here, and its
+        order key (hash and all) is made when the order is next read (SortedList is pure
+        Python, interpreted even when the store is compiled: its add would be the dearest
+        step of a PutItem of a new key; and an order key is memory, per item, that a load
+        test which never scans need not keep)."""
         self.count = 0
         self.bytes = 0
+
+    # what is kept ----------------------------------------------------------------------
+    def _entry(self, item: Item, size: int) -> Any:
+        """What is stored for `item`: the item itself."""
+        return item
+
+    def _flat_size(self, pk: Any, entry: Any) -> int:
+        """The size of a stored entry of a table without a sort key."""
+        return self._sizes.get(pk, 0)
+
+    def _view(self, pk: Any, sk: Any, entry: Any) -> Item:
+        """A stored entry as an item (pk and sk: the typed key values)."""
+        result: Item = entry
+        return result
+
+    def set_indexes(self, keep: frozenset[str], compare_all: bool) -> None:
+        """The table's GSIs changed: `keep` names their key and INCLUDE attributes,
+        `compare_all` says whether one projects ALL. A whole item holds everything."""
+
+    def answer(self, item: Item) -> Item:
+        """What a reply (ReturnValues, a failed condition's item) shows of `item`."""
+        return item
 
     # keys ------------------------------------------------------------------------------
     def validate_key(self, key: Any) -> Item:
@@ -167,59 +206,74 @@ class ItemStore:
         return pk, sk
 
     # access ----------------------------------------------------------------------------
-    def get(self, key: Item) -> Item | None:
+    def _find(self, key: Item) -> tuple[Any, int]:
+        """The entry at `key` and its size ((None, 0) when absent)."""
         pk, sk = self._ids(key)
         if self._flat:
-            return self._items.get(pk)
-        coll = self._collections.get(pk)
-        return None if coll is None else coll.items.get(sk)
-
-    def get_sized(self, key: Item) -> tuple[Item | None, int]:
-        """The item at `key` and its size in bytes (0 when absent)."""
-        pk, sk = self._ids(key)
-        if self._flat:
-            item = self._items.get(pk)
-            return item, (self._sizes.get(pk, 0) if item is not None else 0)
+            entry = self._items.get(pk)
+            return entry, (self._flat_size(pk, entry) if entry is not None else 0)
         coll = self._collections.get(pk)
         if coll is None:
             return None, 0
-        item = coll.items.get(sk)
-        return item, (coll.sizes.get(sk, 0) if item is not None else 0)
+        entry = coll.items.get(sk)
+        return entry, (coll.sizes.get(sk, 0) if entry is not None else 0)
+
+    def holds(self, key: Item) -> bool:
+        """Whether an item is stored at `key`."""
+        return self._find(key)[0] is not None
+
+    def get_sized(self, key: Item) -> tuple[Item | None, int]:
+        """The item at `key` as a read answers it, and its size in bytes (0 if absent)."""
+        entry, size = self._find(key)
+        return entry, size
+
+    def get_for_write(self, key: Item) -> tuple[Item | None, int]:
+        """The item at `key` as a write sees it (its condition, its update expression,
+        what the model compares), and its size: here the stored item itself."""
+        entry, size = self._find(key)
+        return entry, size
+
+    def reconcile(self, key: Item, old: Item | None, new: Item) -> Item | None:
+        """`old` (from `get_for_write`) made fit to compare with `new` attribute by
+        attribute, as the GSI charges do: a whole item already is."""
+        return old
 
     def put(self, item: Item, size: int) -> None:
         """Store `item` (of `size` bytes); the replaced item's size is known here."""
         pk, sk = self._ids(item)
+        entry = self._entry(item, size)
         if self._flat:
-            self._put_flat(pk, item, size)
+            self._put_flat(pk, entry, size)
             return
         coll = self._collections.get(pk)
         if coll is None:
             coll = self._collections[pk] = _Collection()
-            self._unordered.append(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
+            self._unordered.append(pk)
         if sk not in coll.items:
             bisect.insort(coll.order, sk)
             self.count += 1
         self.bytes += size - coll.sizes.get(sk, 0)
-        coll.items[sk] = item
+        coll.items[sk] = entry
         coll.sizes[sk] = size
 
-    def _put_flat(self, pk: Any, item: Item, size: int) -> None:
+    def _put_flat(self, pk: Any, entry: Any, size: int) -> None:
         """`put` in a table without a sort key."""
         items = self._items
         if pk not in items:
-            self._unordered.append(_order_key(pk_hash_of(item[self.schema.pk.name]), pk))
+            self._unordered.append(pk)
             self.count += 1
         self.bytes += size - self._sizes.get(pk, 0)
-        items[pk] = item
+        items[pk] = entry
         self._sizes[pk] = size
 
     def delete(self, key: Item) -> None:
         pk, sk = self._ids(key)
         if self._flat:
-            if pk not in self._items:
+            entry = self._items.pop(pk, None)
+            if entry is None:
                 return
-            del self._items[pk]
-            self.bytes -= self._sizes.pop(pk, 0)
+            self.bytes -= self._flat_size(pk, entry)
+            self._sizes.pop(pk, None)
         else:
             coll = self._collections.get(pk)
             if coll is None or sk not in coll.items:
@@ -240,13 +294,13 @@ class ItemStore:
         one-item view made for the caller (Query reads one per request)."""
         if not self._flat:
             return self._collections.get(pk)
-        item = self._items.get(pk)
-        if item is None:
+        entry = self._items.get(pk)
+        if entry is None:
             return None
         coll = _Collection()
         coll.order.append(None)
-        coll.items[None] = item
-        coll.sizes[None] = self._sizes.get(pk, 0)
+        coll.items[None] = entry
+        coll.sizes[None] = self._flat_size(pk, entry)
         return coll
 
     def collection(
@@ -255,9 +309,10 @@ class ItemStore:
         forward: bool = True,
         after: Any = None,
         has_after: bool = False,
-    ) -> Iterator[Item]:
+    ) -> Iterator[Sized]:
         """Items of one partition-key value in sort-key order, after a sort key if given."""
-        coll = self._collection_of(sort_value(pk_value))
+        pk = sort_value(pk_value)
+        coll = self._collection_of(pk)
         if coll is None:
             return
         order = coll.order
@@ -265,18 +320,17 @@ class ItemStore:
             start = 0
             if has_after:
                 start = bisect.bisect_right(order, after)
-            for sk in order[start:]:
-                yield coll.items[sk]
+            sks = order[start:]
         else:
             stop = len(order)
             if has_after:
                 stop = bisect.bisect_left(order, after)
-            backwards = order[:stop]
-            backwards.reverse()
-            for sk in backwards:
-                yield coll.items[sk]
+            sks = order[:stop]
+            sks.reverse()
+        for sk in sks:
+            yield self._view(pk, sk, coll.items[sk]), coll.sizes[sk]
 
-    def scan(self, after: Item | None = None) -> Iterator[Item]:
+    def scan(self, after: Item | None = None) -> Iterator[Sized]:
         """Every item, in partition-hash then sort-key order, after a key if given."""
         self._order_all()
         start = 0
@@ -294,9 +348,9 @@ class ItemStore:
         for i in range(start, len(self._pk_order)):
             pk = self._pk_order[i][2]
             if self._flat:
-                item = self._items.get(pk)
-                if item is not None:
-                    yield item
+                found = self._items.get(pk)
+                if found is not None:
+                    yield self._view(pk, None, found), self._flat_size(pk, found)
                 continue
             coll = self._collections.get(pk)
             if coll is None:
@@ -307,21 +361,31 @@ class ItemStore:
             else:
                 sks = list(coll.order)
             for sk in sks:
-                yield coll.items[sk]
+                yield self._view(pk, sk, coll.items[sk]), coll.sizes[sk]
 
     def _order_all(self) -> None:
         """Bring the new collections' order keys into `_pk_order` (in one update: the
         same contents as adding each when it was made)."""
         if self._unordered:
-            self._pk_order.update(self._unordered)
+            self._pk_order.update([_order_key(_typed_hash(pk), pk) for pk in self._unordered])
             self._unordered.clear()
 
-    def all_items(self) -> Iterator[Item]:
+    def all_items(self) -> Iterator[Sized]:
+        """Every item with its size, in no particular order (GSI reads sort them)."""
         if self._flat:
-            yield from self._items.values()
+            for pk, entry in self._items.items():
+                yield self._view(pk, None, entry), self._flat_size(pk, entry)
             return
-        for coll in self._collections.values():
-            yield from coll.items.values()
+        for pk, coll in self._collections.items():
+            for sk, entry in coll.items.items():
+                yield self._view(pk, sk, entry), coll.sizes[sk]
+
+
+def _typed_hash(pk: Any) -> int:
+    """`pk_hash_of` from the typed value (str, Decimal or bytes) the store keys by."""
+    if isinstance(pk, str):
+        return partition_hash(pk)
+    return partition_hash(key_bytes(pk))
 
 
 def _order_key(pk_hash: int, pk: Any) -> tuple[int, str, Any]:

@@ -15,7 +15,7 @@ from emulator.server.charging import charge_read, finish, throttle_error
 from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, Placeholders, key_condition, parse_condition
 from emulator.server.expr_project import project
-from emulator.server.items import KeySchema, pk_hash_of, sort_value
+from emulator.server.items import KeySchema, Sized, pk_hash_of, sort_value
 from emulator.server.legacy import filter_condition, key_conditions, uses_expressions
 from emulator.server.members import (
     consumed_mode,
@@ -99,7 +99,7 @@ def _sk_matches(test: Node | None, item: Item) -> bool:
 
 def _query_items(
     table: Table, source: _Source, pk_value: dict[str, Any], forward: bool, start: Item | None
-) -> Iterator[Item]:
+) -> Iterator[Sized]:
     if source.index is None:
         sk = table.schema.sk
         after = sort_value(start[sk.name]) if start is not None and sk is not None else None
@@ -110,18 +110,18 @@ def _query_items(
     pk_name = source.schema.pk.name
     wanted = sort_value(pk_value)
     matches = [
-        i
-        for i in table.store.all_items()
+        (i, n)
+        for i, n in table.store.all_items()
         if source.schema.in_index(i) and sort_value(i[pk_name]) == wanted
     ]
-    matches.sort(key=lambda i: _index_order(source, table, i), reverse=not forward)
+    matches.sort(key=lambda m: _index_order(source, table, m[0]), reverse=not forward)
     if start is not None:
         mark = _index_order(source, table, start)
         matches = [
-            i
-            for i in matches
-            if (_index_order(source, table, i) > mark) == forward
-            and _index_order(source, table, i) != mark
+            m
+            for m in matches
+            if (_index_order(source, table, m[0]) > mark) == forward
+            and _index_order(source, table, m[0]) != mark
         ]
     yield from matches
 
@@ -213,7 +213,7 @@ def _page(
     req: dict[str, Any],
     table: Table,
     source: _Source,
-    items: Iterator[Item],
+    items: Iterator[Sized],
     where: tuple[int, Any] | None,
     consistent: bool,
     sk_test: Node | None,
@@ -229,16 +229,18 @@ def _page(
     scanned: list[Item] = []
     size = 0
     stopped = False
-    for item in items:
+    for item, item_bytes in items:
         if not _sk_matches(sk_test, item):
             continue
         if narrow:
             assert gsi is not None
             # [AWS] an index holds only its projected attributes: a read of a KEYS_ONLY
-            # or INCLUDE index returns them and is charged on their size.
+            # or INCLUDE index returns them and is charged on their size (exact under the
+            # keys store too, which keeps every key and INCLUDE attribute).
             item = projected(gsi, table, item)
+            item_bytes = item_size(item)
         scanned.append(item)
-        size += item_size(item)
+        size += item_bytes  # the stored size: what DynamoDB reads, whatever the store keeps
         if (limit is not None and len(scanned) >= limit) or size >= PAGE_BYTES:
             stopped = True
             break
@@ -288,13 +290,13 @@ def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def _in_segment(items: Iterator[Item], pk_name: str, total: int, part: int) -> Iterator[Item]:
+def _in_segment(items: Iterator[Sized], pk_name: str, total: int, part: int) -> Iterator[Sized]:
     """The items of one parallel-Scan segment, lazily: a generator function, not a
     generator expression, which mypyc would turn into a list (a Scan page with a Limit
     must not walk the whole table)."""
-    for item in items:
-        if _segment_of(item[pk_name], total) == part:
-            yield item
+    for sized in items:
+        if _segment_of(sized[0][pk_name], total) == part:
+            yield sized
 
 
 def _partitions_between(
@@ -362,20 +364,21 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             f"ExclusiveStartKey with correct Segment. TotalSegments: {segments} "
             f"Segment: {segment}"
         )
-    items: Iterator[Item]
+    items: Iterator[Sized]
     if source.index is None:
         items = table.store.scan(start)
     else:
+        pk_name = source.schema.pk.name
         pool = sorted(
-            (i for i in table.store.all_items() if source.schema.in_index(i)),
-            key=lambda i: (pk_hash_of(i[source.schema.pk.name]), _index_order(source, table, i)),
+            (m for m in table.store.all_items() if source.schema.in_index(m[0])),
+            key=lambda m: (pk_hash_of(m[0][pk_name]), _index_order(source, table, m[0])),
         )
         if start is not None:
-            mark = (pk_hash_of(start[source.schema.pk.name]), _index_order(source, table, start))
+            mark = (pk_hash_of(start[pk_name]), _index_order(source, table, start))
             pool = [
-                i
-                for i in pool
-                if (pk_hash_of(i[source.schema.pk.name]), _index_order(source, table, i)) > mark
+                m
+                for m in pool
+                if (pk_hash_of(m[0][pk_name]), _index_order(source, table, m[0])) > mark
             ]
         items = iter(pool)
     if segments is not None and segment is not None:

@@ -60,11 +60,20 @@ class EmulatorServer:
         latency: str | Latency = "none",
         create_delay_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        store: str = "full",
+        max_memory: int | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.latency = latency if isinstance(latency, Latency) else Latency.parse(latency)
-        self.service = Service(params, scale=scale, create_delay_s=create_delay_s, clock=clock)
+        self.service = Service(
+            params,
+            scale=scale,
+            create_delay_s=create_delay_s,
+            clock=clock,
+            store=store,
+            max_memory=max_memory,
+        )
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
@@ -135,6 +144,10 @@ class EmulatorServer:
     def metrics(self, seconds: int = 60, table: str | None = None) -> dict[str, Any]:
         """What GET /_hotbench/metrics returns."""
         return self.service.metrics_view(seconds, table)
+
+    def memory(self) -> dict[str, Any]:
+        """What GET /_hotbench/memory returns."""
+        return self.service.memory_view()
 
     def partitions(self, table: str) -> dict[str, Any]:
         """What GET /_hotbench/partitions?table=T returns."""

@@ -124,8 +124,19 @@ class Service:
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
+        store: str = "full",
+        max_memory: int | None = None,
     ) -> None:
-        self.state = EmulatorState(params, scale, create_delay_s, region, account, clock)
+        self.state = EmulatorState(
+            params,
+            scale,
+            create_delay_s,
+            region,
+            account,
+            clock,
+            store=store,
+            max_memory=max_memory,
+        )
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
 
@@ -199,6 +210,14 @@ class Service:
                 "units": "full-scale (counts and units divided by scale)",
                 "tables": out,
             }
+
+    def memory_view(self) -> dict[str, Any]:
+        """The JSON of /_hotbench/memory: the item store, the bound and what it refused."""
+        state = self.state
+        with state.lock:
+            view = state.memory.status()
+            view["items"] = sum(t.store.count for t in state.tables.values())
+            return view
 
     def partitions_view(self, table: str) -> dict[str, Any]:
         """The JSON of /_hotbench/partitions?table=T: the model's partition map."""

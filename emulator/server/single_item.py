@@ -95,17 +95,21 @@ def _write_one(
     capacity, refusal, store change and reply, in DynamoDB's order, for both."""
     cond, returns, on_fail = options
     now = state.tick()
-    old, old_size = table.store.get_sized(key)
+    store = table.store
+    old, old_size = store.get_for_write(key)
+    if old is None and new is not None:
+        state.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
-    decision, charge = charge_write(state, table, key, old, new, now, ok, old_size, new_size)
-    refuse_unless_admitted(decision, ok, old, on_fail)
+    model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
+    decision, charge = charge_write(state, table, key, model_old, new, now, ok, old_size, new_size)
+    refuse_unless_admitted(decision, ok, old, on_fail, store)
     if new is not None:
-        table.store.put(new, new_size)
+        store.put(new, new_size)
     elif old is not None:
-        table.store.delete(key)
+        store.delete(key)
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
+        out["Attributes"] = store.answer(old)
     return finish(out, mode, table, charge)
 
 
@@ -152,13 +156,17 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     on_fail = enum_of(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = consumed_mode(req)
     now = state.tick()
-    old = table.store.get(key)
+    store = table.store
+    old, old_size = store.get_for_write(key)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None
     # [AWS] an update that only removes (REMOVE, or DELETE from a set) creates no item
     # where there was none: there is nothing to remove from. One with no action at all
     # creates the key-only item (Alternator's test_update_item_non_existent, run on AWS).
     creates = old is not None or not actions or any(a[0] in ("set", "add") for a in actions)
+    if old is None and creates:
+        state.memory.admit_new_item(store.count)
+    size = 0
     if ok:
         try:
             new = apply_update(actions, old, table.schema.names)
@@ -171,23 +179,25 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         if table.gsis:
             check_index_keys(table, new, by_update=True)
         size = check_size(new)
+    model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
     decision, charge = charge_write(
-        state, table, key, old, new if ok and creates else None, now, ok
+        state, table, key, model_old, new if ok and creates else None, now, ok, old_size, size
     )
-    refuse_unless_admitted(decision, ok and new is not None, old, on_fail)
+    refuse_unless_admitted(decision, ok and new is not None, old, on_fail, store)
     assert new is not None  # refused above otherwise
     out: dict[str, Any] = {}
     if not creates:
         return finish(out, mode, table, charge)
-    table.store.put(new, size)
+    store.put(new, size)
     if returns == "ALL_OLD" and old is not None:
-        out["Attributes"] = old
+        out["Attributes"] = store.answer(old)
     elif returns == "ALL_NEW":
-        out["Attributes"] = new
+        out["Attributes"] = store.answer(new)
     elif returns in ("UPDATED_OLD", "UPDATED_NEW"):
         # Only the paths the update named, nested ones as nested parts of the item.
         source = old if returns == "UPDATED_OLD" else new
-        attrs = project(source, [a[1] for a in actions]) if source is not None else {}
+        paths = [a[1] for a in actions]
+        attrs = project(store.answer(source), paths) if source is not None else {}
         if attrs:
             out["Attributes"] = attrs
     return finish(out, mode, table, charge)

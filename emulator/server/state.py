@@ -1,4 +1,4 @@
-"""The state one emulator's operations share: tables, capacity model, metrics, clock, lock.
+"""The state one emulator's operations share: tables, model, metrics, clock, lock, memory.
 
 One object, passed to every operation, so that an operation reads what it needs here
 and never the service that dispatches to it (`service.py`).
@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.server.keystore import STORES
+from emulator.server.memory import MemoryBound, default_max_memory
 from emulator.server.metrics import Metrics
 from emulator.server.protocol import check_name, not_found
 from emulator.server.table import Table
@@ -30,7 +32,11 @@ class EmulatorState:
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
+        store: str = "full",
+        max_memory: int | None = None,
     ) -> None:
+        if store not in STORES:
+            raise ValueError(f"unknown item store {store!r}: choose one of {', '.join(STORES)}")
         if scale is not None:
             params = params.scaled(scale)
         self.params = params
@@ -46,6 +52,11 @@ class EmulatorState:
         self.tables: dict[str, Table] = {}
         self.metrics = Metrics(self.scale)
         self.started_epoch = time.time()
+        self.store_kind = store
+        """Which item store new tables get: "full" or "keys" (docs/emulator.md, "Item
+        stores and the memory bound")."""
+        self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
+        """Past this bound writes of new items are refused (emulator/server/memory.py)."""
 
     # time ------------------------------------------------------------------------------
     def now(self) -> float:

@@ -57,6 +57,17 @@ class Table:
         return "ACTIVE"
 
 
+def index_attributes(gsis: dict[str, IndexDef]) -> tuple[frozenset[str], bool]:
+    """What an item store must keep for these GSIs (`ItemStore.set_indexes`): the names
+    of their key and INCLUDE attributes, and whether one projects ALL."""
+    keep: set[str] = set()
+    for index in gsis.values():
+        keep.update(index.schema.names)
+        if index.projection == "INCLUDE":
+            keep.update(index.non_key)
+    return frozenset(keep), any(i.projection == "ALL" for i in gsis.values())
+
+
 def attribute_types(request: dict[str, Any]) -> dict[str, str]:
     """AttributeDefinitions as {name: type}, checked."""
     defs = request.get("AttributeDefinitions")

@@ -106,6 +106,39 @@ def test_a_failed_progress_write_is_counted_and_reported() -> None:
     assert any("2 write(s) of worker 0 failed" in n for n in run.notes), run.notes
 
 
+class AbortUnreadableStore:
+    """Progress writes go through; the abort item cannot be read, then says stop."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def put_report(self, kind: str, payload: Any) -> None:
+        pass
+
+    def get_abort(self) -> str | None:
+        self.reads += 1
+        if self.reads == 1:
+            raise ConnectionError("results table unreachable")
+        return "the run was stopped"
+
+
+def test_a_failed_abort_read_is_counted_and_the_next_one_stops_the_worker() -> None:
+    store = AbortUnreadableStore()
+    writer = _Writer(store)  # type: ignore[arg-type]
+    stops: list[str] = []
+    writer.on_abort = stops.append
+    for _ in range(2):
+        writer.progress(report(0, "running", {0: ok(10)}, 10))
+        deadline = time.monotonic() + 5
+        while writer.busy.locked() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.05)
+    writer.pool.shutdown(wait=True)
+    assert writer.failures == 1
+    assert writer.last_error == "reading the abort item: ConnectionError: results table unreachable"
+    assert stops == ["the run was stopped"]
+
+
 def test_worker_exit_codes_are_the_documented_ones() -> None:
     assert exit_code(COMPLETE) == EXIT_OK == 0
     assert exit_code(WATCHDOG) == exit_code(OP_CAP) == EXIT_PARTIAL == 5
