@@ -21,7 +21,7 @@ KEPT = {"pk", "sk", "g1", "g2", "g3", "n"}
 """What `keys` keeps of the test table's items: its keys, the GSIs' keys, INCLUDE's n."""
 
 
-def _table_request(name: str = "t", sort_key: bool = True) -> dict[str, Any]:
+def _table_request(name: str = "tbl", sort_key: bool = True) -> dict[str, Any]:
     def gsi(index: str, key: str, projection: dict[str, Any]) -> dict[str, Any]:
         return {
             "IndexName": index,
@@ -96,7 +96,7 @@ def _update(rng: random.Random, key: dict[str, Any]) -> dict[str, Any]:
         )
         if part
     )
-    req: dict[str, Any] = {"TableName": "t", "Key": key, "UpdateExpression": expr}
+    req: dict[str, Any] = {"TableName": "tbl", "Key": key, "UpdateExpression": expr}
     if values:
         req["ExpressionAttributeValues"] = values
     if rng.random() < 0.3:
@@ -116,7 +116,7 @@ def _request(
         else:
             item = _item(rng, key)
             rewrites.append(item)
-        op, req = "PutItem", {"TableName": "t", "Item": item}
+        op, req = "PutItem", {"TableName": "tbl", "Item": item}
         if rng.random() < 0.2:
             req["ConditionExpression"] = rng.choice(
                 ["attribute_not_exists(pk)", "attribute_exists(payload)"]
@@ -126,9 +126,9 @@ def _request(
     elif roll < 0.45:
         op, req = "UpdateItem", _update(rng, key)
     elif roll < 0.52:
-        op, req = "DeleteItem", {"TableName": "t", "Key": key}
+        op, req = "DeleteItem", {"TableName": "tbl", "Key": key}
     elif roll < 0.65:
-        op, req = "GetItem", {"TableName": "t", "Key": key}
+        op, req = "GetItem", {"TableName": "tbl", "Key": key}
         req["ConsistentRead"] = rng.random() < 0.5
     elif roll < 0.78:
         index = rng.choice([None, "all", "keys", "incl"])
@@ -137,7 +137,7 @@ def _request(
         op, req = (
             "Query",
             {
-                "TableName": "t",
+                "TableName": "tbl",
                 "KeyConditionExpression": f"{attr} = :v",
                 "ExpressionAttributeValues": {":v": value},
             },
@@ -147,7 +147,7 @@ def _request(
         if rng.random() < 0.3:
             req["Limit"] = rng.randint(1, 3)
     elif roll < 0.83:
-        op, req = "Scan", {"TableName": "t", "Limit": rng.randint(1, 30)}
+        op, req = "Scan", {"TableName": "tbl", "Limit": rng.randint(1, 30)}
         if rng.random() < 0.3:
             req["IndexName"] = rng.choice(["all", "keys", "incl"])
     elif roll < 0.93:
@@ -163,12 +163,12 @@ def _request(
                 writes.append({"PutRequest": {"Item": _item(rng, k)}})
             else:
                 writes.append({"DeleteRequest": {"Key": k}})
-        op, req = "BatchWriteItem", {"RequestItems": {"t": writes}}
+        op, req = "BatchWriteItem", {"RequestItems": {"tbl": writes}}
     else:
         keys = {
             tuple(v["S"] for v in k.values()): k for k in (_key(rng, sort_key) for _ in range(5))
         }
-        op, req = "BatchGetItem", {"RequestItems": {"t": {"Keys": list(keys.values())}}}
+        op, req = "BatchGetItem", {"RequestItems": {"tbl": {"Keys": list(keys.values())}}}
     req["ReturnConsumedCapacity"] = "INDEXES"
     return op, req
 
@@ -226,8 +226,8 @@ def test_keys_store_charges_exactly_as_full(sort_key: bool) -> None:
     assert all(200 in statuses for statuses in seen.values()), seen
     assert any(400 in statuses for statuses in seen.values()), seen  # throttles ran too
     assert full.metrics_view(900) == keys.metrics_view(900)
-    assert full.partitions_view("t") == keys.partitions_view("t")
-    describe = orjson.dumps({"TableName": "t"})
+    assert full.partitions_view("tbl") == keys.partitions_view("tbl")
+    describe = orjson.dumps({"TableName": "tbl"})
     a = orjson.loads(full.handle(TARGET + "DescribeTable", describe)[1])["Table"]
     b = orjson.loads(keys.handle(TARGET + "DescribeTable", describe)[1])["Table"]
     assert a["ItemCount"] == b["ItemCount"] > 0
@@ -242,9 +242,9 @@ def test_keys_store_refuses_an_index_it_cannot_build() -> None:
     request["AttributeDefinitions"] = request["AttributeDefinitions"][:2]
     assert svc.handle(TARGET + "CreateTable", orjson.dumps(request))[0] == 200
     item = {"pk": {"S": "a"}, "sk": {"S": "b"}, "g1": {"S": "x"}}
-    svc.handle(TARGET + "PutItem", orjson.dumps({"TableName": "t", "Item": item}))
+    svc.handle(TARGET + "PutItem", orjson.dumps({"TableName": "tbl", "Item": item}))
     update = {
-        "TableName": "t",
+        "TableName": "tbl",
         "AttributeDefinitions": [{"AttributeName": "g1", "AttributeType": "S"}],
         "GlobalSecondaryIndexUpdates": [
             {
@@ -284,21 +284,21 @@ def test_unchanged_values_stay_unchanged_through_updates() -> None:
             "payload": {"S": "p" * 3000},
         }
         steps = [
-            ("PutItem", {"TableName": "t", "Item": item}),
+            ("PutItem", {"TableName": "tbl", "Item": item}),
             (
                 "UpdateItem",
                 {
-                    "TableName": "t",
+                    "TableName": "tbl",
                     "Key": {"pk": item["pk"], "sk": item["sk"]},
                     "UpdateExpression": "SET g2 = :b, n = :n",
                     "ExpressionAttributeValues": {":b": {"S": "B"}, ":n": {"N": "1"}},
                 },
             ),
-            ("PutItem", {"TableName": "t", "Item": item | {"g2": {"S": "B"}, "n": {"N": "1.0"}}}),
+            ("PutItem", {"TableName": "tbl", "Item": item | {"g2": {"S": "B"}, "n": {"N": "1.0"}}}),
             (
                 "UpdateItem",
                 {
-                    "TableName": "t",
+                    "TableName": "tbl",
                     "Key": {"pk": item["pk"], "sk": item["sk"]},
                     "UpdateExpression": "SET payload = :p",
                     "ExpressionAttributeValues": {":p": item["payload"]},

@@ -14,7 +14,7 @@ from emulator.server.memory import format_size, parse_size
 from tests.emulator_endpoint.conftest import client, key_table
 
 
-def _put(ddb: Any, pk: str, table: str = "t", size: int = 100) -> None:
+def _put(ddb: Any, pk: str, table: str = "tbl", size: int = 100) -> None:
     ddb.put_item(TableName=table, Item={"pk": {"S": pk}, "v": {"S": "x" * size}})
 
 
@@ -22,7 +22,7 @@ def test_past_the_bound_new_items_are_refused_clearly() -> None:
     with EmulatorServer(create_delay_s=0, store="full", max_memory=1) as emu:
         emu.service.state.memory.small_table_items = 5
         ddb = client(emu.endpoint_url)
-        key_table(ddb, "t", sk_type=None)
+        key_table(ddb, "tbl", sk_type=None)
         key_table(ddb, "small", sk_type=None)
         for i in range(5):  # a small table takes new items whatever the bound
             _put(ddb, f"k{i}")
@@ -35,31 +35,31 @@ def test_past_the_bound_new_items_are_refused_clearly() -> None:
         assert "--store keys" in error["Message"] and "--max-memory" in error["Message"]
         _put(ddb, "k1", size=300)  # an overwrite adds nothing
         ddb.update_item(
-            TableName="t",
+            TableName="tbl",
             Key={"pk": {"S": "k2"}},
             UpdateExpression="SET w = :w",
             ExpressionAttributeValues={":w": {"S": "y"}},
         )
         with pytest.raises(ClientError, match="memory bound"):
             ddb.update_item(
-                TableName="t",
+                TableName="tbl",
                 Key={"pk": {"S": "new"}},
                 UpdateExpression="SET w = :w",
                 ExpressionAttributeValues={":w": {"S": "y"}},
             )
-        assert ddb.get_item(TableName="t", Key={"pk": {"S": "k1"}})["Item"]["v"]["S"] == "x" * 300
+        assert ddb.get_item(TableName="tbl", Key={"pk": {"S": "k1"}})["Item"]["v"]["S"] == "x" * 300
         with pytest.raises(ClientError, match="memory bound"):  # whole: k4 is not rewritten
             ddb.batch_write_item(
                 RequestItems={
-                    "t": [
+                    "tbl": [
                         {"PutRequest": {"Item": {"pk": {"S": "k4"}, "v": {"S": "z"}}}},
                         {"PutRequest": {"Item": {"pk": {"S": "new"}, "v": {"S": "z"}}}},
                     ]
                 }
             )
-        assert ddb.get_item(TableName="t", Key={"pk": {"S": "k4"}})["Item"]["v"]["S"] != "z"
+        assert ddb.get_item(TableName="tbl", Key={"pk": {"S": "k4"}})["Item"]["v"]["S"] != "z"
         _put(ddb, "s1", table="small")
-        ddb.delete_item(TableName="t", Key={"pk": {"S": "k3"}})
+        ddb.delete_item(TableName="tbl", Key={"pk": {"S": "k3"}})
         view = emu.memory()
         assert view["bound_reached"] and view["refused_new_items"] == 3
         assert view["store"] == "full" and view["max_memory_bytes"] == 1
@@ -71,7 +71,7 @@ def test_under_the_bound_nothing_is_refused() -> None:
     with EmulatorServer(create_delay_s=0, store="keys", max_memory=parse_size("1T")) as emu:
         emu.service.state.memory.small_table_items = 0
         ddb = client(emu.endpoint_url)
-        key_table(ddb, "t", sk_type=None)
+        key_table(ddb, "tbl", sk_type=None)
         for i in range(20):
             _put(ddb, f"k{i}")
         view = emu.memory()

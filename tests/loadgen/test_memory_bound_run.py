@@ -60,20 +60,20 @@ def test_the_in_process_emulator_uses_the_options_store_and_bound() -> None:
     with _endpoint(LiveOptions(store="keys", max_memory=1, scale=1.0)) as target:
         ddb = make_client(target.url, "us-east-1", LOCAL_CREDENTIALS)
         ddb.create_table(
-            TableName="t",
+            TableName="tbl",
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
             BillingMode="PROVISIONED",  # enough not to throttle the filling below
             ProvisionedThroughput={"ReadCapacityUnits": 1000, "WriteCapacityUnits": 40000},
         )
         payload = {"v": {"S": "x" * 100}}
-        ddb.put_item(TableName="t", Item={"pk": {"S": "first"}} | payload)
-        got = ddb.get_item(TableName="t", Key={"pk": {"S": "first"}})["Item"]
+        ddb.put_item(TableName="tbl", Item={"pk": {"S": "first"}} | payload)
+        got = ddb.get_item(TableName="tbl", Key={"pk": {"S": "first"}})["Item"]
         assert got == {"pk": {"S": "first"}}  # keys: the key alone comes back
         assert target.stop_check() is None
         for start in range(0, SMALL_TABLE_ITEMS, 25):  # fill it past the small-table size
             left: dict[str, Any] = {
-                "t": [
+                "tbl": [
                     {"PutRequest": {"Item": {"pk": {"S": f"k{i}"}} | payload}}
                     for i in range(start, start + 25)
                 ]
@@ -81,7 +81,7 @@ def test_the_in_process_emulator_uses_the_options_store_and_bound() -> None:
             while left:  # a throttled share comes back unprocessed: send it again
                 left = ddb.batch_write_item(RequestItems=left)["UnprocessedItems"]
         try:
-            ddb.put_item(TableName="t", Item={"pk": {"S": "one more"}} | payload)
+            ddb.put_item(TableName="tbl", Item={"pk": {"S": "one more"}} | payload)
         except ddb.exceptions.ClientError as exc:
             assert exc.response["Error"]["Code"] == "ValidationException"
         else:
