@@ -83,7 +83,7 @@ def serve_bare(port: int) -> None:
 
 def serve_aiohttp(port: int) -> None:
     """For context only (--targets ...,aiohttp): aiohttp's low-level server answering `{}`,
-    the emulator's previous HTTP front, i.e. what a well-kept Python framework costs."""
+    i.e. what a well-kept Python framework's HTTP layer costs on the same machine."""
     from aiohttp import web, web_server
 
     async def handle(request: web.BaseRequest) -> web.Response:
@@ -204,9 +204,10 @@ def _requests(count: int) -> list[tuple[bytes, bytes]]:
     JSON, and every put changes its item, so each one writes to all three GSIs.
 
     The GSI keys take thousands of values, so they spread over each index's partitions
-    as evenly as the table's uuid keys: with a few dozen values (as before 2026-11-30),
-    some of an index's 40 partitions held five or six of them and, past ~20,000 puts/s
-    once their burst capacity ran out, the model rightly throttled them. The table
+    as evenly as the table's uuid keys: with a few dozen values, some of an index's 40
+    partitions would hold five or six of them and, past ~20,000 puts/s once their burst
+    capacity ran out, the model would rightly throttle them, and the benchmark would
+    measure throttles instead of the endpoint. The table
     (40,000 WCU, the default per-table quota: 40 partitions of 1,000 WCU/s) still caps a
     run near 35,000 accepted puts/s; the rate counts accepted puts only, and throttles
     are printed as errors."""

@@ -16,8 +16,8 @@ class Resource:
     """Something a request must get capacity from.
 
     A base class rather than a Protocol: compiled with mypyc, `admit` then calls each
-    resource through a vtable instead of a generic attribute look-up and call (measured:
-    the route walk was about 12 % of a compiled PutItem with 3 GSIs)."""
+    resource through a vtable instead of a generic attribute look-up and call, and the
+    route walk runs for every request (docs/emulator.md, History of the measurements)."""
 
     __slots__ = ()
 

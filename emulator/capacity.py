@@ -210,7 +210,8 @@ class IndexCapacity:
 
     def table_site(self, is_write: bool) -> ThrottleSite:
         """Why the table-level bucket refuses: provisioned rate, the per-table quota, or
-        [?] the on-demand ceiling, which is the key-range capacity a table has been given."""
+        [? reference.md#errors-and-throttle-reasons] the on-demand ceiling, which is the
+        key-range capacity a table has been given."""
         return self._site_write if is_write else self._site_read
 
     def _table_site(self, is_write: bool) -> ThrottleSite:

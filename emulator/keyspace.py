@@ -86,12 +86,12 @@ class KeySamples:
     maxlen of (pk_hash, sk_pos) tuples would hold, kept in two rings instead.
 
     Every request records a key in each partition it touches, and with many partitions
-    the sample a deque evicts is long out of the CPU caches: freeing that tuple was one of
-    the endpoint's dearest steps. The rings allocate nothing once full and free nothing
-    but a reference. The hashes ring is an array of unsigned 64-bit integers (partition
-    hashes are below 2**64), not a list: replacing a list slot also touched the evicted
-    int object, long cold; an array slot holds the number itself (measured compiled:
-    KeySamples.add went from 6 % to 4.4 % of a PutItem)."""
+    the sample a deque evicts is long out of the CPU caches, so freeing that tuple costs a
+    cache miss per request. The rings allocate nothing once full and free nothing but a
+    reference. The hashes ring is an array of unsigned 64-bit integers (partition hashes
+    are below 2**64), not a list: replacing a list slot also touches the evicted int
+    object, long cold, while an array slot holds the number itself (docs/emulator.md,
+    History of the measurements)."""
 
     __slots__ = ("_count", "_hashes", "_oldest", "_positions")
 
@@ -183,7 +183,7 @@ class Partition(Resource):
 class GsiWriteLog(Resource):
     """A GSI partition's propagation log, the resource a base-table write needs.
 
-    GSIs are written asynchronously [AWS]: the log takes entries at up to
+    GSIs are written asynchronously [AWS reference.md#gsis]: the log takes entries at up to
     `intake_factor` times the partition's rate and applies them at the partition's rate;
     when it runs more than `backlog_s` behind, base-table writes are throttled.
     """

@@ -78,8 +78,8 @@ class CapacityModel:
         self.account = account
         self.tables: dict[str, TableCapacity] = {}
         self._next_tick = float(int(now) + 1)
-        # A write's route, refilled per call rather than built anew: three lists and
-        # their growth were a dozen allocations per write. They never outlive a call
+        # A write's route, refilled per call rather than built anew: three new lists and
+        # their growth would be a dozen allocations per write. They never outlive a call
         # (the model is used by one thread at a time: the service holds its lock).
         self._route: list[Resource] = []
         self._costs: list[float] = []

@@ -1,9 +1,12 @@
 """Every number the capacity model uses, each with where it comes from.
 
-One parameter set serves every experiment: the fidelity tests run M1, M2 and M3 of
-shared/reference/measurements.md with exactly these values. A figure marked [AWS] is
-documented by AWS; [3P] is a third-party measurement; [fit] is a modelling choice
-calibrated to the named measurement because AWS documents no number for it.
+One parameter set serves every experiment: the fidelity tests run the published
+measurements M1, M2 and M3 with exactly these values. A figure marked [AWS] is documented
+by AWS; [3P] is a third-party measurement; [fit] is a modelling choice calibrated to the
+named measurement because AWS documents no number for it. Each mark names the section of
+docs/reference.md (`reference.md#...`) that holds the figure and its source; which
+measured figures the model is calibrated to and which it predicts is tabled there
+(reference.md#which-figures-the-model-is-calibrated-to-and-which-it-predicts).
 """
 
 from __future__ import annotations
@@ -17,83 +20,103 @@ class CapacityParams:
 
     # --- partitions -----------------------------------------------------------------
     partition_wcu: float = 1000.0
-    """[AWS] write units per second one partition serves."""
+    """[AWS reference.md#partitions] write units per second one partition serves."""
     partition_rcu: float = 3000.0
-    """[AWS] read units per second one partition serves (linear combination with writes)."""
+    """[AWS reference.md#partitions] read units per second one partition serves (linear
+    combination with writes)."""
     grace_s: float = 1.0
-    """[fit: M2 first throttle 0.9-3.8 s into each over-ceiling window; M1 bad 54.8 % vs
-    55.2 % theoretical] depth of every hard-limit token bucket, in seconds of its rate: the
-    short burst of grace before the first throttle."""
+    """[fit: M2 first throttle 0.9-3.8 s into each over-ceiling window,
+    reference.md#m2-new-on-demand-table-ceiling; M1 bad 54.8 % vs 55.2 % theoretical,
+    reference.md#m1-hot-partition-by-key-design] depth of every hard-limit token bucket, in seconds
+    of its rate: the short burst of grace before the first throttle."""
     partition_bytes: int = 10 * 1024**3
-    """[AWS] ~10 GB per partition before a size split."""
+    """[AWS reference.md#partitions] ~10 GB per partition before a size split."""
 
     # --- item units -----------------------------------------------------------------
     write_unit_bytes: int = 1024
-    """[AWS] 1 WCU per 1 KB (rounded up) per standard write."""
+    """[AWS reference.md#item-size-and-units] 1 WCU per 1 KB (rounded up) per standard write."""
     read_unit_bytes: int = 4096
-    """[AWS] 1 RCU per 4 KB (rounded up) per strongly consistent read; half if eventual."""
+    """[AWS reference.md#item-size-and-units] 1 RCU per 4 KB (rounded up) per strongly
+    consistent read; half if eventual."""
     max_item_bytes: int = 400 * 1024
-    """[AWS] the largest item DynamoDB stores."""
+    """[AWS reference.md#item-size-and-units] the largest item DynamoDB stores."""
 
     # --- provisioned mode -------------------------------------------------------------
     burst_s: float = 300.0
-    """[AWS] unused provisioned capacity kept for bursts, in seconds of the provisioned
-    rate. The pool starts full [fit]: the reference tables sat idle while being seeded."""
+    """[AWS reference.md#burst-and-adaptive-capacity] unused provisioned capacity kept for
+    bursts, in seconds of the provisioned rate. The pool starts full [fit: the M1 tables
+    sat idle while being seeded, reference.md#m1-hot-partition-by-key-design]."""
 
     # --- on-demand mode ------------------------------------------------------------------
     ondemand_initial_wcu: float = 4000.0
-    """[AWS] warm write throughput of a new on-demand table."""
+    """[AWS reference.md#on-demand-mode] warm write throughput of a new on-demand table."""
     ondemand_initial_rcu: float = 12000.0
-    """[AWS] warm read throughput of a new on-demand table."""
+    """[AWS reference.md#on-demand-mode] warm read throughput of a new on-demand table."""
     ondemand_headroom: float = 4130.0 / 4000.0
-    """[3P: M2 flat ceiling 4,130 +/- 2 writes/s on a table whose warm value is 4,000] the
-    served ceiling is the warm value times this factor."""
+    """[3P: M2 flat ceiling 4,130 +/- 2 writes/s on a table whose warm value is 4,000,
+    reference.md#m2-new-on-demand-table-ceiling] the served ceiling is the warm value times this
+    factor."""
     ondemand_growth_first_s: float = 480.0
-    """[3P: M3 first ceiling stays for a full 8 minutes of continuous overload]."""
+    """[3P: M3 first ceiling stays for a full 8 minutes of continuous overload,
+    reference.md#m3-on-demand-growth-under-sustained-pressure]."""
     ondemand_growth_next_s: float = 600.0
-    """[3P: M3 7,000/s after 34 min at 8,000 offered, and the 2019 study's ~7,000/s]: the
-    next steps need 10 more minutes of continuous overload each (steps at 8, 18, 28 min)."""
+    """[3P: M3 7,000/s after 34 min at 8,000 offered, and the 2019 study's ~7,000/s,
+    reference.md#m3-on-demand-growth-under-sustained-pressure]: the next steps need 10 more minutes
+    of continuous overload each (steps at 8, 18, 28 min)."""
     ondemand_growth_step_wcu: float = 1000.0
-    """[3P: M3 abrupt steps of about 1,000 writes/s]."""
+    """[3P: M3 abrupt steps of about 1,000 writes/s,
+    reference.md#m3-on-demand-growth-under-sustained-pressure]."""
     ondemand_growth_step_rcu: float = 3000.0
-    """[fit] reads grow with the same partition step as writes (one partition's worth)."""
+    """[fit, no measurement: reference.md#on-demand-mode] reads grow with the same partition
+    step as writes (one partition's worth)."""
     pressure_gap_s: float = 5.0
-    """[fit] a pause in overload shorter than this does not reset 'continuous' pressure."""
+    """[fit: M3's continuous overload, reference.md#m3-on-demand-growth-under-sustained-pressure] a
+    pause in overload shorter than this does not reset 'continuous' pressure."""
     table_quota_units: float = 40000.0
-    """[AWS] default per-table quota of read and of write units (on-demand)."""
+    """[AWS reference.md#on-demand-mode] default per-table quota of read and of write units
+    (on-demand)."""
 
     # --- warm throughput -------------------------------------------------------------------
     warm_update_s: float = 60.0
-    """[fit, undocumented] how long WarmThroughput.Status stays UPDATING while pre-splitting."""
+    """[fit, undocumented: reference.md#warm-throughput] how long WarmThroughput.Status stays
+    UPDATING while pre-splitting."""
 
     # --- split for heat --------------------------------------------------------------------
     split_heat_s: float = 60.0
-    """[fit: M1 badOnDemand] seconds of continuous throttling on a partition before a
-    split for heat is decided."""
+    """[fit: M1 badOnDemand runs 2 and 3, reference.md#m1-hot-partition-by-key-design;
+    reference.md#split-for-heat] seconds of continuous throttling on a partition before a split for
+    heat is decided."""
     split_delay_s: float = 420.0
-    """[fit: M1 badOnDemand run 1 shows no split within 120 s; chosen so heat-to-split is
-    480 s, the same 8 minutes as the first on-demand growth step of M3]."""
+    """[fit: M1 badOnDemand run 1 shows no split within 120 s,
+    reference.md#m1-hot-partition-by-key-design; chosen so heat-to-split is 480 s, the same 8
+    minutes as the first on-demand growth step of M3,
+    reference.md#m3-on-demand-growth-under-sustained-pressure]."""
     isolate_heat_s: float = 2.0
-    """[AWS: adaptive capacity isolates frequently accessed items "instantly"; fit: M1 bad
-    consumed 1,805 WCU/s = 1,000 + 400 + 400, so the hot key took no neighbour down with
-    it] seconds of throttling before a hot key that shares its partition with other keys
-    is moved to a partition of its own. Isolation adds no capacity to the hot key."""
+    """[AWS: adaptive capacity isolates frequently accessed items "instantly",
+    reference.md#burst-and-adaptive-capacity; fit: M1 bad consumed 1,805 WCU/s = 1,000 + 400 + 400,
+    so the hot key took no neighbour down with it, reference.md#m1-hot-partition-by-key-design]
+    seconds of throttling before a hot key that shares its partition with other keys is moved to a
+    partition of its own. Isolation adds no capacity to the hot key."""
     split_monotonic_fraction: float = 0.8
-    """[fit] an item collection whose recent writes rise in sort-key order at least this
-    often is treated as monotonic, which AWS documents cannot be split by sort key."""
+    """[fit, no measurement] an item collection whose recent writes rise in sort-key order at
+    least this often is treated as monotonic, which AWS documents cannot be split by sort
+    key (reference.md#burst-and-adaptive-capacity)."""
 
     # --- GSI write propagation -------------------------------------------------------------
     gsi_intake_factor: float = 2.42
-    """[fit: M1 goodGsi plateau, consumed WCU 19 % under the good table] GSIs are written
-    asynchronously [AWS]; a GSI partition takes writes into its propagation log at up to
-    this multiple of its partition rate, and applies them at the partition rate."""
+    """[fit: M1 goodGsi plateau, consumed WCU 19 % under the good table,
+    reference.md#m1-hot-partition-by-key-design] GSIs are written asynchronously [AWS
+    reference.md#gsis]; a GSI partition takes writes into its propagation log at up to this multiple
+    of its partition rate, and applies them at the partition rate."""
     gsi_backlog_s: float = 130.0
-    """[fit: M1 goodGsi 26.6 % throttled over 120 s] how far (seconds of its partition rate)
-    a GSI partition's propagation log may run behind before base-table writes throttle."""
+    """[fit: M1 goodGsi 26.6 % throttled over 120 s, reference.md#m1-hot-partition-by-key-design]
+    how far (seconds of its partition rate) a GSI partition's propagation log may run behind before
+    base-table writes throttle."""
 
     # --- emulator service ------------------------------------------------------------------
     create_table_s: float = 7.4
-    """[3P: M2 CreateTable -> ACTIVE took 7.4 s and 22 s] CREATING duration on the emulator."""
+    """[3P: M2 CreateTable -> ACTIVE took 7.4 s and 22 s,
+    reference.md#m2-new-on-demand-table-ceiling] CREATING duration on the emulator."""
 
     scale: float = 1.0
     """Multiplies every capacity figure so a full-size experiment can be rehearsed at a

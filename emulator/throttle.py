@@ -1,8 +1,8 @@
 """What DynamoDB says when it refuses a request: exception class, message, reason.
 
-The texts are DynamoDB's own (shared/reference/dynamodb-facts.md, "Errors on the wire"),
-so an SDK pointed at the emulator raises the same exception with the same
-`response['Error']` as against AWS.
+The texts are DynamoDB's own (docs/reference.md#errors-and-throttle-reasons), so an SDK
+pointed at the emulator raises the same exception with the same `response['Error']` as
+against AWS.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class ThrottleSite:
 
     def __post_init__(self) -> None:
         # Both refusals made once: a Throttle is immutable, and under mypyc a frozen
-        # dataclass's __init__ is interpreted (it was a dear part of every refusal).
+        # dataclass's __init__ is interpreted, too slow to run on every refusal.
         object.__setattr__(self, "_on_write", self._throttle(True))
         object.__setattr__(self, "_on_read", self._throttle(False))
 
@@ -70,8 +70,9 @@ class ThrottleSite:
         scope = "Index" if self.on_index else "Table"
         reason = f"{scope}{'Write' if is_write else 'Read'}{self.cause.value}"
         if self.provisioned_table:
-            # [?] AWS leaves open which class a key-range throttle uses per capacity mode:
-            # we follow the table's mode, so one table always raises one class.
+            # [? reference.md#errors-and-throttle-reasons] AWS leaves open which class a
+            # key-range throttle uses per capacity mode: we follow the table's mode, so one
+            # table always raises one class.
             exception = PROVISIONED_EXCEPTION
             message = INDEX_PROVISIONED_MESSAGE if self.on_index else TABLE_PROVISIONED_MESSAGE
         else:
@@ -93,8 +94,8 @@ class Throttle:
     extra: dict[str, object] = field(init=False, repr=False, compare=False)
     """The body's members besides `__type` and `message` (the reasons list), made once."""
     payload: bytes = field(init=False, repr=False, compare=False)
-    """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once:
-    a refusal's encoding was a dear part of it (json.dumps is interpreted Python)."""
+    """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once so
+    that a refusal does not pay for json.dumps (interpreted Python) each time."""
 
     def __post_init__(self) -> None:
         object.__setattr__(

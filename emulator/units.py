@@ -8,12 +8,13 @@ from emulator.params import CapacityParams
 
 
 def write_units(item_bytes: int, params: CapacityParams) -> int:
-    """1 WCU per 1 KB, rounded up, at least 1 [AWS]."""
+    """1 WCU per 1 KB, rounded up, at least 1 [AWS reference.md#item-size-and-units]."""
     return max(1, math.ceil(item_bytes / params.write_unit_bytes))
 
 
 def read_units(item_bytes: int, consistent: bool, params: CapacityParams) -> float:
-    """1 RCU per 4 KB, rounded up, halved for an eventually consistent read [AWS]."""
+    """1 RCU per 4 KB, rounded up, halved for an eventually consistent read
+    [AWS reference.md#item-size-and-units]."""
     units = max(1, math.ceil(item_bytes / params.read_unit_bytes))
     return float(units) if consistent else units / 2.0
 
@@ -25,9 +26,9 @@ def gsi_write_units(
     projected_bytes: int,
     params: CapacityParams,
 ) -> int:
-    """Write units one table write costs one GSI [AWS, "GSI write units"]: nothing when
-    the item is in neither version of the index (sparse index), one write to add, update
-    or remove it, two when its index key changes (delete + put)."""
+    """Write units one table write costs one GSI [AWS reference.md#item-size-and-units]:
+    nothing when the item is in neither version of the index (sparse index), one write to
+    add, update or remove it, two when its index key changes (delete + put)."""
     if not old_in_index and not new_in_index:
         return 0
     per = write_units(projected_bytes, params)
@@ -39,7 +40,8 @@ def gsi_write_units(
 def classic_partition_count(
     read_units_per_s: float, write_units_per_s: float, params: CapacityParams
 ) -> int:
-    """The classic formula for a new table: ceil(RCU/3000 + WCU/1000) [AWS]."""
+    """The classic formula for a new table: ceil(RCU/3000 + WCU/1000)
+    [AWS reference.md#partitions]."""
     return max(
         1,
         math.ceil(

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 RUN_TASK_BATCH = 10
-"""RunTask starts at most 10 tasks per call [AWS]."""
+"""RunTask starts at most 10 tasks per call [AWS reference.md#fargate-and-ecs]."""
 DESCRIBE_BATCH = 100
-"""DescribeTasks takes at most 100 tasks per call [AWS]."""
+"""DescribeTasks takes at most 100 tasks per call [AWS reference.md#fargate-and-ecs]."""
 
 
 class Fleet(Protocol):

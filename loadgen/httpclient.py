@@ -1,10 +1,11 @@
 """A lean keep-alive HTTP/1.1 client for measured requests: one attempt, always a timeout.
 
-Why not aiohttp: its client managed ~1,900 signed requests/s per process here, and the
-worker must offer >= 4,000. This client does only what a measured DynamoDB request needs:
-a pool of keep-alive connections, one request at a time per connection (no pipelining,
-so a slow reply never delays another request's clock), responses parsed by httptools,
-and completion delivered by a plain callback instead of a task per request.
+Why not aiohttp: one process with its client falls short of the >= 4,000 signed requests/s
+a worker must offer (docs/loadgen.md, "Throughput of one worker process"). This client
+does only what a measured DynamoDB request needs: a pool of keep-alive connections, one
+request at a time per connection (no pipelining, so a slow reply never delays another
+request's clock), responses parsed by httptools, and completion delivered by a plain
+callback instead of a task per request.
 
 The rules that make it a measuring instrument:
 - every request has a deadline (connect included); at the deadline the request is

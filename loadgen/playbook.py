@@ -39,6 +39,31 @@ class Throughput(Strict):
     """Write units per second; omit to leave unset."""
 
 
+WARM_MINIMUM = {"read": 12_000, "write": 4_000}
+"""The least warm throughput (units per second) DynamoDB accepts for a table or GSI of
+either billing mode, and what a new on-demand one starts with [AWS]. The Terraform kit
+(terraform/modules/spec) refuses less too, so a playbook valid here is valid there."""
+
+
+class WarmThroughput(Throughput):
+    """Warm throughput to request: each side omitted or at least DynamoDB's minimum."""
+
+    @model_validator(mode="after")
+    def _at_least_the_minimum(self) -> WarmThroughput:
+        low = [
+            f"{side} {value:,} is below DynamoDB's minimum of {WARM_MINIMUM[side]:,}"
+            for side, value in (("read", self.read), ("write", self.write))
+            if value is not None and value < WARM_MINIMUM[side]
+        ]
+        if low:
+            raise ValueError(
+                "warm throughput "
+                + " and ".join(low)
+                + " units per second; raise it, or omit that side to keep DynamoDB's own value"
+            )
+        return self
+
+
 class GsiSpec(Strict):
     name: str = Field(pattern=NAME_PATTERN)
     partition_key: KeyAttribute
@@ -50,7 +75,7 @@ class GsiSpec(Strict):
     write_capacity: int | None = Field(default=None, ge=1)
     """Provisioned WCU (PROVISIONED tables only)."""
     on_demand_max: Throughput | None = None
-    warm_throughput: Throughput | None = None
+    warm_throughput: WarmThroughput | None = None
 
 
 class TableSpec(Strict):
@@ -64,7 +89,7 @@ class TableSpec(Strict):
     read_capacity: int | None = Field(default=None, ge=1)
     write_capacity: int | None = Field(default=None, ge=1)
     on_demand_max: Throughput | None = None
-    warm_throughput: Throughput | None = None
+    warm_throughput: WarmThroughput | None = None
     contributor_insights: Literal["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"] | None = None
     gsis: list[GsiSpec] = Field(default_factory=list)
     item_size_bytes: int = Field(default=1000, ge=1, le=400 * 1024)

@@ -16,8 +16,10 @@ partition per run (pk `run_id` S, sk `item` S):
 
 Bodies are zlib-compressed JSON in a binary attribute `body`; a body over 350 KB is split
 into `<sk>#part#<i>` items written before its head item, so a reader never sees a head
-whose parts are missing. These control writes use boto3 with its standard retries: they
-are not measurements, and losing one would lose a worker.
+whose parts are missing. Every item carries `expires_at` (epoch seconds), the results
+table's TTL attribute (terraform/modules/results-table), so a forgotten run's items go
+away by themselves even if the table outlives it. These control writes use boto3 with
+its standard retries: they are not measurements, and losing one would lose a worker.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from typing import Any
 from loadgen.messages import RunPlan, WorkerReport
 
 PART_BYTES = 350_000
+ITEM_TTL_S = 7 * 24 * 3600
+"""How long an item is kept: long past any run and its tally, short enough that items of
+a forgotten run do not pile up."""
 
 
 def make_client(
@@ -57,10 +62,11 @@ def make_client(
 class ResultStore:
     """Items of one run in the results table."""
 
-    def __init__(self, client: Any, table: str, run_id: str) -> None:
+    def __init__(self, client: Any, table: str, run_id: str, ttl_s: float = ITEM_TTL_S) -> None:
         self.client = client
         self.table = table
         self.run_id = run_id
+        self.ttl_s = ttl_s
 
     # --- table --------------------------------------------------------------------------
     def create_table(self) -> None:
@@ -88,6 +94,10 @@ class ResultStore:
     def _key(self, sk: str) -> dict[str, Any]:
         return {"run_id": {"S": self.run_id}, "item": {"S": sk}}
 
+    def _expiry(self) -> dict[str, Any]:
+        # DynamoDB TTL reads a Number of whole epoch seconds.
+        return {"expires_at": {"N": str(int(time.time() + self.ttl_s))}}
+
     def put(self, sk: str, payload: dict[str, Any], condition_new: bool = False) -> bool:
         """Write an item; with `condition_new`, only if it does not exist (False if it did)."""
         blob = zlib.compress(json.dumps(payload, separators=(",", ":")).encode(), 6)
@@ -95,12 +105,14 @@ class ResultStore:
         if len(parts) > 1:
             for i, part in enumerate(parts):
                 self.client.put_item(
-                    TableName=self.table, Item={**self._key(f"{sk}#part#{i}"), "body": {"B": part}}
+                    TableName=self.table,
+                    Item={**self._key(f"{sk}#part#{i}"), "body": {"B": part}, **self._expiry()},
                 )
             head: dict[str, Any] = {**self._key(sk), "parts": {"N": str(len(parts))}}
         else:
             head = {**self._key(sk), "body": {"B": parts[0]}}
         head["at"] = {"N": repr(time.time())}
+        head.update(self._expiry())
         kwargs: dict[str, Any] = {"TableName": self.table, "Item": head}
         if condition_new:
             kwargs["ConditionExpression"] = "attribute_not_exists(#i)"

@@ -225,6 +225,8 @@ class Simulation:
                 next_report = t1 + 5.0
         self.now = phase_start + phase.duration_s
         self.model.advance(self.now)
+        for second in range(int(offset), int(offset + phase.duration_s)):
+            result.second(second)  # a second with no traffic is still in the run's series
         out.counts.add(result.totals_between(offset, phase.duration_s))
         return out
 

@@ -16,6 +16,9 @@ lives only in the coordinator:
     HOTBENCH_BARRIER_TIMEOUT_S --barrier-timeout   seconds to wait for GO (default 300)
     AWS_REGION                                     region (default us-east-1)
 
+The Terraform task definition sets HOTBENCH_RUN_ID, HOTBENCH_RESULTS_TABLE and
+AWS_REGION; the tables come from the plan item, never from the environment.
+
 Exit codes: 0 complete; 3 refused (already started, or T0 passed); 4 barrier aborted;
 5 stopped early (watchdog or op cap: partial counts were written); 1 other failure.
 """

@@ -67,11 +67,12 @@ module "fleet" {
   cpu              = var.task_cpu
   memory           = var.task_memory
   cpu_architecture = var.cpu_architecture
+  # What loadgen/worker.py reads, and nothing else: the tables and the rest of the run
+  # come from the plan item in the results table.
   environment = merge(var.worker_environment, {
     HOTBENCH_RUN_ID        = var.run_id
-    HOTBENCH_REGION        = var.region
     HOTBENCH_RESULTS_TABLE = module.results_table.name
-    HOTBENCH_TABLES        = jsonencode({ for v, t in module.table : v => t.name })
+    AWS_REGION             = var.region
   })
   log_retention_days           = var.log_retention_days
   subnet_ids                   = var.subnet_ids

@@ -74,7 +74,7 @@ variable "create_dashboard" {
 }
 
 variable "worker_image" {
-  description = "Worker container image. null (the default) uses <this run's ECR repository>:latest, which you push after apply."
+  description = "Worker container image. null (the default) uses <this run's ECR repository>:latest, which you push after apply. An image in another private ECR repository may be used: the execution role is allowed to pull from it."
   type        = string
   default     = null
 }
@@ -97,7 +97,7 @@ variable "task_cpu" {
 }
 
 variable "task_memory" {
-  description = "Fargate memory per worker task, MiB (valid for task_cpu)."
+  description = "Fargate memory per worker task, MiB: a valid pair with task_cpu in AWS's table (modules/fargate-task), e.g. 1024 CPU takes 2048-8192 in 1024 steps. An invalid pair fails at plan."
   type        = number
   default     = 2048
 }

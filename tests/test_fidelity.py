@@ -1,5 +1,6 @@
 """Fidelity: the built-in playbooks, simulated with the one parameter set, against the
-published measurements in shared/reference/measurements.md.
+published measurements M1-M3 in docs/reference.md (each with its source; which figures
+the model is calibrated to and which it predicts is tabled there).
 
 Tolerances are the ones the capacity-model issue states: throttle rates within 2
 points, consumed-WCU peaks within 5 % (compared like with like: the published peaks are
@@ -9,6 +10,8 @@ CloudWatch 1-minute Sum/60, so we compare our 1-minute peak), the M2 ceiling wit
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,22 +38,53 @@ M1_PEAKS = {  # consumed WCU peak, per second (CloudWatch 1-minute Sum/60)
 }
 
 
-@pytest.fixture(scope="module")
-def m1() -> dict[tuple[str, int], dict[str, Any]]:
-    result = simulate(load_playbook(PLAYBOOKS / "hot-partition.yaml")).to_json()
-    return {(r["table"], r["repeat"]): r for r in result["runs"]}
+GOLDEN = Path(__file__).resolve().parent / "golden"
+BUILT_IN = ("hot-partition", "new-table-ceiling", "ondemand-growth")
+UNTIMED = ("started_at", "wall_s")
+"""Result fields that say when and how fast, not what the model computed."""
+
+
+def _untimed(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _untimed(v) for k, v in data.items() if k not in UNTIMED}
+    if isinstance(data, list):
+        return [_untimed(v) for v in data]
+    return data
 
 
 @pytest.fixture(scope="module")
-def m2() -> dict[str, dict[str, Any]]:
-    result = simulate(load_playbook(PLAYBOOKS / "new-table-ceiling.yaml")).to_json()
-    return {p["name"]: p for p in result["runs"][0]["phases"]}
+def simulated() -> dict[str, dict[str, Any]]:
+    """Each built-in playbook's simulated result, as JSON (run once for the module)."""
+    return {
+        name: simulate(load_playbook(PLAYBOOKS / f"{name}.yaml")).to_json() for name in BUILT_IN
+    }
 
 
 @pytest.fixture(scope="module")
-def m3() -> dict[str, Any]:
-    result: dict[str, Any] = simulate(load_playbook(PLAYBOOKS / "ondemand-growth.yaml")).to_json()
-    return result["runs"][0]
+def m1(simulated: dict[str, dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    return {(r["table"], r["repeat"]): r for r in simulated["hot-partition"]["runs"]}
+
+
+@pytest.fixture(scope="module")
+def m2(simulated: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {p["name"]: p for p in simulated["new-table-ceiling"]["runs"][0]["phases"]}
+
+
+@pytest.fixture(scope="module")
+def m3(simulated: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    run: dict[str, Any] = simulated["ondemand-growth"]["runs"][0]
+    return run
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_simulation_is_unchanged_to_the_last_digit(
+    simulated: dict[str, dict[str, Any]], name: str
+) -> None:
+    """A regression guard, not evidence: refactors of the model, the endpoint or the
+    runner must not move a single figure. When a change means to move them, regenerate
+    tests/golden/ with `hotbench simulate --json` and say why in the commit."""
+    golden = json.loads((GOLDEN / f"simulate-{name}.json").read_text())
+    assert _untimed(simulated[name]) == golden
 
 
 @pytest.mark.parametrize("key", list(M1_RATES))

@@ -105,3 +105,45 @@ def test_create_table_request_is_the_dynamodb_shape() -> None:
     on_demand = playbook.table("badOnDemand").create_table_request("t")
     assert on_demand["BillingMode"] == "PAY_PER_REQUEST"
     assert "ProvisionedThroughput" not in on_demand
+
+
+# Warm throughput: DynamoDB (and the AWS provider, which terraform/modules/spec follows)
+# accepts at least 12,000 read / 4,000 write units per second, tables and GSIs alike.
+WARM_GSI = GOOD.replace(
+    "    billing_mode: PAY_PER_REQUEST\n",
+    "    billing_mode: PAY_PER_REQUEST\n"
+    "    gsis:\n"
+    "      - {name: byPk, partition_key: {name: pk}, warm_throughput: WARM}\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("warm", "side", "minimum"),
+    [("{read: 1000}", "read 1,000", "12,000"), ("{write: 3999}", "write 3,999", "4,000")],
+)
+def test_table_warm_throughput_below_the_minimum_is_refused(
+    tmp_path: Path, warm: str, side: str, minimum: str
+) -> None:
+    text = GOOD.replace(
+        "    billing_mode: PAY_PER_REQUEST\n",
+        f"    billing_mode: PAY_PER_REQUEST\n    warm_throughput: {warm}\n",
+    )
+    message = _error(tmp_path, text)
+    assert "tables[0].warm_throughput" in message
+    assert f"{side} is below DynamoDB's minimum of {minimum}" in message
+    assert "omit that side" in message  # and says how to fix it
+
+
+def test_gsi_warm_throughput_below_the_minimum_is_refused(tmp_path: Path) -> None:
+    message = _error(tmp_path, WARM_GSI.replace("WARM", "{read: 12000, write: 20}"))
+    assert "tables[0].gsis[0].warm_throughput" in message
+    assert "write 20 is below DynamoDB's minimum of 4,000" in message
+    assert "read 12,000" not in message  # the minimum itself is accepted
+
+
+@pytest.mark.parametrize("warm", ["{read: 12000, write: 4000}", "{write: 20000}", "{}"])
+def test_warm_throughput_at_or_above_the_minimum_is_accepted(tmp_path: Path, warm: str) -> None:
+    path = tmp_path / "pb.yaml"
+    path.write_text(WARM_GSI.replace("WARM", warm))
+    gsi = load_playbook(path).tables[0].gsis[0]
+    assert gsi.warm_throughput is not None

@@ -13,7 +13,11 @@ from tfkit import TERRAFORM
 
 MODULES = sorted(p for p in (TERRAFORM / "modules").iterdir() if p.is_dir())
 STACKS = [TERRAFORM, *MODULES]
-PROVIDER_FREE = {"spec", "dashboard-body"}
+EXAMPLES = sorted(p for p in (TERRAFORM / "examples").iterdir() if p.is_dir())
+PROVIDER_FREE = {"spec", "dashboard-body", "fargate-task"}
+# The one AWS provider constraint of the kit; terraform/versions.tf says why (6.41.0: the
+# first release with every aws_dynamodb_table fix the kit needs; below the next major).
+AWS_PROVIDER = ">= 6.41.0, < 7.0.0"
 
 # Resource types that accept `tags` and therefore must carry the run's tags.
 UNTAGGABLE = {
@@ -85,7 +89,7 @@ def test_variables_are_typed_and_described(stack: Path) -> None:
     assert validated, f"{stack.name}: no variable is validated"
 
 
-@pytest.mark.parametrize("stack", STACKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("stack", STACKS + EXAMPLES, ids=lambda p: p.name)
 def test_provider_requirements(stack: Path) -> None:
     terraform = load_dir(stack)["terraform"][0]
     assert re.fullmatch(r">= 1\.(9|1\d)", unq(terraform["required_version"]))
@@ -94,7 +98,83 @@ def test_provider_requirements(stack: Path) -> None:
         assert not providers, f"{stack.name} must stay provider-free (offline tests)"
         assert not resources(stack)
     else:
-        assert unq(providers["aws"]["version"]) == ">= 6.13"
+        assert unq(providers["aws"]["version"]) == AWS_PROVIDER
+
+
+def test_every_required_providers_block_has_the_same_bounded_constraint() -> None:
+    constraints = set()
+    for tf in sorted(TERRAFORM.rglob("*.tf")):
+        if ".terraform" in tf.parts:
+            continue
+        with tf.open() as fh:
+            for block in hcl2.load(fh).get("terraform", []):
+                for providers in block.get("required_providers", []):
+                    constraints |= {
+                        unq(p["version"]) for p in providers.values() if isinstance(p, dict)
+                    }
+    assert constraints == {AWS_PROVIDER}
+    floor, ceiling = (c.strip() for c in AWS_PROVIDER.split(","))
+    assert floor.startswith(">= 6.") and ceiling == "< 7.0.0"  # bounded below the next major
+    # The reason for the floor is written next to it.
+    reason = (TERRAFORM / "versions.tf").read_text()
+    for fix in ("#46094", "#46195", "#46442", "#46602", "#47427", "6.41.0"):
+        assert fix in reason, fix
+
+
+def gsi_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """global_secondary_index blocks of a table body, static or `dynamic` (their content)."""
+    blocks = list(body.get("global_secondary_index", []))
+    for dyn in body.get("dynamic", []):
+        for name, spec in dyn.items():
+            if unq(name) == "global_secondary_index":
+                blocks += spec["content"]
+    return blocks
+
+
+def test_no_gsi_uses_the_deprecated_hash_key_or_range_key() -> None:
+    tables = [
+        body
+        for stack in STACKS + EXAMPLES
+        for rtype, _, body in resources(stack)
+        if rtype == "aws_dynamodb_table"
+    ]
+    gsis = [g for body in tables for g in gsi_blocks(body)]
+    assert gsis  # the table module has one
+    for gsi in gsis:
+        assert "hash_key" not in gsi and "range_key" not in gsi, gsi
+        key_schema = [d for d in gsi.get("dynamic", []) if '"key_schema"' in d]
+        assert key_schema or "key_schema" in gsi, gsi
+    spec_main = (TERRAFORM / "modules" / "spec" / "main.tf").read_text()
+    assert 'key_type = "HASH"' in spec_main and 'key_type = "RANGE"' in spec_main
+
+
+def test_table_ignores_warm_throughput_changes_after_creation() -> None:
+    """Re-apply safety: warm throughput raised by DynamoDB or `hotbench prewarm` must never
+    plan a table replacement or an index re-creation."""
+    for stack in STACKS + EXAMPLES:
+        for rtype, name, body in resources(stack):
+            if rtype != "aws_dynamodb_table" or not (
+                "warm_throughput" in body
+                or any('"warm_throughput"' in d for d in body.get("dynamic", []))
+                or any(
+                    "warm_throughput" in g
+                    or any('"warm_throughput"' in d for d in g.get("dynamic", []))
+                    for g in gsi_blocks(body)
+                )
+            ):
+                continue
+            ignored = {i for lc in body.get("lifecycle", []) for i in lc.get("ignore_changes", [])}
+            assert {"warm_throughput", "global_secondary_index"} <= ignored, (stack.name, name)
+    readme = (TERRAFORM / "modules" / "table" / "README.md").read_text()
+    assert "ignore_changes" in readme and "hotbench prewarm" in readme
+
+
+def test_spec_module_and_playbook_share_the_warm_minimum() -> None:
+    from loadgen.playbook import WARM_MINIMUM
+
+    spec = load_dir(TERRAFORM / "modules" / "spec")
+    local = {k: v for block in spec["locals"] for k, v in block.items()}
+    assert local["warm_minimum"] == WARM_MINIMUM == {"read": 12000, "write": 4000}
 
 
 def test_run_id_validation_matches_documented_rule() -> None:
@@ -212,3 +292,74 @@ def test_four_variants_readme_cost_is_the_arithmetic() -> None:
     readme = (TERRAFORM / "examples" / "four-variants" / "README.md").read_text()
     per_table = 10_000 * 0.00065 + 1_000 * 0.00013
     assert f"${6 * per_table:.2f} per hour" in readme
+
+
+def test_fargate_pair_is_validated_by_the_provider_free_module() -> None:
+    fleet = load_dir(TERRAFORM / "modules" / "loadgen-fleet")
+    task = named(fleet["module"])["task"]
+    assert unq(task["source"]) == "../fargate-task"
+    assert (task["cpu"], task["memory"]) == ("${var.cpu}", "${var.memory}")
+    definition = {(t, n): b for t, n, b in resources(TERRAFORM / "modules" / "loadgen-fleet")}[
+        ("aws_ecs_task_definition", "this")
+    ]
+    assert (definition["cpu"], definition["memory"]) == (
+        "${module.task.cpu}",
+        "${module.task.memory}",
+    )
+    sizes = load_dir(TERRAFORM / "modules" / "fargate-task")
+    memory = named(sizes["variable"])["memory"]
+    assert "local.fargate_memory_mib" in memory["validation"][0]["condition"]
+    main = (TERRAFORM / "modules" / "fargate-task" / "main.tf").read_text()
+    assert "API_RegisterTaskDefinition.html" in main  # the table names its source
+    # The root passes its task size to the fleet.
+    call = named(load_dir(TERRAFORM)["module"])["fleet"]
+    assert (call["cpu"], call["memory"]) == ("${var.task_cpu}", "${var.task_memory}")
+
+
+def test_execution_role_may_pull_from_the_repository_worker_image_names() -> None:
+    fleet = load_dir(TERRAFORM / "modules" / "loadgen-fleet")
+    local = {k: v for block in fleet["locals"] for k, v in block.items()}
+    assert "aws_ecr_repository.this.arn" in local["pull_repository_arns"]
+    assert "module.task.ecr_repository_arn" in local["pull_repository_arns"]
+    assert named(fleet["module"])["task"]["image"] == "${var.image}"
+    data = {(t, n): b for t, n, b in resources(TERRAFORM / "modules" / "loadgen-fleet", "data")}
+    pull = [
+        st
+        for st in data[("aws_iam_policy_document", "execution")]["statement"]
+        if unq(st["sid"]) == "PullWorkerImage"
+    ]
+    assert pull[0]["resources"] == "${local.pull_repository_arns}"
+    assert named(load_dir(TERRAFORM)["module"])["fleet"]["image"] == "${var.worker_image}"
+
+
+def test_no_default_vpc_without_subnets_fails_plan_with_a_clear_message() -> None:
+    data = {(t, n): b for t, n, b in resources(TERRAFORM / "modules" / "loadgen-fleet", "data")}
+    assert ("aws_vpc", "default") not in data  # the singular lookup fails with a vague error
+    vpcs = data[("aws_vpcs", "default")]
+    assert (
+        [unq(v) for v in vpcs["filter"][0]["values"]] == ["true"] and unq(vpcs["filter"][0]["name"]) == "is-default"
+    )
+    (precondition,) = data[("aws_subnets", "default")]["lifecycle"][0]["precondition"]
+    assert precondition["condition"] == "${length(data.aws_vpcs.default[0].ids) == 1}"
+    message = unq(precondition["error_message"])
+    assert "no default VPC" in message and "subnet_ids" in message
+
+
+def test_worker_environment_is_what_the_worker_reads() -> None:
+    """The task definition passes exactly the settings loadgen/worker.py reads."""
+    from loadgen.worker import parse_config
+
+    call = named(load_dir(TERRAFORM)["module"])["fleet"]
+    passed = set(re.findall(r"(\w+) = ", call["environment"]))
+    assert passed == {"HOTBENCH_RUN_ID", "HOTBENCH_RESULTS_TABLE", "AWS_REGION"}
+    env = {
+        "HOTBENCH_RUN_ID": "m1",
+        "HOTBENCH_RESULTS_TABLE": "hb-m1-results",
+        "AWS_REGION": "eu-west-1",
+    }
+    config = parse_config([], env | {"HOTBENCH_WORKER": "0"})
+    assert (config.run_id, config.results_table, config.region) == (
+        "m1",
+        "hb-m1-results",
+        "eu-west-1",
+    )

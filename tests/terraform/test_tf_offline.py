@@ -34,7 +34,9 @@ def test_fmt_check_detects_bad_formatting(runner: LibterraformRunner, tmp_path: 
     assert result.returncode != 0 and "bad.tf" in result.stdout
 
 
-@pytest.mark.parametrize(("module", "runs"), [("spec", 11), ("dashboard-body", 4)])
+@pytest.mark.parametrize(
+    ("module", "runs"), [("spec", 15), ("dashboard-body", 4), ("fargate-task", 10)]
+)
 def test_terraform_test_provider_free_module(
     runner: LibterraformRunner, tmp_path: Path, module: str, runs: int
 ) -> None:

@@ -31,19 +31,24 @@ def load_fixture(name: str) -> Any:
 # An independent statement of what modules/spec must compute from a spec entry, so the
 # HCL and the Python side cannot drift apart silently.
 
-ON_DEMAND_WARM_DEFAULT = {"read": 12000, "write": 4000}
+WARM_MINIMUM = {"read": 12000, "write": 4000}
 
 
-def _warm(requested: Any, default: dict[str, Any]) -> dict[str, int] | None:
+def _warm(requested: Any, provisioned: dict[str, Any] | None) -> dict[str, int] | None:
+    """A side left unset starts at the minimum, or at the provisioned capacity when that is
+    higher; null when nothing asks for more than that."""
     if not requested:
         return None
+    floor = {
+        side: max(WARM_MINIMUM[side], (provisioned or {}).get(side) or 0) for side in WARM_MINIMUM
+    }
     read = requested.get("read") or 0
     write = requested.get("write") or 0
-    if read <= default["read"] and write <= default["write"]:
+    if read <= floor["read"] and write <= floor["write"]:
         return None
     return {
-        "read_units_per_second": max(read, default["read"]),
-        "write_units_per_second": max(write, default["write"]),
+        "read_units_per_second": max(read, floor["read"]),
+        "write_units_per_second": max(write, floor["write"]),
     }
 
 
@@ -72,8 +77,14 @@ def expected_settings(entry: dict[str, Any], run_id: str) -> dict[str, Any]:
         gsis.append(
             {
                 "name": g["name"],
-                "hash_key": g["partition_key"]["name"],
-                "range_key": (g.get("sort_key") or {}).get("name"),
+                "key_schema": [
+                    {"attribute_name": g["partition_key"]["name"], "key_type": "HASH"},
+                    *(
+                        [{"attribute_name": g["sort_key"]["name"], "key_type": "RANGE"}]
+                        if g.get("sort_key")
+                        else []
+                    ),
+                ],
                 "projection_type": g.get("projection", "ALL"),
                 "non_key_attributes": g.get("non_key_attributes", [])
                 if g.get("projection") == "INCLUDE"
@@ -82,15 +93,12 @@ def expected_settings(entry: dict[str, Any], run_id: str) -> dict[str, Any]:
                 "write_capacity": write if prov else None,
                 "on_demand_throughput": _on_demand(g, billing),
                 "warm_throughput": _warm(
-                    g.get("warm_throughput"),
-                    {"read": read, "write": write} if prov else ON_DEMAND_WARM_DEFAULT,
+                    g.get("warm_throughput"), {"read": read, "write": write} if prov else None
                 ),
             }
         )
-    table_default = (
-        {"read": entry["read_capacity"], "write": entry["write_capacity"]}
-        if prov
-        else ON_DEMAND_WARM_DEFAULT
+    table_capacity = (
+        {"read": entry["read_capacity"], "write": entry["write_capacity"]} if prov else None
     )
     return {
         "variant": entry["name"],
@@ -102,7 +110,7 @@ def expected_settings(entry: dict[str, Any], run_id: str) -> dict[str, Any]:
         "read_capacity": entry.get("read_capacity") if prov else None,
         "write_capacity": entry.get("write_capacity") if prov else None,
         "on_demand_throughput": _on_demand(entry, billing),
-        "warm_throughput": _warm(entry.get("warm_throughput"), table_default),
+        "warm_throughput": _warm(entry.get("warm_throughput"), table_capacity),
         "contributor_insights_mode": entry.get("contributor_insights"),
         "gsis": gsis,
     }

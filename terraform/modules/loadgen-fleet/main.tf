@@ -5,9 +5,17 @@
 locals {
   use_default_vpc = length(var.subnet_ids) == 0
   subnet_ids      = local.use_default_vpc ? data.aws_subnets.default[0].ids : var.subnet_ids
-  vpc_id          = local.use_default_vpc ? data.aws_vpc.default[0].id : data.aws_subnet.first[0].vpc_id
-  image           = coalesce(var.image, "${aws_ecr_repository.this.repository_url}:latest")
-  container_name  = "worker"
+  # one(): null when the region has no default VPC; the precondition below then says so.
+  vpc_id         = local.use_default_vpc ? one(data.aws_vpcs.default[0].ids) : data.aws_subnet.first[0].vpc_id
+  image          = coalesce(var.image, "${aws_ecr_repository.this.repository_url}:latest")
+  container_name = "worker"
+
+  # The run's own repository, plus the private ECR repository `image` names, if any: an
+  # image from another repository could not start with only the run's repository allowed.
+  pull_repository_arns = concat(
+    [aws_ecr_repository.this.arn],
+    module.task.ecr_repository_arn == null ? [] : [module.task.ecr_repository_arn],
+  )
 
   # Data-plane only: no CreateTable/DeleteTable/UpdateTable, no other tables.
   data_plane_actions = [
@@ -28,9 +36,25 @@ locals {
   )
 }
 
-data "aws_vpc" "default" {
-  count   = local.use_default_vpc ? 1 : 0
-  default = true
+# CPU/memory checked as a pair against AWS's Fargate table, and the image's repository:
+# provider-free, so both are tested offline.
+module "task" {
+  source = "../fargate-task"
+
+  cpu    = var.cpu
+  memory = var.memory
+  image  = var.image
+}
+
+# aws_vpcs, not aws_vpc: a plural lookup finds nothing without failing, so an account
+# without a default VPC gets the message below instead of "no matching EC2 VPC found".
+data "aws_vpcs" "default" {
+  count = local.use_default_vpc ? 1 : 0
+
+  filter {
+    name   = "is-default"
+    values = ["true"]
+  }
 }
 
 data "aws_subnets" "default" {
@@ -38,12 +62,19 @@ data "aws_subnets" "default" {
 
   filter {
     name   = "vpc-id"
-    values = [data.aws_vpc.default[0].id]
+    values = [local.vpc_id]
   }
 
   filter {
     name   = "default-for-az"
     values = ["true"]
+  }
+
+  lifecycle {
+    precondition {
+      condition     = length(data.aws_vpcs.default[0].ids) == 1
+      error_message = "This region has no default VPC and no subnet_ids were given: pass the worker subnets, e.g. -var 'subnet_ids=[\"subnet-0abc...\", \"subnet-0def...\"]' (private subnets need a NAT gateway or VPC endpoints for ECR, CloudWatch Logs and DynamoDB), or create a default VPC with `aws ec2 create-default-vpc`."
+    }
   }
 }
 
@@ -136,7 +167,7 @@ data "aws_iam_policy_document" "execution" {
   statement {
     sid       = "PullWorkerImage"
     actions   = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
-    resources = [aws_ecr_repository.this.arn]
+    resources = local.pull_repository_arns
   }
 
   statement {
@@ -156,8 +187,8 @@ resource "aws_ecs_task_definition" "this" {
   family                   = var.names.task_family
   requires_compatibilities = ["FARGATE"]
   network_mode             = "awsvpc"
-  cpu                      = tostring(var.cpu)
-  memory                   = tostring(var.memory)
+  cpu                      = module.task.cpu
+  memory                   = module.task.memory
   task_role_arn            = aws_iam_role.task.arn
   execution_role_arn       = aws_iam_role.execution.arn
 

@@ -48,13 +48,13 @@ variable "results_table_arn" {
 }
 
 variable "image" {
-  description = "Worker container image. null (the default) uses <this run's ECR repository>:latest, which you push before starting tasks."
+  description = "Worker container image. null (the default) uses <this run's ECR repository>:latest, which you push before starting tasks. An image in another private ECR repository (<account>.dkr.ecr.<region>.amazonaws.com/<repository>[:tag]) may be pulled too: the execution role is allowed that repository (another account's repository must also allow this role in its repository policy)."
   type        = string
   default     = null
 }
 
 variable "cpu" {
-  description = "Fargate task CPU units: 256, 512, 1024, 2048, 4096, 8192 or 16384."
+  description = "Fargate task CPU units: 256, 512, 1024, 2048, 4096, 8192 or 16384 (checked with memory as a pair by modules/fargate-task)."
   type        = number
   default     = 1024
 
@@ -65,14 +65,9 @@ variable "cpu" {
 }
 
 variable "memory" {
-  description = "Fargate task memory in MiB; must be a valid pair with cpu (e.g. 1024 CPU: 2048-8192)."
+  description = "Fargate task memory in MiB; must be a valid pair with cpu in AWS's table (modules/fargate-task), e.g. 1024 CPU takes 2048-8192 in 1024 steps."
   type        = number
   default     = 2048
-
-  validation {
-    condition     = var.memory >= 512 && var.memory <= 122880 && var.memory % 512 == 0
-    error_message = "memory must be a multiple of 512 MiB between 512 and 122880."
-  }
 }
 
 variable "cpu_architecture" {

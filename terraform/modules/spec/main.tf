@@ -2,9 +2,10 @@
 # is checked offline by `terraform test` (tests/*.tftest.hcl) and by the Python suite.
 
 locals {
-  # DynamoDB's own warm throughput for a new on-demand table or GSI. Setting exactly these
-  # values gives a permanent plan diff, so a request at or below them is left unset.
-  on_demand_warm_default = { read = 12000, write = 4000 }
+  # The least warm throughput DynamoDB and the AWS provider accept, for tables and GSIs of
+  # both billing modes (`warmThroughputSchema`: IntAtLeast(12000) / IntAtLeast(4000)); also
+  # what a new on-demand table or GSI starts with. loadgen/playbook.py enforces the same.
+  warm_minimum = { read = 12000, write = 4000 }
 
   prefix = "hotbench-${var.run_id}"
 
@@ -64,14 +65,18 @@ locals {
       : null
     )
 
-    warm_throughput = local.table_warm[t.name]
+    warm_throughput = local.warm[t.name]
 
     contributor_insights_mode = try(t.contributor_insights, null)
 
     gsis = [for g in local.gsis_raw[t.name] : {
-      name               = g.name
-      hash_key           = g.partition_key.name
-      range_key          = try(g.sort_key.name, null)
+      name = g.name
+      # key_schema, not the hash_key/range_key deprecated since provider 6.29 (and the
+      # "Unmatched indexes" error a GSI without a range key met in 6.29-6.40).
+      key_schema = concat(
+        [{ attribute_name = g.partition_key.name, key_type = "HASH" }],
+        try(g.sort_key.name, null) == null ? [] : [{ attribute_name = g.sort_key.name, key_type = "RANGE" }],
+      )
       projection_type    = try(g.projection, "ALL")
       non_key_attributes = try(g.projection, "ALL") == "INCLUDE" ? try([for a in g.non_key_attributes : a], []) : null
       # A GSI without its own capacity gets the table's, the usual choice in the M1 playbooks.
@@ -82,43 +87,42 @@ locals {
         ? { max_read_request_units = try(g.on_demand_max.read, null), max_write_request_units = try(g.on_demand_max.write, null) }
         : null
       )
-      warm_throughput = local.gsi_warm["${t.name}/${g.name}"]
+      warm_throughput = local.warm["${t.name}/${g.name}"]
     }]
   } }
 
-  # Warm throughput "defaults": what DynamoDB gives for free. On-demand: 12,000/4,000;
-  # provisioned: the provisioned capacity. Requests are raised to at least the default
-  # (warm values cannot be lowered) and left unset when nothing is above it.
-  table_warm_default = { for t in local.selected : t.name => (
-    t.billing_mode == "PROVISIONED" ? { read = t.read_capacity, write = t.write_capacity } : local.on_demand_warm_default
-  ) }
-  table_warm = { for t in local.selected : t.name => (
-    try(t.warm_throughput, null) == null ? null : (
-      coalesce(try(t.warm_throughput.read, null), 0) <= local.table_warm_default[t.name].read &&
-      coalesce(try(t.warm_throughput.write, null), 0) <= local.table_warm_default[t.name].write
-      ? null
-      : {
-        read_units_per_second  = max(coalesce(try(t.warm_throughput.read, null), 0), local.table_warm_default[t.name].read)
-        write_units_per_second = max(coalesce(try(t.warm_throughput.write, null), 0), local.table_warm_default[t.name].write)
-      }
-    )
-  ) }
-
-  gsi_warm_inputs = merge([for t in local.selected : { for g in local.gsis_raw[t.name] : "${t.name}/${g.name}" => {
-    requested = try(g.warm_throughput, null)
-    default = (
-      t.billing_mode == "PROVISIONED"
-      ? { read = coalesce(try(g.read_capacity, null), t.read_capacity), write = coalesce(try(g.write_capacity, null), t.write_capacity) }
-      : local.on_demand_warm_default
-    )
-  } }]...)
-  gsi_warm = { for k, w in local.gsi_warm_inputs : k => (
+  # Warm throughput. A side left unset starts at the minimum (12,000 read / 4,000 write);
+  # on a PROVISIONED table or GSI at its provisioned capacity when that is higher, which is
+  # what DynamoDB gives it anyway. A request is raised to that floor, never below it, and
+  # left null when no side asks for more (nothing to pre-warm: the table's own value is
+  # used). After creation the values belong to DynamoDB and `hotbench prewarm`; the table
+  # module ignores later changes so that a raise never plans a replacement.
+  warm_inputs = merge(
+    { for t in local.selected : t.name => {
+      requested   = try(t.warm_throughput, null)
+      provisioned = t.billing_mode == "PROVISIONED" ? { read = t.read_capacity, write = t.write_capacity } : { read = 0, write = 0 }
+    } },
+    merge([for t in local.selected : { for g in local.gsis_raw[t.name] : "${t.name}/${g.name}" => {
+      requested = try(g.warm_throughput, null)
+      provisioned = (
+        t.billing_mode == "PROVISIONED"
+        ? { read = coalesce(try(g.read_capacity, null), t.read_capacity), write = coalesce(try(g.write_capacity, null), t.write_capacity) }
+        : { read = 0, write = 0 }
+      )
+    } }]...),
+  )
+  warm_floor = { for k, w in local.warm_inputs : k => {
+    read  = max(local.warm_minimum.read, w.provisioned.read)
+    write = max(local.warm_minimum.write, w.provisioned.write)
+  } }
+  warm = { for k, w in local.warm_inputs : k => (
     w.requested == null ? null : (
-      coalesce(try(w.requested.read, null), 0) <= w.default.read && coalesce(try(w.requested.write, null), 0) <= w.default.write
+      coalesce(try(w.requested.read, null), 0) <= local.warm_floor[k].read &&
+      coalesce(try(w.requested.write, null), 0) <= local.warm_floor[k].write
       ? null
       : {
-        read_units_per_second  = max(coalesce(try(w.requested.read, null), 0), w.default.read)
-        write_units_per_second = max(coalesce(try(w.requested.write, null), 0), w.default.write)
+        read_units_per_second  = max(coalesce(try(w.requested.read, null), 0), local.warm_floor[k].read)
+        write_units_per_second = max(coalesce(try(w.requested.write, null), 0), local.warm_floor[k].write)
       }
     )
   ) }

@@ -60,6 +60,15 @@ variable "tables" {
     )])
     error_message = "on_demand_max is only valid on PAY_PER_REQUEST tables and their GSIs."
   }
+  validation {
+    # The provider's warmThroughputSchema (IntAtLeast(12000) / IntAtLeast(4000)) and
+    # DynamoDB refuse less, tables and GSIs alike; loadgen/playbook.py says the same.
+    condition = alltrue(flatten([for t in var.tables : [
+      for w in concat([try(t.warm_throughput, null)], [for g in try([for g in t.gsis : g], []) : try(g.warm_throughput, null)]) :
+      (try(w.read, null) == null || try(w.read >= 12000, false)) && (try(w.write, null) == null || try(w.write >= 4000, false))
+    ]]))
+    error_message = "warm_throughput below DynamoDB's minimum: read must be at least 12000 and write at least 4000 units per second (table and GSIs). Omit a side to keep DynamoDB's own value."
+  }
 }
 
 variable "variants" {

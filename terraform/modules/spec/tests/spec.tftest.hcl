@@ -33,7 +33,7 @@ variables {
       warm_throughput = { read = null, write = 8000 }
       on_demand_max   = { read = null, write = 5000 }
       gsis = [
-        { name = "byX", partition_key = { name = "x", type = "B" }, projection = "KEYS_ONLY", warm_throughput = { read = 20000, write = 1000 }, on_demand_max = { read = 100, write = null } },
+        { name = "byX", partition_key = { name = "x", type = "B" }, projection = "KEYS_ONLY", warm_throughput = { read = 20000, write = null }, on_demand_max = { read = 100, write = null } },
       ]
     },
   ]
@@ -119,8 +119,150 @@ run "warm_throughput" {
   }
   assert {
     condition     = output.tables["warm"].gsis[0].warm_throughput == { read_units_per_second = 20000, write_units_per_second = 4000 }
-    error_message = "GSI warm values below the default are raised to it (they cannot be lowered)."
+    error_message = "A GSI's unset warm side is set at the minimum (4,000 write)."
   }
+}
+
+run "gsi_key_schema" {
+  command = plan
+
+  assert {
+    condition = output.tables["prov"].gsis[1].key_schema == [
+      { attribute_name = "sk", key_type = "HASH" },
+      { attribute_name = "price", key_type = "RANGE" },
+    ]
+    error_message = "A GSI's keys are a key_schema list: HASH then RANGE."
+  }
+  assert {
+    condition     = output.tables["warm"].gsis[0].key_schema == [{ attribute_name = "x", key_type = "HASH" }]
+    error_message = "A GSI without a sort key has a HASH-only key_schema (no empty range key)."
+  }
+  assert {
+    condition     = alltrue([for t in output.tables : alltrue([for g in t.gsis : !contains(keys(g), "hash_key") && !contains(keys(g), "range_key")])])
+    error_message = "GSIs must not carry the deprecated hash_key/range_key."
+  }
+}
+
+# Warm values for both billing modes, tables and GSIs, given one side, both or none: never
+# below the provider's minimum (12,000 read / 4,000 write), whatever the capacity.
+run "warm_never_below_minimum" {
+  command = plan
+
+  variables {
+    tables = [
+      {
+        name            = "provWrite"
+        partition_key   = { name = "pk", type = "S" }
+        billing_mode    = "PROVISIONED"
+        read_capacity   = 1000
+        write_capacity  = 20
+        warm_throughput = { write = 20000 }
+        gsis = [
+          { name = "gRead", partition_key = { name = "a", type = "S" }, warm_throughput = { read = 15000 } },
+          { name = "gBoth", partition_key = { name = "a", type = "S" }, warm_throughput = { read = 30000, write = 9000 } },
+          { name = "gNone", partition_key = { name = "a", type = "S" }, warm_throughput = { read = null, write = null } },
+          { name = "gBigCapacity", partition_key = { name = "a", type = "S" }, read_capacity = 20000, write_capacity = 5000, warm_throughput = { write = 6000 } },
+          { name = "gUnset", partition_key = { name = "a", type = "S" } },
+        ]
+      },
+      {
+        name            = "provBoth"
+        partition_key   = { name = "pk", type = "S" }
+        billing_mode    = "PROVISIONED"
+        read_capacity   = 5
+        write_capacity  = 5
+        warm_throughput = { read = 13000, write = 4500 }
+      },
+      {
+        name            = "odRead"
+        partition_key   = { name = "pk", type = "S" }
+        billing_mode    = "PAY_PER_REQUEST"
+        warm_throughput = { read = 50000 }
+        gsis = [
+          { name = "gWrite", partition_key = { name = "a", type = "S" }, warm_throughput = { write = 5000 } },
+          { name = "gNone", partition_key = { name = "a", type = "S" }, warm_throughput = {} },
+          { name = "gMinimum", partition_key = { name = "a", type = "S" }, warm_throughput = { read = 12000, write = 4000 } },
+        ]
+      },
+      {
+        name            = "odNone"
+        partition_key   = { name = "pk", type = "S" }
+        billing_mode    = "PAY_PER_REQUEST"
+        warm_throughput = {}
+      },
+    ]
+  }
+
+  assert {
+    condition = alltrue(flatten([for t in output.tables : [
+      for w in concat([t.warm_throughput], [for g in t.gsis : g.warm_throughput]) :
+      w == null || (w.read_units_per_second >= 12000 && w.write_units_per_second >= 4000)
+    ]]))
+    error_message = "Every warm value set must be at least 12,000 read and 4,000 write units per second."
+  }
+  assert {
+    condition     = output.tables["provWrite"].warm_throughput == { read_units_per_second = 12000, write_units_per_second = 20000 }
+    error_message = "PROVISIONED, write only: read is set at 12,000, not at the 1,000 RCU provisioned."
+  }
+  assert {
+    condition     = output.tables["provWrite"].gsis[0].warm_throughput == { read_units_per_second = 15000, write_units_per_second = 4000 }
+    error_message = "PROVISIONED GSI, read only: write is set at 4,000, not at the 20 WCU provisioned."
+  }
+  assert {
+    condition     = output.tables["provWrite"].gsis[1].warm_throughput == { read_units_per_second = 30000, write_units_per_second = 9000 }
+    error_message = "Both sides given above the minimum pass through."
+  }
+  assert {
+    condition     = output.tables["provWrite"].gsis[2].warm_throughput == null && output.tables["provWrite"].gsis[4].warm_throughput == null
+    error_message = "No side given (or no warm_throughput at all): left to DynamoDB."
+  }
+  assert {
+    condition     = output.tables["provWrite"].gsis[3].warm_throughput == { read_units_per_second = 20000, write_units_per_second = 6000 }
+    error_message = "A provisioned capacity above the minimum is the floor of the unset side."
+  }
+  assert {
+    condition     = output.tables["provBoth"].warm_throughput == { read_units_per_second = 13000, write_units_per_second = 4500 }
+    error_message = "PROVISIONED, both sides: passed through."
+  }
+  assert {
+    condition     = output.tables["odRead"].warm_throughput == { read_units_per_second = 50000, write_units_per_second = 4000 }
+    error_message = "PAY_PER_REQUEST, read only: write is set at 4,000."
+  }
+  assert {
+    condition     = output.tables["odRead"].gsis[0].warm_throughput == { read_units_per_second = 12000, write_units_per_second = 5000 }
+    error_message = "PAY_PER_REQUEST GSI, write only: read is set at 12,000."
+  }
+  assert {
+    condition     = output.tables["odRead"].gsis[1].warm_throughput == null && output.tables["odRead"].gsis[2].warm_throughput == null && output.tables["odNone"].warm_throughput == null
+    error_message = "An empty warm_throughput, or exactly the minimum, is left to DynamoDB."
+  }
+}
+
+run "table_warm_below_minimum_rejected" {
+  command = plan
+
+  variables {
+    tables = [{ name = "x", partition_key = { name = "pk", type = "S" }, billing_mode = "PAY_PER_REQUEST", warm_throughput = { read = 1000 } }]
+  }
+
+  expect_failures = [var.tables]
+}
+
+run "gsi_warm_below_minimum_rejected" {
+  command = plan
+
+  variables {
+    tables = [{
+      name           = "x"
+      partition_key  = { name = "pk", type = "S" }
+      billing_mode   = "PROVISIONED"
+      read_capacity  = 1
+      write_capacity = 1
+      gsis           = [{ name = "byA", partition_key = { name = "a", type = "S" }, warm_throughput = { read = 12000, write = 3999 } }]
+    }]
+  }
+
+  expect_failures = [var.tables]
 }
 
 run "on_demand_and_insights" {
