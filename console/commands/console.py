@@ -1,0 +1,63 @@
+"""`hotbench console [PLAYBOOK | --run RUN_ID] [--target local|aws]`: the operator console,
+a Textual app over the workflow (docs/console.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from console.output import UserError
+
+
+def handle(args: argparse.Namespace, console: Console) -> int:
+    try:
+        from console.tui.app import HotbenchApp
+        from console.tui.backend import Backend
+    except ImportError as exc:
+        raise UserError(
+            f"the console needs Textual ({exc.name} is missing): pip install 'hotbench[tui]'"
+        ) from None
+    from console.workflow import RunOptions, UpOptions, load_settings
+    from loadgen.playbook import load_playbook
+
+    if args.playbook and args.run:
+        raise UserError("give a PLAYBOOK or --run RUN_ID, not both")
+    settings = load_settings(target=args.target)
+    backend = Backend(settings)
+    if args.playbook:
+        load_playbook(args.playbook)  # a bad playbook is reported here, before the screen
+    if args.run:
+        backend.state(args.run)  # an unknown run id too (exit 5)
+    app = HotbenchApp(
+        backend,
+        playbook_path=args.playbook,
+        run_id=args.run,
+        up_options=UpOptions(workers=args.workers, scale=args.scale),
+        run_options=RunOptions(pause_scale=args.pause_scale),
+    )
+    code = app.run()
+    return code or 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "console",
+        help="the operator console: plan, up, prewarm, run, watch, results, destroy (Textual)",
+    )
+    parser.add_argument("playbook", nargs="?", help="playbook YAML to plan (omit to pick a run)")
+    parser.add_argument("--run", metavar="RUN_ID", help="take up an existing run instead")
+    parser.add_argument(
+        "--target", choices=["local", "aws"], default=None, help="default: HOTBENCH_TARGET or local"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="worker processes or tasks")
+    parser.add_argument(
+        "--scale", type=float, default=0.1, help="local: emulator and load scale (default 0.1)"
+    )
+    parser.add_argument(
+        "--pause-scale",
+        type=float,
+        default=1.0,
+        help="share of each pause between repeats waited (0 = none)",
+    )
+    parser.set_defaults(handler=handle)

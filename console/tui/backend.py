@@ -1,0 +1,151 @@
+"""The workflow's steps bound to one Settings: the only door from the console to the work.
+
+Every method blocks (files, HTTP to the emulator, AWS, Terraform): the app calls them
+from thread workers only. Snapshot tests subclass this with fixed data.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from console.workflow import (
+    CostTally,
+    DownReport,
+    Hooks,
+    PlanReport,
+    RunOptions,
+    RunState,
+    Settings,
+    StateStore,
+    UpOptions,
+    WatchFrame,
+)
+from console.workflow import steps as workflow
+from loadgen.playbook import Playbook, load_playbook
+from loadgen.results import PlaybookResult
+
+
+class Backend:
+    """What the console can ask of the workflow, for one runs folder and target."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.store = StateStore(settings.runs_dir)
+
+    # -- before anything exists ---------------------------------------------------------
+    def playbook(self, path: str | Path) -> Playbook:
+        return load_playbook(path)
+
+    def plan(self, path: str | Path, options: UpOptions) -> PlanReport:
+        return workflow.plan(path, self.settings, options)
+
+    def preview(self, path: str | Path) -> PlaybookResult:
+        """The same playbook through the capacity model in virtual time (`simulate`)."""
+        from loadgen.runners import SimulatedRunner
+
+        return SimulatedRunner().run(load_playbook(path))
+
+    def advice(self, path: str | Path) -> list[str] | None:
+        """The advisor's lines for the plan screen: the hottest key's share and the first
+        limit each table hits.
+
+        ADVISOR: `loadgen.advise` is built on branch `checks`; until the lead merges it
+        this returns None and the plan screen says the advice is not available.
+        """
+        try:
+            from loadgen import advise as advisor  # type: ignore[attr-defined, unused-ignore]
+        except ImportError:
+            return None
+        playbook = load_playbook(path)
+        return [line for table in advisor.advise(playbook) for line in table.lines()]
+
+    def hot_keys(self, path: str | Path) -> dict[str, list[str]]:
+        """Per table variant, the hottest partition-key values (advisor; empty without)."""
+        try:
+            from loadgen import advise as advisor  # type: ignore[attr-defined, unused-ignore]
+        except ImportError:
+            return {}
+        playbook = load_playbook(path)
+        out: dict[str, list[str]] = {}
+        for table in advisor.advise(playbook):
+            out[table.table] = sorted(
+                {c.hot_key.value for c in table.checks if c.hot_key and c.scope == "table"}
+            )
+        return out
+
+    # -- the steps ------------------------------------------------------------------------
+    def up(
+        self, path: str | Path, hooks: Hooks, options: UpOptions, run_id: str | None = None
+    ) -> RunState:
+        return workflow.up(path, self.settings, hooks, options, run_id)
+
+    def prewarm(self, run_id: str, hooks: Hooks) -> RunState:
+        return workflow.prewarm(run_id, self.settings, hooks)
+
+    def run(self, run_id: str, hooks: Hooks, options: RunOptions) -> PlaybookResult:
+        return workflow.run(run_id, self.settings, hooks, options)
+
+    def watch(self, run_id: str, stop: threading.Event) -> Iterator[WatchFrame]:
+        return workflow.watch(run_id, self.settings, stop=stop)
+
+    def tally(self, run_id: str) -> CostTally:
+        return workflow.tally(run_id, self.settings)
+
+    def down(self, run_id: str, hooks: Hooks) -> DownReport:
+        return workflow.down(run_id, self.settings, hooks)
+
+    # -- reading ----------------------------------------------------------------------------
+    def runs(self) -> list[RunState]:
+        return workflow.runs(self.settings)
+
+    def state(self, run_id: str) -> RunState:
+        return self.store.load(run_id)
+
+    def result(self, state: RunState) -> PlaybookResult | None:
+        """A finished run's result, from the table runs' files (resuming at results)."""
+        from console.workflow.runrecord import read_run  # type: ignore[import-not-found, unused-ignore]
+
+        runs = [
+            read_run(self.store.run_dir(state.run_id) / r.result_path)
+            for r in state.table_runs
+            if r.result_path
+        ]
+        if not runs:
+            return None
+        return PlaybookResult(
+            playbook=state.playbook_name,
+            mode="run",
+            scale=state.scale,
+            runs=runs,
+            target=state.target,
+        )
+
+    def partitions(self, state: RunState, variant: str) -> dict[str, Any] | None:
+        """The emulator's partition map of one table (local runs; None elsewhere)."""
+        if state.emulator is None or variant not in state.tables:
+            return None
+        from console.workflow.local import (  # type: ignore[import-not-found, unused-ignore]
+            metrics,
+            partitions,
+        )
+
+        name = state.tables[variant].name
+        found: dict[str, Any] | None = partitions(state.emulator, name)
+        recent = metrics(state.emulator, seconds=1)
+        if found is None or recent is None:
+            return found
+        # The map's partitions carry units taken since creation; the metrics carry each
+        # partition's utilisation over the last second (the heat against its limit).
+        indexes = (recent.get("tables", {}).get(name) or {}).get("indexes", {})
+        for index in found.get("indexes", []):
+            live = indexes.get(index.get("index") or "$table") or {}
+            heat = {p["id"]: p.get("utilisation") for p in live.get("partitions", [])}
+            for part in index.get("partitions", []):
+                part["utilisation"] = heat.get(part["id"])
+        return found
+
+    def export_dir(self, run_id: str) -> Path:
+        return self.store.run_dir(run_id)
