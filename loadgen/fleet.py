@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -142,6 +144,11 @@ class EcsFleet:
     tags: dict[str, str] = field(default_factory=dict)
     task_arns: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    start_attempts: int = 3
+    """RunTask calls per batch: the first and up to two retries of what did not start."""
+    retry_delay_s: float = 2.0
+    """Wait before a retry, times the attempt number (capacity errors clear in seconds)."""
+    sleep: Callable[[float], None] = time.sleep
     _stopped: dict[str, str] = field(default_factory=dict)
 
     def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
@@ -153,10 +160,28 @@ class EcsFleet:
                 "HOTBENCH_WORKER_BASE": str(base),
                 "HOTBENCH_WORKER_COUNT": str(count),
             }
+            self._start_batch(run_id, base, count, task_env, tags)
+
+    def _start_batch(
+        self,
+        run_id: str,
+        base: int,
+        count: int,
+        task_env: dict[str, str],
+        tags: list[dict[str, str]],
+    ) -> None:
+        """RunTask for one batch, retrying only the tasks that did not start: a retry
+        asks for the missing count with the same worker range, and the new tasks claim
+        the indices left free (relaunching the whole batch would start duplicates,
+        which refuse, and leave the lost indices unfilled)."""
+        missing = count
+        for attempt in range(self.start_attempts):
+            if attempt:
+                self.sleep(self.retry_delay_s * attempt)
             out = self.client.run_task(
                 cluster=self.cluster,
                 taskDefinition=self.task_definition,
-                count=count,
+                count=missing,
                 launchType=self.launch_type,
                 networkConfiguration=self.network.to_api(),
                 tags=tags,
@@ -173,12 +198,19 @@ class EcsFleet:
                     ]
                 },
             )
-            self.task_arns += [t["taskArn"] for t in out.get("tasks", [])]
-            for failure in out.get("failures", []):
-                self.failures.append(
-                    f"RunTask batch at worker {base}: "
-                    f"{failure.get('reason')} {failure.get('detail', '')}".strip()
-                )
+            started = [t["taskArn"] for t in out.get("tasks", [])]
+            self.task_arns += started
+            missing -= len(started)
+            if missing <= 0:
+                return
+            reasons = "; ".join(
+                f"{f.get('reason')} {f.get('detail', '')}".strip() for f in out.get("failures", [])
+            )
+            last = attempt == self.start_attempts - 1
+            self.failures.append(
+                f"RunTask batch at worker {base}: {missing} of {count} task(s) did not "
+                f"start ({reasons or 'no reason given'})" + ("" if last else "; retrying those")
+            )
 
     def _describe(self) -> list[dict[str, Any]]:
         tasks: list[dict[str, Any]] = []

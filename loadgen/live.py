@@ -147,7 +147,7 @@ def run_playbook(
                         drain_s=options.drain_s,
                     )
                     say(f"running {spec.name} #{repeat} with {options.workers} workers")
-                    run = _run_one(plan, client, results_table, endpoint, options, say)
+                    run = run_one(plan, client, results_table, endpoint, options, say)
                     result.runs.append(to_full_scale(run, options.scale))
         finally:
             for table in created:
@@ -157,9 +157,17 @@ def run_playbook(
     return result
 
 
-def _run_one(
-    plan: RunPlan, client: Any, results_table: str, endpoint: str, options: LiveOptions, say: Notify
+def run_one(
+    plan: RunPlan,
+    client: Any,
+    results_table: str,
+    endpoint: str | None,
+    options: LiveOptions,
+    say: Notify,
 ) -> Any:
+    """One table run on a fresh fleet (options.fleet_factory, default local processes);
+    also the workflow's `run` step on tables it provisioned. `endpoint` None: the
+    workers use the region's AWS endpoint (a Fargate fleet)."""
     store = ResultStore(client, results_table, plan.run_id)
     fleet = (
         options.fleet_factory()
@@ -169,8 +177,9 @@ def _run_one(
     env = {
         "HOTBENCH_RUN_ID": plan.run_id,
         "HOTBENCH_RESULTS_TABLE": results_table,
-        "HOTBENCH_CONTROL_ENDPOINT": endpoint,
         "AWS_REGION": options.region,
         "HOTBENCH_BARRIER_TIMEOUT_S": str(options.fleet.barrier_timeout_s + 30),
     }
+    if endpoint is not None:
+        env["HOTBENCH_CONTROL_ENDPOINT"] = endpoint
     return run_fleet(plan, store, fleet, env, options.fleet, say)

@@ -211,7 +211,7 @@ class HotbenchApp(App[int]):
             tally = None
             if state.billable_up or self._tally_once or self.session.tally is None:
                 self._tally_once = False
-                tally = self._guard("tally", lambda: self.backend.tally(run_id))
+                tally = self._guard("tally", lambda: self.backend.meter(state))
             self._later(self._polled, state, tally)
         finally:
             self._polling = False
@@ -405,14 +405,24 @@ class HotbenchApp(App[int]):
 
         def done(result: Any) -> None:
             self.session.result = result
-            self._tally_once = True
             self.action_show("results")
+            self._record_tally(run_id)
 
         if self.start_step(
             "run", lambda hooks: self.backend.run(run_id, hooks, self.run_options), done
         ):
             self.session.watch_finished = False
             self._start_watch()
+
+    def _record_tally(self, run_id: str) -> None:
+        """The `tally` step once the run is done: the results screen shows its lines."""
+
+        def work() -> None:
+            tally = self._guard("tally", lambda: self.backend.tally(run_id))
+            if tally is not None:
+                self._later(self._set, tally=tally)
+
+        self.run_worker(work, thread=True, group="tally")
 
     def _start_watch(self) -> None:
         run_id = self.session.run_id

@@ -94,6 +94,13 @@ class Backend:
     def tally(self, run_id: str) -> CostTally:
         return workflow.tally(run_id, self.settings)
 
+    def meter(self, state: RunState) -> CostTally:
+        """The cost so far, for the header's meter: the tally's arithmetic over the state
+        as it is, read-only (the `tally` step also records itself in the state)."""
+        from console.workflow.tallying import tally_state
+
+        return tally_state(state, self.settings)
+
     def down(self, run_id: str, hooks: Hooks) -> DownReport:
         return workflow.down(run_id, self.settings, hooks)
 
@@ -106,7 +113,7 @@ class Backend:
 
     def result(self, state: RunState) -> PlaybookResult | None:
         """A finished run's result, from the table runs' files (resuming at results)."""
-        from console.workflow.runrecord import read_run  # type: ignore[import-not-found, unused-ignore]
+        from console.workflow.runrecord import read_run
 
         runs = [
             read_run(self.store.run_dir(state.run_id) / r.result_path)
@@ -127,7 +134,7 @@ class Backend:
         """The emulator's partition map of one table (local runs; None elsewhere)."""
         if state.emulator is None or variant not in state.tables:
             return None
-        from console.workflow.local import (  # type: ignore[import-not-found, unused-ignore]
+        from console.workflow.local import (
             metrics,
             partitions,
         )

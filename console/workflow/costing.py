@@ -61,6 +61,26 @@ class BilledUsage:
     warm_raises: list[WarmRaise] = field(default_factory=list)
 
 
+ON_DEMAND_WARM_DEFAULT = (12_000, 4_000)
+"""A new on-demand table or GSI starts warm at 12,000 read and 4,000 write units/s
+(docs/reference.md#warm-throughput); a provisioned one at its provisioned level."""
+
+
+def warm_excess(
+    on_demand: bool,
+    warm_read: int | None,
+    warm_write: int | None,
+    read_capacity: int | None,
+    write_capacity: int | None,
+) -> tuple[int, int]:
+    """Warm throughput above what the table or GSI has anyway: only that is billed."""
+    if on_demand:
+        base_read, base_write = ON_DEMAND_WARM_DEFAULT
+    else:
+        base_read, base_write = read_capacity or 0, write_capacity or 0
+    return max(0, (warm_read or 0) - base_read), max(0, (warm_write or 0) - base_write)
+
+
 def read_request_units(reads: int, item_bytes: int = 1, strongly_consistent: bool = False) -> float:
     """On-demand read units of `reads` reads: one unit per 4 KB strongly consistent, half
     that eventually consistent (https://aws.amazon.com/dynamodb/pricing/on-demand/)."""

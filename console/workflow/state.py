@@ -80,6 +80,7 @@ class EmulatorProcess(Model):
     log_path: str
     store: str | None = None
     """Item store mode (`--store keys|full`, issue 17) when the emulator supports it."""
+    stopped_at: datetime | None = None
 
     @property
     def endpoint(self) -> str:
@@ -212,7 +213,10 @@ class RunState(Model):
 
     @property
     def next_step(self) -> Step | None:
-        """The first step not done (a RUNNING one first: it was interrupted)."""
+        """The first step not done (a RUNNING one first: it was interrupted); None once
+        the run is down."""
+        if self.record(Step.DOWN).status == Status.DONE:
+            return None
         for r in self.steps:
             if r.status == Status.RUNNING:
                 return r.step
@@ -236,16 +240,19 @@ class RunState(Model):
         """Whether anything that costs money (or, locally, holds a process) may exist."""
         if self.record(Step.DOWN).status == Status.DONE and not self.leftovers:
             return False
+        if self.leftovers:
+            return True
+        if self.target == "local":
+            # the tables live in the emulator's memory: up while it runs, gone with it
+            return self.emulator is not None and self.emulator.stopped_at is None
         return bool(
-            (self.emulator is not None)
-            or any(t.deleted_at is None and t.created_at is not None for t in self.tables.values())
+            any(t.deleted_at is None and t.created_at is not None for t in self.tables.values())
             or (
                 self.terraform is not None
                 and self.terraform.destroyed_at is None
-                and self.terraform.applied_at is not None
+                and (self.terraform.applied_at is not None or self.record(Step.UP).started_at)
             )
             or any(t.stopped_at is None for t in self.tasks)
-            or self.leftovers
         )
 
 

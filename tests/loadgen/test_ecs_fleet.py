@@ -73,19 +73,53 @@ def test_run_task_in_batches_of_ten_with_tags_network_and_environment() -> None:
     assert fleet.task_arns == [arn(i) for i in range(23)]
 
 
-def test_failed_starts_are_noted() -> None:
+def test_only_the_tasks_that_did_not_start_are_retried() -> None:
     fleet, stub = fleet_and_stub()
+    waits: list[float] = []
+    fleet.sleep = waits.append
+    no_eni = {"arn": "x", "reason": "RESOURCE:ENI", "detail": "no ENI left"}
     stub.add_response(
         "run_task",
-        {
-            "tasks": [{"taskArn": arn(0)}],
-            "failures": [{"arn": "x", "reason": "RESOURCE:ENI", "detail": "no ENI left"}],
-        },
-        run_task_params(0, 2),
+        {"tasks": [{"taskArn": arn(i)} for i in range(7)], "failures": [no_eni] * 3},
+        run_task_params(0, 10),
+    )
+    # the retry asks for the 3 missing tasks, with the same worker range (0..9): they
+    # claim the indices the 7 started ones left free
+    retry = run_task_params(0, 10)
+    retry["count"] = 3
+    stub.add_response(
+        "run_task", {"tasks": [{"taskArn": arn(i)} for i in range(7, 10)], "failures": []}, retry
     )
     with stub:
+        fleet.start("run-1", 10, ENV)
+    stub.assert_no_pending_responses()
+    assert fleet.task_arns == [arn(i) for i in range(10)]
+    assert waits == [fleet.retry_delay_s]
+    assert fleet.notes() == [
+        "RunTask batch at worker 0: 3 of 10 task(s) did not start "
+        "(RESOURCE:ENI no ENI left; RESOURCE:ENI no ENI left; RESOURCE:ENI no ENI left); "
+        "retrying those"
+    ]
+
+
+def test_starts_that_keep_failing_are_noted_after_the_last_attempt() -> None:
+    fleet, stub = fleet_and_stub()
+    fleet.sleep = lambda _s: None
+    no_eni = {"arn": "x", "reason": "RESOURCE:ENI", "detail": "no ENI left"}
+    stub.add_response(
+        "run_task", {"tasks": [{"taskArn": arn(0)}], "failures": [no_eni]}, run_task_params(0, 2)
+    )
+    for _ in range(fleet.start_attempts - 1):
+        again = run_task_params(0, 2)
+        again["count"] = 1
+        stub.add_response("run_task", {"tasks": [], "failures": [no_eni]}, again)
+    with stub:
         fleet.start("run-1", 2, ENV)
-    assert fleet.notes() == ["RunTask batch at worker 0: RESOURCE:ENI no ENI left"]
+    stub.assert_no_pending_responses()
+    assert fleet.task_arns == [arn(0)]
+    assert fleet.notes()[-1] == (
+        "RunTask batch at worker 0: 1 of 2 task(s) did not start (RESOURCE:ENI no ENI left)"
+    )
 
 
 def test_stop_on_abort_stops_only_running_tasks_and_running_counts_them() -> None:

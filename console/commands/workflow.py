@@ -1,0 +1,516 @@
+"""`hotbench plan|up|prewarm|watch|tally|down|runs`: the operator workflow, step by step.
+
+Thin over console.workflow: parse flags into Settings and options, call the step, print
+what it returns (rich text, or JSON with --json). `run --run RUN_ID` lives in run.py.
+docs/workflow.md describes every verb and its output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from console.workflow import (
+    ConfigError,
+    CostTally,
+    DownReport,
+    Hooks,
+    PlanReport,
+    RunState,
+    Settings,
+    UpOptions,
+    WarmTarget,
+    load_settings,
+)
+from console.workflow.errors import EXIT_LEFTOVERS
+from console.workflow.samples import IndexSample, WatchFrame
+
+DEFAULTS = Settings.model_fields
+
+
+def _default(name: str) -> str:
+    """A setting's default for --help, with its environment variable."""
+    return f"default: {DEFAULTS[name].default}, or HOTBENCH_{name.upper()}"
+
+
+# -- shared flags --------------------------------------------------------------------------
+
+
+def add_settings_arguments(parser: argparse.ArgumentParser, target: bool = True) -> None:
+    """Flags that override a setting; None (not given) leaves the environment's or
+    hotbench.toml's value."""
+    if target:
+        parser.add_argument(
+            "--target",
+            choices=["local", "aws"],
+            default=None,
+            help=f"where the tables live ({_default('target')})",
+        )
+        parser.add_argument("--region", default=None, help=f"AWS region ({_default('region')})")
+    parser.add_argument(
+        "--profile",
+        dest="aws_profile",
+        default=None,
+        help="AWS profile (default: the standard credential chain, or HOTBENCH_AWS_PROFILE)",
+    )
+    parser.add_argument(
+        "--runs-dir", default=None, help=f"the runs folder ({_default('runs_dir')})"
+    )
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    fields = ("target", "region", "aws_profile", "runs_dir", "max_cost_usd", "price_region")
+    try:
+        return load_settings(**{f: getattr(args, f, None) for f in fields})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(
+            f"invalid settings ({problems}); check the flags, HOTBENCH_* variables and "
+            "hotbench.toml"
+        ) from None
+
+
+def hooks_for(console: Console, args: argparse.Namespace) -> Hooks:
+    quiet = getattr(args, "quiet", False) or getattr(args, "json", False) is True
+
+    def say(line: str) -> None:
+        if not quiet:
+            console.print(f"[dim]{line}[/]", highlight=False, markup=True)
+
+    def confirm(question: str) -> bool:
+        if getattr(args, "yes", False):
+            return True
+        if not sys.stdin.isatty():
+            console.print(f"{question}\n[yellow]no terminal to ask: pass --yes to go ahead[/]")
+            return False
+        from rich.prompt import Confirm
+
+        return Confirm.ask(question, console=console, default=False)
+
+    return Hooks(say=say, confirm=confirm)
+
+
+def print_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+
+
+def up_options(args: argparse.Namespace) -> UpOptions:
+    return UpOptions(
+        workers=args.workers,
+        scale=args.scale,
+        task_cpu=args.task_cpu,
+        task_memory=args.task_memory,
+        cpu_architecture=args.cpu_architecture,
+    )
+
+
+def add_up_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workers", type=int, default=2, help="worker processes / Fargate tasks")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=0.1,
+        help="local: fraction of the playbook's rates offered, and the emulator's scale "
+        "(default 0.1; figures are reported in full-scale units)",
+    )
+    parser.add_argument("--task-cpu", type=int, default=1024, help="aws: task CPU units")
+    parser.add_argument("--task-memory", type=int, default=2048, help="aws: task memory MiB")
+    parser.add_argument(
+        "--cpu-architecture",
+        choices=["X86_64", "ARM64"],
+        default="X86_64",
+        help="aws: Fargate CPU architecture",
+    )
+    parser.add_argument(
+        "--max-cost-usd",
+        type=float,
+        default=None,
+        help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
+    )
+    parser.add_argument("--price-region", default=None, help="region whose prices to use")
+
+
+# -- printing ------------------------------------------------------------------------------
+
+
+def _capacity(read: int | None, write: int | None) -> str:
+    if read is None and write is None:
+        return "-"
+    return f"{write or 0:,} W / {read or 0:,} R"
+
+
+def print_plan(report: PlanReport, console: Console) -> None:
+    title = f"{report.playbook_name}: plan on {report.target}"
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for col in ("table", "billing", "capacity", "warm", "on-demand max", "GSIs", "$/h"):
+        table.add_column(col, justify="right" if col == "$/h" else "left")
+    for t in report.tables:
+        gsis = ", ".join(
+            g.name
+            + (f" ({_capacity(g.read_capacity, g.write_capacity)})" if g.write_capacity else "")
+            for g in t.gsis
+        )
+        table.add_row(
+            t.name,
+            "provisioned" if t.billing_mode == "PROVISIONED" else "on-demand",
+            _capacity(t.read_capacity, t.write_capacity),
+            _capacity(t.warm_read, t.warm_write),
+            _capacity(t.on_demand_max_read, t.on_demand_max_write),
+            gsis or "-",
+            f"{t.per_hour_usd:,.4f}",
+        )
+    console.print(table)
+    fleet = report.fleet
+    kind = "Fargate tasks" if report.target == "aws" else "worker processes (priced as Fargate)"
+    console.print(
+        f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
+        f"{fleet.architecture}"
+    )
+    console.print(
+        f"time: {report.load_s:,.0f} s of load, {report.pauses_s:,.0f} s of pauses, "
+        f"~{report.setup_s:,.0f} s to set up and tear down"
+    )
+    console.print(
+        f"${report.per_hour_while_up:,.2f}/h while up, "
+        f"+${report.per_hour_while_running:,.2f}/h while workers run"
+    )
+    print_cost_lines(report.lines, console)
+    verb = "would cost on AWS" if report.hypothetical else "estimated cost"
+    console.print(f"[bold]{verb}: ${report.estimated_cost_usd:,.2f}[/]")
+    console.print(
+        f"prices: {report.prices_region} as of {report.prices_as_of} ({report.prices_source})",
+        highlight=False,
+    )
+    for note in report.notes:
+        console.print(f"note: {note}", highlight=False)
+
+
+def print_cost_lines(lines: list[Any], console: Console) -> None:
+    table = Table(header_style="bold", show_edge=False)
+    table.add_column("what")
+    table.add_column("quantity", justify="right")
+    table.add_column("unit")
+    table.add_column("price", justify="right")
+    table.add_column("USD", justify="right")
+    for line in lines:
+        table.add_row(
+            line.what,
+            f"{line.quantity:,.4f}",
+            line.unit,
+            f"{line.unit_price_usd:g}",
+            f"{line.usd:,.4f}",
+        )
+    console.print(table)
+
+
+def print_tally(tally: CostTally, console: Console) -> None:
+    head = "would have cost on AWS" if tally.hypothetical else "cost"
+    console.print(f"run {tally.run_id} ({tally.target}): {head}")
+    print_cost_lines(tally.lines, console)
+    console.print(f"[bold]total: ${tally.total_usd:,.4f}[/]")
+    console.print(
+        f"prices: {tally.prices_region} as of {tally.prices_as_of} ({tally.prices_source})",
+        highlight=False,
+    )
+    for note in tally.notes:
+        console.print(f"note: {note}", highlight=False)
+
+
+def print_down(report: DownReport, console: Console) -> None:
+    for item in report.removed:
+        console.print(f"removed {item}", highlight=False)
+    for note in report.notes:
+        console.print(f"note: {note}", highlight=False)
+    if report.nothing_left:
+        console.print(f"[green]nothing left[/] of run {report.run_id}")
+        return
+    console.print(f"[red]{len(report.leftovers)} leftover(s)[/] of run {report.run_id}:")
+    for left in report.leftovers:
+        console.print(
+            f"  {left.kind} {left.id}\n    delete: {left.delete_command}",
+            highlight=False,
+            markup=False,
+        )
+
+
+def state_json(state: RunState) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(state.model_dump_json())
+    data["next_step"] = state.next_step
+    data["current_step"] = state.current_step
+    data["billable_up"] = state.billable_up
+    return data
+
+
+def _sample_line(s: IndexSample) -> str:
+    where = s.table + (f"/{s.index}" if s.index else "")
+    reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
+    per = "1min" if s.period_s == 60 else "1s"
+    text = (
+        f"{s.start:%H:%M:%S} {s.source:<10} {per:<4} {where:<24} accepted {s.accepted:>9,.0f} "
+        f"throttled {s.throttled:>9,.0f}  WCU/s {s.consumed_wcu:>9,.1f} RCU/s "
+        f"{s.consumed_rcu:>8,.1f}"
+    )
+    if s.p50_ms is not None:
+        text += f"  p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms"
+    if reasons:
+        text += f"  ({reasons})"
+    return text
+
+
+def print_frame(frame: WatchFrame, console: Console) -> None:
+    for sample in frame.samples:
+        console.print(_sample_line(sample), highlight=False, markup=False)
+    if frame.workers is not None:
+        w = frame.workers
+        console.print(
+            f"[dim]{frame.at:%H:%M:%S} {frame.run_label}: workers {w.ready}/{w.planned} ready, "
+            f"{w.running} running, {w.done} done, {w.lost} lost, {w.late:,} late sends[/]"
+        )
+    if frame.note:
+        console.print(f"[yellow]{frame.note}[/]", highlight=False)
+    if frame.finished:
+        console.print("watch: the run step is over")
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+
+def handle_plan(args: argparse.Namespace, console: Console) -> int:
+    from console.workflow import plan
+    from console.workflow.steps import check_credentials
+
+    settings = settings_from(args)
+    report = plan(args.playbook, settings, up_options(args))
+    if args.json:
+        print_json(report.model_dump(mode="json"))
+    else:
+        print_plan(report, console)
+    if settings.target == "aws":
+        who = check_credentials(settings)  # the plan is useful without; `up` is not
+        if not args.json:
+            console.print(f"AWS identity: {who}", highlight=False)
+    return 0
+
+
+def handle_up(args: argparse.Namespace, console: Console) -> int:
+    from console.workflow import plan, up
+
+    settings = settings_from(args)
+    options = up_options(args)
+    if args.run is None:
+        report = plan(args.playbook, settings, options)
+        if not args.json:
+            print_plan(report, console)
+    try:
+        state = up(args.playbook, settings, hooks_for(console, args), options, run_id=args.run)
+    except KeyboardInterrupt:
+        console.print(
+            "[yellow]interrupted: what was created is in the run's state; "
+            "`hotbench runs` shows it, `hotbench down RUN_ID` removes it[/]"
+        )
+        raise
+    if args.json:
+        print_json(state_json(state))
+        return 0
+    where = state.emulator.endpoint if state.emulator else state.region
+    console.print(
+        f"run [bold]{state.run_id}[/] is up on {state.target} ({where}); "
+        f"down by itself at {state.deadline:%Y-%m-%d %H:%M} UTC"
+    )
+    console.print(
+        f"next: hotbench prewarm {state.run_id} | hotbench run --run {state.run_id} | "
+        f"hotbench down {state.run_id}",
+        highlight=False,
+    )
+    console.print(state.run_id, highlight=False)
+    return 0
+
+
+def handle_prewarm(args: argparse.Namespace, console: Console) -> int:
+    from console.workflow import prewarm
+
+    targets = None
+    if args.table is not None:
+        if args.read is None and args.write is None:
+            raise ConfigError("--table needs --read and/or --write (units per second)")
+        targets = [WarmTarget(args.table, args.index, args.read, args.write)]
+    elif args.index or args.read or args.write:
+        raise ConfigError("--index, --read and --write go with --table VARIANT")
+    settings = settings_from(args)
+    hooks = hooks_for(console, args)
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        console=console,
+        transient=True,
+        disable=args.json,
+    ) as bar:
+        task = bar.add_task("warming", total=1.0)
+        hooks.progress = lambda what, f: bar.update(task, description=what, completed=f or 0)
+        state = prewarm(args.run_id, settings, hooks, targets, timeout_s=args.timeout)
+    if args.json:
+        print_json(state_json(state))
+    else:
+        console.print(f"run {state.run_id}: prewarmed")
+    return 0
+
+
+def handle_watch(args: argparse.Namespace, console: Console) -> int:
+    import threading
+    import time
+
+    from console.workflow import watch
+
+    settings = settings_from(args)
+    stop = threading.Event()
+    started = time.monotonic()
+    for frame in watch(args.run_id, settings, interval_s=args.interval, stop=stop):
+        if args.json:
+            sys.stdout.write(frame.model_dump_json() + "\n")
+            sys.stdout.flush()
+        else:
+            print_frame(frame, console)
+        if args.seconds is not None and time.monotonic() - started >= args.seconds:
+            stop.set()
+    return 0
+
+
+def handle_tally(args: argparse.Namespace, console: Console) -> int:
+    from console.workflow import tally
+
+    result = tally(args.run_id, settings_from(args), refresh_prices=args.refresh_prices)
+    if args.json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        print_tally(result, console)
+    return 0
+
+
+def handle_down(args: argparse.Namespace, console: Console) -> int:
+    from console.workflow import down
+
+    report = down(args.run_id, settings_from(args), hooks_for(console, args))
+    if args.json:
+        payload = report.model_dump(mode="json")
+        payload["nothing_left"] = report.nothing_left
+        print_json(payload)
+    else:
+        print_down(report, console)
+    return 0 if report.nothing_left else EXIT_LEFTOVERS
+
+
+def handle_runs(args: argparse.Namespace, console: Console) -> int:
+    from console.workflow import runs
+    from console.workflow.tallying import tally_state
+
+    settings = settings_from(args)
+    found = runs(settings)
+    costs = {s.run_id: tally_state(s, settings).total_usd for s in found}
+    if args.json:
+        print_json([{**state_json(s), "cost_so_far_usd": costs[s.run_id]} for s in found])
+        return 0
+    if not found:
+        console.print(f"no runs in {settings.runs_dir}/")
+        return 0
+    table = Table(title=f"runs in {settings.runs_dir}/", title_justify="left", header_style="bold")
+    for col in (
+        "run",
+        "target",
+        "playbook",
+        "step",
+        "next",
+        "billable up",
+        "cost so far",
+        "created",
+    ):
+        table.add_column(col)
+    for s in found:
+        record = s.record(s.current_step)
+        table.add_row(
+            s.run_id,
+            s.target,
+            s.playbook_name,
+            f"{s.current_step} {record.status}",
+            str(s.next_step or "-"),
+            "[red]yes[/]" if s.billable_up else "no",
+            f"${costs[s.run_id]:,.2f}" + (" (on AWS)" if s.target == "local" else ""),
+            f"{s.created_at:%Y-%m-%d %H:%M}",
+        )
+    console.print(table)
+    return 0
+
+
+# -- registration --------------------------------------------------------------------------
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("plan", help="what a playbook's run would create and cost; creates nothing")
+    p.add_argument("playbook", help="playbook YAML")
+    add_settings_arguments(p)
+    add_up_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    p.set_defaults(handler=handle_plan)
+
+    p = sub.add_parser("up", help="create a run's tables (emulator or Terraform); prints its id")
+    p.add_argument("playbook", help="playbook YAML")
+    add_settings_arguments(p)
+    add_up_arguments(p)
+    p.add_argument("--run", metavar="RUN_ID", help="resume an interrupted up of this run")
+    p.add_argument("--yes", action="store_true", help="do not ask before creating")
+    p.add_argument("--json", action="store_true", help="print the run's state as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(handler=handle_up)
+
+    p = sub.add_parser("prewarm", help="raise warm throughput (UpdateTable) and wait for ACTIVE")
+    p.add_argument("run_id")
+    add_settings_arguments(p, target=False)
+    p.add_argument("--table", metavar="VARIANT", help="one table (default: the playbook's)")
+    p.add_argument("--index", metavar="GSI", help="a GSI of --table")
+    p.add_argument("--read", type=int, help="read units per second")
+    p.add_argument("--write", type=int, help="write units per second")
+    p.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for ACTIVE")
+    p.add_argument("--json", action="store_true", help="print the run's state as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(handler=handle_prewarm)
+
+    p = sub.add_parser("watch", help="per-second samples of a run while it is up")
+    p.add_argument("run_id")
+    add_settings_arguments(p, target=False)
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between frames")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument("--json", action="store_true", help="one JSON frame per line")
+    p.set_defaults(handler=handle_watch)
+
+    p = sub.add_parser("tally", help="what a run cost (locally: would have cost on AWS)")
+    p.add_argument("run_id")
+    add_settings_arguments(p, target=False)
+    p.add_argument("--price-region", default=None, help="region whose prices to use")
+    p.add_argument(
+        "--refresh-prices",
+        action="store_true",
+        help="fetch prices from the AWS Price List API first",
+    )
+    p.add_argument("--json", action="store_true", help="print the tally as JSON")
+    p.set_defaults(handler=handle_tally)
+
+    p = sub.add_parser("down", help="destroy a run and check that nothing is left")
+    p.add_argument("run_id")
+    add_settings_arguments(p, target=False)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(handler=handle_down)
+
+    p = sub.add_parser("runs", help="every run in the runs folder, its step and what is up")
+    add_settings_arguments(p, target=False)
+    p.add_argument("--json", action="store_true", help="print the runs as JSON")
+    p.set_defaults(handler=handle_runs)

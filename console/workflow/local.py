@@ -1,0 +1,137 @@
+"""The local target: a detached `hotbench emulator serve` and its tables.
+
+The emulator runs as its own process (not inside the command), so it outlives `up` and
+serves `prewarm`, `run`, `watch` and `tally` from separate commands, and survives the
+CLI being killed; its pid and port are in the state, and `down` stops it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from console.workflow import processes
+from console.workflow.errors import InfraError
+from console.workflow.hooks import Hooks
+from console.workflow.options import UpOptions
+from console.workflow.state import EmulatorProcess, RunState, utc_now
+from loadgen.live import LOCAL_CREDENTIALS
+from loadgen.resultstore import make_client
+
+EMULATOR_MARKER = "emulator serve --port"
+"""In the emulator's command line: how a recorded pid is recognised as ours."""
+START_TIMEOUT_S = 60.0
+"""The compiled core loads in a second; the pure-Python emulator on a loaded machine in
+a few. A minute is far beyond either and still fails a broken start clearly."""
+PORT_ATTEMPTS = 3
+
+
+def marker(port: int) -> str:
+    """The trailing space tells port 80 from 8000 (the scale always follows the port)."""
+    return f"{EMULATOR_MARKER} {port} "
+
+
+def emulator_argv(port: int, options: UpOptions, scale: float) -> list[str]:
+    argv = ["-m", "console.cli", "emulator", "serve", "--port", str(port), "--scale", f"{scale:g}"]
+    if options.create_delay_s is not None:
+        argv += ["--create-delay", f"{options.create_delay_s:g}"]
+    if options.emulator_store is not None:
+        # Issue 17's item-store option; passed only when asked for, so an emulator
+        # without it still starts by default.
+        argv += ["--store", options.emulator_store]
+    return argv
+
+
+def healthy(endpoint: str, timeout_s: float = 1.0) -> bool:
+    try:
+        response = httpx.get(endpoint + "/", timeout=timeout_s)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and "hotbench emulator" in response.text
+
+
+def start_emulator(
+    run_dir: Path, options: UpOptions, scale: float, hooks: Hooks
+) -> EmulatorProcess:
+    """Start the emulator detached on a free loopback port and wait until it answers."""
+    log = run_dir / "emulator.log"
+    last_error = ""
+    for _attempt in range(PORT_ATTEMPTS):
+        port = processes.free_loopback_port()
+        argv = emulator_argv(port, options, scale)
+        pid = processes.spawn_detached(argv, log)
+        emu = EmulatorProcess(
+            pid=pid,
+            port=port,
+            scale=scale,
+            started_at=utc_now(),
+            log_path=str(log),
+            store=options.emulator_store,
+        )
+        hooks.say(f"emulator starting on {emu.endpoint} (pid {pid}, log {log})")
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if healthy(emu.endpoint):
+                return emu
+            processes.reap_child(pid)
+            if not processes.is_ours(pid, marker(port)):
+                break
+            time.sleep(0.1)
+        processes.stop(pid, marker(port))
+        last_error = _log_tail(log)
+    raise InfraError(
+        f"the emulator did not start (log {log}): {last_error or 'no output'}; "
+        "try `hotbench emulator serve --port 0` to see why"
+    )
+
+
+def _log_tail(log: Path, lines: int = 3) -> str:
+    with contextlib.suppress(OSError):
+        return " | ".join(log.read_text(errors="replace").strip().splitlines()[-lines:])
+    return ""
+
+
+def emulator_alive(emu: EmulatorProcess | None) -> bool:
+    return emu is not None and processes.is_ours(emu.pid, marker(emu.port))
+
+
+def stop_emulator(emu: EmulatorProcess) -> bool:
+    """True when it is gone."""
+    return processes.stop(emu.pid, marker(emu.port))
+
+
+def client(state: RunState) -> Any:
+    """A DynamoDB client on the run's emulator, with fixed local credentials (a
+    developer's real AWS credentials are never sent to it)."""
+    if state.emulator is None:
+        raise InfraError(f"run {state.run_id} has no emulator recorded")
+    return make_client(state.emulator.endpoint, state.region, LOCAL_CREDENTIALS)
+
+
+def partitions(emu: EmulatorProcess, table: str) -> dict[str, Any] | None:
+    """The emulator's partition map of `table` (None when it cannot be read)."""
+    try:
+        response = httpx.get(
+            emu.endpoint + "/_hotbench/partitions", params={"table": table}, timeout=5
+        )
+        response.raise_for_status()
+        data: dict[str, Any] = response.json()
+        return data
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def metrics(emu: EmulatorProcess, seconds: int = 5) -> dict[str, Any] | None:
+    try:
+        response = httpx.get(
+            emu.endpoint + "/_hotbench/metrics", params={"seconds": seconds}, timeout=5
+        )
+        response.raise_for_status()
+        data: dict[str, Any] = response.json()
+        return data
+    except (httpx.HTTPError, ValueError):
+        return None

@@ -1,0 +1,54 @@
+"""The hard wall-clock limit of a run: `python -m console.workflow.reaper RUN_ID ...`.
+
+Started detached by `up`; sleeps until the run's deadline, then runs `down` if the run is
+still up, and exits as soon as the run is down. A laptop closed at lunch or a terminal
+killed mid-run therefore never leaves a provisioned stack billing for a day.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from console.workflow.errors import WorkflowError
+from console.workflow.hooks import Hooks
+from console.workflow.settings import Settings
+from console.workflow.state import StateStore, utc_now
+
+POLL_S = 30.0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m console.workflow.reaper")
+    parser.add_argument("run_id")
+    parser.add_argument("--settings", required=True, help="the run's settings as JSON")
+    parser.add_argument("--runs-dir", required=True)
+    parser.add_argument("--poll", type=float, default=POLL_S)
+    args = parser.parse_args(argv)
+    settings = Settings.model_validate_json(args.settings).model_copy(
+        update={"runs_dir": Path(args.runs_dir)}
+    )
+    store = StateStore(settings.runs_dir)
+    while True:
+        try:
+            state = store.load(args.run_id)
+        except WorkflowError:
+            return 0  # the run folder was removed
+        if not state.billable_up:
+            return 0
+        if state.deadline is not None and utc_now() >= state.deadline:
+            print(f"{utc_now():%H:%M:%S} deadline {state.deadline} passed: down", flush=True)
+            from console.workflow.steps import down
+
+            report = down(args.run_id, settings, Hooks(say=lambda m: print(m, flush=True)))
+            print("nothing left" if report.nothing_left else report.leftovers, flush=True)
+            return 0 if report.nothing_left else 6
+        wait = POLL_S if state.deadline is None else (state.deadline - utc_now()).total_seconds()
+        time.sleep(max(0.5, min(args.poll, wait)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

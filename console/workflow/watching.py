@@ -1,0 +1,284 @@
+"""`watch`: frames of per-second samples, from the workers, the emulator and CloudWatch.
+
+Only reads: the state file (atomically replaced by the stepping command), the results
+table, the emulator's metrics and CloudWatch. Each source remembers the last period it
+emitted, so a frame carries only what is new.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from console.workflow import local
+from console.workflow.errors import WorkflowError
+from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
+from console.workflow.settings import Settings
+from console.workflow.state import RunState, StateStore, Status, Step, TableRun, utc_now
+from loadgen.histogram import LatencyHistogram
+from loadgen.messages import COMPLETE
+from loadgen.results import Counts
+
+SETTLE_S = 4
+"""A worker's progress item is rewritten every 3 s (RunPlan.progress_s): a second is
+emitted once every running worker has reported past it, or this long after it ended."""
+
+
+class Watcher:
+    def __init__(
+        self,
+        store: StateStore,
+        run_id: str,
+        settings: Settings,
+        interval_s: float,
+        stop: threading.Event | None,
+    ) -> None:
+        self.store, self.run_id, self.settings = store, run_id, settings
+        self.interval_s = interval_s
+        self.stop = stop or threading.Event()
+        self.worker_done: dict[str, int] = {}
+        """fleet run id -> last run second emitted from the workers."""
+        self.worker_flushed: set[str] = set()
+        self.emulator_done: dict[tuple[str, str | None], int] = {}
+        self.cloudwatch_done: dict[tuple[str, str | None], datetime] = {}
+        self.cloudwatch_next = 0.0
+        self._client: Any = None
+        self._cloudwatch: Any = None
+        self._pending_metrics = 0
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def frames(self) -> Iterator[WatchFrame]:
+        try:
+            while not self.stop.is_set():
+                state = self.store.load(self.run_id)
+                finished = self._finished(state)
+                yield self.frame(state, finished)
+                if finished:
+                    return
+                self.stop.wait(self.interval_s)
+        finally:
+            if self._pending_metrics:
+                self._count_metrics(0)
+
+    @staticmethod
+    def _finished(state: RunState) -> bool:
+        run_status = state.record(Step.RUN).status
+        return not state.billable_up or (
+            run_status in (Status.DONE, Status.FAILED)
+            and not any(tr.status == Status.RUNNING for tr in state.table_runs)
+        )
+
+    def frame(self, state: RunState, finished: bool = False) -> WatchFrame:
+        samples: list[IndexSample] = []
+        notes: list[str] = []
+        current = next((tr for tr in state.table_runs if tr.status == Status.RUNNING), None)
+        workers = None
+        # the running table run, and any seen running that ended since: its last
+        # seconds come from the final items, read once more
+        to_read = [
+            tr
+            for tr in state.table_runs
+            if tr.fleet_run_id
+            and (tr.status == Status.RUNNING or tr.fleet_run_id in self.worker_done)
+            and tr.fleet_run_id not in self.worker_flushed
+        ]
+        for tr in to_read:
+            if state.results_table is None:
+                break
+            ended = tr.status != Status.RUNNING
+            try:
+                found, status = self._workers(state, tr, flush=ended or finished)
+            except WorkflowError as exc:
+                notes.append(f"workers: {exc}")
+                continue
+            except Exception as exc:  # the results table deleted under us by `down`
+                notes.append(f"workers: {type(exc).__name__}")
+                continue
+            samples += found
+            self.worker_done.setdefault(tr.fleet_run_id or "", -1)
+            if ended:
+                self.worker_flushed.add(tr.fleet_run_id or "")
+            else:
+                workers = status
+        if state.target == "local":
+            samples += self._emulator(state)
+        else:
+            try:
+                samples += self._cloudwatch_samples(state)
+            except WorkflowError as exc:
+                notes.append(f"cloudwatch: {exc}")
+        return WatchFrame(
+            at=utc_now(),
+            run_label=current.label if current else None,
+            samples=samples,
+            workers=workers,
+            finished=finished,
+            note="; ".join(notes) or None,
+        )
+
+    # -- sources -------------------------------------------------------------------------
+
+    def client(self, state: RunState) -> Any:
+        if self._client is None:
+            if state.target == "local":
+                self._client = local.client(state)
+            else:
+                from console.workflow import aws
+
+                self._client = aws.session(self.settings).client("dynamodb")
+        return self._client
+
+    def _workers(
+        self, state: RunState, table_run: TableRun, flush: bool
+    ) -> tuple[list[IndexSample], WorkerStatus]:
+        from loadgen.resultstore import ResultStore
+
+        assert table_run.fleet_run_id is not None and state.results_table is not None
+        store = ResultStore(self.client(state), state.results_table, table_run.fleet_run_id)
+        ready = store.ready_workers()
+        go = store.get_go()
+        progress = store.reports("progress")
+        finals = store.reports("final")
+        reports = {**progress, **finals}
+        status = WorkerStatus(
+            planned=state.workers,
+            ready=len(ready),
+            running=len([w for w in progress if w not in finals]) if go else 0,
+            late=sum(r.totals().late for r in reports.values()),
+            done=len([r for r in finals.values() if r.status == COMPLETE]),
+            lost=len([r for r in finals.values() if r.status != COMPLETE]),
+        )
+        if go is None or not reports:
+            return [], status
+        t0 = float(go["t0"])
+        now_t = utc_now().timestamp() - t0
+        # a second is complete when every worker still running has reported past it
+        reported_until = min(
+            (r.written_at - t0 for w, r in reports.items() if w not in finals),
+            default=now_t,
+        )
+        last_complete = int(max(reported_until - 1, now_t - SETTLE_S)) if not flush else 10**9
+        done_until = self.worker_done.get(table_run.fleet_run_id, -1)
+        latency = LatencyHistogram()
+        for r in reports.values():
+            latency.merge(r.latency)
+        scale = state.scale or 1.0
+        samples = []
+        seconds = sorted({t for r in reports.values() for t in r.seconds})
+        for t in seconds:
+            if t <= done_until or t > last_complete:
+                continue
+            total = Counts()
+            for r in reports.values():
+                counts = r.seconds.get(t)
+                if counts is not None:
+                    total.add(counts)
+            samples.append(
+                IndexSample(
+                    source="workers",
+                    table=table_run.variant,
+                    start=datetime.fromtimestamp(t0 + t, UTC),
+                    accepted=total.succeeded / scale,
+                    throttled=total.throttled / scale,
+                    throttled_by_reason={k: v / scale for k, v in total.by_reason.items()},
+                    consumed_wcu=total.consumed_wcu / scale,
+                    consumed_rcu=total.consumed_rcu / scale,
+                    p50_ms=latency.percentile(50),
+                    p99_ms=latency.percentile(99),
+                )
+            )
+            self.worker_done[table_run.fleet_run_id] = t
+        return samples, status
+
+    def _emulator(self, state: RunState) -> list[IndexSample]:
+        emu = state.emulator
+        if emu is None or emu.stopped_at is not None:
+            return []
+        data = local.metrics(emu, seconds=10)
+        if data is None:
+            return []
+        by_name = {t.name: t.variant for t in state.tables.values()}
+        now_s = float(data.get("now_s", 0.0))
+        base = utc_now() - timedelta(seconds=now_s)
+        out = []
+        for name, table in (data.get("tables") or {}).items():
+            variant = by_name.get(name)
+            if variant is None:
+                continue  # the results table, or another run's
+            for index in (table.get("indexes") or {}).values():
+                key = (variant, index.get("index"))
+                done = self.emulator_done.get(key, -1)
+                for second in index.get("seconds", []):
+                    t = int(second["t"])
+                    if t <= done or t >= int(now_s):  # the current second is not over
+                        continue
+                    out.append(
+                        IndexSample(
+                            source="emulator",
+                            table=variant,
+                            index=index.get("index"),
+                            start=base + timedelta(seconds=t),
+                            accepted=float(second.get("accepted", 0.0)),
+                            throttled=float(second.get("throttled", 0.0)),
+                            throttled_by_reason=dict(second.get("throttles_by_reason", {})),
+                            consumed_wcu=float(second.get("consumed_wcu", 0.0)),
+                            consumed_rcu=float(second.get("consumed_rcu", 0.0)),
+                        )
+                    )
+                    self.emulator_done[key] = t
+        return out
+
+    def _cloudwatch_samples(self, state: RunState) -> list[IndexSample]:
+        """Every minute: the last 5 minutes of 1-minute series, new periods only."""
+        import time
+
+        from console.workflow import aws, cloudwatch
+
+        if time.monotonic() < self.cloudwatch_next:
+            return []
+        self.cloudwatch_next = time.monotonic() + cloudwatch.PERIOD_S
+        targets = [
+            (t.variant, t.name, index)
+            for t in state.tables.values()
+            if t.deleted_at is None
+            for index in [None, *(g.name for g in t.gsis)]
+        ]
+        if not targets:
+            return []
+        if self._cloudwatch is None:
+            self._cloudwatch = aws.session(self.settings).client("cloudwatch")
+        start, end = cloudwatch.window(utc_now())
+        from console.workflow.awserrors import aws_errors
+
+        with aws_errors("cloudwatch:GetMetricData", state.region):
+            samples, requested = cloudwatch.fetch(self._cloudwatch, targets, start, end)
+        self._count_metrics(requested)
+        out = []
+        for s in samples:
+            key = (s.table, s.index)
+            if key in self.cloudwatch_done and s.start <= self.cloudwatch_done[key]:
+                continue
+            self.cloudwatch_done[key] = s.start
+            out.append(s)
+        return out
+
+    def _count_metrics(self, requested: int) -> None:
+        """GetMetricData is billed per metric requested: the tally adds these up. The
+        count is saved under the run's lock when no step holds it (watch never waits for
+        a step); otherwise it is kept and saved at the next chance, at the latest when
+        the watch ends."""
+        from console.workflow.errors import StateError
+        from console.workflow.lock import run_lock
+
+        self._pending_metrics += requested
+        try:
+            with run_lock(self.store.run_dir(self.run_id), "watch"):
+                state = self.store.load(self.run_id)
+                state.usage.get_metric_data_metrics += self._pending_metrics
+                self.store.save(state)
+                self._pending_metrics = 0
+        except StateError:
+            pass
