@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -49,9 +50,9 @@ class Question(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(Text(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="dialog-body"):
-                yield Static("\n".join(self.lines) or "-", id="dialog-lines")
+                yield Static(Text("\n".join(self.lines) or "-"), id="dialog-lines")
             with Horizontal(classes="dialog-buttons"):
                 for button_id, label, variant in self.buttons:
                     yield Button(label, id=button_id, variant=variant)  # type: ignore[arg-type]

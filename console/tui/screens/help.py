@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -12,7 +13,7 @@ from textual.widgets import Static
 
 
 def key_lines(title: str, bindings: list[BindingType]) -> list[str]:
-    out = [f"[b]{title}[/b]"]
+    out = [title.upper()]
     for b in bindings:
         if isinstance(b, Binding) and b.description:
             key = b.key_display or b.key.replace("question_mark", "?").replace(
@@ -45,4 +46,4 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog help"):
             yield Static("Keys", classes="dialog-title")
             with VerticalScroll(classes="dialog-body"):
-                yield Static("\n".join(lines), id="help-text")
+                yield Static(Text("\n".join(lines)), id="help-text")

@@ -56,7 +56,7 @@ class PlanScreen(ConsoleScreen):
         self.query_one("#plan-load", Static).update(self._load(playbook))
         advice = self.session.advice
         self.query_one("#plan-advice", Static).update(
-            "\n".join(advice)
+            Text("\n".join(advice))
             if advice is not None
             else Text("advice (hottest key share, first limit hit): not available yet", "dim")
         )
