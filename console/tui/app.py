@@ -64,14 +64,14 @@ class HotbenchApp(App[int]):
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("d", "destroy", "destroy"),
         Binding("q", "quit_console", "quit"),
-        Binding("1", "show('plan')", "plan", show=False),
+        Binding("1", "show('plan')", "screens", key_display="1-6"),
         Binding("2", "show('prewarm')", "prewarm", show=False),
         Binding("3", "show('run')", "run", show=False),
         Binding("4", "show('results')", "results", show=False),
         Binding("5", "show('partitions')", "partitions", show=False),
         Binding("6", "show('runs')", "runs", show=False),
-        Binding("p", "show('partitions')", "parts"),
-        Binding("r", "show('runs')", "runs"),
+        Binding("p", "show('partitions')", "partitions", show=False),
+        Binding("r", "show('runs')", "runs", show=False),
         Binding("t", "toggle_theme", "theme", show=False),
     ]
 
@@ -148,11 +148,11 @@ class HotbenchApp(App[int]):
         self.redraw()
 
     def redraw(self) -> None:
-        screen = self.screen
-        if isinstance(screen, ConsoleScreen):
-            screen.refresh_view()
-        runs = self.get_screen("runs")
-        if screen is runs and self.poll:
+        """Redraw the console screen on top (under a dialog, the one it covers)."""
+        shown = [s for s in self.screen_stack if isinstance(s, ConsoleScreen)]
+        if shown:
+            shown[-1].refresh_view()
+        if self.screen is self.get_screen("runs") and self.poll:
             self.load_runs()
 
     # -- workers: fetching ------------------------------------------------------------------

@@ -9,44 +9,12 @@ import pytest
 from console.tui.backend import Backend
 from console.workflow import load_settings
 
-TINY = """\
-name: tiny
-description: Two tables for a few seconds at a low rate (the console's tests).
-tables:
-  - name: hot
-    partition_key: {name: pk, type: S}
-    sort_key: {name: sk, type: S}
-    billing_mode: PROVISIONED
-    read_capacity: 100
-    write_capacity: 2000
-    item_size_bytes: 500
-  - name: od
-    partition_key: {name: pk, type: S}
-    sort_key: {name: sk, type: S}
-    billing_mode: PAY_PER_REQUEST
-    item_size_bytes: 500
-load:
-  attributes:
-    pk: {dist: weighted, weights: {HOT: 90, COLD: 10}}
-    sk: {dist: uniform, count: 1000, format: "i{:04d}"}
-  phases:
-    - name: rush
-      operation: put
-      rate: 1500
-      duration_s: 3
-  runs:
-    - table: hot
-    - table: od
-      repeats: 2
-      pause_s: 2
-"""
+TINY = Path(__file__).with_name("tiny.yaml")
 
 
 @pytest.fixture
-def tiny_playbook(tmp_path: Path) -> Path:
-    path = tmp_path / "tiny.yaml"
-    path.write_text(TINY)
-    return path
+def tiny_playbook() -> Path:
+    return TINY
 
 
 @pytest.fixture

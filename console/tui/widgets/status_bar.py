@@ -27,8 +27,10 @@ class StatusBar(Horizontal):
         elif state is None:
             line = session.run_id
         else:
-            line = f"{state.run_id} {state.target} · {state.current_step.value}"
+            line = f"{state.run_id} {state.target}"
+            if not session.busy:
+                line += f" · last step {state.current_step.value}"
         if session.busy:
-            line += f" · {session.busy}…"
+            line += f" · {session.busy} running…"
         self.query_one("#run-line", Static).update(line)
         self.query_one(CostMeter).show(session.tally, session.billable_up)
