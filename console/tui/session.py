@@ -37,6 +37,8 @@ class Watched:
     workers: WorkerStatus | None = None
     first_at: datetime | None = None
     last_at: datetime | None = None
+    go_at: datetime | None = None
+    """T0: the start of the first second the workers reported (None before GO)."""
 
     def samples(self, source: str, table: str, index: str | None = None) -> list[IndexSample]:
         return self.series.get((source, table, index), [])
@@ -90,21 +92,25 @@ class Session:
             self.watch_note = frame.note
         if frame.finished:
             self.watch_finished = True
-        label = frame.run_label or self.current_label
         if frame.run_label:
             self.current_label = frame.run_label
-        if label is None:
-            return
-        watched = self.watched.setdefault(label, Watched(label))
-        if frame.workers is not None:
-            watched.workers = frame.workers
+            current = self.watched.setdefault(frame.run_label, Watched(frame.run_label))
+            if frame.workers is not None:
+                current.workers = frame.workers
         for sample in frame.samples:
+            # A table run's last seconds can come after the next run began: a sample
+            # belongs to the latest run of its own table.
+            watched = self.latest_for(sample.table)
+            if watched is None:
+                continue  # traffic before the table's first run (seeding)
             watched.series[(sample.source, sample.table, sample.index)].append(sample)
             watched.first_at = min(watched.first_at or sample.start, sample.start)
             watched.last_at = max(watched.last_at or sample.start, sample.start)
+            if sample.source == "workers":
+                watched.go_at = min(watched.go_at or sample.start, sample.start)
 
     def latest_for(self, variant: str) -> Watched | None:
-        """The last table run of a variant that has samples."""
+        """The last table run of a variant that the stream has named."""
         found = [w for label, w in self.watched.items() if label.split("#")[0] == variant]
         return found[-1] if found else None
 

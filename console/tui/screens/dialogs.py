@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -38,26 +39,37 @@ def what_destroy_deletes(state: RunState) -> list[str]:
 
 
 class Question(ModalScreen[str]):
-    """A question with buttons; dismisses with the chosen button's id."""
+    """A question with buttons, each with its own key (shown on it); dismisses with the
+    chosen button's id. Escape answers no."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss('no')", "cancel")]
 
-    def __init__(self, title: str, lines: list[str], buttons: list[tuple[str, str, str]]) -> None:
+    def __init__(
+        self, title: str, lines: list[str], buttons: list[tuple[str, str, str, str]]
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.lines = lines
         self.buttons = buttons
+        """(id, label, variant, key)"""
+
+    def on_key(self, event: events.Key) -> None:
+        for button_id, _label, _variant, key in self.buttons:
+            if event.key == key:
+                event.stop()
+                self.dismiss(button_id)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="dialog-body"):
-                yield Static(Text("\n".join(self.lines) or "-"), id="dialog-lines")
+                yield Static(Text("\n".join(self.lines)), id="dialog-lines")
             with Horizontal(classes="dialog-buttons"):
-                for button_id, label, variant in self.buttons:
-                    yield Button(label, id=button_id, variant=variant)  # type: ignore[arg-type]
+                for button_id, label, variant, key in self.buttons:
+                    yield Button(f"{label} ({key})", id=button_id, variant=variant)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:
+        self.query_one(".dialog-body").display = bool(self.lines)
         self.query(Button).last().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -69,7 +81,7 @@ def destroy_question(state: RunState) -> Question:
     return Question(
         f"Destroy run {state.run_id}? This deletes:",
         [f"• {line}" for line in lines],
-        [("yes", "Destroy", "error"), ("no", "Cancel", "primary")],
+        [("yes", "Destroy", "error", "y"), ("no", "Cancel", "primary", "n")],
     )
 
 
@@ -84,9 +96,9 @@ def quit_question(state: RunState) -> Question:
         [f"• {line}" for line in what_destroy_deletes(state)]
         + ["", "`hotbench console --run " + state.run_id + "` comes back to it."],
         [
-            ("destroy", "Destroy, then quit", "error"),
-            ("leave", "Quit, leave it up", "warning"),
-            ("no", "Stay", "primary"),
+            ("destroy", "Destroy, then quit", "error", "d"),
+            ("leave", "Quit, leave it up", "warning", "l"),
+            ("no", "Stay", "primary", "n"),
         ],
     )
 
@@ -99,8 +111,8 @@ def sweep_result(report: DownReport) -> Question:
             f"LEFT: {x.kind} {x.id}\n  delete with: {x.delete_command}" for x in report.leftovers
         ]
     lines += [f"note: {n}" for n in report.notes]
-    return Question(f"Destroyed {report.run_id}", lines, [("ok", "OK", "primary")])
+    return Question(f"Destroyed {report.run_id}", lines, [("ok", "OK", "primary", "enter")])
 
 
 def step_question(question: str) -> Question:
-    return Question(question, [], [("yes", "Yes", "warning"), ("no", "No", "primary")])
+    return Question(question, [], [("yes", "Yes", "warning", "y"), ("no", "No", "primary", "n")])

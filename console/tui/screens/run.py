@@ -12,6 +12,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static, TabbedContent, TabPane
 
 from console.tui.screens.base import ConsoleScreen
+from console.tui.session import Watched
 from console.tui.widgets.latency import Latency
 from console.tui.widgets.phase_clock import PhaseClock
 from console.tui.widgets.table_chart import TableChart
@@ -135,9 +136,9 @@ class RunScreen(ConsoleScreen):
             timed[-1].p50_ms if timed else None, timed[-1].p99_ms if timed else None
         )
         pane.query_one(WorkerGrid).show(watched.workers if watched else None)
-        self._clock(pane, watched.label if watched else None)
+        self._clock(pane, watched)
 
-    def _clock(self, pane: TablePane, label: str | None) -> None:
+    def _clock(self, pane: TablePane, watched: Watched | None) -> None:
         s = self.session
         state, playbook = s.state, s.playbook
         if state is None or playbook is None:
@@ -145,7 +146,10 @@ class RunScreen(ConsoleScreen):
             return
         mine = [r for r in state.table_runs if r.variant == pane.variant]
         running = next((r for r in mine if r.status == Status.RUNNING), None)
-        t0 = running.started_at if running else None
+        label = watched.label if watched else None
+        t0 = watched.go_at if watched else None
+        fleet = watched.workers if watched else None
+        waiting = f"{fleet.ready} of {fleet.planned} workers ready" if fleet else "seeding"
         pause_until = next_label = None
         finished = [r for r in mine if r.status == Status.DONE and r.finished_at]
         pending = [r for r in mine if r.status == Status.PENDING]
@@ -164,4 +168,5 @@ class RunScreen(ConsoleScreen):
             self.console.now(),
             pause_until,
             next_label,
+            waiting,
         )

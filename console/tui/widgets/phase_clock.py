@@ -23,8 +23,9 @@ class PhaseClock(Static):
         now: datetime,
         pause_until: datetime | None = None,
         next_label: str | None = None,
+        waiting: str = "",
     ) -> None:
-        self.text = self._words(label, t0, phases, now, pause_until, next_label)
+        self.text = self._words(label, t0, phases, now, pause_until, next_label, waiting)
         self.update(self.text)
 
     @staticmethod
@@ -35,12 +36,15 @@ class PhaseClock(Static):
         now: datetime,
         pause_until: datetime | None,
         next_label: str | None,
+        waiting: str,
     ) -> str:
         if pause_until is not None and now < pause_until:
             left = (pause_until - now).total_seconds()
             return f"pause: {next_label or 'next'} in {left:,.0f} s"
-        if label is None or t0 is None:
+        if label is None:
             return "waiting for the run"
+        if t0 is None:
+            return f"{label}: waiting for T0\n{waiting}"
         elapsed = (now - t0).total_seconds()
         if elapsed < 0:
             return f"{label}: T0 in {-elapsed:,.0f} s"

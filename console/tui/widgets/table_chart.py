@@ -30,7 +30,7 @@ class TableChart(PlotextPlot):
         if watched is None or watched.first_at is None:
             self.refresh()
             return
-        t0 = watched.first_at
+        t0 = watched.go_at or watched.first_at
 
         def xs(samples: list[IndexSample]) -> list[float]:
             return [(s.start - t0).total_seconds() for s in samples]
