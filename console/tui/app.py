@@ -341,6 +341,7 @@ class HotbenchApp(App[int]):
     def _step_done(self, name: str, value: Any, then: Callable[[Any], None]) -> None:
         self.session.busy = None
         self.session.progress = None
+        self.session.waiting_for = None
         if value is not None:
             then(value)
         if self._after_step is not None:
@@ -452,7 +453,13 @@ class HotbenchApp(App[int]):
     def action_cancel_step(self) -> None:
         if self.session.busy and self._cancel is not None:
             self._cancel.set()
-            self.notify(f"cancelling {self.session.busy} at its next safe point")
+            self.session.waiting_for = self.session.waiting_for or "cancel asked"
+            self.notify(
+                f"cancelling {self.session.busy} at its next safe point (a run: after the "
+                "table run in progress)",
+                timeout=8,
+            )
+            self.redraw()
 
     def action_export(self, kind: str) -> None:
         s = self.session
@@ -492,6 +499,7 @@ class HotbenchApp(App[int]):
         """`down` on a run; a step in progress is cancelled first and down follows it."""
         if self.session.busy:
             self._after_step = lambda: self.destroy(run_id, then)
+            self.session.waiting_for = "cancel asked; destroy follows"
             self.action_cancel_step()
             return
 

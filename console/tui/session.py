@@ -77,6 +77,8 @@ class Session:
     partitions: dict[str, dict[str, Any] | None] = field(default_factory=dict)
     busy: str | None = None
     """The step running now (one at a time), or None."""
+    waiting_for: str | None = None
+    """What was asked of the running step (cancel, then destroy), shown until it ends."""
     progress: tuple[str, float | None] | None = None
     log: list[str] = field(default_factory=list)
     error: str | None = None

@@ -47,14 +47,16 @@ class PlanScreen(ConsoleScreen):
                 "No playbook: start with `hotbench console PLAYBOOK`, or press r for the runs."
             )
             return
-        title = Text.assemble((playbook.name, "bold"), "  ", (playbook.description, "dim"))
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append(playbook.name, "bold")
         if plan is not None:
             where = "on AWS would cost" if plan.hypothetical else "costs"
             title.append(
-                f"\nthis run {where} ${plan.estimated_cost_usd:,.2f} "
+                f": this run {where} ${plan.estimated_cost_usd:,.2f} "
                 f"(${plan.per_hour_while_up:,.2f}/h while up); nothing exists until u",
                 style="bold",
             )
+        title.append("\n" + " ".join(playbook.description.split()), "dim")
         self.query_one("#plan-title", Static).update(title)
         if plan is not None:
             self._tables(playbook, plan)

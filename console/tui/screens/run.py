@@ -76,7 +76,7 @@ class RunScreen(ConsoleScreen):
         if s.state is None:
             text = "Nothing is up yet: the plan screen (1) creates the tables with u."
         elif s.busy == "run":
-            text = f"running {s.current_label or ''}  ·  x: cancel"
+            text = f"running {s.current_label or '(preparing)'}  ·  x: cancel"
         elif s.result is not None:
             text = "run finished  ·  4: results  ·  d: destroy"
         else:

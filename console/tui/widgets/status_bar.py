@@ -32,5 +32,7 @@ class StatusBar(Horizontal):
                 line += f" · last step {state.current_step.value}"
         if session.busy:
             line += f" · {session.busy} running…"
+        if session.waiting_for:
+            line += f" ({session.waiting_for})"
         self.query_one("#run-line", Static).update(line)
         self.query_one(CostMeter).show(session.tally, session.billable_up)

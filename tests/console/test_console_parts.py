@@ -1,0 +1,45 @@
+"""The few pieces of the console that compute anything: which partitions serve a hot key,
+and the live-beside-simulated comparison it exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from console.tui.export import compare, export
+from console.tui.widgets.partition_map import serving_keys
+from emulator.keyspace import partition_hash
+from loadgen.playbook import load_playbook
+from loadgen.results import PlaybookResult
+from loadgen.runners import SimulatedRunner
+from tests.console.fixed import TINY
+
+
+def test_a_hot_key_is_served_by_its_item_collection_once_split() -> None:
+    hot = f"{partition_hash('HOT'):016x}"
+    index = {
+        "partitions": [
+            {"id": 0, "hash_range": ["0" * 16, "f" * 16]},
+            {"id": 1, "item_collection_of_hash": hot},
+            {"id": 2, "item_collection_of_hash": hot},
+            {"id": 3, "item_collection_of_hash": "0123456789abcdef"},
+        ]
+    }
+    assert serving_keys(index, ["HOT", "COLD"]) == {"HOT": 2, "COLD": 1}
+    # without named keys: every split item collection, by hash
+    assert serving_keys(index, []) == {f"#{hot[:8]}": 2, "#01234567": 1}
+    assert serving_keys({"partitions": [{"id": 0}]}, []) == {"hottest partition's key": 1}
+
+
+def test_export_puts_the_simulation_beside_the_run(tmp_path: Path) -> None:
+    simulated = SimulatedRunner().run(load_playbook(TINY))
+    live = PlaybookResult("tiny", "run", 0.5, runs=simulated.runs[:1], target="local")
+    rows = compare(live, simulated)
+    assert len(rows) == 1 and rows[0].rate_difference == 0.0
+    assert rows[0].rate_live == simulated.runs[0].to_json()["throttle_rate"]
+    path = export(tmp_path, "hb-x", live, simulated, "json")
+    data = json.loads(path.read_text())
+    assert data["compared"][0]["rate_simulated"] == rows[0].rate_simulated
+    assert data["live"]["runs"][0]["table"] == "hot"
+    markdown = export(tmp_path, "hb-x", live, None, "md").read_text()
+    assert "| hot | 1 |" in markdown and "| - |" in markdown  # no simulation: no difference
