@@ -3,19 +3,20 @@ emulator: plan -> up -> prewarm -> run a tiny playbook -> results -> destroy."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.tui.screens.dialogs import Question
+from console.tui.screens.run import TablePane
 from console.tui.widgets.cost_meter import CostMeter
 from console.tui.widgets.table_chart import TableChart
 from console.tui.widgets.throttle_rate import ThrottleRate
 from console.workflow import RunOptions, UpOptions
-from textual.pilot import Pilot
 
 
 async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 60.0) -> None:
@@ -56,8 +57,9 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         # the run screen shows the result's throttle rate, its charts drew the samples
         await pilot.press("3")
         await pilot.pause(1.2)
+        assert s.result is not None
         result = {(r.table, r.repeat): r.to_json() for r in s.result.runs}
-        for pane in app.screen.query("TablePane"):
+        for pane in app.screen.query(TablePane):
             shown = pane.query_one(ThrottleRate)
             watched = s.latest_for(pane.variant)
             assert watched is not None
@@ -77,7 +79,7 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         assert f"{run_id}-hot" in lines and "emulator process" in lines
         await pilot.click("#yes")
         await until(pilot, lambda: s.down is not None, 90)
-        assert s.down.nothing_left
+        assert s.down is not None and s.down.nothing_left
         await until(pilot, lambda: s.state is not None and not s.state.billable_up)
         await pilot.pause(2.5)
         final = app.screen_stack[-2].query_one(CostMeter).usd
@@ -85,4 +87,3 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         assert app.screen_stack[-2].query_one(CostMeter).usd == final
         await pilot.click("#ok")
         await pilot.press("q")
-        await asyncio.sleep(0)
