@@ -4,15 +4,18 @@ and the live-beside-simulated comparison it exports."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
+from console.tui.app import SCREENS
 from console.tui.export import compare, export
 from console.tui.widgets.partition_map import serving_keys
+from console.tui.widgets.phase_clock import PhaseClock
 from emulator.keyspace import partition_hash
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 from loadgen.runners import SimulatedRunner
-from tests.console.fixed import TINY
+from tests.console.fixed import NOW, TINY, fixed_app
 
 
 def test_a_hot_key_is_served_by_its_item_collection_once_split() -> None:
@@ -43,3 +46,38 @@ def test_export_puts_the_simulation_beside_the_run(tmp_path: Path) -> None:
     assert data["live"]["runs"][0]["table"] == "hot"
     markdown = export(tmp_path, "hb-x", live, None, "md").read_text()
     assert "| hot | 1 |" in markdown and "| - |" in markdown  # no simulation: no difference
+
+
+def test_the_clock_counts_down_to_t0_through_phases_and_pauses() -> None:
+    playbook = load_playbook(TINY)
+    phases = list(playbook.load.phases)
+    words = PhaseClock._words
+    assert words("od#1", None, phases, NOW, None, None, "1 of 2 workers ready") == (
+        "od#1: waiting for T0\n1 of 2 workers ready"
+    )
+    assert words("od#1", NOW - timedelta(seconds=1), phases, NOW, None, None, "") == (
+        "od#1 T+1 s\nrush: 1 / 3 s, 2 s left"
+    )
+    pause = NOW + timedelta(seconds=5)
+    assert words("od#1", NOW, phases, NOW, pause, "od#2", "") == "pause: od#2 in 5 s"
+
+
+async def test_the_palette_offers_every_action(tmp_path: Path) -> None:
+    app = fixed_app(tmp_path)
+    async with app.run_test(size=(80, 24)):
+        titles = " ".join(c.title for c in app.get_system_commands(app.screen))
+    for action in (
+        "Up",
+        "Prewarm",
+        "Run",
+        "Cancel",
+        "Destroy",
+        "JSON",
+        "Markdown",
+        "theme",
+        "Help",
+        "Quit",
+    ):
+        assert action in titles, action
+    for screen in SCREENS:
+        assert f"Show the {screen} screen" in titles

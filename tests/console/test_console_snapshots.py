@@ -49,6 +49,12 @@ def test_screen(snap_compare: Any, tmp_path: Path, screen: str, size: tuple[int,
     assert snap_compare(app, terminal_size=size, run_before=before(SCREENS[screen], results))
 
 
+def test_run_screen_in_the_light_theme(snap_compare: Any, tmp_path: Path) -> None:
+    app = fixed_app(tmp_path)
+    app.theme = "textual-light"
+    assert snap_compare(app, terminal_size=(80, 24), run_before=before("3"))
+
+
 async def test_readme_screenshot_of_the_run_screen(tmp_path: Path) -> None:
     app = fixed_app(tmp_path)
     async with app.run_test(size=(120, 34)) as pilot:

@@ -28,10 +28,10 @@ class ThrottleRate(Static):
         self.rate, self.final = rate, final
         text = Text()
         style = "green" if not rate else ("yellow" if rate < 0.1 else "bold red")
-        text.append("throttled ")
+        text.append("thr ")
         text.append("-" if rate is None else f"{rate * 100:.1f} %", style=style)
-        text.append(" (result)" if final else " (live)", style="dim")
-        text.append(f"\n{accepted:,.0f} ok  {throttled:,.0f} thr")
+        text.append(" result" if final else " live", style="dim")
+        text.append(f"\nok  {accepted:,.0f}\nthr {throttled:,.0f}")
         for reason, n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
             text.append(f"\n{short_reason(reason)} {n:,.0f}", style="dim")
         self.update(text)

@@ -21,16 +21,19 @@ class WorkerGrid(Static):
         if status is None:
             self.update("workers: -")
             return
+        # A running or finished worker was ready first: only the rest are waiting at
+        # the barrier.
+        at_barrier = max(0, status.ready - status.running - status.done - status.lost)
         cells = (
             ["done"] * status.done
             + ["running"] * status.running
-            + ["ready"] * status.ready
+            + ["ready"] * at_barrier
             + ["lost"] * status.lost
         )
         cells += ["waiting"] * max(0, status.planned - len(cells))
         for kind in cells:
             text.append("■", style=STYLES[kind])
-        text.append(f"\n{status.ready} ready {status.running} run {status.done} done")
+        text.append(f"\n{status.running} running {status.done} done\n{status.ready} ready")
         if status.lost:
             text.append(f" {status.lost} lost (partial)", style="red")
         text.append(f"\nlate {status.late:,}", style="yellow" if status.late else "dim")
