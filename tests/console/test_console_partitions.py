@@ -62,4 +62,5 @@ async def test_more_partitions_serve_the_hot_key_in_repeat_3(backend: Backend) -
         await pilot.click("#yes")
         await until(pilot, lambda: s.down is not None, 90)
         assert s.down is not None and s.down.nothing_left
+    print(f"partitions serving the hot key, by repeat: {serving}")
     assert serving[3] > serving[1], serving

@@ -50,10 +50,10 @@ class PlanScreen(ConsoleScreen):
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(playbook.name, "bold")
         if plan is not None:
-            where = "on AWS would cost" if plan.hypothetical else "costs"
+            where = " on AWS" if plan.hypothetical else ""
             title.append(
-                f": this run {where} ${plan.estimated_cost_usd:,.2f} "
-                f"(${plan.per_hour_while_up:,.2f}/h while up); nothing exists until u",
+                f"  ${plan.estimated_cost_usd:,.2f} this run{where}, "
+                f"${plan.per_hour_while_up:,.2f}/h while up · u creates it",
                 style="bold",
             )
         title.append("\n" + " ".join(playbook.description.split()), "dim")

@@ -75,6 +75,8 @@ class RunScreen(ConsoleScreen):
         s = self.session
         if s.state is None:
             text = "Nothing is up yet: the plan screen (1) creates the tables with u."
+        elif not s.state.billable_up:
+            text = "This run is down: nothing is up (6: the runs)."
         elif s.busy == "run":
             text = f"running {s.current_label or '(preparing)'}  ·  x: cancel"
         elif s.result is not None:
