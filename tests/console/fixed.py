@@ -179,8 +179,9 @@ class FixedBackend(Backend):
         return [fixed_state("hb-1130110000-cafe", up=False), fixed_state()]
 
 
-def fixed_app(runs_dir: Path) -> HotbenchApp:
-    backend = FixedBackend(load_settings(target="local", runs_dir=runs_dir))
+def fixed_app(_tmp: Path | None = None) -> HotbenchApp:
+    """Nothing is read from or written to the runs folder: its name is only shown."""
+    backend = FixedBackend(load_settings(target="local", runs_dir=Path("runs")))
     app = HotbenchApp(backend, playbook_path=TINY, poll=False, clock=lambda: NOW)
     return app
 
