@@ -37,6 +37,17 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         run_options=RunOptions(pause_scale=args.pause_scale),
     )
     code = app.run()
+    session = app.session
+    if session.busy:
+        console.print(
+            f"waiting for `{session.busy}` to stop at its next safe point (a run: after the "
+            "table run in progress; the run resumes it later)…"
+        )
+    if session.run_id is not None and backend.state(session.run_id).billable_up:
+        console.print(
+            f"{session.run_id} is still up: `hotbench console --run {session.run_id}` comes "
+            f"back to it, `hotbench down {session.run_id}` destroys it"
+        )
     return code or 0
 
 

@@ -33,7 +33,16 @@ from console.tui.screens.results import ResultsScreen
 from console.tui.screens.run import RunScreen
 from console.tui.screens.runs import RunsScreen
 from console.tui.session import Session, utc_now
-from console.workflow import DownReport, Hooks, RunOptions, RunState, Step, UpOptions, WatchFrame
+from console.workflow import (
+    DownReport,
+    Hooks,
+    RunOptions,
+    RunState,
+    Status,
+    Step,
+    UpOptions,
+    WatchFrame,
+)
 
 SCREENS: dict[str, type[ConsoleScreen]] = {
     "plan": PlanScreen,
@@ -243,8 +252,13 @@ class HotbenchApp(App[int]):
     def load_runs(self) -> None:
         def work() -> None:
             found = self._guard("runs", self.backend.runs)
-            if found is not None:
-                self._later(self.get_screen("runs").show_runs, found)  # type: ignore[attr-defined]
+            if found is None:
+                return
+            costs = {
+                state.run_id: self._guard("tally", functools.partial(self.backend.meter, state))
+                for state in found
+            }
+            self._later(self.get_screen("runs").show_runs, found, costs)  # type: ignore[attr-defined]
 
         self.run_worker(work, thread=True, group="runs", exclusive=True)
 
@@ -260,7 +274,8 @@ class HotbenchApp(App[int]):
             playbook = self._guard("playbook", lambda: b.playbook(path))
             options = UpOptions(workers=state.workers, scale=state.scale)
             plan = self._guard("plan", lambda: b.plan(path, options)) if playbook else None
-            result = self._guard("result", lambda: b.result(state))
+            finished = state.record(Step.RUN).status == Status.DONE
+            result = self._guard("result", lambda: b.result(state)) if finished else None
             self._later(self._resumed, state, path, playbook, plan, result)
             preview = self._guard("simulation", lambda: b.preview(path)) if playbook else None
             advice = self._guard("advice", lambda: b.advice(path)) if playbook else None

@@ -178,6 +178,9 @@ class FixedBackend(Backend):
     def runs(self) -> list[RunState]:
         return [fixed_state("hb-1130110000-cafe", up=False), fixed_state()]
 
+    def meter(self, state: RunState) -> CostTally:
+        return tally_state(state, self.settings, now=NOW)
+
 
 def fixed_app(_tmp: Path | None = None) -> HotbenchApp:
     """Nothing is read from or written to the runs folder: its name is only shown."""

@@ -17,7 +17,7 @@ def key_lines(title: str, bindings: list[BindingType]) -> list[str]:
     if any(isinstance(b, Binding) and b.key == "1" for b in bindings):
         out.append("  1-6        screens: plan, prewarm, run, results, partitions, runs")
     for b in bindings:
-        if isinstance(b, Binding) and b.description and b.key != "1":
+        if isinstance(b, Binding) and b.description and b.key not in "123456":
             key = b.key_display or b.key.replace("question_mark", "?").replace(
                 "left_square_bracket", "["
             ).replace("right_square_bracket", "]")

@@ -18,7 +18,7 @@ from console.tui.widgets.phase_clock import PhaseClock
 from console.tui.widgets.table_chart import TableChart
 from console.tui.widgets.throttle_rate import ThrottleRate
 from console.tui.widgets.worker_grid import WorkerGrid
-from console.workflow import Status
+from console.workflow import Status, Step
 
 
 class TablePane(TabPane):
@@ -79,10 +79,16 @@ class RunScreen(ConsoleScreen):
             text = "This run is down: nothing is up (6: the runs)."
         elif s.busy == "run":
             text = f"running {s.current_label or '(preparing)'}  ·  x: cancel"
-        elif s.result is not None:
+        elif s.state.record(Step.RUN).status == Status.DONE:
             text = "run finished  ·  4: results  ·  d: destroy"
         else:
-            text = "g: start the run"
+            runs = s.state.table_runs
+            done = sum(1 for r in runs if r.status == Status.DONE)
+            text = (
+                f"g: resume the run ({done} of {len(runs)} table runs done)"
+                if done
+                else ("g: start the run")
+            )
         if s.watch_note:
             text += f"  ·  {s.watch_note}"
         self.query_one("#run-note", Static).update(text)

@@ -10,7 +10,13 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
 from console.tui.screens.base import ConsoleScreen
-from console.workflow import RunState
+from console.workflow import CostTally, RunState
+
+
+def _cost(tally: CostTally | None) -> str:
+    if tally is None:
+        return "-"
+    return f"${tally.total_usd:,.4f}" + (" on AWS" if tally.hypothetical else "")
 
 
 class RunsScreen(ConsoleScreen):
@@ -33,7 +39,7 @@ class RunsScreen(ConsoleScreen):
         super().on_screen_resume()
         self.query_one("#runs-table", DataTable).focus()
 
-    def show_runs(self, runs: list[RunState]) -> None:
+    def show_runs(self, runs: list[RunState], costs: dict[str, CostTally | None]) -> None:
         self.listed = list(reversed(runs))  # newest first
         table = self.query_one("#runs-table", DataTable)
         row = table.cursor_row
@@ -48,13 +54,13 @@ class RunsScreen(ConsoleScreen):
                 state.current_step.value,
                 state.next_step.value if state.next_step else "-",
                 "UP" if state.billable_up else "-",
-                f"${state.cost_so_far_usd:,.4f}",
+                _cost(costs.get(state.run_id)),
                 key=state.run_id,
             )
         if self.listed:
             table.move_cursor(row=min(row, len(self.listed) - 1))
         self.query_one("#runs-note", Static).update(
-            f"{len(self.listed)} runs in {self.console.backend.settings.runs_dir}/  ·  "
+            f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir}/  ·  "
             "enter: resume  ·  d: destroy the selected run"
             if self.listed
             else f"no runs in {self.console.backend.settings.runs_dir}/ yet"

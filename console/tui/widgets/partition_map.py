@@ -52,7 +52,7 @@ class PartitionMap(DataTable[Any]):
                 "id",
                 "hash range",
                 "heat vs limit",
-                "units",
+                "used",
                 "hot since",
                 "split at",
                 "collection",
