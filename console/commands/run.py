@@ -83,9 +83,19 @@ def _run_options(args: argparse.Namespace) -> RunOptions:
 
 
 def _run_step(args: argparse.Namespace, console: Console) -> int:
-    from console.workflow import run
+    from pathlib import Path
 
-    result = run(args.run, settings_from(args), hooks_for(console, args), _run_options(args))
+    from console.workflow import StateStore, run
+
+    settings = settings_from(args)
+    if args.playbook is not None:
+        made_from = StateStore(settings.runs_dir).load(args.run).playbook_path
+        if Path(args.playbook).resolve() != Path(made_from):
+            raise UserError(
+                f"run {args.run} was made from {made_from}: give that playbook or none "
+                "(`hotbench run --run RUN_ID` reads it from the run)"
+            )
+    result = run(args.run, settings, hooks_for(console, args), _run_options(args))
     report_result(result, args.json, console)
     return 0
 

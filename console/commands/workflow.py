@@ -109,6 +109,7 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_cpu=args.task_cpu,
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
+        create_delay_s=args.create_delay,
     )
 
 
@@ -136,6 +137,13 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
         help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
     )
     parser.add_argument("--price-region", default=None, help="region whose prices to use")
+    parser.add_argument(
+        "--create-delay",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="local: the emulator's CreateTable -> ACTIVE delay (default 0; AWS: ~7 s)",
+    )
 
 
 # -- printing ------------------------------------------------------------------------------

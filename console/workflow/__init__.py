@@ -56,7 +56,17 @@ from console.workflow.reports import (
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings, Target, load_settings
 from console.workflow.state import RunState, StateStore, Status, Step
-from console.workflow.steps import down, plan, prewarm, run, runs, tally, up, watch
+from console.workflow.steps import (
+    check_credentials,
+    down,
+    plan,
+    prewarm,
+    run,
+    runs,
+    tally,
+    up,
+    watch,
+)
 
 __all__ = [
     "EXIT_AWS_DENIED",
@@ -95,6 +105,7 @@ __all__ = [
     "WorkerStatus",
     "WorkflowError",
     "auto_yes",
+    "check_credentials",
     "down",
     "load_settings",
     "plan",

@@ -92,6 +92,10 @@ def _client_error(exc: object, action: str, region: str) -> WorkflowError:
 
 
 def _no_fargate(code: str, message: str) -> bool:
+    """AWS documents no error code for a region (or zone) without Fargate; it is matched
+    on the wording seen in the field, "Fargate is (currently) not supported in this
+    region / the requested availability zone" (aws/aws-toolkit-visual-studio#110,
+    awsdocs/amazon-eks-user-guide#262), and on ECS's UnsupportedFeatureException."""
     text = message.lower()
     return code in ("UnsupportedFeatureException", "PlatformUnknownException") or (
         "fargate" in text and ("not supported" in text or "not available" in text)

@@ -11,6 +11,7 @@ Consumed capacity is published per minute; units per second = Sum / 60.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -42,7 +43,7 @@ def dimensions(table: str, index: str | None) -> list[dict[str, str]]:
     return dims
 
 
-def queries(targets: list[tuple[str, str, str | None]]) -> list[dict[str, Any]]:
+def queries(targets: Sequence[tuple[str, str, str | None]]) -> list[dict[str, Any]]:
     """One MetricDataQuery per (target, metric); `targets` are (variant, physical table
     name, index or None). Ids are `m<target>_<metric>` (GetMetricData wants
     ^[a-z][a-zA-Z0-9_]*$); labels carry what the id stands for."""
@@ -70,7 +71,7 @@ def queries(targets: list[tuple[str, str, str | None]]) -> list[dict[str, Any]]:
 
 def fetch(
     cloudwatch: Any,
-    targets: list[tuple[str, str, str | None]],
+    targets: Sequence[tuple[str, str, str | None]],
     start: datetime,
     end: datetime,
 ) -> tuple[list[IndexSample], int]:

@@ -49,14 +49,20 @@ def paid_price(product: dict[str, Any]) -> float | None:
     return max(paid) if paid else None
 
 
-def _first(pricing: Any, service: str, pick: str, **fields: str) -> float | None:
-    for product in products(pricing, service, **fields):
+def _pick(found: list[dict[str, Any]], usage_part: str, arm: bool = False) -> float | None:
+    """The paid price of the first product whose usagetype contains `usage_part`
+    (`EU-Fargate-GB-Hours` for `Fargate-GB-Hours`; the ARM ones say `ARM`)."""
+    for product in found:
         usage = str(product.get("product", {}).get("attributes", {}).get("usagetype", ""))
-        if pick in usage:
-            found = paid_price(product)
-            if found is not None:
-                return found
+        if usage_part in usage and (arm or "ARM" not in usage):
+            price = paid_price(product)
+            if price is not None:
+                return price
     return None
+
+
+def _first(pricing: Any, service: str, pick: str, **fields: str) -> float | None:
+    return _pick(list(products(pricing, service, **fields)), pick)
 
 
 def fetch_prices(pricing: Any, region: str) -> PriceTable:
@@ -122,12 +128,13 @@ def fetch_prices(pricing: Any, region: str) -> PriceTable:
     )
     vcpu: dict[str, float] = dict(base.fargate_vcpu_hour)
     gb: dict[str, float] = dict(base.fargate_gb_hour)
+    compute = list(products(pricing, "AmazonECS", regionCode=region, productFamily="Compute"))
     for arch, vcpu_usage, gb_usage in (
         ("X86_64", "Fargate-vCPU-Hours:perCPU", "Fargate-GB-Hours"),
         ("ARM64", "Fargate-ARM-vCPU-Hours:perCPU", "Fargate-ARM-GB-Hours"),
     ):
         for target, usage in ((vcpu, vcpu_usage), (gb, gb_usage)):
-            value = _first(pricing, "AmazonECS", usage, regionCode=region, productFamily="Compute")
+            value = _pick(compute, usage, arm=arch == "ARM64")
             if value is None:
                 missing.append(f"fargate {usage}")
             else:

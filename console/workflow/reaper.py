@@ -16,7 +16,7 @@ from pathlib import Path
 from console.workflow.errors import WorkflowError
 from console.workflow.hooks import Hooks
 from console.workflow.settings import Settings
-from console.workflow.state import StateStore, utc_now
+from console.workflow.state import StateStore, Status, Step, utc_now
 
 POLL_S = 30.0
 
@@ -32,12 +32,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         update={"runs_dir": Path(args.runs_dir)}
     )
     store = StateStore(settings.runs_dir)
+    announced = False
     while True:
         try:
             state = store.load(args.run_id)
         except WorkflowError:
             return 0  # the run folder was removed
-        if not state.billable_up:
+        if not announced:
+            print(f"reaper of {args.run_id}: down at {state.deadline} if still up", flush=True)
+            announced = True
+        coming_up = state.record(Step.UP).status in (Status.PENDING, Status.RUNNING)
+        if not state.billable_up and not coming_up:
+            print(f"{utc_now():%H:%M:%S} the run is down: nothing to do", flush=True)
             return 0
         if state.deadline is not None and utc_now() >= state.deadline:
             print(f"{utc_now():%H:%M:%S} deadline {state.deadline} passed: down", flush=True)

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from console.workflow import local
+from console.workflow.awserrors import aws_errors
 from console.workflow.errors import WorkflowError
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings
@@ -21,9 +22,9 @@ from loadgen.histogram import LatencyHistogram
 from loadgen.messages import COMPLETE
 from loadgen.results import Counts
 
-SETTLE_S = 4
-"""A worker's progress item is rewritten every 3 s (RunPlan.progress_s): a second is
-emitted once every running worker has reported past it, or this long after it ended."""
+STALE_S = 15.0
+"""A worker's progress item is rewritten every 3 s (RunPlan.progress_s); one not
+rewritten for this long is taken as lost, and seconds are no longer held back for it."""
 
 
 class Watcher:
@@ -155,12 +156,18 @@ class Watcher:
             return [], status
         t0 = float(go["t0"])
         now_t = utc_now().timestamp() - t0
-        # a second is complete when every worker still running has reported past it
-        reported_until = min(
-            (r.written_at - t0 for w, r in reports.items() if w not in finals),
-            default=now_t,
-        )
-        last_complete = int(max(reported_until - 1, now_t - SETTLE_S)) if not flush else 10**9
+        # second t is complete when every worker still reporting has written an item
+        # after it ended; a worker silent for STALE_S is lost and waits for nobody
+        fresh = [
+            r.written_at - t0
+            for w, r in reports.items()
+            if w not in finals and now_t - (r.written_at - t0) < STALE_S
+        ]
+        # an admitted worker that has not reported yet holds back every second
+        # (its first progress item is due a few seconds after T0)
+        if now_t < STALE_S and any(int(w) not in reports for w in go.get("workers", [])):
+            fresh.append(0.0)
+        last_complete = 10**9 if flush else int(min(fresh, default=now_t)) - 1
         done_until = self.worker_done.get(table_run.fleet_run_id, -1)
         latency = LatencyHistogram()
         for r in reports.values():
@@ -251,8 +258,6 @@ class Watcher:
         if self._cloudwatch is None:
             self._cloudwatch = aws.session(self.settings).client("cloudwatch")
         start, end = cloudwatch.window(utc_now())
-        from console.workflow.awserrors import aws_errors
-
         with aws_errors("cloudwatch:GetMetricData", state.region):
             samples, requested = cloudwatch.fetch(self._cloudwatch, targets, start, end)
         self._count_metrics(requested)

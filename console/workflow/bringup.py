@@ -1,0 +1,196 @@
+"""`up`'s parts: the cost question, the deadline's reaper, the emulator and tables
+(local), the Terraform kit (aws)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from console.infra.errors import TerraformApplyError
+from console.workflow import local, processes
+from console.workflow.awserrors import aws_errors
+from console.workflow.errors import CostRefused
+from console.workflow.hooks import Hooks
+from console.workflow.options import UpOptions
+from console.workflow.planning import table_names, variants_in_runs
+from console.workflow.reports import PlanReport
+from console.workflow.settings import Settings
+from console.workflow.state import (
+    IndexState,
+    RunState,
+    StateStore,
+    TableState,
+    TerraformState,
+    utc_now,
+)
+from console.workflow.stepkit import find_spec, run_settings
+from loadgen.playbook import Playbook, TableSpec, load_playbook
+
+REAPER_MODULE = "console.workflow.reaper"
+
+
+def where(report: PlanReport) -> str:
+    return "would cost on AWS" if report.hypothetical else "is estimated at"
+
+
+def refuse_over_limit(report: PlanReport, settings: Settings) -> None:
+    """--max-cost-usd guards real money: a local run (free) is never refused by it."""
+    cost = report.estimated_cost_usd
+    if (
+        settings.max_cost_usd is not None
+        and cost > settings.max_cost_usd
+        and not (report.hypothetical)
+    ):
+        raise CostRefused(
+            f"the run {where(report)} ${cost:,.2f}, over --max-cost-usd "
+            f"${settings.max_cost_usd:,.2f}; nothing was created (fewer tables, a shorter "
+            "playbook or a higher limit)"
+        )
+
+
+def confirm_cost(report: PlanReport, hooks: Hooks) -> None:
+    question = (
+        f"Create {len(report.tables)} table(s) and {report.fleet.workers} worker(s) on "
+        f"{report.target}? The run {where(report)} ${report.estimated_cost_usd:,.2f} "
+        f"(${report.per_hour_while_up:,.2f}/h while up, "
+        f"+${report.per_hour_while_running:,.2f}/h while workers run; prices "
+        f"{report.prices_region} as of {report.prices_as_of})"
+    )
+    if not hooks.confirm(question):
+        raise CostRefused("not confirmed; nothing was created (--yes skips the question)")
+
+
+def start_reaper(store: StateStore, state: RunState, settings: Settings) -> None:
+    """A detached process that runs `down` at the deadline if the run is still up: the
+    hard wall-clock limit holds even when the terminal that started the run is gone."""
+    if state.reaper_pid is not None and processes.is_ours(state.reaper_pid, state.run_id):
+        return
+    argv = [
+        "-m",
+        REAPER_MODULE,
+        state.run_id,
+        "--settings",
+        run_settings(state, settings).model_dump_json(),
+        "--runs-dir",
+        str(store.runs_dir.resolve()),
+    ]
+    state.reaper_pid = processes.spawn_detached(argv, store.run_dir(state.run_id) / "reaper.log")
+    store.save(state)
+
+
+def up_local(store: StateStore, state: RunState, options: UpOptions, hooks: Hooks) -> None:
+    playbook = load_playbook(state.playbook_path)
+    if not local.emulator_alive(state.emulator):
+        if state.emulator is not None:
+            hooks.say("the emulator of this run is gone: its tables went with it; starting anew")
+            for table in state.tables.values():
+                table.deleted_at = table.deleted_at or utc_now()
+            state.tables = {}
+            state.results_table = None
+        state.emulator = local.start_emulator(
+            store.run_dir(state.run_id), options, state.scale, hooks
+        )
+        store.save(state)
+    hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
+    client = local.client(state)
+    create_tables(store, state, playbook, client, hooks)
+
+
+def create_tables(
+    store: StateStore, state: RunState, playbook: Playbook, client: Any, hooks: Hooks
+) -> None:
+    from loadgen.resultstore import ResultStore, wait_active
+
+    specs = variants_in_runs(playbook)
+    for i, spec in enumerate(specs):
+        hooks.check_cancel()
+        name = table_names(state.target, state.run_id, spec.name)
+        hooks.progress("creating tables", i / (len(specs) + 1))
+        existing = state.tables.get(spec.name)
+        if existing is None or existing.deleted_at is not None:
+            hooks.say(f"creating {name}")
+            try:
+                client.create_table(
+                    **spec.create_table_request(name, tags={"hotbench:run-id": state.run_id})
+                )
+            except Exception as exc:
+                if getattr(exc, "response", {}).get("Error", {}).get("Code") != (
+                    "ResourceInUseException"
+                ):
+                    raise
+            state.tables[spec.name] = table_state(spec, name)
+            store.save(state)
+        wait_active(client, name)
+    results = f"{state.run_id}-results"
+    if state.results_table is None:
+        hooks.say(f"creating {results}")
+        with contextlib.suppress(Exception):  # exists already after a resumed up
+            ResultStore(client, results, state.run_id).create_table()
+        state.results_table = results
+        store.save(state)
+    wait_active(client, results)
+    hooks.progress("creating tables", 1.0)
+
+
+def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableState:
+    return TableState(
+        variant=spec.name,
+        name=name,
+        arn=arn,
+        billing_mode=spec.billing_mode,
+        read_capacity=spec.read_capacity,
+        write_capacity=spec.write_capacity,
+        warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
+        warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
+        contributor_insights=spec.contributor_insights is not None,
+        gsis=[
+            IndexState(
+                name=g.name,
+                read_capacity=g.read_capacity,
+                write_capacity=g.write_capacity,
+                warm_read=g.warm_throughput.read if g.warm_throughput else None,
+                warm_write=g.warm_throughput.write if g.warm_throughput else None,
+            )
+            for g in spec.gsis
+        ],
+        created_at=utc_now(),
+    )
+
+
+def up_aws(
+    store: StateStore, state: RunState, settings: Settings, options: UpOptions, hooks: Hooks
+) -> None:
+    from console.workflow import aws
+
+    playbook = load_playbook(state.playbook_path)
+    variants = [s.name for s in variants_in_runs(playbook)]
+    if state.terraform is None:
+        owner = settings.owner or aws.caller_identity(settings)
+        workdir = aws.copy_stack(store.run_dir(state.run_id))
+        assert state.deadline is not None
+        state.terraform = TerraformState(
+            workdir=str(workdir),
+            variables=aws.tf_variables(state, settings, options, owner, variants, state.deadline),
+        )
+        store.save(state)  # from here on, `down` knows where to destroy from
+    with aws_errors("terraform", state.region):
+        tf = aws.terraform(state.terraform, settings)
+        hooks.say("terraform init")
+        tf.init()
+        planned = tf.plan()
+        for line in planned.summary.lines():
+            hooks.say(line)
+        hooks.check_cancel()
+        try:
+            outputs = tf.apply(planned, on_progress=hooks.say)
+        except TerraformApplyError as exc:
+            if exc.destroyed:
+                state.terraform.destroyed_at = utc_now()
+                store.save(state)
+            raise
+    state.terraform.outputs = aws.outputs_to_json(outputs)
+    state.terraform.applied_at = utc_now()
+    for variant, table in outputs.tables.items():
+        state.tables[variant] = table_state(find_spec(playbook, variant), table.name, table.arn)
+    state.results_table = outputs.results_table
+    store.save(state)

@@ -1,0 +1,130 @@
+"""The run state file and the settings object."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from console.workflow.errors import EXIT_STATE, StateError
+from console.workflow.settings import Settings, load_settings
+from console.workflow.state import (
+    EmulatorProcess,
+    RunState,
+    StateStore,
+    Status,
+    Step,
+    TableState,
+)
+
+
+def a_state(run_id: str = "hb-1") -> RunState:
+    return RunState(
+        run_id=run_id,
+        target="local",
+        region="us-east-1",
+        playbook_path="p.yaml",
+        playbook_name="p",
+    )
+
+
+def test_save_is_atomic_and_round_trips(tmp_path: Path) -> None:
+    store = StateStore(tmp_path)
+    state = a_state()
+    state.tables["hot"] = TableState(
+        variant="hot",
+        name="hb-1-hot",
+        billing_mode="PROVISIONED",
+        read_capacity=1,
+        write_capacity=2,
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    store.save(state)
+    assert store.load("hb-1") == state
+    # no temporary file is left beside it
+    assert sorted(p.name for p in store.run_dir("hb-1").iterdir()) == ["state.json"]
+
+
+def test_a_crash_while_writing_leaves_the_previous_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = StateStore(tmp_path)
+    state = a_state()
+    store.save(state)
+    state.results_table = "new"
+
+    def crash(self: Path, target: Path) -> None:
+        raise KeyboardInterrupt  # killed between writing the temp file and the rename
+
+    monkeypatch.setattr(Path, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        store.save(state)
+    monkeypatch.undo()
+    assert store.load("hb-1").results_table is None
+
+
+def test_unknown_run_and_unreadable_state_are_state_errors(tmp_path: Path) -> None:
+    store = StateStore(tmp_path)
+    store.save(a_state("hb-known"))
+    with pytest.raises(StateError) as err:
+        store.load("hb-nope")
+    assert err.value.code == EXIT_STATE
+    assert "hb-known" in str(err.value) and "hotbench runs" in str(err.value)
+    (tmp_path / "hb-bad").mkdir()
+    (tmp_path / "hb-bad" / "state.json").write_text("{not json")
+    with pytest.raises(StateError):
+        store.load("hb-bad")
+    assert [s.run_id for s in store.all_runs()] == ["hb-known"]  # the broken one skipped
+
+
+def test_next_step_and_billable_up_follow_the_steps() -> None:
+    state = a_state()
+    assert state.next_step == Step.PLAN and not state.billable_up
+    state.record(Step.PLAN).status = Status.DONE
+    state.record(Step.UP).status = Status.RUNNING  # killed while coming up
+    state.emulator = EmulatorProcess(
+        pid=os.getpid(), port=1, scale=0.1, started_at=datetime.now(UTC), log_path="x"
+    )
+    assert state.next_step == Step.UP and state.billable_up
+    state.record(Step.UP).status = Status.DONE
+    assert state.next_step == Step.PREWARM
+    state.record(Step.DOWN).status = Status.DONE
+    state.emulator.stopped_at = datetime.now(UTC)
+    assert state.next_step is None and not state.billable_up
+    state.leftovers = ["process 1"]
+    assert state.billable_up  # a leftover keeps it on the list
+
+
+def test_settings_from_environment_toml_and_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("HOTBENCH_"):
+            monkeypatch.delenv(name)
+    assert Settings().target == "local" and Settings().runs_dir == Path("runs")
+    (tmp_path / "hotbench.toml").write_text(
+        'target = "aws"\nregion = "eu-west-1"\nmax_cost_usd = 5\n'
+    )
+    assert (Settings().target, Settings().region, Settings().max_cost_usd) == (
+        "aws",
+        "eu-west-1",
+        5.0,
+    )
+    monkeypatch.setenv("HOTBENCH_REGION", "us-west-2")
+    monkeypatch.setenv("HOTBENCH_PURE", "1")  # belongs to the emulator: ignored here
+    assert Settings().region == "us-west-2"  # the environment beats the file
+    flags = load_settings(region="ap-south-1", target=None)
+    assert flags.region == "ap-south-1" and flags.target == "aws"  # None: not given
+    assert flags.prices_region == "ap-south-1"
+
+
+def test_state_json_is_plain_json_for_other_tools(tmp_path: Path) -> None:
+    store = StateStore(tmp_path)
+    store.save(a_state())
+    data = json.loads(store.path("hb-1").read_text())
+    assert data["format"] == "hotbench.run-state/1"
+    assert [s["step"] for s in data["steps"]] == [s.value for s in Step]
