@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -108,6 +109,7 @@ class HotbenchApp(App[int]):
         self._watching = False
         self._polling = False
         self._fetching_partitions = False
+        self._insights_at: float | None = None
         self._after_step: Callable[[], None] | None = None
         self._tally_once = False
         self.frames_seen = 0
@@ -142,9 +144,9 @@ class HotbenchApp(App[int]):
         if (
             wants is not None
             and s.state is not None
-            and s.state.emulator is not None
             and s.state.billable_up
             and not self._fetching_partitions
+            and (s.state.emulator is not None or self._insights_due())
         ):
             variants = wants()
             if variants:
@@ -233,10 +235,25 @@ class HotbenchApp(App[int]):
             self.session.tally = tally
         self.redraw()
 
+    def _insights_due(self) -> bool:
+        """AWS: Contributor Insights reports have 1-minute periods; asked once a minute."""
+        due = self._insights_at is None or time.monotonic() - self._insights_at >= 60.0
+        if due:
+            self._insights_at = time.monotonic()
+        return due
+
     def _fetch_partitions(self, variants: list[str]) -> None:
         try:
             state = self.session.state
             if state is None:
+                return
+            if state.target == "aws":
+                for variant in variants:
+                    rules = self._guard(
+                        "contributor insights",
+                        functools.partial(self.backend.insights, state, variant),
+                    )
+                    self._later(self._set_insights, variant, rules)
                 return
             for variant in variants:
                 fetch = functools.partial(self.backend.partitions, state, variant)
@@ -244,6 +261,10 @@ class HotbenchApp(App[int]):
                 self._later(self._set_partitions, variant, pmap)
         finally:
             self._fetching_partitions = False
+
+    def _set_insights(self, variant: str, rules: list[dict[str, Any]] | None) -> None:
+        self.session.insights[variant] = rules
+        self.redraw()
 
     def _set_partitions(self, variant: str, pmap: dict[str, Any] | None) -> None:
         self.session.partitions[variant] = pmap

@@ -154,5 +154,54 @@ class Backend:
                 part["utilisation"] = heat.get(part["id"])
         return found
 
+    def insights(
+        self, state: RunState, variant: str, clients: tuple[Any, Any] | None = None
+    ) -> list[dict[str, Any]] | None:
+        """AWS: each Contributor Insights rule of the table and its GSIs (named as DynamoDB
+        DescribeContributorInsights lists them) with its top contributors over the last
+        five minutes (CloudWatch GetInsightRuleReport, 1-minute periods). None when the
+        playbook did not enable Contributor Insights on the table."""
+        table = state.tables.get(variant)
+        if state.target != "aws" or table is None or not table.contributor_insights:
+            return None
+        from datetime import UTC, datetime, timedelta
+
+        from console.workflow import aws
+        from console.workflow.awserrors import aws_errors
+
+        if clients is None:
+            boto = aws.session(self.settings)
+            clients = (boto.client("dynamodb"), boto.client("cloudwatch"))
+        dynamodb, cloudwatch = clients
+        end = datetime.now(UTC)
+        out: list[dict[str, Any]] = []
+        for index in [None, *(g.name for g in table.gsis)]:
+            where = {"TableName": table.name} | ({"IndexName": index} if index else {})
+            with aws_errors("dynamodb:DescribeContributorInsights", state.region):
+                rules = dynamodb.describe_contributor_insights(**where).get(
+                    "ContributorInsightsRuleList", []
+                )
+            for rule in rules:
+                with aws_errors("cloudwatch:GetInsightRuleReport", state.region):
+                    report = cloudwatch.get_insight_rule_report(
+                        RuleName=rule,
+                        StartTime=end - timedelta(minutes=5),
+                        EndTime=end,
+                        Period=60,
+                        MaxContributorCount=10,
+                        OrderBy="Sum",
+                    )
+                out.append(
+                    {
+                        "index": index,
+                        "rule": rule,
+                        "contributors": [
+                            (" / ".join(c.get("Keys", [])), c.get("ApproximateAggregateValue", 0.0))
+                            for c in report.get("Contributors", [])
+                        ],
+                    }
+                )
+        return out
+
     def export_dir(self, run_id: str) -> Path:
         return self.store.run_dir(run_id)

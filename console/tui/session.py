@@ -75,6 +75,8 @@ class Session:
     watch_note: str | None = None
     watch_finished: bool = False
     partitions: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    insights: dict[str, list[dict[str, Any]] | None] = field(default_factory=dict)
+    """AWS: per table variant, its Contributor Insights rules and top contributors."""
     busy: str | None = None
     """The step running now (one at a time), or None."""
     waiting_for: str | None = None

@@ -63,9 +63,14 @@ class PartitionsScreen(ConsoleScreen):
             return
         if state.target == "aws":
             head.update(
-                "On AWS the partition map is not visible; Contributor Insights' most "
-                "accessed and throttled keys are not shown by this console yet."
+                Text.assemble(
+                    (variant, "bold"),
+                    "  [ ] other tables  AWS shows no partition map: Contributor Insights "
+                    "(the last 5 minutes, refreshed each minute)",
+                )
             )
+            self.query_one(PartitionMap).display = False
+            self.query_one("#partitions-keys", Static).update(self._insights(variant))
             return
         pmap = self.session.partitions.get(variant)
         count = len(self.variants())
@@ -78,6 +83,23 @@ class PartitionsScreen(ConsoleScreen):
         )
         self.query_one(PartitionMap).show(pmap)
         self.query_one("#partitions-keys", Static).update(self._keys(variant, pmap))
+
+    def _insights(self, variant: str) -> Text:
+        text = Text()
+        if variant not in self.session.insights:
+            return Text("asking CloudWatch…", style="dim")
+        rules = self.session.insights[variant]
+        if not rules:
+            return Text(
+                "Contributor Insights is not enabled on this table: set contributor_insights "
+                "in the playbook's table to see its most accessed and throttled keys",
+                style="dim",
+            )
+        for rule in rules:
+            text.append(f"{rule['index'] or 'table'}: {rule['rule']}\n", style="bold")
+            for keys, value in rule["contributors"] or [("(no contributors yet)", 0.0)]:
+                text.append(f"  {value:>12,.0f}  {keys}\n")
+        return text
 
     def _keys(self, variant: str, pmap: dict[str, Any] | None) -> Text:
         text = Text()
