@@ -56,7 +56,8 @@ class PlanScreen(ConsoleScreen):
                 f"${plan.per_hour_while_up:,.2f}/h while up · u creates it",
                 style="bold",
             )
-        title.append("\n" + " ".join(playbook.description.split()), "dim")
+        first_sentence = " ".join(playbook.description.split()).split(". ")[0]
+        title.append("\n" + first_sentence, "dim")
         self.query_one("#plan-title", Static).update(title)
         if plan is not None:
             self._tables(playbook, plan)
