@@ -8,6 +8,7 @@ active screen once a second.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import threading
@@ -112,8 +113,8 @@ class HotbenchApp(App[int]):
         self._insights_at: float | None = None
         self._after_step: Callable[[], None] | None = None
         self._tally_once = False
-        self.frames_seen = 0
-        """Watch frames received (tests compare it with what the charts drew)."""
+        self.ticks: collections.deque[float] = collections.deque(maxlen=3600)
+        """When each 1 Hz redraw ran (time.monotonic): how steady the screen refreshes."""
 
     # -- life -------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -135,6 +136,7 @@ class HotbenchApp(App[int]):
 
     def tick(self) -> None:
         """Once a second: fetch in workers what may have changed, redraw the screen."""
+        self.ticks.append(time.monotonic())
         s = self.session
         if s.run_id and not self._polling:
             self._polling = True
@@ -483,7 +485,6 @@ class HotbenchApp(App[int]):
         self.run_worker(work, thread=True, group="watch")
 
     def _on_frame(self, frame: WatchFrame) -> None:
-        self.frames_seen += 1
         self.session.add_frame(frame)
 
     def action_cancel_step(self) -> None:
