@@ -7,6 +7,12 @@ import argparse
 
 from rich.console import Console
 
+from console.commands.workflow import (
+    add_settings_arguments,
+    add_up_arguments,
+    settings_from,
+    up_options,
+)
 from console.output import UserError
 
 
@@ -18,13 +24,14 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         raise UserError(
             f"the console needs Textual ({exc.name} is missing): pip install 'hotbench[tui]'"
         ) from None
-    from console.workflow import RunOptions, UpOptions, load_settings
+    from console.workflow import RunOptions
     from loadgen.playbook import load_playbook
 
     if args.playbook and args.run:
         raise UserError("give a PLAYBOOK or --run RUN_ID, not both")
-    settings = load_settings(target=args.target)
-    backend = Backend(settings)
+    if args.pause_scale < 0:
+        raise UserError("--pause-scale must be >= 0")
+    backend = Backend(settings_from(args))
     if args.playbook:
         load_playbook(args.playbook)  # a bad playbook is reported here, before the screen
     if args.run:
@@ -33,8 +40,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         backend,
         playbook_path=args.playbook,
         run_id=args.run,
-        up_options=UpOptions(workers=args.workers, scale=args.scale),
-        run_options=RunOptions(pause_scale=args.pause_scale),
+        up_options=up_options(args),
+        run_options=RunOptions(pause_scale=args.pause_scale, seed_items=args.seed_items),
     )
     code = app.run()
     session = app.session
@@ -58,17 +65,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("playbook", nargs="?", help="playbook YAML to plan (omit to pick a run)")
     parser.add_argument("--run", metavar="RUN_ID", help="take up an existing run instead")
-    parser.add_argument(
-        "--target", choices=["local", "aws"], default=None, help="default: HOTBENCH_TARGET or local"
-    )
-    parser.add_argument("--workers", type=int, default=2, help="worker processes or tasks")
-    parser.add_argument(
-        "--scale", type=float, default=0.1, help="local: emulator and load scale (default 0.1)"
-    )
+    add_settings_arguments(parser)
+    add_up_arguments(parser)
     parser.add_argument(
         "--pause-scale",
         type=float,
         default=1.0,
-        help="share of each pause between repeats waited (0 = none)",
+        help="share of each pause between repeats waited in real time (default 1; the "
+        "emulator runs in its own process, so a shorter pause shortens the physics too)",
+    )
+    parser.add_argument(
+        "--seed-items",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed at most N items per table (default: the playbook's seed_items)",
     )
     parser.set_defaults(handler=handle)
