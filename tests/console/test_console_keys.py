@@ -17,7 +17,7 @@ from console.tui.screens.help import HelpScreen
 from console.workflow import Hooks, UpOptions, auto_yes
 
 
-async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 60.0) -> None:
+async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 120.0) -> None:
     deadline = time.monotonic() + timeout_s
     while not ok():
         assert time.monotonic() < deadline, "condition not met in time"
@@ -46,7 +46,7 @@ async def test_resume_destroy_everywhere_help_and_quit(
         await until(pilot, lambda: isinstance(app.screen, Question))
         assert f"{older.run_id}-hot" in dialog_text(app)
         await pilot.click("#yes")
-        await until(pilot, lambda: app.session.down is not None, 60)
+        await until(pilot, lambda: app.session.down is not None)
         assert app.session.down is not None and app.session.down.nothing_left
         assert "nothing left" in dialog_text(app)
         await pilot.click("#ok")
@@ -91,7 +91,7 @@ async def test_resume_destroy_everywhere_help_and_quit(
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, Question))
         await pilot.click("#destroy")
-        await until(pilot, lambda: app.session.down is not None, 60)
+        await until(pilot, lambda: app.session.down is not None)
         await pilot.click("#ok")
         await until(pilot, lambda: not app.is_running, 10)
     assert not backend.state(state.run_id).billable_up

@@ -114,6 +114,8 @@ class RunScreen(ConsoleScreen):
         return None
 
     def _pane(self, pane: TablePane) -> None:
+        if not pane.query(TableChart):
+            return  # added on this tick; its widgets come on the next
         s = self.session
         watched = s.latest_for(pane.variant)
         title = watched.label if watched else f"{pane.variant}: not run yet"

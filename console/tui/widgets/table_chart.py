@@ -35,9 +35,14 @@ class TableChart(PlotextPlot):
         def xs(samples: list[IndexSample]) -> list[float]:
             return [(s.start - t0).total_seconds() for s in samples]
 
-        workers = watched.samples("workers", self.variant)
-        endpoint = watched.samples("emulator", self.variant)
-        minutes = watched.samples("cloudwatch", self.variant)
+        def since_t0(source: str) -> list[IndexSample]:
+            # Before T0 the table only took the seeding writes: not the run's.
+            found = watched.samples(source, self.variant)
+            return [x for x in found if x.start >= t0] if watched.go_at else found
+
+        workers = since_t0("workers")
+        endpoint = since_t0("emulator")
+        minutes = watched.samples("cloudwatch", self.variant)  # 1-minute periods
         wcu = endpoint or workers
         drawn: list[tuple[str, list[float], list[float], str]] = [
             ("accepted/s", xs(workers), [s.accepted for s in workers], "green"),
