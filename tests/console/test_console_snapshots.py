@@ -15,24 +15,26 @@ from tests.console.fixed import fill, fixed_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = [(80, 24), (160, 48)]
-SCREENS = {
+SCREENS: dict[str, str | tuple[str, ...]] = {
     "plan": "1",
     "prewarm": "2",
     "run": "3",
     "results": "4",
-    "partitions": "5",
+    "partitions": ("5", "left_square_bracket"),  # it follows od#1; the map is hot's
     "runs": "6",
     "help": "question_mark",
     "destroy": "d",
 }
 
 
-def before(key: str, results: bool = False) -> Any:
+def before(key: str | tuple[str, ...], results: bool = False) -> Any:
+    keys = (key,) if isinstance(key, str) else key
+
     async def run_before(pilot: Pilot[int]) -> None:
         app = pilot.app
         assert isinstance(app, HotbenchApp)
         fill(app, results=results)
-        await pilot.press(key)
+        await pilot.press(*keys)
         for _ in range(3):  # the run screen mounts its tabs, then draws them
             await app.workers.wait_for_complete()
             app.redraw()

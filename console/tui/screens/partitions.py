@@ -24,7 +24,8 @@ class PartitionsScreen(ConsoleScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.variant_index = 0
+        self.variant_index: int | None = None
+        """None: follow the table running now; `[`/`]` choose one."""
         self.serving: dict[str, dict[str | None, dict[str, int]]] = {}
         """Per variant, per index (None: the table), hot key -> partitions serving it."""
 
@@ -44,12 +45,16 @@ class PartitionsScreen(ConsoleScreen):
         if not variants:
             return None
         current = self.session.current_label
-        if current and self.variant_index < 0:
-            return current.split("#")[0]
+        if self.variant_index is None:
+            running = current.split("#")[0] if current else None
+            return running if running in variants else variants[0]
         return variants[self.variant_index % len(variants)]
 
     def action_cycle(self, step: int) -> None:
-        self.variant_index += step
+        shown = self.variant
+        variants = self.variants()
+        start = variants.index(shown) if shown in variants else 0
+        self.variant_index = start + step
         self.refresh_view()
 
     def wants_partitions(self) -> list[str]:
