@@ -287,6 +287,12 @@ class HotbenchApp(App[int]):
 
     def resume(self, run_id: str) -> None:
         """Take up an existing run at the screen of its next step."""
+        if self.session.busy:
+            self.notify(
+                f"{self.session.busy} is running in this console: wait for it, or x to cancel",
+                severity="warning",
+            )
+            return
 
         def work() -> None:
             b = self.backend
