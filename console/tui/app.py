@@ -203,7 +203,9 @@ class HotbenchApp(App[int]):
             advice = self._guard("advice", lambda: b.advice(path))
             hot = self._guard("advice", lambda: b.hot_keys(path)) or {}
             self._later(self._set, advice=advice, hot_keys=hot)
-            preview = self._guard("simulation", lambda: b.preview(path))
+            preview = self._guard(
+                "simulation", lambda: b.preview(path, self.run_options.pause_scale)
+            )
             self._later(self._set, preview=preview)
 
         self.run_worker(work, thread=True, group="prepare")
@@ -306,7 +308,11 @@ class HotbenchApp(App[int]):
             finished = state.record(Step.RUN).status == Status.DONE
             result = self._guard("result", lambda: b.result(state)) if finished else None
             self._later(self._resumed, state, path, playbook, plan, result)
-            preview = self._guard("simulation", lambda: b.preview(path)) if playbook else None
+            preview = (
+                self._guard("simulation", lambda: b.preview(path, self.run_options.pause_scale))
+                if playbook
+                else None
+            )
             advice = self._guard("advice", lambda: b.advice(path)) if playbook else None
             hot = (self._guard("advice", lambda: b.hot_keys(path)) if playbook else None) or {}
             self._later(self._set, preview=preview, advice=advice, hot_keys=hot)

@@ -42,11 +42,21 @@ class Backend:
     def plan(self, path: str | Path, options: UpOptions) -> PlanReport:
         return workflow.plan(path, self.settings, options)
 
-    def preview(self, path: str | Path) -> PlaybookResult:
-        """The same playbook through the capacity model in virtual time (`simulate`)."""
+    def preview(self, path: str | Path, pause_scale: float = 1.0) -> PlaybookResult:
+        """The same playbook through the capacity model in virtual time (`simulate`), with
+        the pauses between repeats as the live run will wait them (`--pause-scale`), so
+        the results screen compares like with like: a split for heat needs the pause."""
         from loadgen.runners import SimulatedRunner
 
-        return SimulatedRunner().run(load_playbook(path))
+        playbook = load_playbook(path)
+        if pause_scale != 1.0 and playbook.load.runs:
+            runs = [
+                r.model_copy(update={"pause_s": r.pause_s * pause_scale})
+                for r in playbook.load.runs
+            ]
+            load = playbook.load.model_copy(update={"runs": runs})
+            playbook = playbook.model_copy(update={"load": load})
+        return SimulatedRunner().run(playbook)
 
     def advice(self, path: str | Path) -> list[str] | None:
         """The advisor's lines for the plan screen: the hottest key's share and the first

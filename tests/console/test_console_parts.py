@@ -81,3 +81,15 @@ async def test_the_palette_offers_every_action(tmp_path: Path) -> None:
         assert action in titles, action
     for screen in SCREENS:
         assert f"Show the {screen} screen" in titles
+
+
+def test_the_simulation_waits_the_pauses_as_the_run_will(tmp_path: Path) -> None:
+    from console.tui.backend import Backend
+    from console.workflow import load_settings
+
+    backend = Backend(load_settings(target="local", runs_dir=tmp_path))
+    split = Path(__file__).with_name("split.yaml")
+    full = [r.to_json()["throttle_rate"] for r in backend.preview(split, 1.0).runs]
+    none = [r.to_json()["throttle_rate"] for r in backend.preview(split, 0.0).runs]
+    assert full[0] == none[0]
+    assert full[2] < none[2]  # the full pauses let the split for heat land before repeat 3

@@ -38,7 +38,13 @@ class ResultsScreen(ConsoleScreen):
         note.update(
             Text.assemble(
                 (f"{s.result.playbook} at scale {s.result.scale:g}", "bold"),
-                (" (full-scale units; simulated: the same playbook in virtual time)", "dim"),
+                (" (full-scale units; simulated: the same playbook in virtual time", "dim"),
+                (
+                    f", pauses x{self.console.run_options.pause_scale:g} as run)"
+                    if self.console.run_options.pause_scale != 1.0
+                    else ")",
+                    "dim",
+                ),
                 *((f"\nexported: {', '.join(str(p) for p in s.exported)}", "green"),)
                 if s.exported
                 else (),
