@@ -19,8 +19,6 @@ from console.commands.workflow import (
     add_settings_arguments,
     add_up_arguments,
     hooks_for,
-    print_down,
-    print_plan,
     settings_from,
     up_options,
 )
@@ -28,6 +26,7 @@ from console.output import UserError
 from console.report import report_result
 from console.workflow.errors import EXIT_LEFTOVERS
 from console.workflow.options import RunOptions
+from console.workflow_report import print_down, print_plan
 from loadgen.playbook import load_playbook
 
 

@@ -178,7 +178,7 @@ def up_aws(
         hooks.say("terraform init")
         tf.init()
         planned = tf.plan()
-        for line in planned.summary.lines():
+        for line in planned.describe().splitlines():
             hooks.say(line)
         hooks.check_cancel()
         try:

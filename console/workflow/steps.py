@@ -39,6 +39,7 @@ from console.workflow.samples import WatchFrame
 from console.workflow.settings import Settings
 from console.workflow.state import (
     RunState,
+    StateStore,
     Status,
     Step,
     TableRun,
@@ -147,12 +148,16 @@ def up(
         state.record(Step.PLAN).finished_at = now
         store.save(state)
         hooks.say(f"run {run_id}: state in {store.path(run_id)}")
-    with run_lock(store.run_dir(state.run_id), "up"), step(store, state, Step.UP):
-        start_reaper(store, state, settings)
-        if state.target == "local":
-            up_local(store, state, options, hooks)
-        else:
-            up_aws(store, state, settings, options, hooks)
+    with run_lock(store.run_dir(state.run_id), "up"):
+        state = store.load(state.run_id)  # as the last holder left it
+        if state.record(Step.UP).status == Status.DONE:
+            return state  # another command finished it meanwhile
+        with step(store, state, Step.UP):
+            start_reaper(store, state, settings)
+            if state.target == "local":
+                up_local(store, state, options, hooks)
+            else:
+                up_aws(store, state, settings, options, hooks)
     return state
 
 
@@ -172,9 +177,23 @@ def prewarm(
     count from /_hotbench/partitions. A table already at least that warm is skipped
     (warm throughput can only be raised)."""
     store = store_for(settings)
-    state = store.load(run_id)
-    require_up(state, "prewarm")
-    settings = run_settings(state, settings)
+    require_up(store.load(run_id), "prewarm")
+    with run_lock(store.run_dir(run_id), "prewarm"):
+        state = store.load(run_id)  # as the last holder left it
+        require_up(state, "prewarm")
+        _prewarm_locked(store, state, run_settings(state, settings), hooks, targets, timeout_s)
+    return state
+
+
+def _prewarm_locked(
+    store: StateStore,
+    state: RunState,
+    settings: Settings,
+    hooks: Hooks,
+    targets: list[WarmTarget] | None,
+    timeout_s: float,
+) -> None:
+    run_id = state.run_id
     playbook = load_playbook(state.playbook_path)
     if targets is None:
         targets = []
@@ -190,7 +209,7 @@ def prewarm(
                 for g in spec.gsis
                 if g.warm_throughput
             ]
-    with run_lock(store.run_dir(run_id), "prewarm"), step(store, state, Step.PREWARM):
+    with step(store, state, Step.PREWARM):
         if not targets:
             hooks.say(
                 "the playbook sets no warm throughput: nothing to raise "
@@ -219,7 +238,6 @@ def prewarm(
                         f"{table.variant}{'/' + index['index'] if index.get('index') else ''}: "
                         f"{index.get('partition_count')} partition(s)"
                     )
-    return state
 
 
 # -- run -----------------------------------------------------------------------------------
@@ -235,9 +253,17 @@ def run(
     result (the same format as `hotbench simulate`), also saved as result.json."""
     options = options or RunOptions()
     store = store_for(settings)
-    state = store.load(run_id)
-    require_up(state, "run")
-    settings = run_settings(state, settings)
+    require_up(store.load(run_id), "run")  # a clear error before waiting for anything
+    with run_lock(store.run_dir(run_id), "run"):
+        state = store.load(run_id)  # as the last holder left it
+        require_up(state, "run")
+        return _run_locked(store, state, run_settings(state, settings), hooks, options)
+
+
+def _run_locked(
+    store: StateStore, state: RunState, settings: Settings, hooks: Hooks, options: RunOptions
+) -> PlaybookResult:
+    run_id = state.run_id
     playbook = load_playbook(state.playbook_path)
     if not state.table_runs:
         state.table_runs = [
@@ -245,7 +271,7 @@ def run(
             for r in playbook.runs()
             for k in range(1, r.repeats + 1)
         ]
-    with run_lock(store.run_dir(run_id), "run"), step(store, state, Step.RUN):
+    with step(store, state, Step.RUN):
         if state.target == "local" and not local.emulator_alive(state.emulator):
             raise InfraError(
                 f"the emulator of run {run_id} is not running (pid "

@@ -32,11 +32,21 @@ from loadgen.results import to_full_scale
 
 class RecordingFleet:
     """Passes through to a fleet and records what it started in the state at once, so a
-    killed command leaves the pids (or task ARNs) a resumed one must stop."""
+    killed command leaves the pids (or task ARNs) a resumed one must stop.
 
-    def __init__(self, inner: Any, on_start: Callable[[Any], None]) -> None:
+    It is also where a UI's cancel reaches a table run: the coordinator asks the fleet
+    how many workers run every half second, and `check_cancel` raises KeyboardInterrupt
+    there, so the coordinator stops the fleet in its `finally` as on Ctrl-C."""
+
+    def __init__(
+        self,
+        inner: Any,
+        on_start: Callable[[Any], None],
+        check_cancel: Callable[[], None] = lambda: None,
+    ) -> None:
         self.inner = inner
         self.on_start = on_start
+        self.check_cancel = check_cancel
 
     def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
         try:
@@ -45,6 +55,7 @@ class RecordingFleet:
             self.on_start(self.inner)
 
     def running(self) -> int:
+        self.check_cancel()
         n: int = self.inner.running()
         return n
 
@@ -54,6 +65,12 @@ class RecordingFleet:
     def notes(self) -> list[str]:
         out: list[str] = self.inner.notes()
         return out
+
+    def leftovers(self) -> list[tuple[str, str]]:
+        """(worker, command that stops it), for fleets that can say (the coordinator asks
+        when stopping failed)."""
+        found = getattr(self.inner, "leftovers", None)
+        return list(found()) if callable(found) else []
 
 
 class TableRunner:
@@ -105,7 +122,9 @@ class TableRunner:
             endpoint=endpoint,
             region=state.region,
             fleet=FleetOptions(barrier_timeout_s=self.options.barrier_timeout_s),
-            fleet_factory=lambda: RecordingFleet(self._new_fleet(), self._recorder(table_run)),
+            fleet_factory=lambda: RecordingFleet(
+                self._new_fleet(), self._recorder(table_run), hooks.check_cancel
+            ),
         )
         if self.options.timeout_s is not None:
             live.timeout_s = self.options.timeout_s
@@ -126,7 +145,7 @@ class TableRunner:
         hooks.say(f"running {table_run.label} with {state.workers} workers")
         try:
             with aws_errors("ecs:RunTask", state.region):
-                result = run_one(plan, self.client, state.results_table, endpoint, live, hooks.say)
+                result = run_one(plan, self.client, state.results_table, endpoint, live, self._say)
         except BaseException as exc:
             table_run.status = Status.FAILED
             table_run.finished_at = utc_now()
@@ -147,6 +166,12 @@ class TableRunner:
             state.usage.read_request_units += totals.consumed_rcu
         self._record_tasks(table_run)
         self.store.save(state)
+
+    def _say(self, message: str) -> None:
+        """Progress lines of the coordinator; while the barrier fills they are the only
+        call back into us, so a cancel is honoured here too."""
+        self.hooks.check_cancel()
+        self.hooks.say(message)
 
     def _seed(self, spec: TableSpec, table: TableState) -> None:
         from loadgen.seed import seed_table

@@ -19,8 +19,8 @@ import sys, time
 from pathlib import Path
 from console.workflow.lock import run_lock
 with run_lock(Path(sys.argv[1]), "run"):
-    print("locked", flush=True)
-    try:
+    try:  # entered before saying "locked": the interrupt may come at once
+        print("locked", flush=True)
         time.sleep(60)
     except KeyboardInterrupt:
         print("interrupted", flush=True)

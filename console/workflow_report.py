@@ -1,0 +1,152 @@
+"""How the workflow's plan, tally, down report, state and watch frames are printed by
+the CLI (rich text; --json prints the models themselves)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from console.workflow import CostTally, DownReport, PlanReport, RunState
+from console.workflow.samples import IndexSample, WatchFrame
+
+
+def _capacity(read: int | None, write: int | None) -> str:
+    if read is None and write is None:
+        return "-"
+    return f"{write or 0:,} W / {read or 0:,} R"
+
+
+def print_plan(report: PlanReport, console: Console) -> None:
+    title = f"{report.playbook_name}: plan on {report.target}"
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for col in ("table", "billing", "capacity", "warm", "on-demand max", "GSIs", "$/h"):
+        table.add_column(col, justify="right" if col == "$/h" else "left")
+    for t in report.tables:
+        gsis = ", ".join(
+            g.name
+            + (f" ({_capacity(g.read_capacity, g.write_capacity)})" if g.write_capacity else "")
+            for g in t.gsis
+        )
+        table.add_row(
+            t.name,
+            "provisioned" if t.billing_mode == "PROVISIONED" else "on-demand",
+            _capacity(t.read_capacity, t.write_capacity),
+            _capacity(t.warm_read, t.warm_write),
+            _capacity(t.on_demand_max_read, t.on_demand_max_write),
+            gsis or "-",
+            f"{t.per_hour_usd:,.4f}",
+        )
+    console.print(table)
+    fleet = report.fleet
+    kind = "Fargate tasks" if report.target == "aws" else "worker processes (priced as Fargate)"
+    console.print(
+        f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
+        f"{fleet.architecture}"
+    )
+    console.print(
+        f"time: {report.load_s:,.0f} s of load, {report.pauses_s:,.0f} s of pauses, "
+        f"~{report.setup_s:,.0f} s to set up and tear down"
+    )
+    console.print(
+        f"${report.per_hour_while_up:,.2f}/h while up, "
+        f"+${report.per_hour_while_running:,.2f}/h while workers run"
+    )
+    print_cost_lines(report.lines, console)
+    verb = "would cost on AWS" if report.hypothetical else "estimated cost"
+    console.print(f"[bold]{verb}: ${report.estimated_cost_usd:,.2f}[/]")
+    console.print(
+        f"prices: {report.prices_region} as of {report.prices_as_of} ({report.prices_source})",
+        highlight=False,
+    )
+    for note in report.notes:
+        console.print(f"note: {note}", highlight=False)
+
+
+def print_cost_lines(lines: list[Any], console: Console) -> None:
+    table = Table(header_style="bold", show_edge=False)
+    table.add_column("what")
+    table.add_column("quantity", justify="right")
+    table.add_column("unit")
+    table.add_column("price", justify="right")
+    table.add_column("USD", justify="right")
+    for line in lines:
+        table.add_row(
+            line.what,
+            f"{line.quantity:,.4f}",
+            line.unit,
+            f"{line.unit_price_usd:g}",
+            f"{line.usd:,.4f}",
+        )
+    console.print(table)
+
+
+def print_tally(tally: CostTally, console: Console) -> None:
+    head = "would have cost on AWS" if tally.hypothetical else "cost"
+    console.print(f"run {tally.run_id} ({tally.target}): {head}")
+    print_cost_lines(tally.lines, console)
+    console.print(f"[bold]total: ${tally.total_usd:,.4f}[/]")
+    console.print(
+        f"prices: {tally.prices_region} as of {tally.prices_as_of} ({tally.prices_source})",
+        highlight=False,
+    )
+    for note in tally.notes:
+        console.print(f"note: {note}", highlight=False)
+
+
+def print_down(report: DownReport, console: Console) -> None:
+    for item in report.removed:
+        console.print(f"removed {item}", highlight=False)
+    for note in report.notes:
+        console.print(f"note: {note}", highlight=False)
+    if report.nothing_left:
+        console.print(f"[green]nothing left[/] of run {report.run_id}")
+        return
+    console.print(f"[red]{len(report.leftovers)} leftover(s)[/] of run {report.run_id}:")
+    for left in report.leftovers:
+        console.print(
+            f"  {left.kind} {left.id}\n    delete: {left.delete_command}",
+            highlight=False,
+            markup=False,
+        )
+
+
+def state_json(state: RunState) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(state.model_dump_json())
+    data["next_step"] = state.next_step
+    data["current_step"] = state.current_step
+    data["billable_up"] = state.billable_up
+    return data
+
+
+def _sample_line(s: IndexSample) -> str:
+    where = s.table + (f"/{s.index}" if s.index else "")
+    reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
+    per = "1min" if s.period_s == 60 else "1s"
+    text = (
+        f"{s.start:%H:%M:%S} {s.source:<10} {per:<4} {where:<24} accepted {s.accepted:>9,.0f} "
+        f"throttled {s.throttled:>9,.0f}  WCU/s {s.consumed_wcu:>9,.1f} RCU/s "
+        f"{s.consumed_rcu:>8,.1f}"
+    )
+    if s.p50_ms is not None:
+        text += f"  p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms"
+    if reasons:
+        text += f"  ({reasons})"
+    return text
+
+
+def print_frame(frame: WatchFrame, console: Console) -> None:
+    for sample in frame.samples:
+        console.print(_sample_line(sample), highlight=False, markup=False)
+    if frame.workers is not None:
+        w = frame.workers
+        console.print(
+            f"[dim]{frame.at:%H:%M:%S} {frame.run_label}: workers {w.ready}/{w.planned} ready, "
+            f"{w.running} running, {w.done} done, {w.lost} lost, {w.late:,} late sends[/]"
+        )
+    if frame.note:
+        console.print(f"[yellow]{frame.note}[/]", highlight=False)
+    if frame.finished:
+        console.print("watch: the run step is over")
