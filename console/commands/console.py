@@ -47,8 +47,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     session = app.session
     if session.busy:
         console.print(
-            f"waiting for `{session.busy}` to stop at its next safe point (a run: after the "
-            "table run in progress; the run resumes it later)…"
+            f"waiting for `{session.busy}` to stop at its next safe point (a run stops its "
+            "fleet; `hotbench console --run` resumes it)…"
         )
     if session.run_id is not None and backend.state(session.run_id).billable_up:
         console.print(

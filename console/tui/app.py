@@ -504,8 +504,8 @@ class HotbenchApp(App[int]):
             self._cancel.set()
             self.session.waiting_for = self.session.waiting_for or "cancel asked"
             self.notify(
-                f"cancelling {self.session.busy} at its next safe point (a run: after the "
-                "table run in progress)",
+                f"cancelling {self.session.busy} at its next safe point (a run stops its "
+                "fleet within a second or so; the run can be resumed)",
                 timeout=8,
             )
             self.redraw()
