@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-MODULES = ["simulate", "emulator", "run", "check", "advise", "workflow"]
+MODULES = ["simulate", "emulator", "run", "check", "advise", "workflow", "console"]
 
 
 def add_playbook_arguments(parser: argparse.ArgumentParser) -> None:

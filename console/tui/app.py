@@ -1,0 +1,601 @@
+"""The console app: screens, keys, the command palette, and the workers that run steps.
+
+Threads: every workflow call runs in a Textual thread worker (steps, watch, state and
+tally polling, partition maps); results and the steps' hook callbacks come back through
+`call_from_thread`, so widgets are only touched on the UI thread, which redraws the
+active screen once a second.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from console.output import UserError
+from console.tui.backend import Backend
+from console.tui.export import export
+from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.dialogs import destroy_question, quit_question, step_question, sweep_result
+from console.tui.screens.help import HelpScreen
+from console.tui.screens.partitions import PartitionsScreen
+from console.tui.screens.plan import PlanScreen
+from console.tui.screens.prewarm import PrewarmScreen
+from console.tui.screens.results import ResultsScreen
+from console.tui.screens.run import RunScreen
+from console.tui.screens.runs import RunsScreen
+from console.tui.session import Session, utc_now
+from console.workflow import (
+    DownReport,
+    Hooks,
+    RunOptions,
+    RunState,
+    Status,
+    Step,
+    UpOptions,
+    WatchFrame,
+)
+
+SCREENS: dict[str, type[ConsoleScreen]] = {
+    "plan": PlanScreen,
+    "prewarm": PrewarmScreen,
+    "run": RunScreen,
+    "results": ResultsScreen,
+    "partitions": PartitionsScreen,
+    "runs": RunsScreen,
+}
+"""The console's screens in the order of a run; keys 1-6 open them."""
+
+SCREEN_OF_STEP = {
+    Step.PLAN: "plan",
+    Step.UP: "plan",
+    Step.PREWARM: "prewarm",
+    Step.RUN: "run",
+    Step.TALLY: "results",
+    Step.DOWN: "results",
+}
+"""Where a resumed run opens: the screen of its next step."""
+
+
+class HotbenchApp(App[int]):
+    CSS_PATH = "console.tcss"
+    TITLE = "hotbench console"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("d", "destroy", "destroy"),
+        Binding("q", "quit_console", "quit"),
+        Binding("1", "show('plan')", "screens", key_display="1-6"),
+        Binding("2", "show('prewarm')", "prewarm", show=False),
+        Binding("3", "show('run')", "run", show=False),
+        Binding("4", "show('results')", "results", show=False),
+        Binding("5", "show('partitions')", "partitions", show=False),
+        Binding("6", "show('runs')", "runs", show=False),
+        Binding("p", "show('partitions')", "partitions", show=False),
+        Binding("r", "show('runs')", "runs", show=False),
+        Binding("t", "toggle_theme", "theme", show=False),
+    ]
+
+    def __init__(
+        self,
+        backend: Backend,
+        playbook_path: str | Path | None = None,
+        run_id: str | None = None,
+        up_options: UpOptions | None = None,
+        run_options: RunOptions | None = None,
+        poll: bool = True,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        super().__init__()
+        self.backend = backend
+        self.session = Session(playbook_path=Path(playbook_path) if playbook_path else None)
+        self.start_run_id = run_id
+        self.up_options = up_options or UpOptions()
+        self.run_options = run_options or RunOptions()
+        self.poll = poll
+        """False in snapshot tests: nothing is fetched, the session is set by the test."""
+        self.now = clock
+        self._cancel: threading.Event | None = None
+        self._watch_stop = threading.Event()
+        self._watching = False
+        self._polling = False
+        self._fetching_partitions = False
+        self._insights_at: float | None = None
+        self._after_step: Callable[[], None] | None = None
+        self._tally_once = False
+        self.ticks: collections.deque[float] = collections.deque(maxlen=3600)
+        """When each 1 Hz redraw ran (time.monotonic): how steady the screen refreshes."""
+
+    # -- life -------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        for name, screen in SCREENS.items():
+            self.install_screen(screen(), name)
+        first = "runs" if self.session.playbook_path is None and not self.start_run_id else "plan"
+        self.push_screen(first)
+        if self.poll:
+            if self.start_run_id:
+                self.resume(self.start_run_id)
+            elif self.session.playbook_path is not None:
+                self._prepare(self.session.playbook_path)
+            self.set_interval(1.0, self.tick)
+
+    def on_unmount(self) -> None:
+        self._watch_stop.set()
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def tick(self) -> None:
+        """Once a second: fetch in workers what may have changed, redraw the screen."""
+        self.ticks.append(time.monotonic())
+        s = self.session
+        if s.run_id and not self._polling:
+            self._polling = True
+            self.run_worker(self._poll_state, thread=True, group="poll")
+        screen = self.screen
+        wants = getattr(screen, "wants_partitions", None)
+        if (
+            wants is not None
+            and s.state is not None
+            and s.state.billable_up
+            and not self._fetching_partitions
+            and (s.state.emulator is not None or self._insights_due())
+        ):
+            variants = wants()
+            if variants:
+                self._fetching_partitions = True
+                self.run_worker(
+                    lambda: self._fetch_partitions(variants), thread=True, group="partitions"
+                )
+        if s.busy == "run" and not self._watching:
+            self._start_watch()
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Redraw the console screen on top (under a dialog, the one it covers)."""
+        shown = [s for s in self.screen_stack if isinstance(s, ConsoleScreen)]
+        if shown:
+            shown[-1].refresh_view()
+        if self.screen is self.get_screen("runs") and self.poll:
+            self.load_runs()
+
+    # -- workers: fetching ------------------------------------------------------------------
+    def _guard(self, what: str, work: Callable[[], Any]) -> Any:
+        """Run `work`; an error becomes the session's error line, never a traceback."""
+        try:
+            return work()
+        except UserError as exc:
+            message = str(exc)
+        except NotImplementedError:
+            message = f"{what}: not available in this build of the workflow"
+        except Exception as exc:  # shown, not raised: the console must stay up to destroy
+            message = f"{what}: {type(exc).__name__}: {exc}"
+        self._later(self._fail, message)
+        return None
+
+    def _later(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Call on the UI thread from a worker (ignored once the app has gone)."""
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(fn, *args, **kwargs)
+
+    def _fail(self, message: str) -> None:
+        self.session.error = message
+        self.notify(message, severity="error", timeout=8)
+        self.redraw()
+
+    def _prepare(self, path: Path) -> None:
+        def work() -> None:
+            b = self.backend
+            playbook = self._guard("playbook", lambda: b.playbook(path))
+            if playbook is None:
+                return
+            plan = self._guard("plan", lambda: b.plan(path, self.up_options))
+            self._later(self._set, playbook=playbook, plan=plan)
+            advice = self._guard("advice", lambda: b.advice(path))
+            hot = self._guard("advice", lambda: b.hot_keys(path)) or {}
+            self._later(self._set, advice=advice, hot_keys=hot)
+            preview = self._guard(
+                "simulation", lambda: b.preview(path, self.run_options.pause_scale)
+            )
+            self._later(self._set, preview=preview)
+
+        self.run_worker(work, thread=True, group="prepare")
+
+    def _set(self, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(self.session, name, value)
+        self.redraw()
+
+    def _poll_state(self) -> None:
+        try:
+            run_id = self.session.run_id
+            if run_id is None:
+                return
+            state = self._guard("state", lambda: self.backend.state(run_id))
+            if state is None:
+                return
+            tally = None
+            if state.billable_up or self._tally_once or self.session.tally is None:
+                self._tally_once = False
+                tally = self._guard("tally", lambda: self.backend.meter(state))
+            self._later(self._polled, state, tally)
+        finally:
+            self._polling = False
+
+    def _polled(self, state: RunState, tally: Any) -> None:
+        if state.run_id != self.session.run_id:
+            return
+        self.session.state = state
+        if tally is not None:
+            self.session.tally = tally
+        self.redraw()
+
+    def _insights_due(self) -> bool:
+        """AWS: Contributor Insights reports have 1-minute periods; asked once a minute."""
+        due = self._insights_at is None or time.monotonic() - self._insights_at >= 60.0
+        if due:
+            self._insights_at = time.monotonic()
+        return due
+
+    def _fetch_partitions(self, variants: list[str]) -> None:
+        try:
+            state = self.session.state
+            if state is None:
+                return
+            if state.target == "aws":
+                for variant in variants:
+                    rules = self._guard(
+                        "contributor insights",
+                        functools.partial(self.backend.insights, state, variant),
+                    )
+                    self._later(self._set_insights, variant, rules)
+                return
+            for variant in variants:
+                fetch = functools.partial(self.backend.partitions, state, variant)
+                pmap = self._guard("partitions", fetch)
+                self._later(self._set_partitions, variant, pmap)
+        finally:
+            self._fetching_partitions = False
+
+    def _set_insights(self, variant: str, rules: list[dict[str, Any]] | None) -> None:
+        self.session.insights[variant] = rules
+        self.redraw()
+
+    def _set_partitions(self, variant: str, pmap: dict[str, Any] | None) -> None:
+        self.session.partitions[variant] = pmap
+        self.redraw()
+
+    def load_runs(self) -> None:
+        def work() -> None:
+            found = self._guard("runs", self.backend.runs)
+            if found is None:
+                return
+            costs = {
+                state.run_id: self._guard("tally", functools.partial(self.backend.meter, state))
+                for state in found
+            }
+            self._later(self.get_screen("runs").show_runs, found, costs)  # type: ignore[attr-defined]
+
+        self.run_worker(work, thread=True, group="runs", exclusive=True)
+
+    def resume(self, run_id: str) -> None:
+        """Take up an existing run at the screen of its next step."""
+        if self.session.busy:
+            self.notify(
+                f"{self.session.busy} is running in this console: wait for it, or x to cancel",
+                severity="warning",
+            )
+            return
+
+        def work() -> None:
+            b = self.backend
+            state = self._guard("state", lambda: b.state(run_id))
+            if state is None:
+                return
+            path = Path(state.playbook_path)
+            playbook = self._guard("playbook", lambda: b.playbook(path))
+            options = UpOptions(workers=state.workers, scale=state.scale)
+            plan = self._guard("plan", lambda: b.plan(path, options)) if playbook else None
+            finished = state.record(Step.RUN).status == Status.DONE
+            result = self._guard("result", lambda: b.result(state)) if finished else None
+            self._later(self._resumed, state, path, playbook, plan, result)
+            preview = (
+                self._guard("simulation", lambda: b.preview(path, self.run_options.pause_scale))
+                if playbook
+                else None
+            )
+            advice = self._guard("advice", lambda: b.advice(path)) if playbook else None
+            hot = (self._guard("advice", lambda: b.hot_keys(path)) if playbook else None) or {}
+            self._later(self._set, preview=preview, advice=advice, hot_keys=hot)
+
+        self.run_worker(work, thread=True, group="prepare")
+
+    def _resumed(self, state: RunState, path: Path, playbook: Any, plan: Any, result: Any) -> None:
+        fresh = Session(playbook_path=path, playbook=playbook, plan=plan, run_id=state.run_id)
+        fresh.state, fresh.result = state, result
+        self.session = fresh
+        self._watch_stop.set()
+        step = state.next_step
+        self.action_show(SCREEN_OF_STEP[step] if step else "results")
+        self.notify(f"resumed {state.run_id}: next step {step.value if step else 'none'}")
+
+    # -- workers: steps -------------------------------------------------------------------
+    def hooks(self) -> Hooks:
+        cancel = threading.Event()
+        self._cancel = cancel
+        return Hooks(
+            say=lambda line: self._later(self._say, line),
+            progress=lambda what, f: self._later(self._progress, what, f),
+            confirm=self._ask_from_thread,
+            cancel=cancel,
+        )
+
+    def _say(self, line: str) -> None:
+        self.session.say(line)
+        self.redraw()
+
+    def _progress(self, what: str, fraction: float | None) -> None:
+        self.session.progress = (what, fraction)
+        self.redraw()
+
+    def _ask_from_thread(self, question: str) -> bool:
+        """The step's own question (the cost before `up`), asked on screen; the step's
+        thread waits for the answer."""
+        answered = threading.Event()
+        answer: list[str] = []
+
+        def ask() -> None:
+            def done(choice: str | None) -> None:
+                answer.append(choice or "no")
+                answered.set()
+
+            self.push_screen(step_question(question), done)
+
+        self._later(ask)
+        while not answered.wait(0.2):
+            if self._cancel is not None and self._cancel.is_set():
+                return False
+        return answer[0] == "yes"
+
+    def start_step(
+        self, name: str, work: Callable[[Hooks], Any], then: Callable[[Any], None]
+    ) -> bool:
+        """Run one workflow step in a thread worker; one at a time."""
+        if self.session.busy:
+            self.notify(f"{self.session.busy} is running; x cancels it", severity="warning")
+            return False
+        self.session.busy, self.session.error, self.session.progress = name, None, None
+        hooks = self.hooks()
+
+        def body() -> None:
+            try:
+                value = self._guard(name, lambda: work(hooks))
+            except KeyboardInterrupt:
+                value = None
+                self._later(self._fail, f"{name}: cancelled")
+            self._later(self._step_done, name, value, then)
+
+        self.run_worker(body, thread=True, group="step", name=name)
+        self.redraw()
+        return True
+
+    def _step_done(self, name: str, value: Any, then: Callable[[Any], None]) -> None:
+        self.session.busy = None
+        self.session.progress = None
+        self.session.waiting_for = None
+        if value is not None:
+            then(value)
+        if self._after_step is not None:
+            queued, self._after_step = self._after_step, None
+            queued()
+        self.redraw()
+
+    # -- actions ------------------------------------------------------------------------------
+    def action_show(self, name: str) -> None:
+        if isinstance(self.screen, ConsoleScreen) or len(self.screen_stack) <= 1:
+            self.switch_screen(name)
+
+    def action_help(self) -> None:
+        sections: list[tuple[str, list[Any]]] = [("everywhere", list(self.BINDINGS))]
+        sections += [(name, list(screen.BINDINGS)) for name, screen in SCREENS.items()]
+        self.push_screen(HelpScreen(sections))
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
+    def action_up(self) -> None:
+        path = self.session.playbook_path
+        if path is None:
+            self.notify("no playbook: start with `hotbench console PLAYBOOK`", severity="warning")
+            return
+        if self.session.state is not None and self.session.state.billable_up:
+            self.notify(f"{self.session.state.run_id} is already up", severity="warning")
+            return
+
+        def done(state: RunState) -> None:
+            self.session.run_id, self.session.state = state.run_id, state
+            self._tally_once = True
+            self.action_show("prewarm")
+
+        self.start_step(
+            "up",
+            lambda hooks: self.backend.up(path, hooks, self.up_options, self.session.run_id),
+            done,
+        )
+
+    def _need_run(self) -> str | None:
+        run_id = self.session.run_id
+        if run_id is None:
+            self.notify("nothing is up: u on the plan screen creates it", severity="warning")
+        return run_id
+
+    def action_prewarm(self) -> None:
+        run_id = self._need_run()
+        if run_id is None:
+            return
+
+        def done(state: RunState) -> None:
+            self.session.state = state
+            self.action_show("run")
+
+        self.start_step("prewarm", lambda hooks: self.backend.prewarm(run_id, hooks), done)
+
+    def action_run(self) -> None:
+        run_id = self._need_run()
+        if run_id is None:
+            return
+
+        def done(result: Any) -> None:
+            self.session.result = result
+            self.action_show("results")
+            self._record_tally(run_id)
+
+        if self.start_step(
+            "run", lambda hooks: self.backend.run(run_id, hooks, self.run_options), done
+        ):
+            self.session.watch_finished = False
+            self._start_watch()
+
+    def _record_tally(self, run_id: str) -> None:
+        """The `tally` step once the run is done: the results screen shows its lines."""
+
+        def work() -> None:
+            tally = self._guard("tally", lambda: self.backend.tally(run_id))
+            if tally is not None:
+                self._later(self._set, tally=tally)
+
+        self.run_worker(work, thread=True, group="tally")
+
+    def _start_watch(self) -> None:
+        run_id = self.session.run_id
+        if run_id is None or self._watching:
+            return
+        self._watching = True
+        stop = self._watch_stop = threading.Event()
+
+        def work() -> None:
+            try:
+                frames = self._guard("watch", lambda: self.backend.watch(run_id, stop))
+                for frame in frames or ():
+                    self._later(self._on_frame, frame)
+                    if stop.is_set():
+                        break
+            except Exception as exc:  # the stream broke: say so, the run goes on
+                self._later(self._fail, f"watch: {type(exc).__name__}: {exc}")
+            finally:
+                self._watching = False
+
+        self.run_worker(work, thread=True, group="watch")
+
+    def _on_frame(self, frame: WatchFrame) -> None:
+        self.session.add_frame(frame)
+
+    def action_cancel_step(self) -> None:
+        if self.session.busy and self._cancel is not None:
+            self._cancel.set()
+            self.session.waiting_for = self.session.waiting_for or "cancel asked"
+            self.notify(
+                f"cancelling {self.session.busy} at its next safe point (a run stops its "
+                "fleet within a second or so; the run can be resumed)",
+                timeout=8,
+            )
+            self.redraw()
+
+    def action_export(self, kind: str) -> None:
+        s = self.session
+        if s.result is None or s.run_id is None:
+            self.notify("no results to export yet", severity="warning")
+            return
+        live, simulated, run_id = s.result, s.preview, s.run_id
+        folder = self.backend.export_dir(run_id)
+
+        def work() -> None:
+            path = self._guard("export", lambda: export(folder, run_id, live, simulated, kind))
+            if path is not None:
+                self._later(self._exported, path)
+
+        self.run_worker(work, thread=True, group="export")
+
+    def _exported(self, path: Path) -> None:
+        self.session.exported.append(path)
+        self.notify(f"written {path}")
+        self.redraw()
+
+    def action_destroy(self) -> None:
+        state = self.session.state
+        if state is None:
+            self.notify("nothing is up in this console; r lists every run", severity="warning")
+            return
+        self.confirm_destroy(state)
+
+    def confirm_destroy(self, state: RunState, then: Callable[[], None] | None = None) -> None:
+        def answered(choice: str | None) -> None:
+            if choice == "yes":
+                self.destroy(state.run_id, then)
+
+        self.push_screen(destroy_question(state), answered)
+
+    def destroy(self, run_id: str, then: Callable[[], None] | None = None) -> None:
+        """`down` on a run; a step in progress is cancelled first and down follows it."""
+        if self.session.busy:
+            self._after_step = lambda: self.destroy(run_id, then)
+            self.session.waiting_for = "cancel asked; destroy follows"
+            self.action_cancel_step()
+            return
+
+        def done(report: DownReport) -> None:
+            self.session.down = report
+            self._tally_once = True
+            self._watch_stop.set()
+            self.push_screen(sweep_result(report), lambda _choice: then() if then else None)
+            if run_id != self.session.run_id:
+                self.load_runs()
+
+        self.start_step("down", lambda hooks: self.backend.down(run_id, hooks), done)
+
+    def action_quit_console(self) -> None:
+        state = self.session.state
+        if state is None or not state.billable_up:
+            self.exit(0)
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "leave":
+                self.exit(0)
+            elif choice == "destroy":
+                self.destroy(state.run_id, lambda: self.exit(0))
+
+        self.push_screen(quit_question(state), answered)
+
+    # -- command palette ------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        actions = [
+            ("Up: create what the plan lists", "workflow step up", self.action_up),
+            ("Prewarm: warm throughput", "workflow step prewarm", self.action_prewarm),
+            ("Run the playbook", "workflow step run", self.action_run),
+            ("Cancel the running step", "at its next safe point", self.action_cancel_step),
+            ("Destroy this run", "workflow step down, then the sweep", self.action_destroy),
+            ("Export results as JSON", "console-results.json", lambda: self.action_export("json")),
+            ("Export results as Markdown", "console-results.md", lambda: self.action_export("md")),
+            ("Toggle dark/light theme", "t", self.action_toggle_theme),
+            ("Help: every key", "?", self.action_help),
+            ("Quit the console", "asks first if resources are up", self.action_quit_console),
+        ]
+        for title, help_text, callback in actions:
+            yield SystemCommand(title, help_text, callback)
+        for name in SCREENS:
+            yield SystemCommand(
+                f"Show the {name} screen",
+                f"key {list(SCREENS).index(name) + 1}",
+                functools.partial(self.action_show, name),
+            )

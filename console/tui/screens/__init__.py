@@ -1,0 +1,1 @@
+"""One module per screen; every screen shows the session and asks the app to act."""

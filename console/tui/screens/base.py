@@ -1,0 +1,53 @@
+"""What every screen shares: the status bar with the cost meter, the step log, the footer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from console.tui.session import Session
+from console.tui.widgets.status_bar import StatusBar
+from console.tui.widgets.step_log import StepLog
+
+if TYPE_CHECKING:
+    from console.tui.app import HotbenchApp
+
+
+class ConsoleScreen(Screen[None]):
+    TITLE = ""
+
+    @property
+    def console(self) -> HotbenchApp:
+        from console.tui.app import HotbenchApp
+
+        return cast(HotbenchApp, self.app)
+
+    @property
+    def session(self) -> Session:
+        return self.console.session
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.TITLE)
+        yield from self.compose_body()
+        yield StepLog(id="step-log")
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        """Redraw from the session; the app calls it once a second on the active screen."""
+        if not self.is_mounted:
+            return
+        self.query_one(StatusBar).show(self.session)
+        self.query_one(StepLog).show(self.session)
+        self.show_body()
+
+    def show_body(self) -> None:
+        return None

@@ -1,0 +1,97 @@
+"""Results: the results table with the simulated figures beside the live ones and their
+difference, latency percentiles, the cost tally; export to JSON or Markdown."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
+
+from console.tui.export import compare, ms, pct, points, seconds
+from console.tui.screens.base import ConsoleScreen
+
+
+class ResultsScreen(ConsoleScreen):
+    TITLE = "RESULTS"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "app.export('json')", "export JSON"),
+        Binding("m", "app.export('md')", "export Markdown"),
+    ]
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("", id="results-note")
+            yield DataTable(id="results-table", show_cursor=False, zebra_stripes=True)
+            yield DataTable(id="latency-table", show_cursor=False, zebra_stripes=True)
+            yield Static("", id="results-tally")
+
+    def show_body(self) -> None:
+        s = self.session
+        note = self.query_one("#results-note", Static)
+        if s.result is None:
+            note.update("No results yet: the run screen (3) starts the run with g.")
+            return
+        note.update(
+            Text.assemble(
+                (f"{s.result.playbook} at scale {s.result.scale:g}", "bold"),
+                (" (full-scale units; simulated: the same playbook in virtual time", "dim"),
+                (
+                    f", pauses x{self.console.run_options.pause_scale:g} as run)"
+                    if self.console.run_options.pause_scale != 1.0
+                    else ")",
+                    "dim",
+                ),
+                *((f"\nexported: {', '.join(str(p) for p in s.exported)}", "green"),)
+                if s.exported
+                else (),
+            )
+        )
+        rows = compare(s.result, s.preview)
+        table = self.query_one("#results-table", DataTable)
+        table.clear(columns=True)
+        table.add_columns(
+            "table",
+            "run",
+            "offered",
+            "throttled",
+            "live",
+            "sim",
+            "diff",
+            "1st thr",
+            "sim 1st",
+            "reasons",
+        )
+        for r in rows:
+            table.add_row(
+                r.table + (" (partial)" if r.partial else ""),
+                str(r.repeat),
+                f"{r.offered:,}",
+                f"{r.throttled:,}",
+                pct(r.rate_live),
+                pct(r.rate_simulated),
+                points(r.rate_difference),
+                seconds(r.first_throttle_s_live),
+                seconds(r.first_throttle_s_simulated),
+                r.reasons or "-",
+            )
+        latency = self.query_one("#latency-table", DataTable)
+        latency.clear(columns=True)
+        latency.add_columns("latency ms", "run", "p50", "p90", "p99", "max")
+        for r in rows:
+            latency.add_row(
+                r.table, str(r.repeat), ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms)
+            )
+        tally = s.tally
+        if tally is not None:
+            text = Text("cost", style="bold")
+            if tally.hypothetical:
+                text.append("  (what the same run would have cost on AWS)", style="dim")
+            for line in tally.lines:
+                text.append(f"\n  {line.what}: {line.quantity:,.3f} {line.unit} = ${line.usd:,.4f}")
+            text.append(f"\n  total ${tally.total_usd:,.4f}", style="bold")
+            text.append(f"  (prices {tally.prices_region}, {tally.prices_as_of})", style="dim")
+            self.query_one("#results-tally", Static).update(text)

@@ -1,0 +1,83 @@
+"""Runs: every run in the runs folder, its step, whether anything is up; resume one or
+destroy it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Static
+
+from console.tui.screens.base import ConsoleScreen
+from console.workflow import CostTally, RunState
+
+
+def _cost(tally: CostTally | None) -> str:
+    if tally is None:
+        return "-"
+    return f"${tally.total_usd:,.4f}" + (" on AWS" if tally.hypothetical else "")
+
+
+class RunsScreen(ConsoleScreen):
+    TITLE = "RUNS"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "resume", "resume", priority=True),
+        Binding("d", "destroy_selected", "destroy this run"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listed: list[RunState] = []
+
+    def compose_body(self) -> ComposeResult:
+        yield Static("", id="runs-note")
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+
+    def on_screen_resume(self) -> None:
+        self.console.load_runs()
+        super().on_screen_resume()
+        self.query_one("#runs-table", DataTable).focus()
+
+    def show_runs(self, runs: list[RunState], costs: dict[str, CostTally | None]) -> None:
+        self.listed = list(reversed(runs))  # newest first
+        table = self.query_one("#runs-table", DataTable)
+        row = table.cursor_row
+        table.clear(columns=not table.columns)
+        if not table.columns:
+            table.add_columns("run", "playbook", "target", "step", "next", "up", "cost")
+        for state in self.listed:
+            table.add_row(
+                state.run_id,
+                state.playbook_name,
+                state.target,
+                state.current_step.value,
+                state.next_step.value if state.next_step else "-",
+                "UP" if state.billable_up else "-",
+                _cost(costs.get(state.run_id)),
+                key=state.run_id,
+            )
+        if self.listed:
+            table.move_cursor(row=min(row, len(self.listed) - 1))
+        self.query_one("#runs-note", Static).update(
+            f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir}/  ·  "
+            "enter: resume  ·  d: destroy the selected run"
+            if self.listed
+            else f"no runs in {self.console.backend.settings.runs_dir}/ yet"
+        )
+
+    def selected(self) -> RunState | None:
+        table = self.query_one("#runs-table", DataTable)
+        if not self.listed or table.cursor_row < 0:
+            return None
+        return self.listed[min(table.cursor_row, len(self.listed) - 1)]
+
+    def action_resume(self) -> None:
+        state = self.selected()
+        if state is not None:
+            self.console.resume(state.run_id)
+
+    def action_destroy_selected(self) -> None:
+        state = self.selected()
+        if state is not None:
+            self.console.confirm_destroy(state)

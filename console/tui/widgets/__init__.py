@@ -1,0 +1,1 @@
+"""Small widgets, each named for the one thing it shows."""

@@ -1,0 +1,35 @@
+"""The simulated run of one table (the plan's preview): succeeded and throttled per second."""
+
+from __future__ import annotations
+
+from textual_plotext import PlotextPlot
+
+from loadgen.results import RunResult
+
+
+class PreviewChart(PlotextPlot):
+    def __init__(self, variant: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.variant = variant
+        self.run: RunResult | None = None
+
+    def show(self, run: RunResult | None) -> None:
+        self.run = run
+        plt = self.plt
+        plt.clear_figure()
+        title = f"{self.variant} (simulated)"
+        if run is not None:
+            data = run.to_json()
+            title += f" {data['throttle_rate'] * 100:.1f} % thr"
+            seconds = sorted(run.seconds)
+            plt.plot(
+                seconds,
+                [run.seconds[t].succeeded for t in seconds],
+                color="green",
+                marker="braille",
+            )
+            plt.plot(
+                seconds, [run.seconds[t].throttled for t in seconds], color="red", marker="braille"
+            )
+        plt.title(title)
+        self.refresh()

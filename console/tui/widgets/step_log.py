@@ -1,0 +1,27 @@
+"""The last thing the running step said, and its progress bar."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from console.tui.session import Session
+
+BAR_WIDTH = 16
+
+
+class StepLog(Static):
+    def show(self, session: Session) -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if session.error:
+            text.append(f"error: {session.error}", style="bold red")
+        else:
+            if session.progress is not None:
+                what, fraction = session.progress
+                if fraction is not None:
+                    filled = round(BAR_WIDTH * max(0.0, min(1.0, fraction)))
+                    text.append("█" * filled + "░" * (BAR_WIDTH - filled) + " ", style="cyan")
+                text.append(f"{what}  ")
+            if session.log:
+                text.append(session.log[-1], style="dim")
+        self.update(text)

@@ -1,0 +1,64 @@
+"""A table run's per-second chart: accepted and throttled requests, consumed WCU, against
+the 1,000 WCU/s partition line and the table's own limit."""
+
+from __future__ import annotations
+
+from textual_plotext import PlotextPlot
+
+from console.tui.session import Watched
+from console.workflow import IndexSample
+
+PARTITION_WCU = 1000.0
+"""One partition's write limit (docs/reference.md#dynamodb-facts): the line a hot key
+crosses."""
+
+
+class TableChart(PlotextPlot):
+    """Redrawn from the samples each second; `lines` keeps what was drawn (tests read it)."""
+
+    def __init__(self, variant: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.variant = variant
+        self.lines: dict[str, list[float]] = {}
+
+    def show(self, watched: Watched | None, limit_wcu: float | None, title: str) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        plt.title(title)
+        plt.xlabel("s")
+        self.lines = {}
+        if watched is None or watched.first_at is None:
+            self.refresh()
+            return
+        t0 = watched.go_at or watched.first_at
+
+        def xs(samples: list[IndexSample]) -> list[float]:
+            return [(s.start - t0).total_seconds() for s in samples]
+
+        def since_t0(source: str) -> list[IndexSample]:
+            # Before T0 the table only took the seeding writes: not the run's.
+            found = watched.samples(source, self.variant)
+            return [x for x in found if x.start >= t0] if watched.go_at else found
+
+        workers = since_t0("workers")
+        endpoint = since_t0("emulator")
+        minutes = watched.samples("cloudwatch", self.variant)  # 1-minute periods
+        wcu = endpoint or workers
+        drawn: list[tuple[str, list[float], list[float], str]] = [
+            ("accepted/s", xs(workers), [s.accepted for s in workers], "green"),
+            ("throttled/s", xs(workers), [s.throttled for s in workers], "red"),
+            ("WCU/s", xs(wcu), [s.consumed_wcu for s in wcu], "cyan"),
+        ]
+        if minutes:
+            drawn.append(
+                ("CloudWatch 1-min WCU", xs(minutes), [s.consumed_wcu for s in minutes], "blue")
+            )
+        span = [min(xs(workers) or [0.0]), max(xs(workers) or [1.0])]
+        drawn.append(("1,000 WCU partition", span, [PARTITION_WCU] * 2, "orange"))
+        if limit_wcu:
+            drawn.append((f"limit {limit_wcu:,.0f}", span, [limit_wcu] * 2, "magenta"))
+        for label, x, y, color in drawn:
+            if x:
+                plt.plot(x, y, label=label, color=color, marker="braille")
+                self.lines[label] = y
+        self.refresh()

@@ -1,0 +1,93 @@
+"""The console driven with Textual's Pilot against the real workflow on the local
+emulator: plan -> up -> prewarm -> run a tiny playbook -> results -> destroy."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from console.tui.app import HotbenchApp
+from console.tui.backend import Backend
+from console.tui.screens.dialogs import Question
+from console.tui.screens.run import TablePane
+from console.tui.widgets.cost_meter import CostMeter
+from console.tui.widgets.table_chart import TableChart
+from console.tui.widgets.throttle_rate import ThrottleRate
+from console.workflow import RunOptions, UpOptions
+
+
+async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not ok():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.2)
+
+
+async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend: Backend) -> None:
+    app = HotbenchApp(
+        backend,
+        playbook_path=tiny_playbook,
+        up_options=UpOptions(workers=1, scale=0.5),
+        run_options=RunOptions(pause_scale=1.0),
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        s = app.session
+        await until(pilot, lambda: s.plan is not None and s.preview is not None)
+        assert type(app.screen).__name__ == "PlanScreen"
+        assert backend.runs() == []  # the plan created nothing
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, Question))
+        await pilot.click("#yes")
+        await until(pilot, lambda: s.state is not None and s.busy is None)
+        assert s.state is not None and s.state.billable_up
+        run_id = s.state.run_id
+        meter = app.screen.query_one(CostMeter)
+        await until(pilot, lambda: (meter.usd or 0) > 0)
+        first = meter.usd
+        await pilot.press("w")
+        await until(pilot, lambda: s.busy is None and type(app.screen).__name__ == "RunScreen")
+        await pilot.press("g")
+        await until(pilot, lambda: s.result is not None, 120)
+        assert type(app.screen).__name__ == "ResultsScreen"
+        meter = app.screen.query_one(CostMeter)
+        assert meter.usd is not None and first is not None and meter.usd > first
+        # the run screen shows the result's throttle rate, its charts drew the samples
+        await pilot.press("3")
+        await pilot.pause(1.2)
+        assert s.result is not None
+        result = {(r.table, r.repeat): r.to_json() for r in s.result.runs}
+        for pane in app.screen.query(TablePane):
+            shown = pane.query_one(ThrottleRate)
+            watched = s.latest_for(pane.variant)
+            assert watched is not None
+            label = watched.label.split("#")
+            assert shown.final
+            assert shown.rate == result[(label[0], int(label[1]))]["throttle_rate"]
+            chart = pane.query_one(TableChart)
+            workers = watched.samples("workers", pane.variant)
+            # the emulator's seconds from T0 on (before it, the table took the seeding)
+            assert watched.go_at is not None
+            endpoint = [
+                x for x in watched.samples("emulator", pane.variant) if x.start >= watched.go_at
+            ]
+            assert chart.lines["accepted/s"] == [x.accepted for x in workers]
+            assert chart.lines["throttled/s"] == [x.throttled for x in workers]
+            assert chart.lines["WCU/s"] == [x.consumed_wcu for x in endpoint]
+            assert len(endpoint) >= 2  # per second over a 3-second run
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Question))
+        lines = str(app.screen.query_one("#dialog-lines").render())
+        assert f"{run_id}-hot" in lines and "emulator process" in lines
+        await pilot.click("#yes")
+        await until(pilot, lambda: s.down is not None)
+        assert s.down is not None and s.down.nothing_left
+        await until(pilot, lambda: s.state is not None and not s.state.billable_up)
+        await pilot.pause(2.5)
+        final = app.screen_stack[-2].query_one(CostMeter).usd
+        await pilot.pause(2.5)
+        assert app.screen_stack[-2].query_one(CostMeter).usd == final
+        await pilot.click("#ok")
+        await pilot.press("q")

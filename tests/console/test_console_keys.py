@@ -1,0 +1,97 @@
+"""Keys and confirmations over a real local run: resuming from the runs screen, destroy
+asked from every screen (naming what it deletes), the help screen, quitting with
+resources up."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from console.tui.app import SCREENS, HotbenchApp
+from console.tui.backend import Backend
+from console.tui.screens.dialogs import Question
+from console.tui.screens.help import HelpScreen
+from console.workflow import Hooks, UpOptions, auto_yes
+
+
+async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not ok():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.2)
+
+
+def dialog_text(app: HotbenchApp) -> str:
+    return str(app.screen.query_one("#dialog-lines").render())
+
+
+async def test_resume_destroy_everywhere_help_and_quit(
+    tiny_playbook: Path, backend: Backend
+) -> None:
+    state = backend.up(tiny_playbook, auto_yes(Hooks()), UpOptions(workers=1, scale=0.5))
+    older = backend.up(tiny_playbook, auto_yes(Hooks()), UpOptions(workers=1, scale=0.5))
+    table = f"{state.run_id}-hot"
+    app = HotbenchApp(backend)  # no playbook: opens on the runs screen
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: bool(app.get_screen("runs").listed))  # type: ignore[attr-defined]
+        assert type(app.screen).__name__ == "RunsScreen"
+        runs = app.get_screen("runs")
+        assert [r.run_id for r in runs.listed] == [older.run_id, state.run_id]  # type: ignore[attr-defined]
+
+        # d on the runs screen destroys the selected (newest) run, after naming it
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Question))
+        assert f"{older.run_id}-hot" in dialog_text(app)
+        await pilot.click("#yes")
+        await until(pilot, lambda: app.session.down is not None)
+        assert app.session.down is not None and app.session.down.nothing_left
+        assert "nothing left" in dialog_text(app)
+        await pilot.click("#ok")
+        assert not backend.state(older.run_id).billable_up
+
+        # resume the other one: it opens at its next step, prewarm
+        await until(pilot, lambda: len(runs.listed) == 2 and not runs.listed[0].billable_up)  # type: ignore[attr-defined]
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.session.state is not None)
+        assert app.session.run_id == state.run_id
+        assert type(app.screen).__name__ == "PrewarmScreen"
+
+        # destroy asks first from every screen, naming the tables and the emulator
+        for key, name in enumerate(SCREENS, start=1):
+            if name == "runs":
+                continue
+            await pilot.press(str(key))
+            assert type(app.screen) is SCREENS[name]
+            await pilot.press("d")
+            await until(pilot, lambda: isinstance(app.screen, Question))
+            text = dialog_text(app)
+            assert table in text and "emulator process" in text, name
+            await pilot.press("escape")
+            assert type(app.screen) is SCREENS[name]
+        assert backend.state(state.run_id).billable_up  # every confirmation was declined
+
+        # help lists every key of the console and of each screen
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        helped = str(app.screen.query_one("#help-text").render())
+        for binding in [*app.BINDINGS, *(b for s in SCREENS.values() for b in s.BINDINGS)]:
+            assert binding.description in helped  # type: ignore[union-attr]
+        await pilot.press("escape")
+
+        # quitting with resources up asks first; staying keeps the app
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, Question))
+        assert "still up" in str(app.screen.query_one(".dialog-title").render())
+        await pilot.click("#no")
+        assert app.is_running
+        # ... and "destroy, then quit" leaves nothing
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, Question))
+        await pilot.click("#destroy")
+        await until(pilot, lambda: app.session.down is not None)
+        await pilot.click("#ok")
+        await until(pilot, lambda: not app.is_running, 10)
+    assert not backend.state(state.run_id).billable_up

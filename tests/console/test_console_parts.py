@@ -1,0 +1,95 @@
+"""The few pieces of the console that compute anything: which partitions serve a hot key,
+and the live-beside-simulated comparison it exports."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from console.tui.app import SCREENS
+from console.tui.export import compare, export
+from console.tui.widgets.partition_map import serving_keys
+from console.tui.widgets.phase_clock import PhaseClock
+from emulator.keyspace import partition_hash
+from loadgen.playbook import load_playbook
+from loadgen.results import PlaybookResult
+from loadgen.runners import SimulatedRunner
+from tests.console.fixed import NOW, TINY, fixed_app
+
+
+def test_a_hot_key_is_served_by_its_item_collection_once_split() -> None:
+    hot = f"{partition_hash('HOT'):016x}"
+    index = {
+        "partitions": [
+            {"id": 0, "hash_range": ["0" * 16, "f" * 16]},
+            {"id": 1, "item_collection_of_hash": hot},
+            {"id": 2, "item_collection_of_hash": hot},
+            {"id": 3, "item_collection_of_hash": "0123456789abcdef"},
+        ]
+    }
+    assert serving_keys(index, ["HOT", "COLD"]) == {"HOT": 2, "COLD": 1}
+    # without named keys: every split item collection, by hash
+    assert serving_keys(index, []) == {f"#{hot[:8]}": 2, "#01234567": 1}
+    assert serving_keys({"partitions": [{"id": 0}]}, []) == {"hottest partition's key": 1}
+
+
+def test_export_puts_the_simulation_beside_the_run(tmp_path: Path) -> None:
+    simulated = SimulatedRunner().run(load_playbook(TINY))
+    live = PlaybookResult("tiny", "run", 0.5, runs=simulated.runs[:1], target="local")
+    rows = compare(live, simulated)
+    assert len(rows) == 1 and rows[0].rate_difference == 0.0
+    assert rows[0].rate_live == simulated.runs[0].to_json()["throttle_rate"]
+    path = export(tmp_path, "hb-x", live, simulated, "json")
+    data = json.loads(path.read_text())
+    assert data["compared"][0]["rate_simulated"] == rows[0].rate_simulated
+    assert data["live"]["runs"][0]["table"] == "hot"
+    markdown = export(tmp_path, "hb-x", live, None, "md").read_text()
+    assert "| hot | 1 |" in markdown and "| - |" in markdown  # no simulation: no difference
+
+
+def test_the_clock_counts_down_to_t0_through_phases_and_pauses() -> None:
+    playbook = load_playbook(TINY)
+    phases = list(playbook.load.phases)
+    words = PhaseClock._words
+    assert words("od#1", None, phases, NOW, None, None, "1 of 2 workers ready") == (
+        "od#1: waiting for T0\n1 of 2 workers ready"
+    )
+    assert words("od#1", NOW - timedelta(seconds=1), phases, NOW, None, None, "") == (
+        "od#1 T+1 s\nrush: 1 / 3 s, 2 s left"
+    )
+    pause = NOW + timedelta(seconds=5)
+    assert words("od#1", NOW, phases, NOW, pause, "od#2", "") == "pause: od#2 in 5 s"
+
+
+async def test_the_palette_offers_every_action(tmp_path: Path) -> None:
+    app = fixed_app(tmp_path)
+    async with app.run_test(size=(80, 24)):
+        titles = " ".join(c.title for c in app.get_system_commands(app.screen))
+    for action in (
+        "Up",
+        "Prewarm",
+        "Run",
+        "Cancel",
+        "Destroy",
+        "JSON",
+        "Markdown",
+        "theme",
+        "Help",
+        "Quit",
+    ):
+        assert action in titles, action
+    for screen in SCREENS:
+        assert f"Show the {screen} screen" in titles
+
+
+def test_the_simulation_waits_the_pauses_as_the_run_will(tmp_path: Path) -> None:
+    from console.tui.backend import Backend
+    from console.workflow import load_settings
+
+    backend = Backend(load_settings(target="local", runs_dir=tmp_path))
+    split = Path(__file__).with_name("split.yaml")
+    full = [r.to_json()["throttle_rate"] for r in backend.preview(split, 1.0).runs]
+    none = [r.to_json()["throttle_rate"] for r in backend.preview(split, 0.0).runs]
+    assert full[0] == none[0]
+    assert full[2] < none[2]  # the full pauses let the split for heat land before repeat 3
