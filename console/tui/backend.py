@@ -60,24 +60,17 @@ class Backend:
 
     def advice(self, path: str | Path) -> list[str] | None:
         """The advisor's lines for the plan screen: the hottest key's share and the first
-        limit each table hits.
+        limit each table hits (the same arithmetic as `hotbench advise` and the check
+        reports)."""
+        from loadgen import advise as advisor
 
-        ADVISOR: `loadgen.advise` is built on branch `checks`; until the lead merges it
-        this returns None and the plan screen says the advice is not available.
-        """
-        try:
-            from loadgen import advise as advisor  # type: ignore[attr-defined, unused-ignore]
-        except ImportError:
-            return None
         playbook = load_playbook(path)
         return [line for table in advisor.advise(playbook) for line in table.lines()]
 
     def hot_keys(self, path: str | Path) -> dict[str, list[str]]:
-        """Per table variant, the hottest partition-key values (advisor; empty without)."""
-        try:
-            from loadgen import advise as advisor  # type: ignore[attr-defined, unused-ignore]
-        except ImportError:
-            return {}
+        """Per table variant, the hottest partition-key values (the advisor's)."""
+        from loadgen import advise as advisor
+
         playbook = load_playbook(path)
         out: dict[str, list[str]] = {}
         for table in advisor.advise(playbook):
