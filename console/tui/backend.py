@@ -44,11 +44,15 @@ class Backend:
 
     def preview(self, path: str | Path, pause_scale: float = 1.0) -> PlaybookResult:
         """The same playbook through the capacity model in virtual time (`simulate`), with
-        the pauses between repeats as the live run will wait them (`--pause-scale`), so
-        the results screen compares like with like: a split for heat needs the pause."""
+        the pauses between repeats as the live run's physics will see them, so the results
+        screen compares like with like (a split for heat needs the pause): whole on the
+        local target, whose emulator skips the rest of each pause on its clock; shortened
+        by `--pause-scale` on AWS, where time cannot be skipped."""
         from loadgen.runners import SimulatedRunner
 
         playbook = load_playbook(path)
+        if self.settings.target == "local":
+            pause_scale = 1.0  # the local emulator's clock skips the rest of each pause
         if pause_scale != 1.0 and playbook.load.runs:
             runs = [
                 r.model_copy(update={"pause_s": r.pause_s * pause_scale})

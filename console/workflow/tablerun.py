@@ -210,12 +210,21 @@ class TableRunner:
             ),
             None,
         )
-        wanted = run_spec.pause_s * self.options.pause_scale
         passed = (
             (utc_now() - previous.finished_at).total_seconds()
             if previous and previous.finished_at
             else 0.0
         )
+        emulator = self.state.emulator if self.state.target == "local" else None
+        if emulator is not None:
+            # The emulator is ours: `pause_scale` of the pause in real time, the rest
+            # skipped on its clock, so the physics (splits, cooling) sees the whole pause,
+            # as with `hotbench run`'s in-process emulator.
+            rest = run_spec.pause_s - passed
+            if rest > 0:
+                pause(rest, self.options.pause_scale, _skipper(emulator.endpoint), self.hooks.say)
+            return
+        wanted = run_spec.pause_s * self.options.pause_scale
         if wanted - passed > 0:
             pause(wanted - passed, 1.0, None, self.hooks.say)
 
@@ -288,3 +297,23 @@ def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> list[str]
             task.stopped_at = utc_now()
             stopped.append(task.id)
     return stopped
+
+
+def _skipper(endpoint: str) -> Callable[[float], None]:
+    """Skip seconds on a local emulator's clock (POST /_hotbench/skip)."""
+
+    def skip(seconds: float) -> None:
+        import httpx
+
+        try:
+            reply = httpx.post(
+                f"{endpoint}/_hotbench/skip", params={"seconds": seconds}, timeout=10
+            )
+            reply.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise InfraError(
+                f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
+                "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
+            ) from None
+
+    return skip

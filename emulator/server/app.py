@@ -5,6 +5,7 @@
   GET  /_hotbench/metrics     per-second metrics (docs/emulator.md)
   GET  /_hotbench/partitions  ?table=T: the model's partition map
   GET  /_hotbench/memory      the item store, the memory bound and what it refused
+  POST /_hotbench/skip        ?seconds=S: let S seconds of emulator time pass at once
 
 SigV4 headers are accepted and not verified: any credentials work. The HTTP framing is
 emulator/server/http.py; the DynamoDB semantics are Service.handle.
@@ -38,6 +39,8 @@ def make_handler(service: Service, latency: Latency) -> RequestHandler:
 
     def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
         if method == "POST":
+            if path == SKIP_PATH:  # the one POST that is not DynamoDB's
+                return _skip(service, query)
             status, payload = handle_dynamodb(target, body)
             return Reply(status, JSON_CONTENT_TYPE, payload, delay())
         if method in ("GET", "HEAD"):
@@ -45,6 +48,28 @@ def make_handler(service: Service, latency: Latency) -> RequestHandler:
         return Reply(405, JSON_CONTENT_TYPE, _METHOD_NOT_ALLOWED.payload())
 
     return handle
+
+
+SKIP_PATH = "/_hotbench/skip"
+MAX_SKIP_S = 86_400.0
+
+
+def _skip(service: Service, query_string: str) -> Reply:
+    """Advance the emulator's clock with no traffic: a pause between repeats of a
+    playbook (10 minutes before a split for heat lands) need not be waited out when the
+    emulator runs in its own process, as it does for `hotbench up`. The same as
+    EmulatorServer.skip in-process; the physics sees the whole pause."""
+    query = {k: v[-1] for k, v in parse_qs(query_string).items()}
+    try:
+        seconds = float(query.get("seconds", ""))
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= MAX_SKIP_S:
+        return _json(
+            {"error": f"give ?seconds=S with 0 <= S <= {MAX_SKIP_S:.0f} (seconds to skip)"}, 400
+        )
+    service.skip(seconds)
+    return _json({"skipped_s": seconds, "now_s": round(service.state.now(), 3)})
 
 
 def _get(service: Service, path: str, query_string: str) -> Reply:

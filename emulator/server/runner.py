@@ -154,8 +154,8 @@ class EmulatorServer:
         return self.service.partitions_view(table)
 
     def skip(self, seconds: float) -> None:
-        """Advance the emulator's clock by `seconds` at once (tests: the 10-minute pauses
-        between badOnDemand repeats). Not exposed over HTTP."""
+        """Advance the emulator's clock by `seconds` at once (the 10-minute pauses
+        between badOnDemand repeats); over HTTP, POST /_hotbench/skip?seconds=S."""
         self.service.skip(seconds)
 
 

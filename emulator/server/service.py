@@ -141,7 +141,8 @@ class Service:
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
 
     def skip(self, seconds: float) -> None:
-        """Let `seconds` of emulator time pass at once, with no traffic (tests only)."""
+        """Let `seconds` of emulator time pass at once, with no traffic (a pause between
+        repeats not waited out: EmulatorServer.skip, POST /_hotbench/skip)."""
         self.state.skip(seconds)
 
     # dispatch --------------------------------------------------------------------------

@@ -71,8 +71,8 @@ class EmulatorState:
         return now
 
     def skip(self, seconds: float) -> None:
-        """Let `seconds` of emulator time pass at once, with no traffic (tests only: the
-        badOnDemand repeats need 10-minute pauses)."""
+        """Let `seconds` of emulator time pass at once, with no traffic (the pauses
+        between repeats, which the physics must see but nobody need wait for)."""
         with self.lock:
             self._offset += seconds
             self.tick()

@@ -116,3 +116,20 @@ def test_cli_parses_serve_options() -> None:
         "normal:4ms,1ms",
     )
     assert args.handler.__module__ == "console.commands.emulator"
+
+
+def test_skip_advances_the_clock_and_refuses_a_bad_amount(emu: EmulatorServer) -> None:
+    """POST /_hotbench/skip: the pauses between repeats of a run against an emulator in
+    its own process, skipped as EmulatorServer.skip does in-process."""
+    import httpx
+
+    url = f"{emu.endpoint_url}/_hotbench/skip"
+    before = emu.service.state.now()
+    reply = httpx.post(url, params={"seconds": 600})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["skipped_s"] == 600
+    assert emu.service.state.now() - before >= 600
+    for bad in ("-1", "lots", "1e9"):
+        refused = httpx.post(url, params={"seconds": bad})
+        assert refused.status_code == 400 and "seconds" in refused.json()["error"]
+    assert httpx.post(url).status_code == 400
