@@ -53,10 +53,20 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         await until(pilot, lambda: s.result is not None, 120)
         assert type(app.screen).__name__ == "ResultsScreen"
         meter = app.screen.query_one(CostMeter)
+        await until(pilot, lambda: meter.usd is not None)  # the screen's first 1 Hz poll
         assert meter.usd is not None and first is not None and meter.usd > first
         # the run screen shows the result's throttle rate, its charts drew the samples
         await pilot.press("3")
-        await pilot.pause(1.2)
+
+        def drawn_all() -> bool:  # the 1 Hz redraw has drawn every watched second
+            return all(
+                (w := s.latest_for(p.variant)) is not None
+                and len(p.query_one(TableChart).lines.get("accepted/s", []))
+                == len(w.samples("workers", p.variant))
+                for p in app.screen.query(TablePane)
+            )
+
+        await until(pilot, drawn_all)
         assert s.result is not None
         result = {(r.table, r.repeat): r.to_json() for r in s.result.runs}
         for pane in app.screen.query(TablePane):

@@ -83,13 +83,18 @@ async def test_the_palette_offers_every_action(tmp_path: Path) -> None:
         assert f"Show the {screen} screen" in titles
 
 
-def test_the_simulation_waits_the_pauses_as_the_run_will(tmp_path: Path) -> None:
+def test_the_simulation_sees_the_pauses_as_the_run_will(tmp_path: Path) -> None:
+    """Locally the emulator skips the rest of each pause on its clock, so the physics
+    sees whole pauses whatever --pause-scale says; on AWS a shortened pause shortens the
+    physics, and the simulation beside the run must be shortened the same way."""
     from console.tui.backend import Backend
     from console.workflow import load_settings
 
-    backend = Backend(load_settings(target="local", runs_dir=tmp_path))
     split = Path(__file__).with_name("split.yaml")
-    full = [r.to_json()["throttle_rate"] for r in backend.preview(split, 1.0).runs]
-    none = [r.to_json()["throttle_rate"] for r in backend.preview(split, 0.0).runs]
-    assert full[0] == none[0]
-    assert full[2] < none[2]  # the full pauses let the split for heat land before repeat 3
+    local = Backend(load_settings(target="local", runs_dir=tmp_path))
+    aws = Backend(load_settings(target="aws", runs_dir=tmp_path))
+    whole = [r.to_json()["throttle_rate"] for r in local.preview(split, 1.0).runs]
+    assert [r.to_json()["throttle_rate"] for r in local.preview(split, 0.0).runs] == whole
+    none = [r.to_json()["throttle_rate"] for r in aws.preview(split, 0.0).runs]
+    assert whole[0] == none[0]
+    assert whole[2] < none[2]  # the whole pauses let the split for heat land before repeat 3
