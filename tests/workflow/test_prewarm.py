@@ -9,12 +9,15 @@ import os
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from console.workflow import Hooks, WarmTarget, prewarm
+from console.workflow.bringup import table_state
 from console.workflow.settings import Settings
 from console.workflow.state import EmulatorProcess, RunState, StateStore, Status, Step
 from emulator.server import EmulatorServer
 from loadgen.live import LOCAL_CREDENTIALS
+from loadgen.playbook import load_playbook
 from loadgen.resultstore import make_client
 
 PLAYBOOK = """\
@@ -33,37 +36,39 @@ load:
 """
 
 
-def test_prewarm_raises_table_and_gsi_and_waits_until_active(tmp_path: Path) -> None:
+def _up_by_hand(tmp_path: Path, server: EmulatorServer) -> tuple[Settings, StateStore, Any]:
+    """The state `up` would leave for PLAYBOOK's table on `server`, made directly (this
+    test is about prewarm), with a client of that endpoint."""
     playbook = tmp_path / "warm.yaml"
     playbook.write_text(PLAYBOOK)
     settings = Settings(runs_dir=tmp_path / "runs")
+    client = make_client(server.endpoint_url, "us-east-1", LOCAL_CREDENTIALS)
+    spec = load_playbook(playbook).tables[0]
+    client.create_table(**spec.create_table_request("hb-w-od"))
+    store = StateStore(settings.runs_dir)
+    state = RunState(
+        run_id="hb-w",
+        target="local",
+        region="us-east-1",
+        playbook_path=str(playbook),
+        playbook_name="warm",
+        emulator=EmulatorProcess(
+            pid=os.getpid(),
+            port=int(server.endpoint_url.rsplit(":", 1)[1]),
+            scale=1.0,
+            started_at=datetime.now(UTC),
+            log_path="-",
+        ),
+    )
+    state.tables["od"] = table_state(spec, "hb-w-od")
+    state.record(Step.UP).status = Status.DONE
+    store.save(state)
+    return settings, store, client
+
+
+def test_prewarm_raises_table_and_gsi_and_waits_until_active(tmp_path: Path) -> None:
     with EmulatorServer(create_delay_s=0) as server:
-        client = make_client(server.endpoint_url, "us-east-1", LOCAL_CREDENTIALS)
-        from loadgen.playbook import load_playbook
-
-        spec = load_playbook(playbook).tables[0]
-        client.create_table(**spec.create_table_request("hb-w-od"))
-        store = StateStore(settings.runs_dir)
-        state = RunState(
-            run_id="hb-w",
-            target="local",
-            region="us-east-1",
-            playbook_path=str(playbook),
-            playbook_name="warm",
-            emulator=EmulatorProcess(
-                pid=os.getpid(),
-                port=int(server.endpoint_url.rsplit(":", 1)[1]),
-                scale=1.0,
-                started_at=datetime.now(UTC),
-                log_path="-",
-            ),
-        )
-        from console.workflow.bringup import table_state
-
-        state.tables["od"] = table_state(spec, "hb-w-od")
-        state.record(Step.UP).status = Status.DONE
-        store.save(state)
-
+        settings, store, client = _up_by_hand(tmp_path, server)
         said: list[str] = []
         progress: list[float | None] = []
 
@@ -121,34 +126,8 @@ def test_prewarm_raises_table_and_gsi_and_waits_until_active(tmp_path: Path) -> 
 def test_a_lower_warm_value_is_not_sent(tmp_path: Path) -> None:
     """Warm throughput can only be raised: asking for less than the table has is a no-op
     with a message, not an UpdateTable that AWS would refuse."""
-    playbook = tmp_path / "warm.yaml"
-    playbook.write_text(PLAYBOOK)
-    settings = Settings(runs_dir=tmp_path / "runs")
     with EmulatorServer(create_delay_s=0) as server:
-        client = make_client(server.endpoint_url, "us-east-1", LOCAL_CREDENTIALS)
-        from console.workflow.bringup import table_state
-        from loadgen.playbook import load_playbook
-
-        spec = load_playbook(playbook).tables[0]
-        client.create_table(**spec.create_table_request("hb-w-od"))
-        store = StateStore(settings.runs_dir)
-        state = RunState(
-            run_id="hb-w",
-            target="local",
-            region="us-east-1",
-            playbook_path=str(playbook),
-            playbook_name="warm",
-            emulator=EmulatorProcess(
-                pid=os.getpid(),
-                port=int(server.endpoint_url.rsplit(":", 1)[1]),
-                scale=1.0,
-                started_at=datetime.now(UTC),
-                log_path="-",
-            ),
-        )
-        state.tables["od"] = table_state(spec, "hb-w-od")
-        state.record(Step.UP).status = Status.DONE
-        store.save(state)
+        settings, _store, _client = _up_by_hand(tmp_path, server)
         said: list[str] = []
         prewarm(
             "hb-w",
