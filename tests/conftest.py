@@ -11,6 +11,13 @@ from loadgen.playbook import Playbook, parse_playbook
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYBOOKS = ROOT / "playbooks"
+BUILT_IN_CHECKS = [  # the built-in playbooks that carry criteria
+    "prelaunch-template.yaml",
+    "write-sharding.yaml",
+    "gsi-hot-key.yaml",
+    "warm-throughput.yaml",
+    "ondemand-max.yaml",
+]
 
 
 def make_playbook(

@@ -15,15 +15,7 @@ from loadgen.criteria import select
 from loadgen.keys import sampler_for
 from loadgen.playbook import load_playbook, parse_playbook
 from loadgen.runners import SimulatedRunner
-from tests.conftest import PLAYBOOKS
-
-BUILT_IN_CHECKS = [
-    "prelaunch-template.yaml",
-    "write-sharding.yaml",
-    "gsi-hot-key.yaml",
-    "warm-throughput.yaml",
-    "ondemand-max.yaml",
-]
+from tests.conftest import BUILT_IN_CHECKS, PLAYBOOKS
 
 
 def _one_table(table: dict[str, Any], attributes: dict[str, Any], phase: dict[str, Any]) -> Any:

@@ -14,15 +14,8 @@ import jsonschema
 import pytest
 
 from console.cli import main
-from tests.conftest import PLAYBOOKS, ROOT
+from tests.conftest import BUILT_IN_CHECKS, PLAYBOOKS, ROOT
 
-BUILT_IN_CHECKS = [
-    "prelaunch-template.yaml",
-    "write-sharding.yaml",
-    "gsi-hot-key.yaml",
-    "warm-throughput.yaml",
-    "ondemand-max.yaml",
-]
 SCHEMA = json.loads((ROOT / "docs" / "check-report.schema.json").read_text())
 
 # A small playbook whose second criterion cannot hold: the hot key throttles about half.
