@@ -195,26 +195,13 @@ def _writes(
     p: CapacityParams,
 ) -> None:
     units = write_units(table.item_size_bytes, p)
-    offered = rate * units
-    per_request = f"{_num(rate)} {phase.operation}s/s x {units} WCU"
     hot = hottest(table.partition_key.name, attrs, primary)
-    advice.checks.append(_partition_check(phase, index, "table", "write", hot, offered, p))
-    advice.checks += _table_limits(
-        phase, index, "table", "write", offered, per_request, table, None, p
-    )
+    _scope_checks(advice, table, None, phase, index, "write", rate, units, hot, p)
     for gsi in table.gsis:
         projected = KEYS_ONLY_BYTES if gsi.projection == "KEYS_ONLY" else table.item_size_bytes
-        g_units = write_units(projected, p)
-        g_offered = rate * g_units
-        scope = f"index {gsi.name}"
         g_hot = hottest(gsi.partition_key.name, attrs, primary)
-        advice.checks.append(
-            _partition_check(phase, index, scope, "write", g_hot, g_offered, p, gsi=True)
-        )
-        g_words = f"{_num(rate)} {phase.operation}s/s x {g_units} WCU"
-        advice.checks += _table_limits(
-            phase, index, scope, "write", g_offered, g_words, table, gsi.name, p
-        )
+        g_units = write_units(projected, p)
+        _scope_checks(advice, table, gsi.name, phase, index, "write", rate, g_units, g_hot, p)
 
 
 def _reads(
@@ -228,12 +215,34 @@ def _reads(
     p: CapacityParams,
 ) -> None:
     units = read_units(table.item_size_bytes, phase.consistent_read, p)
-    offered = rate * units
-    per_request = f"{_num(rate)} {phase.operation}s/s x {units:g} RCU"
     hot = hottest(table.partition_key.name, attrs, primary)
-    advice.checks.append(_partition_check(phase, index, "table", "read", hot, offered, p))
+    _scope_checks(advice, table, None, phase, index, "read", rate, units, hot, p)
+
+
+def _scope_checks(
+    advice: TableAdvice,
+    table: TableSpec,
+    gsi_name: str | None,
+    phase: Phase,
+    index: int,
+    kind: str,
+    rate: float,
+    units: float,
+    hot: HotKey,
+    p: CapacityParams,
+) -> None:
+    """The partition check and the table-level limits of one phase on the table or one
+    of its GSIs: the same arithmetic for both, so it is written once."""
+    scope = "table" if gsi_name is None else f"index {gsi_name}"
+    offered = rate * units
+    per_request = (
+        f"{_num(rate)} {phase.operation}s/s x {units:g} {'WCU' if kind == 'write' else 'RCU'}"
+    )
+    advice.checks.append(
+        _partition_check(phase, index, scope, kind, hot, offered, p, gsi=gsi_name is not None)
+    )
     advice.checks += _table_limits(
-        phase, index, "table", "read", offered, per_request, table, None, p
+        phase, index, scope, kind, offered, per_request, table, gsi_name, p
     )
 
 
