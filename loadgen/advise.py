@@ -22,23 +22,13 @@ from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.keys import sampler_for
 from loadgen.playbook import (
-    CompositeDist,
-    ConstantDist,
     Distribution,
-    MonotonicDist,
     Phase,
     Playbook,
     TableSpec,
     Throughput,
-    UniformDist,
-    UuidDist,
-    WeightedDist,
-    ZipfDist,
 )
 from loadgen.simulate import KEYS_ONLY_BYTES
-
-ZIPF_CHUNK = 1_000_000
-"""Harmonic sums of large Zipf counts are added in chunks to bound memory."""
 
 
 @dataclass(frozen=True)
@@ -409,49 +399,14 @@ def hottest(attribute: str, attrs: dict[str, Distribution], primary: list[str]) 
         if finite is None:
             return HotKey(attribute, "(unique per item)", 0.0)
         return HotKey(attribute, "(any one value, derived per item)", 1.0 / finite)
-    index, share = _hottest_index(dist)
-    if index is None:
+    try:
+        sampler = sampler_for(dist)
+    except ValueError:  # a composite with a never-repeating part: no value repeats
         return HotKey(attribute, "(unique per request)", 0.0)
-    return HotKey(attribute, str(sampler_for(dist).render(index)), share)
-
-
-def _hottest_index(dist: Distribution) -> tuple[int | None, float]:
-    """(index of the most frequent value, its probability); (None, 0) if none repeats."""
-    if isinstance(dist, WeightedDist):
-        values = list(dist.weights)
-        top = max(range(len(values)), key=lambda i: dist.weights[values[i]])
-        return top, dist.weights[values[top]] / sum(dist.weights.values())
-    if isinstance(dist, UniformDist):
-        return 0, 1.0 / dist.count
-    if isinstance(dist, ZipfDist):
-        return 0, 1.0 / _harmonic(dist.count, dist.s)
-    if isinstance(dist, ConstantDist):
-        return 0, 1.0
-    if isinstance(dist, UuidDist | MonotonicDist):
-        return None, 0.0
-    if isinstance(dist, CompositeDist):
-        # Parts are drawn independently, so the hottest value combines the hottest parts;
-        # indices combine as loadgen.keys does (mixed radix, first part most significant).
-        combined, share = 0, 1.0
-        for part in dist.parts.values():
-            part_index, part_share = _hottest_index(part)
-            finite = sampler_for(part).finite
-            if part_index is None or finite is None:
-                return None, 0.0
-            combined = combined * finite + part_index
-            share *= part_share
-        return combined, share
-    raise TypeError(f"unknown distribution {dist!r}")
-
-
-def _harmonic(count: int, s: float) -> float:
-    import numpy as np
-
-    total = 0.0
-    for start in range(1, count + 1, ZIPF_CHUNK):
-        ranks = np.arange(start, min(count, start + ZIPF_CHUNK - 1) + 1, dtype=np.float64)
-        total += float(np.sum(ranks**-s))
-    return total
+    if sampler.top is None:
+        return HotKey(attribute, "(unique per request)", 0.0)
+    index, share = sampler.top
+    return HotKey(attribute, str(sampler.render(index)), share)
 
 
 # --- words ----------------------------------------------------------------------------------
