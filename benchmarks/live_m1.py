@@ -31,16 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from loadgen.playbook import load_playbook  # noqa: E402
 from loadgen.simulate import simulate  # noqa: E402
+from tests.test_fidelity import M1_RATES  # noqa: E402  (the published figures, kept once)
 
 PLAYBOOK = "playbooks/hot-partition.yaml"
-M1_RATES = {  # published throttle rates, % (the figures the model is calibrated to)
-    ("bad", 1): 54.8,
-    ("good", 1): 0.0,
-    ("goodGsi", 1): 26.6,
-    ("badOnDemand", 1): 55.0,
-    ("badOnDemand", 2): 30.0,
-    ("badOnDemand", 3): 0.0,
-}
 
 
 def git(*args: str) -> str:

@@ -22,23 +22,13 @@ from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.keys import sampler_for
 from loadgen.playbook import (
-    CompositeDist,
-    ConstantDist,
     Distribution,
-    MonotonicDist,
     Phase,
     Playbook,
     TableSpec,
     Throughput,
-    UniformDist,
-    UuidDist,
-    WeightedDist,
-    ZipfDist,
 )
 from loadgen.simulate import KEYS_ONLY_BYTES
-
-ZIPF_CHUNK = 1_000_000
-"""Harmonic sums of large Zipf counts are added in chunks to bound memory."""
 
 
 @dataclass(frozen=True)
@@ -195,26 +185,13 @@ def _writes(
     p: CapacityParams,
 ) -> None:
     units = write_units(table.item_size_bytes, p)
-    offered = rate * units
-    per_request = f"{_num(rate)} {phase.operation}s/s x {units} WCU"
     hot = hottest(table.partition_key.name, attrs, primary)
-    advice.checks.append(_partition_check(phase, index, "table", "write", hot, offered, p))
-    advice.checks += _table_limits(
-        phase, index, "table", "write", offered, per_request, table, None, p
-    )
+    _scope_checks(advice, table, None, phase, index, "write", rate, units, hot, p)
     for gsi in table.gsis:
         projected = KEYS_ONLY_BYTES if gsi.projection == "KEYS_ONLY" else table.item_size_bytes
-        g_units = write_units(projected, p)
-        g_offered = rate * g_units
-        scope = f"index {gsi.name}"
         g_hot = hottest(gsi.partition_key.name, attrs, primary)
-        advice.checks.append(
-            _partition_check(phase, index, scope, "write", g_hot, g_offered, p, gsi=True)
-        )
-        g_words = f"{_num(rate)} {phase.operation}s/s x {g_units} WCU"
-        advice.checks += _table_limits(
-            phase, index, scope, "write", g_offered, g_words, table, gsi.name, p
-        )
+        g_units = write_units(projected, p)
+        _scope_checks(advice, table, gsi.name, phase, index, "write", rate, g_units, g_hot, p)
 
 
 def _reads(
@@ -228,12 +205,34 @@ def _reads(
     p: CapacityParams,
 ) -> None:
     units = read_units(table.item_size_bytes, phase.consistent_read, p)
-    offered = rate * units
-    per_request = f"{_num(rate)} {phase.operation}s/s x {units:g} RCU"
     hot = hottest(table.partition_key.name, attrs, primary)
-    advice.checks.append(_partition_check(phase, index, "table", "read", hot, offered, p))
+    _scope_checks(advice, table, None, phase, index, "read", rate, units, hot, p)
+
+
+def _scope_checks(
+    advice: TableAdvice,
+    table: TableSpec,
+    gsi_name: str | None,
+    phase: Phase,
+    index: int,
+    kind: str,
+    rate: float,
+    units: float,
+    hot: HotKey,
+    p: CapacityParams,
+) -> None:
+    """The partition check and the table-level limits of one phase on the table or one
+    of its GSIs: the same arithmetic for both, so it is written once."""
+    scope = "table" if gsi_name is None else f"index {gsi_name}"
+    offered = rate * units
+    per_request = (
+        f"{_num(rate)} {phase.operation}s/s x {units:g} {'WCU' if kind == 'write' else 'RCU'}"
+    )
+    advice.checks.append(
+        _partition_check(phase, index, scope, kind, hot, offered, p, gsi=gsi_name is not None)
+    )
     advice.checks += _table_limits(
-        phase, index, "table", "read", offered, per_request, table, None, p
+        phase, index, scope, kind, offered, per_request, table, gsi_name, p
     )
 
 
@@ -400,49 +399,14 @@ def hottest(attribute: str, attrs: dict[str, Distribution], primary: list[str]) 
         if finite is None:
             return HotKey(attribute, "(unique per item)", 0.0)
         return HotKey(attribute, "(any one value, derived per item)", 1.0 / finite)
-    index, share = _hottest_index(dist)
-    if index is None:
+    try:
+        sampler = sampler_for(dist)
+    except ValueError:  # a composite with a never-repeating part: no value repeats
         return HotKey(attribute, "(unique per request)", 0.0)
-    return HotKey(attribute, str(sampler_for(dist).render(index)), share)
-
-
-def _hottest_index(dist: Distribution) -> tuple[int | None, float]:
-    """(index of the most frequent value, its probability); (None, 0) if none repeats."""
-    if isinstance(dist, WeightedDist):
-        values = list(dist.weights)
-        top = max(range(len(values)), key=lambda i: dist.weights[values[i]])
-        return top, dist.weights[values[top]] / sum(dist.weights.values())
-    if isinstance(dist, UniformDist):
-        return 0, 1.0 / dist.count
-    if isinstance(dist, ZipfDist):
-        return 0, 1.0 / _harmonic(dist.count, dist.s)
-    if isinstance(dist, ConstantDist):
-        return 0, 1.0
-    if isinstance(dist, UuidDist | MonotonicDist):
-        return None, 0.0
-    if isinstance(dist, CompositeDist):
-        # Parts are drawn independently, so the hottest value combines the hottest parts;
-        # indices combine as loadgen.keys does (mixed radix, first part most significant).
-        combined, share = 0, 1.0
-        for part in dist.parts.values():
-            part_index, part_share = _hottest_index(part)
-            finite = sampler_for(part).finite
-            if part_index is None or finite is None:
-                return None, 0.0
-            combined = combined * finite + part_index
-            share *= part_share
-        return combined, share
-    raise TypeError(f"unknown distribution {dist!r}")
-
-
-def _harmonic(count: int, s: float) -> float:
-    import numpy as np
-
-    total = 0.0
-    for start in range(1, count + 1, ZIPF_CHUNK):
-        ranks = np.arange(start, min(count, start + ZIPF_CHUNK - 1) + 1, dtype=np.float64)
-        total += float(np.sum(ranks**-s))
-    return total
+    if sampler.top is None:
+        return HotKey(attribute, "(unique per request)", 0.0)
+    index, share = sampler.top
+    return HotKey(attribute, str(sampler.render(index)), share)
 
 
 # --- words ----------------------------------------------------------------------------------

@@ -41,6 +41,9 @@ class Sampler:
     """Number of distinct values, or None when values never repeat."""
     monotonic: bool = False
     kind: str = "S"
+    top: tuple[int, float] | None = None
+    """(index of the most frequent value, its probability), from the same weights the
+    draws use; None when values never repeat. `hotbench advise` reads it."""
 
 
 def _renderer(dist: UniformDist | ZipfDist | MonotonicDist) -> Callable[[int], Value]:
@@ -75,25 +78,30 @@ def sampler_for(dist: Distribution) -> Sampler:
         render_w: Callable[[int], Value] = (
             (lambda i: Decimal(values[int(i)])) if dist.type == "N" else (lambda i: values[int(i)])
         )
-        return Sampler(draw_weighted, render_w, len(values), kind=dist.type)
+        top_w = int(np.argmax(weights))
+        top_share = float(weights[top_w] / weights.sum())
+        return Sampler(draw_weighted, render_w, len(values), kind=dist.type, top=(top_w, top_share))
     if isinstance(dist, UniformDist):
         count = dist.count
 
         def draw_uniform(rng: np.random.Generator, n: int, seq: int) -> np.ndarray:
             return rng.integers(0, count, size=n, dtype=np.int64)
 
-        return Sampler(draw_uniform, _renderer(dist), count, kind=dist.type)
+        return Sampler(draw_uniform, _renderer(dist), count, kind=dist.type, top=(0, 1.0 / count))
     if isinstance(dist, ZipfDist):
         ranks = np.arange(1, dist.count + 1, dtype=np.float64)
         zcdf = np.cumsum(ranks**-dist.s)
         zcdf /= zcdf[-1]
+        # zcdf[0] is now rank 1's weight over the harmonic sum: the most frequent value's share.
 
         def draw_zipf(rng: np.random.Generator, n: int, seq: int) -> np.ndarray:
             return np.minimum(
                 np.searchsorted(zcdf, rng.random(n), side="right"), dist.count - 1
             ).astype(np.int64)
 
-        return Sampler(draw_zipf, _renderer(dist), dist.count, kind=dist.type)
+        return Sampler(
+            draw_zipf, _renderer(dist), dist.count, kind=dist.type, top=(0, float(zcdf[0]))
+        )
     if isinstance(dist, UuidDist):
 
         def draw_uuid(rng: np.random.Generator, n: int, seq: int) -> np.ndarray:
@@ -122,6 +130,7 @@ def sampler_for(dist: Distribution) -> Sampler:
             (lambda i: Decimal(value)) if dist.type == "N" else (lambda i: value),
             1,
             kind=dist.type,
+            top=(0, 1.0),
         )
     if isinstance(dist, CompositeDist):
         names = list(dist.parts)
@@ -152,7 +161,16 @@ def sampler_for(dist: Distribution) -> Sampler:
         total = 1
         for r in radices:
             total *= r
-        return Sampler(draw_composite, render_composite, total, kind=dist.type)
+        # Parts are drawn independently, so the hottest value combines the hottest parts
+        # (indices in the same mixed radix as draw_composite).
+        top_c, share_c = 0, 1.0
+        for part, radix in zip(parts, radices, strict=True):
+            assert part.top is not None  # finite parts only, checked above
+            top_c = top_c * radix + part.top[0]
+            share_c *= part.top[1]
+        return Sampler(
+            draw_composite, render_composite, total, kind=dist.type, top=(top_c, share_c)
+        )
     raise TypeError(f"unknown distribution {dist!r}")
 
 

@@ -27,6 +27,35 @@ def test_weighted_draws_match_weights() -> None:
     assert counts["O"] / 100_000 == pytest.approx(0.1, abs=0.01)
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"dist": "weighted", "weights": {"A": 5, "B": 70, "C": 25}},
+        {"dist": "zipf", "count": 200, "s": 1.1},
+        {
+            "dist": "composite",
+            "format": "{w}#{z}",
+            "parts": {
+                "w": {"dist": "weighted", "weights": {"x": 1, "y": 3}},
+                "z": {"dist": "zipf", "count": 50, "s": 1.2},
+            },
+        },
+    ],
+)
+def test_top_is_the_most_drawn_value_and_its_share(spec: dict[str, object]) -> None:
+    s = sampler_for(_dist(spec))
+    assert s.top is not None
+    index, share = s.top
+    idx = s.draw(np.random.default_rng(3), 200_000, 0)
+    counts = Counter(int(i) for i in idx)
+    assert counts.most_common(1)[0][0] == index
+    assert counts[index] / 200_000 == pytest.approx(share, abs=0.01)
+
+
+def test_top_is_none_for_never_repeating_values() -> None:
+    assert sampler_for(_dist({"dist": "uuid"})).top is None
+
+
 def test_uniform_renders_with_format_and_stays_in_range() -> None:
     s = sampler_for(_dist({"dist": "uniform", "count": 5000, "format": "SKU-{:05d}"}))
     idx = s.draw(np.random.default_rng(2), 50_000, 0)
