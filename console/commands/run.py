@@ -176,8 +176,9 @@ def up_run_down(
 
     settings = settings_from(args)
     hooks = hooks_for(console, args)
-    print_plan(plan(args.playbook, settings, up_options(args)), console)
-    state = up(args.playbook, settings, hooks, up_options(args))
+    options = up_options(args)
+    print_plan(plan(args.playbook, settings, options), console)
+    state = up(args.playbook, settings, hooks, options)
     try:
         on_result(run(state.run_id, settings, hooks, _run_options(args)))
     finally:
