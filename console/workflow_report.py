@@ -57,11 +57,17 @@ def print_plan(report: PlanReport, console: Console) -> None:
     print_cost_lines(report.lines, console)
     verb = "would cost on AWS" if report.hypothetical else "estimated cost"
     console.print(f"[bold]{verb}: ${report.estimated_cost_usd:,.2f}[/]")
+    _print_prices_and_notes(report, console)
+
+
+def _print_prices_and_notes(priced: PlanReport | CostTally, console: Console) -> None:
+    """Where the prices came from and what was left unpriced: the same footer for the plan
+    and the tally, so the two read alike."""
     console.print(
-        f"prices: {report.prices_region} as of {report.prices_as_of} ({report.prices_source})",
+        f"prices: {priced.prices_region} as of {priced.prices_as_of} ({priced.prices_source})",
         highlight=False,
     )
-    for note in report.notes:
+    for note in priced.notes:
         console.print(f"note: {note}", highlight=False)
 
 
@@ -88,12 +94,7 @@ def print_tally(tally: CostTally, console: Console) -> None:
     console.print(f"run {tally.run_id} ({tally.target}): {head}")
     print_cost_lines(tally.lines, console)
     console.print(f"[bold]total: ${tally.total_usd:,.4f}[/]")
-    console.print(
-        f"prices: {tally.prices_region} as of {tally.prices_as_of} ({tally.prices_source})",
-        highlight=False,
-    )
-    for note in tally.notes:
-        console.print(f"note: {note}", highlight=False)
+    _print_prices_and_notes(tally, console)
 
 
 def print_down(report: DownReport, console: Console) -> None:

@@ -8,6 +8,7 @@ import argparse
 from rich.console import Console
 
 from console.commands.workflow import (
+    add_seed_items_argument,
     add_settings_arguments,
     add_up_arguments,
     settings_from,
@@ -74,11 +75,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="share of each pause between repeats waited in real time (default 1; the "
         "emulator runs in its own process, so a shorter pause shortens the physics too)",
     )
-    parser.add_argument(
-        "--seed-items",
-        type=int,
-        default=None,
-        metavar="N",
-        help="seed at most N items per table (default: the playbook's seed_items)",
-    )
+    add_seed_items_argument(parser)
     parser.set_defaults(handler=handle)

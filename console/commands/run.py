@@ -22,6 +22,7 @@ from rich.console import Console
 from console import exitcodes
 from console.commands.emulator import memory_bound
 from console.commands.workflow import (
+    add_seed_items_argument,
     add_settings_arguments,
     add_up_arguments,
     hooks_for,
@@ -176,8 +177,9 @@ def up_run_down(
 
     settings = settings_from(args)
     hooks = hooks_for(console, args)
-    print_plan(plan(args.playbook, settings, up_options(args)), console)
-    state = up(args.playbook, settings, hooks, up_options(args))
+    options = up_options(args)
+    print_plan(plan(args.playbook, settings, options), console)
+    state = up(args.playbook, settings, hooks, options)
     try:
         on_result(run(state.run_id, settings, hooks, _run_options(args)))
     finally:
@@ -208,13 +210,7 @@ def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bo
         "so 0 runs without waiting and with the same physics; with "
         "--endpoint or --run it shortens the pause itself",
     )
-    parser.add_argument(
-        "--seed-items",
-        type=int,
-        default=None,
-        metavar="N",
-        help="seed at most N items per table (default: the playbook's seed_items)",
-    )
+    add_seed_items_argument(parser)
     parser.add_argument(
         "--endpoint",
         metavar="URL",

@@ -124,6 +124,17 @@ def _checked_size(text: str | None) -> str | None:
     return text
 
 
+def add_seed_items_argument(parser: argparse._ActionsContainer) -> None:
+    """--seed-items, one definition for `hotbench run`, `check --mode live` and `console`."""
+    parser.add_argument(
+        "--seed-items",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seed at most N items per table (default: the playbook's seed_items)",
+    )
+
+
 def add_up_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes / Fargate tasks")
     parser.add_argument(

@@ -80,6 +80,13 @@ def _provisioned(read: float, write: float) -> float:
     return read * prices.PROVISIONED_RCU_HOUR + write * prices.PROVISIONED_WCU_HOUR
 
 
+def provisioned_units(table: TableSpec) -> tuple[int, int]:
+    """Read and write capacity of a table and its GSIs together: each unit is billed alike."""
+    read = (table.read_capacity or 0) + sum(g.read_capacity or 0 for g in table.gsis)
+    write = (table.write_capacity or 0) + sum(g.write_capacity or 0 for g in table.gsis)
+    return read, write
+
+
 def _table(address: str, after: Mapping[str, Any], est: CostEstimate) -> None:
     name = after.get("name") or address
     if after.get("billing_mode", "PROVISIONED") == "PROVISIONED":
@@ -178,9 +185,7 @@ def run_cost(table: TableSpec, run: RunResult) -> float:
     """
     hours = run.duration_s / 3600.0
     if table.billing_mode == "PROVISIONED":
-        read = (table.read_capacity or 0) + sum(g.read_capacity or 0 for g in table.gsis)
-        write = (table.write_capacity or 0) + sum(g.write_capacity or 0 for g in table.gsis)
-        return _provisioned(read, write) * hours
+        return _provisioned(*provisioned_units(table)) * hours
     totals = run.totals()
     writes = sum(p.counts.succeeded for p in run.phases if p.operation in ("put", "update"))
     index_units = sum(

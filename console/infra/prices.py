@@ -23,6 +23,9 @@ SOURCE: Final = (
 )
 HOURS_PER_MONTH: Final = 730.0
 """AWS's convention for monthly prices turned hourly (https://aws.amazon.com/calculator/)."""
+DASHBOARD_MONTH: Final = 3.0
+"""A CloudWatch dashboard past the account's first three, per month, us-east-1 (a name of
+its own because the Terraform cost estimate reads it and PriceTable's field may be None)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ US_EAST_1: Final = PriceTable(
     on_demand_per_million_read_units=0.125,
     fargate_vcpu_hour={"X86_64": 0.04048, "ARM64": 0.03238},
     fargate_gb_hour={"X86_64": 0.004445, "ARM64": 0.00356},
-    dashboard_month=3.0,
+    dashboard_month=DASHBOARD_MONTH,
     get_metric_data_per_1000_metrics=0.01,
     contributor_insights_rule_month=0.50,  # unverified (docs/reference.md#prices)
     contributor_insights_per_million_events=0.03,  # unverified
@@ -91,4 +94,3 @@ ON_DEMAND_PER_MILLION_WRITE_UNITS: Final = US_EAST_1.on_demand_per_million_write
 ON_DEMAND_PER_MILLION_READ_UNITS: Final = US_EAST_1.on_demand_per_million_read_units
 FARGATE_VCPU_HOUR: Final = US_EAST_1.fargate_vcpu_hour
 FARGATE_GB_HOUR: Final = US_EAST_1.fargate_gb_hour
-DASHBOARD_MONTH: Final = 3.0

@@ -109,24 +109,19 @@ def price_usage(usage: BilledUsage, prices: PriceTable) -> tuple[list[CostLine],
     lines: list[CostLine] = []
     notes: list[str] = []
     for p in usage.provisioned:
-        if p.write_capacity:
-            lines.append(
-                _line(
-                    f"{p.name}: {p.write_capacity:,.0f} WCU x {p.hours:,.4g} h",
-                    p.write_capacity * p.hours,
-                    "WCU-hour",
-                    prices.provisioned_wcu_hour,
+        for units, unit, price in (
+            (p.write_capacity, "WCU", prices.provisioned_wcu_hour),
+            (p.read_capacity, "RCU", prices.provisioned_rcu_hour),
+        ):
+            if units:
+                lines.append(
+                    _line(
+                        f"{p.name}: {units:,.0f} {unit} x {p.hours:,.4g} h",
+                        units * p.hours,
+                        f"{unit}-hour",
+                        price,
+                    )
                 )
-            )
-        if p.read_capacity:
-            lines.append(
-                _line(
-                    f"{p.name}: {p.read_capacity:,.0f} RCU x {p.hours:,.4g} h",
-                    p.read_capacity * p.hours,
-                    "RCU-hour",
-                    prices.provisioned_rcu_hour,
-                )
-            )
     if usage.write_request_units:
         lines.append(
             _line(

@@ -112,26 +112,23 @@ def client(state: RunState) -> Any:
     return make_client(state.emulator.endpoint, state.region, LOCAL_CREDENTIALS)
 
 
-def partitions(emu: EmulatorProcess, table: str) -> dict[str, Any] | None:
-    """The emulator's partition map of `table` (None when it cannot be read)."""
+def _view(emu: EmulatorProcess, path: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """One of the emulator's /_hotbench JSON views; None when it cannot be read, since these
+    only feed displays and pre-warming decisions that go on without them."""
     try:
-        response = httpx.get(
-            emu.endpoint + "/_hotbench/partitions", params={"table": table}, timeout=5
-        )
+        response = httpx.get(emu.endpoint + path, params=params, timeout=5)
         response.raise_for_status()
         data: dict[str, Any] = response.json()
         return data
     except (httpx.HTTPError, ValueError):
         return None
+
+
+def partitions(emu: EmulatorProcess, table: str) -> dict[str, Any] | None:
+    """The emulator's partition map of `table` (None when it cannot be read)."""
+    return _view(emu, "/_hotbench/partitions", {"table": table})
 
 
 def metrics(emu: EmulatorProcess, seconds: int = 5) -> dict[str, Any] | None:
-    try:
-        response = httpx.get(
-            emu.endpoint + "/_hotbench/metrics", params={"seconds": seconds}, timeout=5
-        )
-        response.raise_for_status()
-        data: dict[str, Any] = response.json()
-        return data
-    except (httpx.HTTPError, ValueError):
-        return None
+    """The emulator's per-second metrics of the last `seconds` (None when unreadable)."""
+    return _view(emu, "/_hotbench/metrics", {"seconds": seconds})

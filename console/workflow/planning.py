@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from console.infra.cost import provisioned_units
 from console.infra.prices import HOURS_PER_MONTH, PriceTable, price_table
 from console.workflow.costing import (
     BilledUsage,
@@ -58,8 +59,7 @@ def _raises_warm(spec: TableSpec) -> bool:
 def table_per_hour(spec: TableSpec, prices: PriceTable) -> float:
     if spec.billing_mode != "PROVISIONED":
         return 0.0
-    wcu = (spec.write_capacity or 0) + sum(g.write_capacity or 0 for g in spec.gsis)
-    rcu = (spec.read_capacity or 0) + sum(g.read_capacity or 0 for g in spec.gsis)
+    rcu, wcu = provisioned_units(spec)
     return wcu * prices.provisioned_wcu_hour + rcu * prices.provisioned_rcu_hour
 
 
@@ -154,16 +154,11 @@ def make_plan(
                 )
     setup_s = SETUP_S[target]
     up_hours = (load_s + pauses_s + setup_s) / 3600
-    usage.provisioned = [
-        ProvisionedUse(
-            t.name,
-            (t.write_capacity or 0) + sum(g.write_capacity or 0 for g in t.gsis),
-            (t.read_capacity or 0) + sum(g.read_capacity or 0 for g in t.gsis),
-            up_hours,
-        )
-        for t in tables
-        if t.billing_mode == "PROVISIONED"
-    ]
+    usage.provisioned = []
+    for spec, table in zip(specs, tables, strict=True):
+        if spec.billing_mode == "PROVISIONED":
+            read, write = provisioned_units(spec)
+            usage.provisioned.append(ProvisionedUse(table.name, write, read, up_hours))
     usage.dashboard_hours = up_hours
     usage.contributor_insights_rule_hours = sum(
         (2 if t.sort_key is None else 4) * up_hours for t in specs if t.contributor_insights
