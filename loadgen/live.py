@@ -70,6 +70,32 @@ class LiveOptions:
     """The in-process emulator's memory bound in bytes (None: its default share of the
     machine); a run that reaches it stops as partial with the emulator's message."""
 
+    def plan(
+        self,
+        run_id: str,
+        playbook: Playbook,
+        variant: str,
+        table_name: str,
+        repeat: int,
+        endpoint: str | None,
+    ) -> RunPlan:
+        """The run plan of one table run driven with these options (the one-shot run and
+        the workflow's `run` step both make theirs here)."""
+        return RunPlan(
+            run_id,
+            playbook,
+            variant,
+            table_name,
+            repeat=repeat,
+            scale=self.scale,
+            workers=self.workers,
+            endpoint=endpoint,
+            region=self.region,
+            timeout_s=self.timeout_s,
+            concurrency=self.concurrency,
+            drain_s=self.drain_s,
+        )
+
 
 def new_run_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d%H%M%S}-{secrets.token_hex(2)}"
@@ -192,19 +218,13 @@ def run_playbook(
                 for repeat in range(1, spec_run.repeats + 1):
                     if repeat > 1 and spec_run.pause_s > 0:
                         pause(spec_run.pause_s, options.pause_scale, skip, say)
-                    plan = RunPlan(
+                    plan = options.plan(
                         f"{run_id}-{spec.name}-{repeat}",
                         playbook,
                         spec.name,
                         table_name,
-                        repeat=repeat,
-                        scale=options.scale,
-                        workers=options.workers,
-                        endpoint=endpoint,
-                        region=options.region,
-                        timeout_s=options.timeout_s,
-                        concurrency=options.concurrency,
-                        drain_s=options.drain_s,
+                        repeat,
+                        endpoint,
                     )
                     say(f"running {spec.name} #{repeat} with {options.workers} workers")
                     run = run_one(

@@ -97,7 +97,6 @@ class TableRunner:
     def run(self, table_run: TableRun) -> None:
         from loadgen.coordinator import FleetOptions
         from loadgen.live import LiveOptions, pause, polled_memory_check, run_one
-        from loadgen.messages import RunPlan
 
         state, hooks = self.state, self.hooks
         if table_run.status == Status.RUNNING:
@@ -128,19 +127,8 @@ class TableRunner:
         )
         if self.options.timeout_s is not None:
             live.timeout_s = self.options.timeout_s
-        plan = RunPlan(
-            table_run.fleet_run_id,
-            self.playbook,
-            spec.name,
-            table.name,
-            repeat=table_run.repeat,
-            scale=state.scale,
-            workers=state.workers,
-            endpoint=endpoint,
-            region=state.region,
-            timeout_s=live.timeout_s,
-            concurrency=live.concurrency,
-            drain_s=live.drain_s,
+        plan = live.plan(
+            table_run.fleet_run_id, self.playbook, spec.name, table.name, table_run.repeat, endpoint
         )
         hooks.say(f"running {table_run.label} with {state.workers} workers")
         try:
