@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 from console.infra.prices import HOURS_PER_MONTH, PriceTable
 from console.workflow.reports import CostLine
+from emulator.params import DEFAULT_PARAMS
+from emulator.units import read_units, write_units
 
 SECONDS_PER_HOUR = 3600.0
 FARGATE_MINIMUM_S = 60.0
@@ -82,15 +84,14 @@ def warm_excess(
 
 
 def read_request_units(reads: int, item_bytes: int = 1, strongly_consistent: bool = False) -> float:
-    """On-demand read units of `reads` reads: one unit per 4 KB strongly consistent, half
-    that eventually consistent (https://aws.amazon.com/dynamodb/pricing/on-demand/)."""
-    per_read = max(1, -(-item_bytes // 4096))
-    return reads * per_read * (1.0 if strongly_consistent else 0.5)
+    """On-demand read units of `reads` reads, billed as the model charges them
+    (emulator.units: one unit per 4 KB strongly consistent, half that eventually)."""
+    return reads * read_units(item_bytes, strongly_consistent, DEFAULT_PARAMS)
 
 
 def write_request_units(writes: int, item_bytes: int = 1) -> float:
-    """On-demand write units: one per 1 KB of item, rounded up, per standard write."""
-    return float(writes * max(1, -(-item_bytes // 1024)))
+    """On-demand write units of `writes` standard writes (emulator.units: one per 1 KB)."""
+    return float(writes * write_units(item_bytes, DEFAULT_PARAMS))
 
 
 def _line(what: str, quantity: float, unit: str, price: float, note: str | None = None) -> CostLine:
