@@ -13,6 +13,7 @@ import uuid
 from typing import Any, Final
 
 from emulator.model import ModelError
+from emulator.params import DEFAULT_PARAMS
 from emulator.server.keystore import STORES, make_store
 from emulator.server.protocol import (
     check_name,
@@ -331,9 +332,12 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     return {"TableDescription": describe(state, table, now)}
 
 
-ON_DEMAND_INITIAL_WARM: Final = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000}
+ON_DEMAND_INITIAL_WARM: Final = {
+    "ReadUnitsPerSecond": DEFAULT_PARAMS.ondemand_initial_rcu,
+    "WriteUnitsPerSecond": DEFAULT_PARAMS.ondemand_initial_wcu,
+}
 """[AWS] a new on-demand table's or index's warm throughput, the least that may be asked
-for (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html;
+for: the model's own figures, unscaled (an API rule on the numbers a client sends) (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html;
 docs/reference.md, Warm throughput)."""
 
 
