@@ -63,7 +63,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     types = attribute_types(req)
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
     now = state.tick()
-    gsis = index_defs(req, types, now + state.create_delay_s)
+    gsis = index_defs(req, types, now + state.create_delay_s, schema.names)
     used = set(schema.names) | {n for g in gsis.values() for n in g.schema.names}
     for lsi in member(req, "LocalSecondaryIndexes", list, default=[]):
         if isinstance(lsi, dict):
@@ -315,7 +315,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         )
     _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
     types = attribute_types(new)
-    gsis = index_defs(new, types, now + state.create_delay_s, table.gsis)
+    gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
     table.store.set_indexes(*index_attributes(gsis))
     from emulator.tableconfig import ConfigError, TableConfig
 
