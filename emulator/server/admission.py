@@ -70,14 +70,12 @@ def location(schema: KeySchema, item: Item) -> tuple[int, Any]:
     return pk_hash, sort_position(typed(item[schema.sk.name]))
 
 
-def projected(index: IndexDef, table: Table, item: Item) -> Item:
+def projected(index: IndexDef, item: Item) -> Item:
     """The part of an item a GSI holds: its projection (the index and table keys, and
     for INCLUDE the named attributes), what a write to it and a read of it are sized on."""
     if index.projection == "ALL":
         return item
-    keep = set(table.schema.names) | set(index.schema.names)
-    if index.projection == "INCLUDE":
-        keep |= set(index.non_key)
+    keep = index.kept
     return {k: v for k, v in item.items() if k in keep}
 
 
@@ -133,13 +131,7 @@ def _gsi_write(
     everything = index.projection == "ALL"
     key_changed = False
     if old_in and new_in and changed is not None:
-        if everything:
-            touched = bool(changed)
-        else:
-            kept = set(index.schema.names) | set(table.schema.names)
-            if index.projection == "INCLUDE":
-                kept |= set(index.non_key)
-            touched = not changed.isdisjoint(kept)
+        touched = bool(changed) if everything else not changed.isdisjoint(index.kept)
         if not touched:
             # [AWS] a table write that changes nothing the index holds writes nothing to it.
             return None
@@ -154,7 +146,7 @@ def _gsi_write(
     else:
         source = new if new_in else old
         assert source is not None
-        size = item_size(projected(index, table, source))
+        size = item_size(projected(index, source))
     units = gsi_write_units(old_in, new_in, key_changed, size, params)
     where = new if new_in else old
     assert where is not None

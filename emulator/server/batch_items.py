@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from emulator.itemsize import item_size
 from emulator.server.admission import Charge, location
 from emulator.server.charging import charge_read, charge_write, consumed_capacity, throttle_error
 from emulator.server.expr_parse import Path
@@ -15,14 +14,13 @@ from emulator.server.items import sort_value
 from emulator.server.legacy import uses_expressions
 from emulator.server.members import (
     check_key_sizes,
-    check_size,
     consumed_mode,
     item_member,
     placeholders_of,
     projection_of,
 )
 from emulator.server.protocol import DynamoError, member, serialization, validation
-from emulator.server.single_item import check_index_keys, key_member
+from emulator.server.single_item import checked_put, key_member
 from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
@@ -45,7 +43,7 @@ def _request_items(req: dict[str, Any]) -> dict[str, Any]:
 
 def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     mode = consumed_mode(req)
-    plan: list[tuple[Table, dict[str, Any], Item, Item | None]] = []
+    plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]] = []
     total = 0
     for name, writes in _request_items(req).items():
         table = state.table(name)
@@ -63,22 +61,17 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
                 )
             ((kind, body),) = write.items()
             if kind == "PutRequest" and isinstance(body, dict):
-                item = item_member(body, "Item")
-                table.store.validate_item_keys(item)
-                check_key_sizes(table.schema, item)
-                if table.gsis:
-                    check_index_keys(table, item)
-                check_size(item)
-                key, new = table.schema.key_of(item), item
+                new = item_member(body, "Item")
+                key, new_size = checked_put(table, new)
             elif kind == "DeleteRequest" and isinstance(body, dict):
-                key, new = key_member(table, body), None
+                key, new, new_size = key_member(table, body), None, 0
             else:
                 raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
             ident = tuple(repr(sort_value(key[n])) for n in table.schema.names)
             if ident in seen:
                 raise validation("Provided list of item keys contains duplicates")
             seen.add(ident)
-            plan.append((table, write, key, new))
+            plan.append((table, write, key, new, new_size))
     if total > MAX_BATCH_WRITE:
         raise validation(
             "1 validation error detected: Value at 'requestItems' failed to "
@@ -96,14 +89,13 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     memory.admit_new_items(
         sum(
             1
-            for table, _w, key, new in plan
+            for table, _w, key, new, _size in plan
             if new is not None and memory.bounds(table.store.count) and not table.store.holds(key)
         )
     )
-    for table, write, key, new in plan:
+    for table, write, key, new, new_size in plan:
         store = table.store
         old, old_size = store.get_for_write(key)
-        new_size = item_size(new) if new is not None else 0
         model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
         decision, charge = charge_write(
             state, table, key, model_old, new, now, True, old_size, new_size

@@ -13,6 +13,7 @@ import uuid
 from typing import Any, Final
 
 from emulator.model import ModelError
+from emulator.params import DEFAULT_PARAMS
 from emulator.server.keystore import STORES, make_store
 from emulator.server.protocol import (
     check_name,
@@ -62,7 +63,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     types = attribute_types(req)
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
     now = state.tick()
-    gsis = index_defs(req, types, now + state.create_delay_s)
+    gsis = index_defs(req, types, now + state.create_delay_s, schema.names)
     used = set(schema.names) | {n for g in gsis.values() for n in g.schema.names}
     for lsi in member(req, "LocalSecondaryIndexes", list, default=[]):
         if isinstance(lsi, dict):
@@ -314,7 +315,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         )
     _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
     types = attribute_types(new)
-    gsis = index_defs(new, types, now + state.create_delay_s, table.gsis)
+    gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
     table.store.set_indexes(*index_attributes(gsis))
     from emulator.tableconfig import ConfigError, TableConfig
 
@@ -331,9 +332,12 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     return {"TableDescription": describe(state, table, now)}
 
 
-ON_DEMAND_INITIAL_WARM: Final = {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000}
+ON_DEMAND_INITIAL_WARM: Final = {
+    "ReadUnitsPerSecond": DEFAULT_PARAMS.ondemand_initial_rcu,
+    "WriteUnitsPerSecond": DEFAULT_PARAMS.ondemand_initial_wcu,
+}
 """[AWS] a new on-demand table's or index's warm throughput, the least that may be asked
-for (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html;
+for: the model's own figures, unscaled (an API rule on the numbers a client sends) (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html;
 docs/reference.md, Warm throughput)."""
 
 

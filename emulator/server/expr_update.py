@@ -202,13 +202,22 @@ def apply_update(actions: list[Node], item: Item | None, key_names: tuple[str, .
     """The item after an update expression (a new dict; `item` is not modified). Every
     value is computed from the item as it was before the update, as DynamoDB does."""
     before = item
-    after: Item = copy.deepcopy(item) if item is not None else {}
+    # A shallow copy, not a deep one of the whole item per UpdateItem: an action at a
+    # top-level name replaces its value outright (through `_assign`/`_remove`, never in
+    # place), so only an attribute a path goes inside (a.b, l[0]), whose map or list is
+    # changed in place, is copied deeply; `item` stays as it was (ALL_OLD answers it).
+    after: Item = dict(item) if item is not None else {}
     for action in actions:
         path = action[1]
         if isinstance(path[0], str) and path[0] in key_names:
             raise invalid_parameter(
                 f"Cannot update attribute {path[0]}. This attribute is part of the key"
             )
+    for action in actions:
+        path = action[1]
+        top = path[0]
+        if len(path) > 1 and isinstance(top, str) and top in after:
+            after[top] = copy.deepcopy(after[top])
     values = [(_set_value(a[2], before) if a[0] == "set" else None) for a in actions]
     # [AWS UpdateExpression SET, "Adding elements to a list"]: elements set past a list's
     # end are appended "in order by element number", whatever order the SET lists them.

@@ -88,7 +88,9 @@ def check_key_value(key: KeyDef, value: AttributeValue | None, member: str) -> N
         raise invalid_parameter(
             f"Type mismatch for key {key.name} expected: {key.type} actual: {kind}"
         )
-    if typed(value) in ("", b""):
+    # A number is never empty (and its Decimal, made here, would be thrown away: this
+    # runs for every key of every request).
+    if kind != "N" and typed(value) in ("", b""):
         raise invalid_parameter(
             f"The AttributeValue for a key attribute cannot contain an "
             f"empty {'string' if key.type == 'S' else 'binary'} value. "

@@ -39,6 +39,12 @@ STYLES: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     ),
 }
 """Per kind of request: its expression parameters and its legacy (non-expression) ones."""
+_USING_VALUES: Final = {
+    kind: tuple(name for name in expressions if name != "ProjectionExpression")
+    for kind, (expressions, _legacy) in STYLES.items()
+}
+"""Per kind: the expression parameters that can use ExpressionAttributeValues (made once,
+not per request)."""
 OPERATORS: Final = (
     "EQ",
     "NE",
@@ -83,7 +89,7 @@ def uses_expressions(req: dict[str, Any], kind: str) -> bool:
             )
     elif req.get("ExpressionAttributeNames") is not None:
         raise validation("ExpressionAttributeNames can only be specified when using expressions")
-    using_values = [name for name in expressions if name != "ProjectionExpression"]
+    using_values = _USING_VALUES[kind]
     if (
         using_values
         and req.get("ExpressionAttributeValues") is not None

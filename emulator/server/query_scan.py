@@ -237,7 +237,7 @@ def _page(
             # [AWS] an index holds only its projected attributes: a read of a KEYS_ONLY
             # or INCLUDE index returns them and is charged on their size (exact under the
             # keys store too, which keeps every key and INCLUDE attribute).
-            item = projected(gsi, table, item)
+            item = projected(gsi, item)
             item_bytes = item_size(item)
         scanned.append(item)
         size += item_bytes  # the stored size: what DynamoDB reads, whatever the store keeps

@@ -113,19 +113,24 @@ def _write_one(
     return finish(out, mode, table, charge)
 
 
-def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    plain = _is_plain(req, PLAIN_PUT)
-    item = item_member(req, "Item")
+def checked_put(table: Table, item: Item) -> tuple[Item, int]:
+    """An item to put (PutItem, or a BatchWriteItem's PutRequest): its table and index
+    keys checked and its size within the limit; its key and its size, measured once."""
     table.store.validate_item_keys(item)
     check_key_sizes(table.schema, item)
     if table.gsis:
         check_index_keys(table, item)
     size = check_size(item)
+    return table.schema.key_of(item), size
+
+
+def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    table = state.table(table_name(req))
+    plain = _is_plain(req, PLAIN_PUT)
+    item = item_member(req, "Item")
+    key, size = checked_put(table, item)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    return _write_one(
-        state, table, table.schema.key_of(item), item, size, options, consumed_mode(req)
-    )
+    return _write_one(state, table, key, item, size, options, consumed_mode(req))
 
 
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:

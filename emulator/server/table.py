@@ -27,6 +27,10 @@ class IndexDef:
     projection: str
     non_key: tuple[str, ...]
     ready_at: float
+    kept: frozenset[str]
+    """The attributes its projection holds beside ALL's: the table's and the index's keys,
+    and for INCLUDE its NonKeyAttributes. Made once here, as every overwrite of a table
+    with a KEYS_ONLY or INCLUDE index asks for it."""
 
 
 @dataclass
@@ -143,9 +147,10 @@ def index_defs(
     request: dict[str, Any],
     types: dict[str, str],
     ready_at: float,
+    table_keys: tuple[str, ...],
     old: dict[str, IndexDef] | None = None,
 ) -> dict[str, IndexDef]:
-    """The GSIs of a CreateTable-shaped request."""
+    """The GSIs of a CreateTable-shaped request of a table keyed on `table_keys`."""
     out: dict[str, IndexDef] = {}
     for raw in request.get("GlobalSecondaryIndexes") or []:
         if not isinstance(raw, dict) or not isinstance(raw.get("IndexName"), str):
@@ -164,7 +169,15 @@ def index_defs(
         if not isinstance(non_key, list) or not all(isinstance(a, str) for a in non_key):
             raise validation("NonKeyAttributes must be a list of attribute names")
         previous = (old or {}).get(name)
+        kept = frozenset(table_keys) | frozenset(schema.names)
+        if ptype == "INCLUDE":
+            kept |= frozenset(non_key)
         out[name] = IndexDef(
-            name, schema, str(ptype), tuple(non_key), previous.ready_at if previous else ready_at
+            name,
+            schema,
+            str(ptype),
+            tuple(non_key),
+            previous.ready_at if previous else ready_at,
+            kept,
         )
     return out
