@@ -105,7 +105,7 @@ class Watcher:
             else:
                 workers = status
         if state.target == "local":
-            samples += self._emulator(state)
+            samples += self._emulator(state, flush=finished)
         else:
             try:
                 samples += self._cloudwatch_samples(state)
@@ -200,7 +200,10 @@ class Watcher:
             self.worker_done[table_run.fleet_run_id] = t
         return samples, status
 
-    def _emulator(self, state: RunState) -> list[IndexSample]:
+    def _emulator(self, state: RunState, flush: bool = False) -> list[IndexSample]:
+        """The emulator's complete seconds not yet sent; with `flush` (the run is over, no
+        more traffic comes) the current second too, or a short run's last second would
+        never be sent."""
         emu = state.emulator
         if emu is None or emu.stopped_at is not None:
             return []
@@ -220,7 +223,7 @@ class Watcher:
                 done = self.emulator_done.get(key, -1)
                 for second in index.get("seconds", []):
                     t = int(second["t"])
-                    if t <= done or t >= int(now_s):  # the current second is not over
+                    if t <= done or (t >= int(now_s) and not flush):  # the second goes on
                         continue
                     out.append(
                         IndexSample(

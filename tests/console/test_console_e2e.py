@@ -14,7 +14,7 @@ from console.tui.backend import Backend
 from console.tui.screens.dialogs import Question
 from console.tui.screens.run import TablePane
 from console.tui.widgets.cost_meter import CostMeter
-from console.tui.widgets.table_chart import TableChart
+from console.tui.widgets.table_chart import TableChart, in_run
 from console.tui.widgets.throttle_rate import ThrottleRate
 from console.workflow import RunOptions, UpOptions
 
@@ -81,7 +81,7 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
             # the emulator's seconds from T0 on (before it, the table took the seeding)
             assert watched.go_at is not None
             endpoint = [
-                x for x in watched.samples("emulator", pane.variant) if x.start >= watched.go_at
+                x for x in watched.samples("emulator", pane.variant) if in_run(x, watched.go_at)
             ]
             assert chart.lines["accepted/s"] == [x.accepted for x in workers]
             assert chart.lines["throttled/s"] == [x.throttled for x in workers]

@@ -3,6 +3,8 @@ the 1,000 WCU/s partition line and the table's own limit."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from textual_plotext import PlotextPlot
 
 from console.tui.session import Watched
@@ -11,6 +13,12 @@ from console.workflow import IndexSample
 PARTITION_WCU = 1000.0
 """One partition's write limit (docs/reference.md#dynamodb-facts): the line a hot key
 crosses."""
+
+
+def in_run(sample: IndexSample, t0: datetime) -> bool:
+    """Whether a per-second sample holds traffic of the run that began at T0: a second
+    that ends after T0 (a worker's seconds start at T0; the emulator's fall anywhere)."""
+    return sample.start + timedelta(seconds=sample.period_s) > t0
 
 
 class TableChart(PlotextPlot):
@@ -36,9 +44,11 @@ class TableChart(PlotextPlot):
             return [(s.start - t0).total_seconds() for s in samples]
 
         def since_t0(source: str) -> list[IndexSample]:
-            # Before T0 the table only took the seeding writes: not the run's.
+            # Before T0 the table only took the seeding writes: not the run's. The
+            # emulator's seconds are its own, not aligned on T0: the one T0 falls in
+            # already holds the run's first requests.
             found = watched.samples(source, self.variant)
-            return [x for x in found if x.start >= t0] if watched.go_at else found
+            return [x for x in found if in_run(x, t0)] if watched.go_at else found
 
         workers = since_t0("workers")
         endpoint = since_t0("emulator")
