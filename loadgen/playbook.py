@@ -624,7 +624,7 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
 
 
 def _unknown_field(loc: tuple[int | str, ...]) -> str:
-    """"unknown field" with the fields that are valid there and the closest one, since a
+    """ "unknown field" with the fields that are valid there and the closest one, since a
     typo is the usual cause and the valid names are what the writer needs to see."""
     name = str(loc[-1])
     model = _model_at(loc[:-1])
