@@ -126,6 +126,5 @@ def check_table_count(count: int) -> None:
     """A new table within the account's table quota."""
     if count >= MAX_TABLES:
         raise limit_exceeded(
-            f"The account already has {count} tables, the quota of tables per account "
-            "and region"
+            f"The account already has {count} tables, the quota of tables per account and region"
         )
