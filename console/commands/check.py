@@ -19,6 +19,7 @@ from console.checkreport import (
     verdict_table,
     write_report,
 )
+from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 from console.report import report_result
 from loadgen.advise import advise
@@ -43,7 +44,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
-    advice = advise(playbook)
+    params = params_from(args).params
+    advice = advise(playbook, params)
     if not args.quiet:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
@@ -74,7 +76,7 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
             raise UserError("--target applies to --mode live; a simulation needs no target")
         from console.commands.simulate import simulate_with_progress
 
-        return simulate_with_progress(playbook, console, args.quiet)
+        return simulate_with_progress(playbook, console, args.quiet, params_from(args).params)
     if args.target == "aws":
         return _live_on_aws(args, console)
     from botocore.exceptions import BotoCoreError, ClientError
@@ -155,6 +157,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--json", metavar="FILE", help="also write the results alone (docs/results.md)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
+    add_params_argument(parser)
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
     add_store_arguments(
