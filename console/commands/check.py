@@ -70,6 +70,7 @@ def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace)
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
+    params_from(args)  # a bad --params file is refused before anything runs
     if args.mode == "simulate" and args.target is not None:
         raise UserError("--target applies to --mode live; a simulation needs no target")
 
