@@ -14,13 +14,14 @@ import sys
 from rich.console import Console
 from rich.text import Text
 
+from console.commands.params import add_params_argument, params_from
 from loadgen.advise import advise
 from loadgen.playbook import load_playbook
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
-    advice = advise(playbook)
+    advice = advise(playbook, params_from(args).params)
     if args.json:
         from console.checkreport import advice_json
 
@@ -51,4 +52,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="print the advice as JSON: one object per table, as in the check report",
     )
+    add_params_argument(parser)
     parser.set_defaults(handler=handle)
