@@ -16,7 +16,7 @@ from typing import Any, Final
 import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import batch_items, control, query_scan, single_item
+from emulator.server import batch_items, control, query_scan, single_item, transactions
 from emulator.server.protocol import (
     DynamoError,
     internal,
@@ -51,6 +51,8 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "BatchGetItem": batch_items.batch_get_item,
     "Query": query_scan.query,
     "Scan": query_scan.scan,
+    "TransactWriteItems": transactions.transact_write_items,
+    "TransactGetItems": transactions.transact_get_items,
 }
 """Every supported operation; any other DynamoDB operation is a ValidationException
 naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
@@ -100,8 +102,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "RestoreTableFromBackup",
         "RestoreTableToPointInTime",
         "SearchVectors",
-        "TransactGetItems",
-        "TransactWriteItems",
         "UpdateContinuousBackups",
         "UpdateContributorInsights",
         "UpdateGlobalTable",

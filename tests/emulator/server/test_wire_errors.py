@@ -48,7 +48,7 @@ def shared() -> Any:
         (b"{}", None, "com.amazon.coral.service#UnknownOperationException", ""),
         (
             b"{}",
-            TARGET + "TransactWriteItems",
+            TARGET + "CreateBackup",
             "com.amazon.coral.validate#ValidationException",
             "not supported",
         ),
