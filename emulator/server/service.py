@@ -16,7 +16,14 @@ from typing import Any, Final
 import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import batch_items, control, query_scan, single_item, table_settings
+from emulator.server import (
+    batch_items,
+    control,
+    query_scan,
+    single_item,
+    table_settings,
+    transactions,
+)
 from emulator.server.protocol import (
     CORAL_SERVICE,
     DynamoError,
@@ -57,6 +64,8 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "BatchGetItem": batch_items.batch_get_item,
     "Query": query_scan.query,
     "Scan": query_scan.scan,
+    "TransactWriteItems": transactions.transact_write_items,
+    "TransactGetItems": transactions.transact_get_items,
 }
 """Every supported operation; any other target, a DynamoDB operation the emulator does
 not have included, is an UnknownOperationException."""
@@ -103,8 +112,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "RestoreTableFromBackup",
         "RestoreTableToPointInTime",
         "SearchVectors",
-        "TransactGetItems",
-        "TransactWriteItems",
         "UpdateGlobalTable",
         "UpdateGlobalTableSettings",
         "UpdateKinesisStreamingDestination",
