@@ -16,7 +16,7 @@ from typing import Any, Final
 import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import batch_items, control, query_scan, single_item, transactions
+from emulator.server import batch_items, control, query_scan, single_item, transactions, ttl
 from emulator.server.protocol import (
     DynamoError,
     internal,
@@ -53,6 +53,8 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "Scan": query_scan.scan,
     "TransactWriteItems": transactions.transact_write_items,
     "TransactGetItems": transactions.transact_get_items,
+    "UpdateTimeToLive": ttl.update_time_to_live,
+    "DescribeTimeToLive": ttl.describe_time_to_live,
 }
 """Every supported operation; any other DynamoDB operation is a ValidationException
 naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
@@ -85,7 +87,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "DescribeImport",
         "DescribeKinesisStreamingDestination",
         "DescribeTableReplicaAutoScaling",
-        "DescribeTimeToLive",
         "DisableKinesisStreamingDestination",
         "EnableKinesisStreamingDestination",
         "ExecuteStatement",
@@ -108,7 +109,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "UpdateGlobalTableSettings",
         "UpdateKinesisStreamingDestination",
         "UpdateTableReplicaAutoScaling",
-        "UpdateTimeToLive",
     }
 )
 
