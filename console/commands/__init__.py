@@ -15,6 +15,7 @@ MODULES = [
     "workflow",
     "console",
     "params",
+    "compare",
 ]
 
 

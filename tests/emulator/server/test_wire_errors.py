@@ -49,7 +49,7 @@ def shared() -> Any:
         (
             b"{}",
             TARGET + "CreateBackup",
-            "com.amazon.coral.validate#ValidationException",
+            "com.amazon.coral.service#UnknownOperationException",
             "not supported",
         ),
         (
