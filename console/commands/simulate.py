@@ -8,7 +8,7 @@ import argparse
 from rich.console import Console
 
 from console.commands import add_playbook_arguments
-from console.report import report_result
+from console.render.results_table import report_result
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import PlaybookResult
 

@@ -17,6 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
+from console.render.workflow_output import (
+    print_down,
+    print_frame,
+    print_plan,
+    print_tally,
+    state_json,
+)
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -26,13 +33,6 @@ from console.workflow import (
     load_settings,
 )
 from console.workflow.errors import EXIT_LEFTOVERS
-from console.workflow_report import (
-    print_down,
-    print_frame,
-    print_plan,
-    print_tally,
-    state_json,
-)
 
 DEFAULTS = Settings.model_fields
 

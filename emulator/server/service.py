@@ -17,6 +17,7 @@ import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server import batch_items, control, query_scan, single_item
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.protocol import (
     DynamoError,
     internal,
@@ -24,7 +25,6 @@ from emulator.server.protocol import (
     unknown_operation,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")

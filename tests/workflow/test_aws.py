@@ -27,7 +27,7 @@ from console.workflow.errors import (
     CredentialsError,
     InfraError,
 )
-from console.workflow.state import StateStore, Status, Step
+from console.workflow.run_state import StateStore, Status, Step
 from tests.workflow.conftest import Cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_state import (
     IndexState,
     RunState,
     StateStore,
@@ -22,6 +21,7 @@ from console.workflow.state import (
     TableState,
     utc_now,
 )
+from console.workflow.settings import Settings
 from console.workflow.watching import Watcher
 
 
