@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.coordinator import CLEANUP_FAILED, FleetOptions, Notify, StopCheck, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
@@ -69,6 +70,8 @@ class LiveOptions:
     max_memory: int | None = None
     """The in-process emulator's memory bound in bytes (None: its default share of the
     machine); a run that reaches it stops as partial with the emulator's message."""
+    params: CapacityParams = DEFAULT_PARAMS
+    """The in-process emulator's capacity parameters (`--params FILE`)."""
 
     def plan(
         self,
@@ -127,6 +130,7 @@ def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
         port=0,
         scale=options.scale,
         create_delay_s=0,
+        params=options.params,
         store=options.store,
         max_memory=options.max_memory,
     ) as server:

@@ -12,13 +12,14 @@ import argparse
 from rich.console import Console
 from rich.text import Text
 
+from console.commands.params import add_params_argument, params_from
 from loadgen.advise import advise
 from loadgen.playbook import load_playbook
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
-    for table_advice in advise(playbook):
+    for table_advice in advise(playbook, params_from(args).params):
         lines = table_advice.lines()
         console.print(Text(lines[0], style="bold"))
         for line in lines[1:]:
@@ -37,4 +38,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "table will hit, with the fix (docs/checks.md)",
     )
     parser.add_argument("playbook", help="playbook YAML, e.g. playbooks/hot-partition.yaml")
+    add_params_argument(parser)
     parser.set_defaults(handler=handle)

@@ -112,6 +112,7 @@ def up(
             emulator_store=state.emulator.store if state.emulator else options.emulator_store,
             emulator_max_memory=options.emulator_max_memory,
             create_delay_s=options.create_delay_s,
+            params_file=options.params_file,
         )
     else:
         if settings.target == "local" and not 0 < options.scale <= 1:
