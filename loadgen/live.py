@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -35,6 +34,7 @@ from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
 from loadgen.results import Leftover, PlaybookResult, to_full_scale
 from loadgen.resultstore import ResultStore, make_client, wait_active
+from loadgen.runid import new_run_id
 from loadgen.seed import seed_table
 
 LOCAL_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "hotbench", "AWS_SECRET_ACCESS_KEY": "local"}
@@ -98,10 +98,6 @@ class LiveOptions:
             concurrency=self.concurrency,
             drain_s=self.drain_s,
         )
-
-
-def new_run_id() -> str:
-    return f"{datetime.now(UTC):%Y%m%d%H%M%S}-{secrets.token_hex(2)}"
 
 
 Skip = Callable[[float], None]
@@ -200,12 +196,12 @@ def run_playbook(
         client = make_client(endpoint, options.region, LOCAL_CREDENTIALS)
         created: list[str] = []
         try:
-            results_table = f"hb-{run_id}-results"
+            results_table = f"{run_id}-results"
             ResultStore(client, results_table, run_id).create_table()
             created.append(results_table)
             for spec_run in playbook.runs():
                 spec = playbook.table(spec_run.table)
-                table_name = f"hb-{run_id}-{spec.name}"
+                table_name = f"{run_id}-{spec.name}"
                 if table_name not in created:
                     say(f"creating {table_name}")
                     client.create_table(

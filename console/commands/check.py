@@ -177,4 +177,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_settings_arguments(aws, target=False)
     add_fleet_and_cost_arguments(aws)
     aws.add_argument("--yes", action="store_true", help="go up without asking")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, create_delay=0.0)  # local only: not offered here

@@ -169,6 +169,7 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0.1; figures are reported in full-scale units)",
     )
     add_fleet_and_cost_arguments(parser)
+    add_create_delay_argument(parser)
     add_params_argument(parser)
     add_store_arguments(
         parser,
@@ -195,7 +196,15 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         default=None,
         help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
     )
-    parser.add_argument("--price-region", default=None, help="region whose prices to use")
+    parser.add_argument(
+        "--price-region",
+        default=None,
+        help="region whose prices the plan and the cost guard use (default: --region)",
+    )
+
+
+def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
+    """--create-delay: local only (the emulator `up` starts), so not in the AWS group."""
     parser.add_argument(
         "--create-delay",
         type=float,
@@ -354,7 +363,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
         "playbook",
         "step",
         "next",
-        "billable up",
+        "up",
         "cost so far",
         "created",
     ):
@@ -367,7 +376,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
             s.playbook_name,
             f"{s.current_step} {record.status}",
             str(s.next_step or "-"),
-            "[red]yes[/]" if s.billable_up else "no",
+            ("[red]yes, billed[/]" if s.billed else "yes") if s.billable_up else "no",
             f"${costs[s.run_id]:,.2f}" + (" (on AWS)" if s.target == "local" else ""),
             f"{s.created_at:%Y-%m-%d %H:%M}",
         )

@@ -41,18 +41,18 @@ from console.workflow.run_state import (
     Status,
     Step,
     TableRun,
-    new_run_id,
     utc_now,
 )
 from console.workflow.runrecord import read_run
 from console.workflow.samples import WatchFrame
 from console.workflow.settings import Settings
-from console.workflow.step_records import require_up, step, store_for
+from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.teardown import down_aws, down_local
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
+from loadgen.runid import new_run_id
 
 # -- plan ----------------------------------------------------------------------------------
 
@@ -365,7 +365,7 @@ def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
     its own Describe; IAM roles by ListRoles + ListRoleTags). Never raises for what it
     finds left: the report lists each leftover with the command that deletes it."""
     store = store_for(settings)
-    store.load(run_id)  # a clear error for an unknown run before taking any lock
+    refuse_if_down(store.load(run_id))  # an unknown run's clear error, before any lock
     with run_lock(store.run_dir(run_id), "down", interrupt_holder=True):
         state = store.load(run_id)  # what the interrupted holder saved
         settings = run_settings(state, settings)
