@@ -15,6 +15,7 @@ MODULES = [
     "workflow",
     "tui",  # `hotbench console`, the operator console (console/commands/tui.py)
     "params",
+    "compare",
 ]
 
 
