@@ -9,8 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from console.workflow.state import EmulatorProcess, RunState, StateStore, Status, Step
-
+from console.workflow.run_state import EmulatorProcess, RunState, StateStore, Status, Step
 from console.workflow.samples import IndexSample, TimeOrder, WatchFrame
 from tests.conftest import ROOT
 
