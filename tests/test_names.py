@@ -28,6 +28,10 @@ SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"console/commands/run.py", "console/tui/screens/run.py"}),
         "the `run` step: its CLI verb and its TUI screen (screens/ is named by step)",
     ),
+    "compare.py": (
+        frozenset({"console/commands/compare.py", "loadgen/compare.py"}),
+        "`hotbench compare` (console/commands/ is named by CLI verb) over the comparison",
+    ),
     "params.py": (
         frozenset({"console/commands/params.py", "emulator/params.py"}),
         "`hotbench params` (console/commands/ is named by CLI verb) over the parameter set",
