@@ -197,6 +197,8 @@ def table_plan(
 def classes(plan: IndexPlan, existed: np.ndarray, changed: dict[str, np.ndarray]) -> np.ndarray:
     """Each request's class for one GSI, from whether its item existed and which tracked
     attributes the write changes."""
+    if not existed.any():
+        return np.full(len(existed), NEW, dtype=np.int64)
     moved = np.zeros(len(existed), dtype=bool)
     for name in plan.moving:
         moved |= changed[name]
