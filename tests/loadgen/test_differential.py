@@ -37,7 +37,12 @@ from loadgen.playbook import Playbook, load_playbook, parse_playbook
 from loadgen.simulate import simulate
 from tests.loadgen.virtual_live import PhaseCounts, Runs, run_on_endpoint, simulated_runs
 
-SCALE = 0.25
+SCALE = 1.0
+"""Full scale, as the simulation: the virtual clock makes it cost CPU time only, and a
+scaled run is a different experiment when items repeat (at scale s each item of a finite
+key space is written 1/s times less often, so more of the writes are of new items, which
+cost a KEYS_ONLY index a write where a rewrite costs none; the first example the
+generated test found, differential/found/, was exactly that at scale 0.25)."""
 TOLERANCE_POINTS = 3.0
 DEFAULT_EXAMPLES = 4
 EXAMPLES = int(os.environ.get("HOTBENCH_DIFF_EXAMPLES", DEFAULT_EXAMPLES))
@@ -147,7 +152,7 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
     provisioned = draw(st.booleans())
     item_size = draw(st.sampled_from([300, 900, 1500, 2600, 5000]))
     units = math.ceil(item_size / 1024)
-    rate = draw(st.integers(100, 1400))
+    rate = draw(st.integers(150, 1600))
     phases = []
     for i in range(draw(st.integers(1, 2))):
         op = draw(st.sampled_from(["put", "update", "get", "query"]))
@@ -156,10 +161,11 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
                 "name": f"p{i}-{op}",
                 "operation": op,
                 "rate": float(draw(st.integers(max(40, rate // 3), rate))),
-                "duration_s": float(draw(st.integers(3, 6))),
+                "duration_s": float(draw(st.integers(3, 5))),
                 "consistent_read": draw(st.booleans()),
             }
         )
+    rate = max(int(p["rate"]) for p in phases)  # the limits are set around the peak phase
     table: dict[str, Any] = {
         "name": "gen",
         "partition_key": {"name": "pk"},
@@ -171,14 +177,15 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
         table["sort_key"] = {"name": "sk"}
         attributes["sk"] = {"dist": "uniform", "count": draw(st.integers(2, 40))}
 
-    # Rates around the limits: each limit a factor of 0.5-1.6 of what the peak phase asks.
+    # Rates around the limits: each limit a factor of 0.3-1.3 of what the peak phase asks
+    # (a phase of a few seconds absorbs about a second of excess: the grace).
     def near(units_per_s: float) -> int:
-        return max(1, round(units_per_s * draw(st.floats(0.5, 1.6))))
+        return max(1, round(units_per_s * draw(st.floats(0.3, 1.3))))
 
     if provisioned:
         table["write_capacity"] = near(rate * units)
         table["read_capacity"] = near(rate * units / 2)
-    elif draw(st.booleans()):
+    elif draw(st.integers(0, 3)) > 0:  # the new-table ceiling (4,130/s) is rarely near
         table["on_demand_max"] = {"write": near(rate * units), "read": near(rate * units / 2)}
     gsis = []
     for g in range(draw(st.integers(0, 2))):
@@ -198,7 +205,7 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
         if provisioned:
             gsi["write_capacity"] = near(rate * entry_units * 1.5)
             gsi["read_capacity"] = near(rate)
-        elif draw(st.booleans()):
+        elif draw(st.integers(0, 3)) > 0:
             gsi["on_demand_max"] = {"write": near(rate * entry_units * 1.5)}
         gsis.append(gsi)
     # An INCLUDE of an attribute no GSI is keyed by projects nothing the writes carry.
