@@ -118,7 +118,8 @@ def state_json(state: RunState) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(state.model_dump_json())
     data["next_step"] = state.next_step
     data["current_step"] = state.current_step
-    data["billable_up"] = state.billable_up
+    data["up"] = state.billable_up  # anything exists: tables, an emulator, leftovers
+    data["billable_up"] = state.billed  # and costs money (never for a local run)
     return data
 
 

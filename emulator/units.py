@@ -36,21 +36,26 @@ class TableWrite:
     A plain class with slots, not a dataclass: mypyc compiles its __init__, and the
     endpoint describes every write."""
 
-    __slots__ = ("new_bytes", "old_bytes")
+    __slots__ = ("new_bytes", "old_bytes", "transactional")
 
-    def __init__(self, old_bytes: int, new_bytes: int) -> None:
+    def __init__(self, old_bytes: int, new_bytes: int, transactional: bool = False) -> None:
         self.old_bytes = old_bytes
         """Size of the item before the write, 0 when there was none."""
         self.new_bytes = new_bytes
         """Size of the item after it, 0 for a delete."""
+        self.transactional = transactional
+        """An action of TransactWriteItems: prepared and committed, so charged twice."""
 
 
 def table_write_units(write: TableWrite, params: CapacityParams) -> int:
     """A write costs the larger of the item before and after it, rounded up to 1 KB
-    [AWS reference.md#item-size-and-units]; so does one whose condition fails: it still
-    consumes the write units, it only changes no index (`index_write_units` is then not
-    asked)."""
-    return write_units(max(write.old_bytes, write.new_bytes), params)
+    [AWS reference.md#item-size-and-units], twice in a transaction
+    (`transactional_write_units`); so does one whose condition fails: it still consumes
+    the write units, it only changes no index (`index_write_units` is then not asked)."""
+    size = max(write.old_bytes, write.new_bytes)
+    if write.transactional:
+        return transactional_write_units(size, params)
+    return write_units(size, params)
 
 
 class IndexChange:
@@ -125,3 +130,21 @@ def classic_partition_count(
             - 1e-9
         ),
     )
+
+
+TRANSACTION_OPERATIONS = 2
+"""[AWS] a transaction reads or writes each item twice, once to prepare it and once to
+commit it: TransactWriteItems costs 2 WCU per 1 KB of each item, TransactGetItems 2 RCU per
+4 KB (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html,
+"Capacity management for transactions")."""
+
+
+def transactional_write_units(item_bytes: int, params: CapacityParams) -> int:
+    """Write units of one item of a TransactWriteItems action: two standard writes."""
+    return TRANSACTION_OPERATIONS * write_units(item_bytes, params)
+
+
+def transactional_read_units(item_bytes: int, params: CapacityParams) -> float:
+    """Read units of one item of a TransactGetItems: two strongly consistent reads
+    (a transactional read is always strongly consistent)."""
+    return TRANSACTION_OPERATIONS * read_units(item_bytes, True, params)

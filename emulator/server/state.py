@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.server.inflight import TransactionLedger
 from emulator.server.keystore import STORES
 from emulator.server.memory import MemoryBound, default_max_memory
 from emulator.server.metrics import Metrics
@@ -57,6 +58,8 @@ class EmulatorState:
         stores and the memory bound")."""
         self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
         """Past this bound writes of new items are refused (emulator/server/memory.py)."""
+        self.transactions = TransactionLedger()
+        """Items of transactions in flight and recent client request tokens (inflight.py)."""
 
     # time ------------------------------------------------------------------------------
     def now(self) -> float:
