@@ -23,6 +23,7 @@ from emulator.server import (
     single_item,
     table_settings,
     transactions,
+    ttl,
 )
 from emulator.server.protocol import (
     CORAL_SERVICE,
@@ -66,6 +67,8 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "Scan": query_scan.scan,
     "TransactWriteItems": transactions.transact_write_items,
     "TransactGetItems": transactions.transact_get_items,
+    "UpdateTimeToLive": ttl.update_time_to_live,
+    "DescribeTimeToLive": ttl.describe_time_to_live,
 }
 """Every supported operation; any other target, a DynamoDB operation the emulator does
 not have included, is an UnknownOperationException."""
@@ -95,7 +98,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "DescribeGlobalTableSettings",
         "DescribeImport",
         "DescribeTableReplicaAutoScaling",
-        "DescribeTimeToLive",
         "DisableKinesisStreamingDestination",
         "EnableKinesisStreamingDestination",
         "ExecuteStatement",
@@ -116,7 +118,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "UpdateGlobalTableSettings",
         "UpdateKinesisStreamingDestination",
         "UpdateTableReplicaAutoScaling",
-        "UpdateTimeToLive",
     }
 )
 

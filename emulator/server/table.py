@@ -60,6 +60,8 @@ class Table:
     tags: dict[str, str] = field(default_factory=dict)
     billing_switched_epoch: float | None = None
     settings: TableSettings = field(default_factory=TableSettings)
+    ttl_attribute: str | None = None
+    """The Time to Live attribute while TTL is enabled (ttl.py, expiry.py)."""
 
     def creating(self, now: float) -> bool:
         """Whether the table is still being created (data-plane calls are refused)."""
