@@ -13,9 +13,9 @@ from typing import Any
 
 from emulator.model import Decision
 from emulator.server.admission import Charge, admit_read, admit_write
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.items import ItemStore
 from emulator.server.protocol import DynamoError, condition_failed
-from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle

@@ -15,6 +15,7 @@ from typing import Any, Final
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
 from emulator.server import lsi, quotas
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.keystore import STORES, make_store
 from emulator.server.lsi import local_index_defs
 from emulator.server.protocol import (
@@ -26,7 +27,6 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.server.table import (
     Table,
     attribute_types,
@@ -281,12 +281,12 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
     table.store.set_indexes(*index_attributes({**gsis, **table.lsis}))
-    from emulator.tableconfig import ConfigError, TableConfig
+    from emulator.tableconfig import TableConfig, TableConfigError
 
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
-    except (ConfigError, ModelError) as exc:
+    except (TableConfigError, ModelError) as exc:
         table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table.request = new

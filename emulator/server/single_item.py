@@ -13,12 +13,14 @@ from emulator.server.charging import (
     refuse_unless_admitted,
     throttle_error,
 )
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, parse_update
 from emulator.server.expr_project import project
 from emulator.server.expr_update import apply_update
 from emulator.server.legacy import attribute_updates, expected_condition, uses_expressions
-from emulator.server.members import (
+from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
+from emulator.server.request_validators import (
     check_key_sizes,
     check_size,
     condition_of,
@@ -28,8 +30,6 @@ from emulator.server.members import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
-from emulator.server.state import EmulatorState
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, kind_of
 

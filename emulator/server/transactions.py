@@ -29,6 +29,7 @@ from emulator.server import lsi
 from emulator.server.admission import Charge, location
 from emulator.server.batch_items import add_charge
 from emulator.server.charging import charge_read, charge_write, consumed_capacity
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, parse_update
 from emulator.server.expr_project import project
@@ -39,15 +40,6 @@ from emulator.server.inflight import (
     item_id,
     request_fingerprint,
 )
-from emulator.server.members import (
-    check_size,
-    condition_of,
-    consumed_mode,
-    enum_of,
-    item_member,
-    placeholders_of,
-    projection_of,
-)
 from emulator.server.protocol import (
     CONDITION_FAILED_MESSAGE,
     DynamoError,
@@ -56,8 +48,16 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
+from emulator.server.request_validators import (
+    check_size,
+    condition_of,
+    consumed_mode,
+    enum_of,
+    item_member,
+    placeholders_of,
+    projection_of,
+)
 from emulator.server.single_item import check_index_keys, checked_put, key_member
-from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
