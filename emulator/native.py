@@ -36,7 +36,7 @@ NOT_COMPILED = frozenset(
         "emulator/nativebuild.py",  # the build itself
         "emulator/server/__init__.py",
         "emulator/eventloop.py",  # picks the event loop, once per process
-        "emulator/server/runner.py",  # signal handling and threads, once per server
+        "emulator/server/serving.py",  # signal handling and threads, once per server
         "emulator/paramsfile.py",  # reads a YAML file once per process
     }
 )

@@ -31,9 +31,9 @@ from console.commands.workflow import (
     up_options,
 )
 from console.output import UserError
-from console.report import report_result
+from console.render.results_table import report_result
+from console.render.workflow_output import print_down, print_plan
 from console.workflow.options import RunOptions
-from console.workflow_report import print_down, print_plan
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 

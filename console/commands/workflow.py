@@ -18,6 +18,13 @@ from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
 from console.commands.params import add_params_argument
+from console.render.workflow_output import (
+    print_down,
+    print_frame,
+    print_plan,
+    print_tally,
+    state_json,
+)
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -28,13 +35,6 @@ from console.workflow import (
 )
 from console.workflow.errors import EXIT_LEFTOVERS
 from console.workflow.settings import SettingsFileError
-from console.workflow_report import (
-    print_down,
-    print_frame,
-    print_plan,
-    print_tally,
-    state_json,
-)
 
 DEFAULTS = Settings.model_fields
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.infra.errors import TerraformApplyError
+from console.infra.tf_errors import TerraformApplyError
 from console.workflow import local, processes
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import CostRefused
 from console.workflow.hooks import Hooks
+from console.workflow.models import PlanReport
 from console.workflow.options import UpOptions
 from console.workflow.planning import table_names, variants_in_runs
-from console.workflow.reports import PlanReport
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_context import find_spec, run_settings
+from console.workflow.run_state import (
     IndexState,
     RunState,
     StateStore,
@@ -22,7 +22,7 @@ from console.workflow.state import (
     TerraformState,
     utc_now,
 )
-from console.workflow.stepkit import find_spec, run_settings
+from console.workflow.settings import Settings
 from loadgen.playbook import Playbook, TableSpec, load_playbook
 
 REAPER_MODULE = "console.workflow.reaper"

@@ -25,6 +25,7 @@ from emulator.server import (
     transactions,
     ttl,
 )
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.protocol import (
     CORAL_SERVICE,
     DynamoError,
@@ -33,7 +34,6 @@ from emulator.server.protocol import (
     unknown_operation,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
