@@ -21,8 +21,7 @@ import pytest
 
 from console.workflow.bringup import refuse_over_limit
 from console.workflow.errors import CostRefused
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_state import (
     EmulatorProcess,
     RunState,
     StateStore,
@@ -30,6 +29,7 @@ from console.workflow.state import (
     Step,
     TableRun,
 )
+from console.workflow.settings import Settings
 from tests.workflow.conftest import ROOT, Cli
 
 
