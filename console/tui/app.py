@@ -124,11 +124,31 @@ class HotbenchApp(App[int]):
         first = "runs" if self.session.playbook_path is None and not self.start_run_id else "plan"
         self.push_screen(first)
         if self.poll:
+            self._terminate_on_signals()
             if self.start_run_id:
                 self.resume(self.start_run_id)
             elif self.session.playbook_path is not None:
                 self._prepare(self.session.playbook_path)
             self.set_interval(1.0, self.tick)
+
+    def _terminate_on_signals(self) -> None:
+        """SIGTERM and SIGHUP as Ctrl-C in the CLI: a step in progress is cancelled at its
+        next safe point (on_unmount), the app exits with 128 + the signal's number, and
+        `hotbench console` then says what is still up. Through the event loop, since a
+        signal handler that raised inside Textual's loop would leave the terminal raw."""
+        import asyncio
+
+        from console.interrupts import SIGNALS
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for sig in SIGNALS:
+            loop.add_signal_handler(sig, self._terminated, sig)
+
+    def _terminated(self, signum: int) -> None:
+        self.session.say(f"stopped by signal {signum}: cancelling, then leaving")
+        self.exit(128 + signum)
 
     def on_unmount(self) -> None:
         self._watch_stop.set()
