@@ -139,28 +139,34 @@ def checked_put(table: Table, item: Item) -> tuple[Item, int]:
     return table.schema.key_of(item), size
 
 
+# Each operation checks its request's own members (types, enums, expressions) before it
+# looks its table up, and only then what needs the table (keys against its schema), as
+# DynamoDB does: a malformed request to a missing table is a ValidationException.
+
+
 def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    plain = _is_plain(req, PLAIN_PUT)
+    name = table_name(req)
+    mode = consumed_mode(req)
     item = item_member(req, "Item")
+    options = _NO_WRITE_OPTIONS if _is_plain(req, PLAIN_PUT) else _write_options(req)
+    table = state.table(name)
     key, size = checked_put(table, item)
-    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    metrics = not plain and _wants_collection_metrics(req)
-    return _write_one(state, table, key, item, size, options, consumed_mode(req), metrics)
+    metrics = not _is_plain(req, PLAIN_PUT) and _wants_collection_metrics(req)
+    return _write_one(state, table, key, item, size, options, mode, metrics)
 
 
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    plain = _is_plain(req, PLAIN_DELETE)
+    name = table_name(req)
+    mode = consumed_mode(req)
+    options = _NO_WRITE_OPTIONS if _is_plain(req, PLAIN_DELETE) else _write_options(req)
+    table = state.table(name)
     key = key_member(table, req)
-    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    metrics = not plain and _wants_collection_metrics(req)
-    return _write_one(state, table, key, None, 0, options, consumed_mode(req), metrics)
+    metrics = not _is_plain(req, PLAIN_DELETE) and _wants_collection_metrics(req)
+    return _write_one(state, table, key, None, 0, options, mode, metrics)
 
 
 def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    key = key_member(table, req)
+    name = table_name(req)
     actions: list[Node]
     legacy = not uses_expressions(req, "update")
     if legacy:
@@ -177,6 +183,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     )
     on_fail = enum_of(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = consumed_mode(req)
+    table = state.table(name)
+    key = key_member(table, req)
     now = state.tick()
     store = table.store
     if state.transactions.held:
@@ -294,11 +302,12 @@ def _get_projection(req: dict[str, Any]) -> list[Path] | None:
 
 
 def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    key = key_member(table, req)
-    paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
+    name = table_name(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = consumed_mode(req)
+    paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
+    table = state.table(name)
+    key = key_member(table, req)
     now = state.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)
