@@ -19,6 +19,7 @@ from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server import (
     batch_items,
     control,
+    partiql,
     query_scan,
     single_item,
     table_settings,
@@ -70,6 +71,9 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "TransactGetItems": transactions.transact_get_items,
     "UpdateTimeToLive": ttl.update_time_to_live,
     "DescribeTimeToLive": ttl.describe_time_to_live,
+    "ExecuteStatement": partiql.execute_statement,
+    "BatchExecuteStatement": partiql.batch_execute_statement,
+    "ExecuteTransaction": partiql.execute_transaction,
 }
 """Every supported operation; any other target, a DynamoDB operation the emulator does
 not have included, is an UnknownOperationException."""
@@ -96,7 +100,6 @@ look-up per request)."""
 
 KNOWN_UNSUPPORTED: Final = frozenset(
     {
-        "BatchExecuteStatement",
         "CreateBackup",
         "CreateGlobalTable",
         "DeleteBackup",
@@ -110,8 +113,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "DescribeTableReplicaAutoScaling",
         "DisableKinesisStreamingDestination",
         "EnableKinesisStreamingDestination",
-        "ExecuteStatement",
-        "ExecuteTransaction",
         "ExportTableToPointInTime",
         "GetResourcePolicy",
         "ImportTable",
