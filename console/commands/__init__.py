@@ -16,6 +16,7 @@ MODULES = [
     "console",
     "params",
     "compare",
+    "calibrate",
 ]
 
 
