@@ -201,6 +201,36 @@ class Evaluator:
     def residuals(self, index: int, values: np.ndarray) -> np.ndarray:
         return self.run(index, values)[0]
 
+    def reads(self, index: int) -> set[str] | None:
+        """The parameters a target's simulation reads at the prior (None: unknown).
+
+        A simulation that never reads a parameter cannot depend on it, so the screen
+        skips it for that target: the M3 playbook (no GSI, no hot key) never reads the
+        GSI or isolation parameters, and is the costliest to simulate. Recorded through a
+        subclass of the parameters that notes each attribute read; where the emulator is
+        compiled its code reads the fields directly and nothing is noted, so every
+        parameter counts as read (the screen simulates everything)."""
+        reads: set[str] = set()
+
+        class Recording(type(self.prior)):  # type: ignore[misc]
+            def __getattribute__(self, name: str) -> Any:
+                reads.add(name)
+                return object.__getattribute__(self, name)
+
+        try:
+            recording = Recording(**{n: getattr(self.prior, n) for n in _field_names()})
+        except TypeError:
+            return None
+        simulate(self.targets[index].playbook, recording)
+        self.simulations += 1
+        return (reads - {"__class__", "__dict__"}) or None
+
+
+def _field_names() -> list[str]:
+    from dataclasses import fields
+
+    return [f.name for f in fields(CapacityParams)]
+
 
 def _probes(info: ParamInfo, prior: float) -> tuple[float, float]:
     if prior > 0:
@@ -230,6 +260,11 @@ def calibrate(
 
     say(f"simulating {n_targets} result(s) under the prior")
     r0 = [ev.residuals(t, x0) for t in range(n_targets)]
+    read = [ev.reads(t) for t in range(n_targets)]
+
+    def may_move(t: int, name: str) -> bool:
+        found = read[t]
+        return found is None or name in found
 
     def data_cost(rs: list[np.ndarray]) -> float:
         return float(sum(float(np.sum(r * r)) for r in rs))
@@ -254,7 +289,9 @@ def calibrate(
         for probe in _probes(info, x0[i]):
             x = current.copy()
             x[i] = probe
-            rs = [ev.residuals(t, x) for t in range(n_targets)]
+            rs = [
+                ev.residuals(t, x) if may_move(t, info.name) else base[t] for t in range(n_targets)
+            ]
             rows.append(rs)
             points.append((probe, data_cost(rs)))
             candidates.append((penalised(x, rs), probe))

@@ -161,3 +161,34 @@ def test_cli_fits_and_writes_a_params_file_that_loads(
     assert loaded.params.grace_s == pytest.approx(1.5, rel=0.15)
     text = out.read_text()
     assert text.startswith("# written by: hotbench calibrate")
+
+
+@pytest.mark.slow
+def test_the_reference_goodgsi_figures_reproduce_the_shipped_intake_factor(
+    tmp_path: Path,
+) -> None:
+    """A reduced rerun of the default calibration (the whole one, over M1-M3, is recorded
+    beside the [fit] defaults in emulator/params.py and takes minutes): M1's goodGsi
+    figures from docs/reference-results/, its playbook's goodGsi run alone, fitting
+    gsi_intake_factor, land within two standard deviations (or 5 %) of the default."""
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "playbooks" / "hot-partition.yaml").read_text()
+    start = text.index("  runs:\n")
+    end = text.index("\n", text.index("pause_s", start))
+    playbook = _write(
+        tmp_path, "hot-partition.yaml", text[:start] + "  runs:\n    - table: goodGsi" + text[end:]
+    )
+    reference = json.loads(
+        (root / "docs" / "reference-results" / "m1-hot-partition.json").read_text()
+    )
+    reference["runs"] = [r for r in reference["runs"] if r["table"] == "goodGsi"]
+    del reference["reference"]["playbook_file"]
+    target = load_target(
+        _write(tmp_path, "m1-goodgsi.json", json.dumps(reference)), {"hot-partition": str(playbook)}
+    )
+    fitted = calibrate([target], CalibrationOptions(fit=("gsi_intake_factor",), max_evaluations=15))
+    [fit] = fitted.fits
+    assert fit.constrained and fit.sigma is not None
+    default = DEFAULT_PARAMS.gsi_intake_factor
+    assert abs(fit.value - default) <= max(2 * fit.sigma, 0.05 * default)
+    assert all(abs(f.residual) <= 1 for f in fitted.figures)
