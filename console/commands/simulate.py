@@ -9,7 +9,7 @@ from rich.console import Console
 
 from console.commands import add_playbook_arguments
 from console.commands.params import add_params_argument, params_from
-from console.report import report_result
+from console.render.results_table import report_result
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import PlaybookResult
@@ -19,7 +19,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
     params = params_from(args).params
     result = simulate_with_progress(playbook, console, args.quiet, params)
-    report_result(result, args.json, console)
+    report_result(result, args.json, console, phases=args.phases)
     return 0
 
 
@@ -55,5 +55,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_playbook_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--phases",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also print one row per table run and phase (default: when the playbook's "
+        "phases differ in rate or operation)",
+    )
     add_params_argument(parser)
     parser.set_defaults(handler=handle)

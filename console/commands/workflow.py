@@ -18,6 +18,13 @@ from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
 from console.commands.params import add_params_argument
+from console.render.workflow_output import (
+    print_down,
+    print_frame,
+    print_plan,
+    print_tally,
+    state_json,
+)
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -28,13 +35,6 @@ from console.workflow import (
 )
 from console.workflow.errors import EXIT_LEFTOVERS
 from console.workflow.settings import SettingsFileError
-from console.workflow_report import (
-    print_down,
-    print_frame,
-    print_plan,
-    print_tally,
-    state_json,
-)
 
 DEFAULTS = Settings.model_fields
 
@@ -70,7 +70,15 @@ def add_settings_arguments(parser: argparse._ActionsContainer, target: bool = Tr
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    fields = ("target", "region", "aws_profile", "runs_dir", "max_cost_usd", "price_region")
+    fields = (
+        "target",
+        "region",
+        "aws_profile",
+        "runs_dir",
+        "max_cost_usd",
+        "max_cost_of",
+        "price_region",
+    )
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
     except SettingsFileError as exc:
@@ -194,7 +202,16 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         "--max-cost-usd",
         type=float,
         default=None,
-        help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
+        help="refuse (exit 3, nothing created) a run whose cost is above this, as "
+        "--max-cost-of says (default: none, or HOTBENCH_MAX_COST_USD)",
+    )
+    parser.add_argument(
+        "--max-cost-of",
+        choices=["target", "aws"],
+        default=None,
+        help="what --max-cost-usd is compared with: target = what the run costs where it "
+        "runs (a local run costs nothing and is never refused), aws = what it would cost "
+        "on AWS, local runs too (default: target, or HOTBENCH_MAX_COST_OF)",
     )
     parser.add_argument(
         "--price-region",
@@ -299,23 +316,52 @@ def handle_prewarm(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+IDLE_EVERY_S = 30.0
+"""How often `watch` repeats its "waiting for the run step" line while nothing runs."""
+
+
 def handle_watch(args: argparse.Namespace, console: Console) -> int:
     import threading
     import time
 
     from console.workflow import watch
+    from console.workflow.samples import TimeOrder
 
     settings = settings_from(args)
     stop = threading.Event()
     started = time.monotonic()
-    for frame in watch(args.run_id, settings, interval_s=args.interval, stop=stop):
-        if args.json:
-            sys.stdout.write(frame.model_dump_json() + "\n")
-            sys.stdout.flush()
-        else:
-            print_frame(frame, console)
-        if args.seconds is not None and time.monotonic() - started >= args.seconds:
-            stop.set()
+    order = TimeOrder()
+    idle_said = -IDLE_EVERY_S
+    frames = watch(args.run_id, settings, interval_s=args.interval, stop=stop)
+    try:
+        for frame in frames:
+            shown = frame.model_copy(update={"samples": order.release(frame)})
+            if args.json:
+                sys.stdout.write(shown.model_dump_json() + "\n")
+                sys.stdout.flush()
+            else:
+                idle = frame.run_label is None and not frame.finished and not frame.samples
+                if idle and time.monotonic() - idle_said >= IDLE_EVERY_S:
+                    idle_said = time.monotonic()
+                    console.print(
+                        f"[dim]{frame.at:%H:%M:%S} waiting for the run step "
+                        f"(hotbench run --run {args.run_id})[/]",
+                        highlight=False,
+                    )
+                print_frame(shown, console)
+            if args.seconds is not None and time.monotonic() - started >= args.seconds:
+                stop.set()
+    except BrokenPipeError:
+        # the reader went away (`watch --json | head -3`): stop quietly, and point
+        # stdout at nothing so the interpreter's final flush cannot fail again
+        stop.set()
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        close = getattr(frames, "close", None)  # a generator: run the watcher's finally
+        if close is not None:
+            close()
     return 0
 
 

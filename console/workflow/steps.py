@@ -31,13 +31,11 @@ from console.workflow.bringup import (
 from console.workflow.errors import ConfigError, InfraError, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
+from console.workflow.models import CostTally, DownReport, PlanReport
 from console.workflow.options import RunOptions, UpOptions, WarmTarget
 from console.workflow.planning import make_plan, variants_in_runs
-from console.workflow.reports import CostTally, DownReport, PlanReport
-from console.workflow.runrecord import read_run
-from console.workflow.samples import WatchFrame
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_context import dynamodb_client, run_settings
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
@@ -45,15 +43,11 @@ from console.workflow.state import (
     TableRun,
     utc_now,
 )
-from console.workflow.stepkit import (
-    dynamodb_client,
-    refuse_if_down,
-    require_up,
-    run_settings,
-    step,
-    store_for,
-)
-from console.workflow.tablerun import TableRunner
+from console.workflow.runrecord import read_run
+from console.workflow.samples import WatchFrame
+from console.workflow.settings import Settings
+from console.workflow.step_records import refuse_if_down, require_up, step, store_for
+from console.workflow.tablerun import RecordedTableRun
 from console.workflow.teardown import down_aws, down_local
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
@@ -104,6 +98,7 @@ def up(
     store = store_for(settings)
     if run_id is not None and store.path(run_id).exists():
         state = store.load(run_id)
+        refuse_up_of_a_gone_run(state)
         if state.record(Step.UP).status == Status.DONE:
             hooks.say(f"run {run_id} is already up")
             return state
@@ -162,6 +157,25 @@ def up(
             else:
                 up_aws(store, state, settings, options, hooks)
     return state
+
+
+def refuse_up_of_a_gone_run(state: RunState) -> None:
+    """`up --run` on a run that is down, or whose emulator died and took its tables
+    with it, must not say "already up" (the next `run` would fail): exit 5 with the way
+    on. Nothing is restarted in place: a run's tables and results table are recreated
+    only by a new `up`, which keeps one run id = one set of resources."""
+    if state.record(Step.DOWN).status == Status.DONE:
+        raise StateError(
+            f"run {state.run_id} is down; `hotbench up {state.playbook_path}` (without "
+            "--run) starts a new run"
+        )
+    emu = state.emulator
+    if state.target == "local" and emu is not None and not local.emulator_alive(emu):
+        raise StateError(
+            f"the emulator of run {state.run_id} is gone (pid {emu.pid}), and its tables "
+            f"with it: `hotbench down {state.run_id}` clears the run, then `hotbench up "
+            f"{state.playbook_path}` starts a new one"
+        )
 
 
 # -- prewarm -------------------------------------------------------------------------------
@@ -282,7 +296,7 @@ def _run_locked(
                 f"with it; `hotbench down {run_id}` and a new `hotbench up`"
             )
         client = dynamodb_client(state, settings)
-        runner = TableRunner(store, state, settings, playbook, options, hooks, client)
+        runner = RecordedTableRun(store, state, settings, playbook, options, hooks, client)
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue

@@ -14,9 +14,9 @@ from console.workflow.awserrors import aws_errors
 from console.workflow.errors import InfraError, StateError, WorkflowError
 from console.workflow.hooks import Hooks
 from console.workflow.options import RunOptions
-from console.workflow.runrecord import save_run
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.processes import WORKER_MARKER
+from console.workflow.run_context import find_spec
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
@@ -25,7 +25,8 @@ from console.workflow.state import (
     TaskRecord,
     utc_now,
 )
-from console.workflow.stepkit import WORKER_MARKER, find_spec
+from console.workflow.runrecord import save_run
+from console.workflow.settings import Settings
 from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import to_full_scale
 
@@ -73,7 +74,7 @@ class RecordingFleet:
         return list(found()) if callable(found) else []
 
 
-class TableRunner:
+class RecordedTableRun:
     """One table run at a time, as loadgen.live does it, on tables this run owns."""
 
     def __init__(
@@ -99,9 +100,14 @@ class TableRunner:
         from loadgen.live import LiveOptions, pause, polled_memory_check, run_one
 
         state, hooks = self.state, self.hooks
-        if table_run.status == Status.RUNNING:
+        if table_run.status == Status.RUNNING or table_run.interrupted:
+            # RUNNING: the command was killed (-9); interrupted: Ctrl-C, SIGTERM, SIGHUP
             self._stop_orphans(table_run)
             hooks.say(f"{table_run.label} was interrupted: running it again")
+        elif table_run.status == Status.FAILED:
+            self._stop_orphans(table_run)
+            hooks.say(f"{table_run.label} failed last time: running it again")
+        table_run.interrupted = False
         spec = find_spec(self.playbook, table_run.variant)
         table = state.tables[spec.name]
         self._seed(spec, table)
@@ -140,6 +146,7 @@ class TableRunner:
                 )
         except BaseException as exc:
             table_run.status = Status.FAILED
+            table_run.interrupted = isinstance(exc, KeyboardInterrupt)
             table_run.finished_at = utc_now()
             self._record_tasks(table_run)
             self.store.save(state)

@@ -16,15 +16,26 @@ from typing import Any, Final
 import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import batch_items, control, query_scan, single_item, transactions
+from emulator.server import (
+    batch_items,
+    control,
+    partiql,
+    query_scan,
+    single_item,
+    table_settings,
+    transactions,
+    ttl,
+)
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.protocol import (
+    CORAL_SERVICE,
     DynamoError,
     internal,
     serialization,
     unknown_operation,
     validation,
 )
-from emulator.server.state import EmulatorState
+from emulator.server.shapes import check_request, prepare
 from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
@@ -39,10 +50,15 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "UpdateTable": control.update_table,
     "DeleteTable": control.delete_table,
     "ListTables": control.list_tables,
-    "TagResource": control.tag_resource,
-    "UntagResource": control.untag_resource,
-    "ListTagsOfResource": control.list_tags,
     "DescribeLimits": control.describe_limits,
+    "TagResource": table_settings.tag_resource,
+    "UntagResource": table_settings.untag_resource,
+    "ListTagsOfResource": table_settings.list_tags,
+    "DescribeContinuousBackups": table_settings.describe_continuous_backups,
+    "UpdateContinuousBackups": table_settings.update_continuous_backups,
+    "DescribeContributorInsights": table_settings.describe_contributor_insights,
+    "UpdateContributorInsights": table_settings.update_contributor_insights,
+    "DescribeKinesisStreamingDestination": table_settings.describe_kinesis_streaming_destination,
     "PutItem": single_item.put_item,
     "GetItem": single_item.get_item,
     "DeleteItem": single_item.delete_item,
@@ -53,15 +69,29 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "Scan": query_scan.scan,
     "TransactWriteItems": transactions.transact_write_items,
     "TransactGetItems": transactions.transact_get_items,
+    "UpdateTimeToLive": ttl.update_time_to_live,
+    "DescribeTimeToLive": ttl.describe_time_to_live,
+    "ExecuteStatement": partiql.execute_statement,
+    "BatchExecuteStatement": partiql.batch_execute_statement,
+    "ExecuteTransaction": partiql.execute_transaction,
 }
-"""Every supported operation; any other DynamoDB operation is a ValidationException
-naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
+"""Every supported operation; any other target, a DynamoDB operation the emulator does
+not have included, is an UnknownOperationException."""
 
 HANDLERS: Final[dict[str, OperationHandler]] = {
     TARGET_PREFIX + name: op for name, op in OPERATIONS.items()
 }
 """The handler of each supported X-Amz-Target, found in one look-up per request; any
 other target goes through `Service._operation` for its error."""
+
+_PREFIX_LENGTH: Final = len(TARGET_PREFIX)
+PLAIN_REQUESTS: Final[dict[str, frozenset[str]]] = {
+    TARGET_PREFIX + "PutItem": single_item.PLAIN_PUT,
+    TARGET_PREFIX + "GetItem": single_item.PLAIN_GET,
+    TARGET_PREFIX + "DeleteItem": single_item.PLAIN_DELETE,
+}
+"""The requests whose members their operation checks itself (single_item.py's plain path)."""
+_REQUEST_ERRORS: Final = frozenset({"ValidationException", "SerializationException"})
 
 _loads: Final = orjson.loads
 _dumps: Final = orjson.dumps
@@ -70,26 +100,19 @@ look-up per request)."""
 
 KNOWN_UNSUPPORTED: Final = frozenset(
     {
-        "BatchExecuteStatement",
         "CreateBackup",
         "CreateGlobalTable",
         "DeleteBackup",
         "DeleteResourcePolicy",
         "DescribeBackup",
-        "DescribeContinuousBackups",
-        "DescribeContributorInsights",
         "DescribeEndpoints",
         "DescribeExport",
         "DescribeGlobalTable",
         "DescribeGlobalTableSettings",
         "DescribeImport",
-        "DescribeKinesisStreamingDestination",
         "DescribeTableReplicaAutoScaling",
-        "DescribeTimeToLive",
         "DisableKinesisStreamingDestination",
         "EnableKinesisStreamingDestination",
-        "ExecuteStatement",
-        "ExecuteTransaction",
         "ExportTableToPointInTime",
         "GetResourcePolicy",
         "ImportTable",
@@ -102,13 +125,10 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "RestoreTableFromBackup",
         "RestoreTableToPointInTime",
         "SearchVectors",
-        "UpdateContinuousBackups",
-        "UpdateContributorInsights",
         "UpdateGlobalTable",
         "UpdateGlobalTableSettings",
         "UpdateKinesisStreamingDestination",
         "UpdateTableReplicaAutoScaling",
-        "UpdateTimeToLive",
     }
 )
 
@@ -137,6 +157,7 @@ class Service:
             store=store,
             max_memory=max_memory,
         )
+        prepare(list(OPERATIONS))
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
 
@@ -159,6 +180,19 @@ class Service:
                 raise serialization("Start of structure or map found where not expected") from None
             if not isinstance(request, dict):
                 raise serialization("Start of structure or map found where not expected")
+            # Bound to the operation's shape before any table is looked up: type errors,
+            # then every violated constraint in one message (shapes.py). A plain request
+            # to a table that exists skips it: its operation checks each of its members
+            # (the same refusals), and the walk would cost it a quarter of its time.
+            # A refused plain request is bound again below, for DynamoDB's whole answer.
+            plain = PLAIN_REQUESTS.get(target)  # type: ignore[arg-type]
+            checked = (
+                plain is None
+                or not plain.issuperset(request)
+                or request.get("TableName") not in self.state.tables
+            )
+            if checked:
+                check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
             # acquire/release rather than `with`: the same for an RLock, and compiled, two
             # method calls instead of looking up and calling __enter__ and __exit__.
             state = self.state
@@ -166,6 +200,10 @@ class Service:
             lock.acquire()
             try:
                 result = handler(state, request)
+            except DynamoError as exc:
+                if not checked and exc.name in _REQUEST_ERRORS:
+                    check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
+                raise
             finally:
                 lock.release()
             return 200, _dumps(result)
@@ -186,9 +224,12 @@ class Service:
         if operation in OPERATIONS:
             return operation
         if operation in KNOWN_UNSUPPORTED:
-            raise validation(
-                f"Operation {operation} is not supported by the hotbench emulator "
-                f"(supported: {', '.join(sorted(OPERATIONS))})"
+            # [AWS] UnknownOperationException, as DynamoDB answers an operation it does not
+            # have: clients probing for a feature (transactions, TTL) skip on exactly this.
+            raise DynamoError(
+                "UnknownOperationException",
+                f"Unknown operation: {operation} is not supported by the hotbench emulator",
+                CORAL_SERVICE,
             )
         raise unknown_operation(target)
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from console.workflow.state import RunState, StateStore, Status, Step
+from console.workflow.run_state import RunState, StateStore, Status, Step
 from tests.workflow.conftest import SHORT_PLAYBOOK, Cli, alive
 
 EMULATOR = "emulator serve --port"
@@ -101,6 +101,14 @@ def test_plan_up_prewarm_run_tally_down_leaves_nothing(cli: Cli, short_playbook:
     assert any(
         f["workers"] and f["workers"]["ready"] == 2 and f["run_label"] == "hot#1" for f in frames
     )
+    # the last table run's final status reaches the watcher: both workers done
+    assert any(
+        f["workers"] and f["workers"]["done"] == 2 and f["run_label"] == "od#2" for f in frames
+    )
+    # merged in time order: no table's line goes back in time
+    for table in ("hot", "od"):
+        starts = [x["start"] for x in samples if x["table"] == table and x["index"] is None]
+        assert starts == sorted(starts), table
     result = json.loads((cli.runs_dir / "result.json").read_text())
     assert [(r["table"], r["repeat"]) for r in result["runs"]] == [("hot", 1), ("od", 1), ("od", 2)]
     # 400/s x 3 s offered per table run, in full-scale units

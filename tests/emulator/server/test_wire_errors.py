@@ -49,7 +49,7 @@ def shared() -> Any:
         (
             b"{}",
             TARGET + "CreateBackup",
-            "com.amazon.coral.validate#ValidationException",
+            "com.amazon.coral.service#UnknownOperationException",
             "not supported",
         ),
         (
@@ -62,13 +62,13 @@ def shared() -> Any:
             b'{"TableName": 5}',
             TARGET + "PutItem",
             "com.amazon.coral.service#SerializationException",
-            "TableName",
+            "NUMBER_VALUE cannot be converted to String",
         ),
         (
             b'{"TableName": "tbl", "Item": "x"}',
             TARGET + "PutItem",
             "com.amazon.coral.service#SerializationException",
-            "Item",
+            "Unexpected field type",
         ),
         (
             b'{"TableName": "tbl", "Item": {"pk": {"S": "a"}}}',

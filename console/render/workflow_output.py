@@ -151,4 +151,4 @@ def print_frame(frame: WatchFrame, console: Console) -> None:
     if frame.note:
         console.print(f"[yellow]{frame.note}[/]", highlight=False)
     if frame.finished:
-        console.print("watch: the run step is over")
+        console.print(f"{frame.at:%H:%M:%S} done: the run step is over", highlight=False)
