@@ -83,3 +83,37 @@ def test_each_class_is_charged_by_the_rule() -> None:
     changed = {"g": np.array([True, True, False])}
     assert classes(everything, existed, changed).tolist() == [NEW, MOVED, REWRITTEN]
     assert classes(keys, existed, changed).tolist() == [NEW, MOVED, UNCHANGED]
+
+
+def test_seeding_stays_under_an_on_demand_maximum() -> None:
+    """The seeder paces at half of the smallest write limit, on-demand maximums included
+    (found by the differential test: seeding throttled at a GSI's maximum)."""
+    from loadgen.seed import seed_rate
+
+    playbook = parse_playbook(
+        {
+            "name": "p",
+            "tables": [
+                {
+                    "name": "tbl",
+                    "partition_key": {"name": "pk"},
+                    "billing_mode": "PAY_PER_REQUEST",
+                    "gsis": [
+                        {
+                            "name": "g",
+                            "partition_key": {"name": "g"},
+                            "on_demand_max": {"write": 300},
+                        }
+                    ],
+                }
+            ],
+            "load": {
+                "attributes": {
+                    "pk": {"dist": "uniform", "count": 10},
+                    "g": {"dist": "uniform", "count": 4},
+                },
+                "phases": [{"rate": 1, "duration_s": 1}],
+            },
+        }
+    )
+    assert seed_rate(playbook, playbook.tables[0], 1.0) == pytest.approx(150)
