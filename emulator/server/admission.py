@@ -44,7 +44,7 @@ class Charge:
     A plain class, not a dataclass: mypyc compiles this __init__ (a dataclass's is
     interpreted), and one Charge is made per request."""
 
-    __slots__ = ("gsi_units", "index", "is_write", "table_units")
+    __slots__ = ("gsi_units", "index", "is_write", "lsi_units", "table_units")
 
     def __init__(
         self,
@@ -57,6 +57,8 @@ class Charge:
         self.gsi_units: dict[str, float] = {} if gsi_units is None else gsi_units
         self.is_write = is_write
         self.index = index
+        self.lsi_units: dict[str, float] = {}
+        """The LSIs' share of `table_units` (an LSI is charged on the table), by index."""
 
     def __repr__(self) -> str:
         return (
@@ -212,9 +214,22 @@ def admit_write(
             gw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
             if gw is not None:
                 gsi_writes.append(gw)
+    lsi_units: dict[str, float] | None = None
+    if index_writes and table.lsis:
+        # [AWS] an LSI write consumes the table's write capacity, on the table's partition.
+        changed = changed_attributes(old, new) if old is not None and new is not None else None
+        lsi_units = {}
+        for index in table.lsis.values():
+            lw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
+            if lw is not None:
+                # Both entries on the table's one partition: the delete and the put.
+                lsi_units[index.name] = float(lw.units + lw.old_units)
+                units += lw.units + lw.old_units
     pk_hash, sk_pos = location(table.schema, key)
     decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now=now)
     charge = Charge(float(units), {gw.index: float(gw.units + gw.old_units) for gw in gsi_writes})
+    if lsi_units:
+        charge.lsi_units = lsi_units
     return decision, charge
 
 
