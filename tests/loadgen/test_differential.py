@@ -220,13 +220,12 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
         elif draw(st.integers(0, 3)) > 0:
             gsi["on_demand_max"] = {"write": near(rate * entry_units * 1.5)}
         gsis.append(gsi)
-    # An INCLUDE of an attribute no GSI is keyed by projects nothing the writes carry.
+    # An INCLUDE of an attribute no GSI is keyed by projects nothing the writes carry
+    # (kept: it is still a name); one with no name at all is KEYS_ONLY.
     for gsi in gsis:
-        gsi["non_key_attributes"] = [
-            n for n in gsi.get("non_key_attributes", []) if n == "hbpad" or n in attributes
-        ]
-        if gsi["projection"] != "INCLUDE":
-            gsi.pop("non_key_attributes")
+        if gsi["projection"] == "INCLUDE" and not gsi["non_key_attributes"]:
+            gsi["projection"] = "KEYS_ONLY"
+            del gsi["non_key_attributes"]
     if gsis:
         table["gsis"] = gsis
     if draw(st.booleans()):
