@@ -203,7 +203,7 @@ def _evaluate(
         outcome.new, outcome.new_size = action.item, action.size
     elif action.kind == "Update":
         try:
-            new = apply_update(action.updates, old, table.schema.names)
+            new = apply_update(action.updates, old, table.schema.names, action.key)
             new.update(action.key)
             if table.gsis or table.lsis:
                 check_index_keys(table, new, by_update=True)

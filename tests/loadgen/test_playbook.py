@@ -219,3 +219,13 @@ def test_an_include_projection_names_its_attributes() -> None:
     with pytest.raises(PlaybookError, match="apply to projection INCLUDE, not ALL"):
         playbook({"non_key_attributes": ["x"]})
     playbook({"projection": "INCLUDE", "non_key_attributes": ["x"]})
+
+
+def test_distributions_in_words() -> None:
+    """What the console's plan prints instead of the model's dict."""
+    attrs = load_playbook(PLAYBOOKS / "hot-partition.yaml").load.attributes
+    assert attrs["warehouseId"].describe() == "WH-TOKYO 80 %, WH-OSAKA 10 %, WH-FUKUOKA 10 %"
+    assert attrs["itemId"].describe() == "uniform over 5,000 values SKU-00000..SKU-04999"
+    assert attrs["shelfNumber"].describe().endswith(", fixed per item")
+    shard = load_playbook(PLAYBOOKS / "write-sharding.yaml").load.attributes["warehouseShard"]
+    assert shard.describe().startswith("{wh}#{shard} with wh: WH-TOKYO 80 %")
