@@ -103,6 +103,9 @@ def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
         limits += [float(g.write_capacity or 1) for g in spec.gsis]
     else:
         limits.append(DEFAULT_PARAMS.ondemand_initial_wcu)
+        # An on-demand maximum caps the table or index as provisioned capacity does.
+        caps = [spec.on_demand_max] + [g.on_demand_max for g in spec.gsis]
+        limits += [float(c.write) for c in caps if c is not None and c.write is not None]
     return max(1.0, 0.5 * scale * min(limits) / units)
 
 
