@@ -200,10 +200,12 @@ class Service:
             # (the same refusals), and the walk would cost it a quarter of its time.
             # A refused plain request is bound again below, for DynamoDB's whole answer.
             plain = PLAIN_REQUESTS.get(target)  # type: ignore[arg-type]
+            name = request.get("TableName")
             checked = (
                 plain is None
                 or not plain.issuperset(request)
-                or request.get("TableName") not in self.state.tables
+                or type(name) is not str
+                or name not in self.state.tables
             )
             if checked:
                 check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]

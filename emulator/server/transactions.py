@@ -208,7 +208,7 @@ def _evaluate(
             # none (single_item.update_item).
             return outcome
         try:
-            new = apply_update(action.updates, old, table.schema.names)
+            new = apply_update(action.updates, old, table.schema.names, action.key)
             new.update(action.key)
             if table.gsis or table.lsis:
                 check_index_keys(table, new, by_update=True)

@@ -188,3 +188,13 @@ def test_warm_throughput_at_or_above_the_minimum_is_accepted(tmp_path: Path, war
     path.write_text(WARM_GSI.replace("WARM", warm))
     gsi = load_playbook(path).tables[0].gsis[0]
     assert gsi.warm_throughput is not None
+
+
+def test_distributions_in_words() -> None:
+    """What the console's plan prints instead of the model's dict."""
+    attrs = load_playbook(PLAYBOOKS / "hot-partition.yaml").load.attributes
+    assert attrs["warehouseId"].describe() == "WH-TOKYO 80 %, WH-OSAKA 10 %, WH-FUKUOKA 10 %"
+    assert attrs["itemId"].describe() == "uniform over 5,000 values SKU-00000..SKU-04999"
+    assert attrs["shelfNumber"].describe().endswith(", fixed per item")
+    shard = load_playbook(PLAYBOOKS / "write-sharding.yaml").load.attributes["warehouseShard"]
+    assert shard.describe().startswith("{wh}#{shard} with wh: WH-TOKYO 80 %")
