@@ -8,16 +8,16 @@ from loadgen.results import RunResult
 
 
 class PreviewChart(PlotextPlot):
-    def __init__(self, variant: str, **kwargs: object) -> None:
+    def __init__(self, variant: str, repeat: int = 1, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.variant = variant
+        self.variant, self.repeat = variant, repeat
         self.run: RunResult | None = None
 
     def show(self, run: RunResult | None) -> None:
         self.run = run
         plt = self.plt
         plt.clear_figure()
-        title = f"{self.variant} (simulated)"
+        title = f"{self.variant}#{self.repeat} (simulated)"
         if run is not None:
             data = run.to_json()
             title += f" {data['throttle_rate'] * 100:.1f} % thr"
