@@ -82,6 +82,21 @@ class GsiSpec(Strict):
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
 
+    @model_validator(mode="after")
+    def _include_names_attributes(self) -> GsiSpec:
+        # DynamoDB refuses an INCLUDE projection without NonKeyAttributes at CreateTable:
+        # said here, before a run, rather than by the table that fails to create.
+        if self.projection == "INCLUDE" and not self.non_key_attributes:
+            raise ValueError(
+                "projection INCLUDE needs non_key_attributes (at least one name); "
+                "use KEYS_ONLY to project the keys alone"
+            )
+        if self.projection != "INCLUDE" and self.non_key_attributes:
+            raise ValueError(
+                f"non_key_attributes apply to projection INCLUDE, not {self.projection}"
+            )
+        return self
+
 
 class TableSpec(Strict):
     """One table variant."""

@@ -24,6 +24,7 @@ from console.workflow.options import UpOptions
 from console.workflow.settings import Settings, Target
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Playbook, TableSpec, load_playbook
+from loadgen.seed import seed_rate
 
 SETUP_S = {"local": 30.0, "aws": 900.0}
 """Seconds the tables stand before and after the load: the emulator starts in seconds;
@@ -154,6 +155,8 @@ def make_plan(
                 )
     setup_s = SETUP_S[target]
     up_hours = (load_s + pauses_s + setup_s) / 3600
+    scale = options.scale if target == "local" else 1.0
+    seed_s = sum(s.seed_items / seed_rate(playbook, s, scale) for s in specs if s.seed_items)
     usage.provisioned = []
     for spec, table in zip(specs, tables, strict=True):
         if spec.billing_mode == "PROVISIONED":
@@ -197,6 +200,7 @@ def make_plan(
         load_s=load_s,
         pauses_s=pauses_s,
         setup_s=setup_s,
+        seed_s=seed_s,
         per_hour_while_up=per_hour_up,
         per_hour_while_running=fargate_per_hour(options, prices),
         lines=lines,

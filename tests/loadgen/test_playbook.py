@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.playbook import PlaybookError, load_playbook
+from loadgen.playbook import PlaybookError, load_playbook, parse_playbook
 from tests.conftest import PLAYBOOKS
 
 GOOD = """
@@ -188,6 +188,37 @@ def test_warm_throughput_at_or_above_the_minimum_is_accepted(tmp_path: Path, war
     path.write_text(WARM_GSI.replace("WARM", warm))
     gsi = load_playbook(path).tables[0].gsis[0]
     assert gsi.warm_throughput is not None
+
+
+def test_an_include_projection_names_its_attributes() -> None:
+    """DynamoDB refuses INCLUDE without NonKeyAttributes at CreateTable (the differential
+    test's endpoint did): the playbook says so first."""
+
+    def playbook(gsi: dict[str, object]) -> None:
+        parse_playbook(
+            {
+                "name": "p",
+                "tables": [
+                    {
+                        "name": "tbl",
+                        "partition_key": {"name": "pk"},
+                        "billing_mode": "PAY_PER_REQUEST",
+                        "gsis": [{"name": "g", "partition_key": {"name": "g"}, **gsi}],
+                    }
+                ],
+                "load": {
+                    "attributes": {"pk": {"dist": "uuid"}, "g": {"dist": "uuid"}},
+                    "phases": [{"rate": 1, "duration_s": 1}],
+                },
+            },
+            "<test>",
+        )
+
+    with pytest.raises(PlaybookError, match="INCLUDE needs non_key_attributes"):
+        playbook({"projection": "INCLUDE"})
+    with pytest.raises(PlaybookError, match="apply to projection INCLUDE, not ALL"):
+        playbook({"non_key_attributes": ["x"]})
+    playbook({"projection": "INCLUDE", "non_key_attributes": ["x"]})
 
 
 def test_distributions_in_words() -> None:
