@@ -312,10 +312,43 @@ class Simulation:
         return out
 
     def _tick(self, tk: _Tick, n: int, now: float, run_t: float, phase_t: float) -> None:
-        load, table, result, out = tk.load, tk.table, tk.result, tk.out
-        plan = load.plan
+        """The `n` requests due in one tick. Writes to items with a past are admitted in
+        rounds, the k-th write of each item in round k, so each sees what the admitted
+        writes before it left (a throttled one leaves the item as it was)."""
+        load = tk.load
         idx = load.generator.draw(self.rng, n, self.seq)
         self.seq += n
+        states = load.states
+        if states is None:
+            self._admit(tk, idx, None, n, 0, now, run_t, phase_t)
+            return
+        rows = states.rows_of(states.ids(idx, load.primary))
+        rank = occurrences(rows) if tk.is_write else None
+        if rank is None or not rank.any():
+            self._admit(tk, idx, rows, n, 0, now, run_t, phase_t)
+            return
+        seen = 0
+        for r in range(int(rank.max()) + 1):
+            sel = np.nonzero(rank == r)[0]
+            part = {name: values[sel] for name, values in idx.items()}
+            seen = self._admit(tk, part, rows[sel], n, seen, now, run_t, phase_t)
+
+    def _admit(
+        self,
+        tk: _Tick,
+        idx: dict[str, np.ndarray],
+        rows: np.ndarray | None,
+        n_tick: int,
+        seen: int,
+        now: float,
+        run_t: float,
+        phase_t: float,
+    ) -> int:
+        """Admit drawn requests (all of a tick, or one round of it) group by group; the
+        count of the tick's requests taken so far, `seen` plus these."""
+        load, table, result, out = tk.load, tk.table, tk.result, tk.out
+        plan = load.plan
+        n = len(idx[tk.pk_name])
         base_ks = table.base.keyspace
         pk_hash = load.mappers[tk.pk_name].hashes(idx[tk.pk_name])
         sk_pos = (
@@ -325,13 +358,11 @@ class Simulation:
         )
         base_pids = base_ks.locate_many(pk_hash, sk_pos)
         states = load.states
-        rows: np.ndarray | None = None
         current: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         before: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         existed: np.ndarray | None = None
-        if states is not None:
+        if states is not None and rows is not None:
             # The item's past: whether it existed, and its tracked attributes' values.
-            rows = states.rows_of(states.ids(idx, load.primary))
             if tk.is_write:
                 for name in states.hashes:
                     m = load.mappers[name]
@@ -394,7 +425,6 @@ class Simulation:
         second = result.second(int(run_t + 1e-9))
         order = self.rng.permutation(groups) if groups > 1 else range(groups)
         accepted_by_group = np.zeros(groups, dtype=np.int64) if recording else None
-        seen = 0
         names = tk.gsi_names
         for grp in order:
             i = int(first[grp])
@@ -458,7 +488,7 @@ class Simulation:
                 second.by_exception[decision.throttle.exception] += decision.refused
                 # Within the tick, requests arrive evenly; the first refusal came after
                 # the ones admitted before it.
-                at = (seen + decision.accepted) / n * self.tick_s
+                at = (seen + decision.accepted) / n_tick * self.tick_s
                 if result.first_throttle_s is None:
                     result.first_throttle_s = run_t + at
                 if out.first_throttle_s is None:
@@ -472,6 +502,19 @@ class Simulation:
             rank = np.empty(n, dtype=np.int64)
             rank[by_group] = np.arange(n) - starts[inverse[by_group]]
             record(states, rows, rank < accepted_by_group[inverse], current)
+        return seen
+
+
+def occurrences(rows: np.ndarray) -> np.ndarray:
+    """Each request's count of earlier requests (in draw order) on the same item."""
+    order = np.argsort(rows, kind="stable")
+    srows = rows[order]
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = srows[1:] != srows[:-1]
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0))
+    rank = np.empty(len(rows), dtype=np.int64)
+    rank[order] = np.arange(len(rows)) - first
+    return rank
 
 
 class _Tick:

@@ -46,6 +46,13 @@ scaled run is a different experiment when items repeat (at scale s each item of 
 key space is written 1/s times less often, so more of the writes are of new items, which
 cost a KEYS_ONLY index a write where a rewrite costs none; the first example the
 generated test found, differential/found/, was exactly that at scale 0.25)."""
+TICK_S = 0.01
+"""The simulation's tick here: 10 ms, not its default 50 ms. The simulation admits a
+tick's requests at the tick's end; where a table partition and an index partition run
+out together under heavy load, 50 ms ticks over-throttle by a few points (found:
+47 % vs 41 % on the endpoint; 41 % at 1 ms ticks: differential/found/
+found-tick-cobinding.yaml, docs/model.md#known-limits-of-the-model). That is the
+simulation's time resolution, not its charging, which is what this test compares."""
 TOLERANCE_POINTS = 3.0
 DEFAULT_EXAMPLES = 4
 EXAMPLES = int(os.environ.get("HOTBENCH_DIFF_EXAMPLES", DEFAULT_EXAMPLES))
@@ -98,7 +105,7 @@ def disagreements(sim: Runs, live: Runs) -> list[str]:
 
 
 def compare(playbook: Playbook) -> tuple[Runs, Runs, list[str]]:
-    sim = simulated_runs(simulate(playbook))
+    sim = simulated_runs(simulate(playbook, tick_s=TICK_S))
     live = run_on_endpoint(playbook, SCALE)
     return sim, live, disagreements(sim, live)
 
