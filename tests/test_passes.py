@@ -18,7 +18,7 @@ def test_every_pass_runs_after_a_failure_and_the_summary_names_it() -> None:
             sys.executable,
             str(SCRIPT),
             f"first: {sys.executable} -c 'raise SystemExit(3)'",
-            f"second: HOTBENCH_X=1 {sys.executable} -c \"{fake_pytest}\"",
+            f'second: HOTBENCH_X=1 {sys.executable} -c "{fake_pytest}"',
         ],
         capture_output=True,
         text=True,

@@ -67,3 +67,21 @@ async def test_a_steps_status_line_is_cleared_after_the_step_and_partitions_say_
         await pilot.pause()
         text = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "served by" in text and " on 1" not in text, text
+
+
+async def test_the_results_table_fits_80_columns_with_the_reasons_below(tmp_path: Path) -> None:
+    from textual.widgets import DataTable
+
+    from tests.tui.fixed import fill, fixed_app
+
+    app = fixed_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        fill(app, results=True)
+        await pilot.press("4")
+        await pilot.pause()
+        table = app.screen.query_one("#results-table", DataTable)
+        assert table.virtual_size.width <= 78
+        assert "reasons" not in [str(c.label) for c in table.columns.values()]
+        assert "hot#1: table write key range" in str(
+            app.screen.query_one("#results-reasons").render()
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
+from console.tui.widgets.chart_axes import round_axes
 from loadgen.results import RunResult
 
 
@@ -21,7 +22,7 @@ class PreviewChart(PlotextPlot):
         if run is not None:
             data = run.to_json()
             title += f" {data['throttle_rate'] * 100:.1f} % thr"
-            seconds = sorted(run.seconds)
+            seconds = sorted(t for t in run.seconds if t >= 0)
             plt.plot(
                 seconds,
                 [run.seconds[t].succeeded for t in seconds],
@@ -31,5 +32,8 @@ class PreviewChart(PlotextPlot):
             plt.plot(
                 seconds, [run.seconds[t].throttled for t in seconds], color="red", marker="braille"
             )
+            top = max((run.seconds[t].succeeded for t in seconds), default=0)
+            top = max(top, *(run.seconds[t].throttled for t in seconds), 0)
+            round_axes(plt, max(seconds, default=1), top)
         plt.title(title)
         self.refresh()
