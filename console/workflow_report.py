@@ -41,7 +41,10 @@ def print_plan(report: PlanReport, console: Console) -> None:
         )
     console.print(table)
     fleet = report.fleet
-    kind = "Fargate tasks" if report.target == "aws" else "worker processes (priced as Fargate)"
+    from console.targets import target_named
+    from console.workflow.settings import Settings
+
+    kind = target_named(Settings(target=report.target)).worker_kind
     console.print(
         f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
         f"{fleet.architecture}"

@@ -75,7 +75,10 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
         from console.commands.simulate import simulate_with_progress
 
         return simulate_with_progress(playbook, console, args.quiet)
-    if args.target == "aws":
+    from console.commands.workflow import settings_from
+    from console.targets import target_named
+
+    if target_named(settings_from(args)).runs_through_workflow:
         return _live_on_aws(args, console)
     from botocore.exceptions import BotoCoreError, ClientError
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
+from console.targets import target_for
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -68,7 +69,17 @@ def add_settings_arguments(parser: argparse._ActionsContainer, target: bool = Tr
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    fields = ("target", "region", "aws_profile", "runs_dir", "max_cost_usd", "price_region")
+    fields = (
+        "target",
+        "region",
+        "aws_profile",
+        "runs_dir",
+        "max_cost_usd",
+        "price_region",
+        "subnet_ids",
+        "security_group_ids",
+        "assign_public_ip",
+    )
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
     except ValidationError as exc:
@@ -172,6 +183,25 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
     )
     parser.add_argument("--price-region", default=None, help="region whose prices to use")
     parser.add_argument(
+        "--subnet-ids",
+        default=None,
+        metavar="IDS",
+        help="aws: worker subnets, comma-separated (default: the default VPC's; or "
+        "HOTBENCH_SUBNET_IDS)",
+    )
+    parser.add_argument(
+        "--security-group-ids",
+        default=None,
+        metavar="IDS",
+        help="aws: worker security groups, comma-separated (default: the kit's own, HTTPS out)",
+    )
+    parser.add_argument(
+        "--assign-public-ip",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="aws: a public IP per task (default: yes on the default VPC, no on given subnets)",
+    )
+    parser.add_argument(
         "--create-delay",
         type=float,
         default=0.0,
@@ -184,8 +214,9 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
 
 
 def handle_plan(args: argparse.Namespace, console: Console) -> int:
+    from console.targets.preflight import PreflightFailed
     from console.workflow import plan
-    from console.workflow.steps import check_credentials
+    from console.workflow.steps import check_credentials, preflight
 
     settings = settings_from(args)
     report = plan(args.playbook, settings, up_options(args))
@@ -193,10 +224,20 @@ def handle_plan(args: argparse.Namespace, console: Console) -> int:
         print_json(report.model_dump(mode="json"))
     else:
         print_plan(report, console)
-    if settings.target == "aws":
-        who = check_credentials(settings)  # the plan is useful without; `up` is not
-        if not args.json:
-            console.print(f"AWS identity: {who}", highlight=False)
+    who = check_credentials(settings)  # the plan is useful without; `up` is not
+    if who is None:
+        return 0  # a target without identities (local) has nothing to check before up
+    findings = preflight(report, settings)
+    if not args.json:
+        console.print(f"AWS identity: {who}", highlight=False)
+        for finding in findings:
+            mark = "[yellow]not checked[/]" if not finding.blocks else "[red]FAIL[/]"
+            console.print(f"preflight {mark} {finding.message}", highlight=False)
+        if not any(f.blocks for f in findings):
+            console.print("preflight: permissions, quotas, Fargate and network OK", highlight=False)
+    blocking = [f for f in findings if f.blocks]
+    if blocking:
+        raise PreflightFailed(blocking)
     return 0
 
 
@@ -343,7 +384,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
             f"{s.current_step} {record.status}",
             str(s.next_step or "-"),
             "[red]yes[/]" if s.billable_up else "no",
-            f"${costs[s.run_id]:,.2f}" + (" (on AWS)" if s.target == "local" else ""),
+            f"${costs[s.run_id]:,.2f}" + ("" if target_for(s, settings).billed else " (on AWS)"),
             f"{s.created_at:%Y-%m-%d %H:%M}",
         )
     console.print(table)

@@ -21,22 +21,13 @@ from console.workflow.costing import (
 )
 from console.workflow.options import UpOptions
 from console.workflow.reports import PlannedFleet, PlannedIndex, PlannedTable, PlanReport
-from console.workflow.settings import Settings, Target
+from console.workflow.settings import Settings
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Playbook, TableSpec, load_playbook
 
-SETUP_S = {"local": 30.0, "aws": 900.0}
-"""Seconds the tables stand before and after the load: the emulator starts in seconds;
-on AWS, apply and destroy of the kit take minutes each (estimate, not measured here)."""
 TASK_START_S = 60.0
 """Seconds a Fargate task is billed before the barrier opens (image pull, start):
 an estimate; tally uses each task's real pull-start and stop times."""
-
-
-def table_names(target: Target, run_id: str, variant: str) -> str:
-    """Physical table name: the Terraform kit's `hotbench-<run_id>-<variant>` on AWS,
-    `<run_id>-<variant>` locally (the run id already starts with `hb-`)."""
-    return f"hotbench-{run_id}-{variant}" if target == "aws" else f"{run_id}-{variant}"
 
 
 def variants_in_runs(playbook: Playbook) -> list[TableSpec]:
@@ -110,15 +101,17 @@ def make_plan(
     run_id: str = "<run-id>",
     prices: PriceTable | None = None,
 ) -> PlanReport:
+    from console.targets import target_named
+
     playbook = load_playbook(playbook_path)
-    target = settings.target
+    target = target_named(settings)
     notes: list[str] = []
     if prices is None:
         prices, fallback = price_table(settings.prices_region)
         if fallback:
             notes.append(fallback)
     specs = variants_in_runs(playbook)
-    tables = [planned_table(s, table_names(target, run_id, s.name), prices) for s in specs]
+    tables = [planned_table(s, target.table_name(run_id, s.name), prices) for s in specs]
     load_s = pauses_s = 0.0
     usage = BilledUsage()
     vcpu, gb = options.task_cpu / 1024, options.task_memory / 1024
@@ -152,7 +145,7 @@ def make_plan(
                 usage.read_request_units += read_request_units(
                     requests, spec.item_size_bytes, phase.consistent_read
                 )
-    setup_s = SETUP_S[target]
+    setup_s = target.setup_s
     up_hours = (load_s + pauses_s + setup_s) / 3600
     usage.provisioned = []
     for spec, table in zip(specs, tables, strict=True):
@@ -172,7 +165,7 @@ def make_plan(
         notes.append("on-demand GSI writes priced as if every item projects into every GSI")
     if any(t.seed_items for t in specs):
         notes.append("seeding writes are not in the estimate")
-    if target == "local":
+    if not target.billed:
         notes.append(
             "local target: the emulator is free; these are the prices of the same run on "
             f"AWS at full scale ({settings.prices_region})"
@@ -182,7 +175,7 @@ def make_plan(
         (prices.dashboard_month or 0) / HOURS_PER_MONTH
     )
     return PlanReport(
-        target=target,
+        target=target.name,
         region=settings.region,
         playbook_path=str(playbook_path),
         playbook_name=playbook.name,
@@ -204,6 +197,6 @@ def make_plan(
         prices_region=prices.region,
         prices_as_of=prices.as_of,
         prices_source=prices.source,
-        hypothetical=target == "local",
+        hypothetical=not target.billed,
         notes=notes + price_notes,
     )

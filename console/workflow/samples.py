@@ -60,6 +60,9 @@ class WorkerStatus(Frozen):
     """Requests sent late (the instrument could not keep the schedule) so far."""
     done: int = 0
     lost: int = 0
+    tasks: dict[str, int] = Field(default_factory=dict)
+    """AWS: the table run's tasks per lifecycle state as last described (PROVISIONING,
+    PENDING, RUNNING, STOPPED, MISSING); empty for worker processes."""
 
 
 class WatchFrame(Frozen):

@@ -127,6 +127,13 @@ class TaskRecord(Model):
     vcpu: float = 1.0
     memory_gb: float = 2.0
     architecture: str = "X86_64"
+    last_status: str | None = None
+    """ECS's lastStatus when last described (PROVISIONING ... RUNNING ... STOPPED), or
+    MISSING once ECS forgot the task (about an hour after it stopped)."""
+    last_seen_at: datetime | None = None
+    """When DescribeTasks last answered for it: the bill's end when the stop is unknown."""
+    stopped_reason: str | None = None
+    """ECS's stoppedReason and each container's reason (e.g. CannotPullContainerError)."""
 
 
 class TableRun(Model):
@@ -242,9 +249,9 @@ class RunState(Model):
             return False
         if self.leftovers:
             return True
-        if self.target == "local":
+        if self.emulator is not None:
             # the tables live in the emulator's memory: up while it runs, gone with it
-            return self.emulator is not None and self.emulator.stopped_at is None
+            return self.emulator.stopped_at is None
         return bool(
             any(t.deleted_at is None and t.created_at is not None for t in self.tables.values())
             or (

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from console.workflow import local
+from console.targets import run_settings, target_for
 from console.workflow.errors import StateError
 from console.workflow.settings import Settings
 from console.workflow.state import (
@@ -67,16 +67,11 @@ def require_up(state: RunState, what: str) -> None:
 
 
 def dynamodb_client(state: RunState, settings: Settings) -> Any:
-    if state.target == "local":
-        return local.client(state)
-    from console.workflow import aws
-
-    return aws.session(run_settings(state, settings)).client("dynamodb")
+    """A DynamoDB client on the run's own tables (its target's endpoint and region)."""
+    return target_for(state, settings).dynamodb_client(state)
 
 
-def run_settings(state: RunState, settings: Settings) -> Settings:
-    """The settings with the run's own target and region (recorded at `up`)."""
-    return settings.model_copy(update={"target": state.target, "region": state.region})
+__all__ = ["dynamodb_client", "find_spec", "require_up", "run_settings", "step", "store_for"]
 
 
 def find_spec(playbook: Playbook, variant: str) -> TableSpec:

@@ -19,16 +19,13 @@ from datetime import timedelta
 from pathlib import Path
 
 from console.output import write_json
-from console.workflow import local, processes
+from console.targets import target_for, target_named
+from console.targets.base import Finding
+from console.targets.preflight import PreflightFailed
+from console.workflow import processes
 from console.workflow.awserrors import aws_errors
-from console.workflow.bringup import (
-    confirm_cost,
-    refuse_over_limit,
-    start_reaper,
-    up_aws,
-    up_local,
-)
-from console.workflow.errors import ConfigError, InfraError, StateError
+from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
+from console.workflow.errors import ConfigError, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
 from console.workflow.options import RunOptions, UpOptions, WarmTarget
@@ -54,7 +51,6 @@ from console.workflow.stepkit import (
     store_for,
 )
 from console.workflow.tablerun import TableRunner
-from console.workflow.teardown import down_aws, down_local
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
@@ -72,11 +68,17 @@ def plan(
     return make_plan(playbook_path, settings, options or UpOptions())
 
 
-def check_credentials(settings: Settings) -> str:
-    """AWS: the caller's ARN, or CredentialsError (exit 2) before anything is created."""
-    from console.workflow import aws
+def check_credentials(settings: Settings) -> str | None:
+    """Who the target would create the run as (AWS: the caller's ARN), or CredentialsError
+    (exit 2) before anything is created; None for a target without identities (local)."""
+    return target_named(settings).identity()
 
-    return aws.caller_identity(settings)
+
+def preflight(report: PlanReport, settings: Settings) -> list[Finding]:
+    """What must be fixed before `up` may create anything (permissions, quotas, network),
+    each naming the action, quota or setting and the fix; empty: nothing found. Findings
+    of kind `not-checked` say what could not be checked (and block nothing)."""
+    return target_named(settings).preflight(report)
 
 
 # -- up ------------------------------------------------------------------------------------
@@ -119,17 +121,17 @@ def up(
             create_delay_s=options.create_delay_s,
         )
     else:
-        if settings.target == "local" and not 0 < options.scale <= 1:
-            raise ConfigError(
-                "--scale must be in (0, 1]: the fraction of the playbook's rates offered"
-            )
+        target = target_named(settings)
+        target.check_up_options(options)
         if options.workers < 1:
             raise ConfigError("--workers must be at least 1")
         run_id = run_id or new_run_id()
         report = make_plan(playbook_path, settings, options, run_id=run_id)
         refuse_over_limit(report, settings)
-        if settings.target == "aws":
-            check_credentials(settings)  # before the question, and before anything exists
+        target.identity()  # credentials before the question, and before anything exists
+        failed = [f for f in target.preflight(report) if f.blocks]
+        if failed:
+            raise PreflightFailed(failed)
         confirm_cost(report, hooks)
         playbook = load_playbook(playbook_path)
         now = utc_now()
@@ -142,7 +144,7 @@ def up(
             created_at=now,
             deadline=now + timedelta(seconds=settings.max_wall_s),
             estimated_cost_usd=report.estimated_cost_usd,
-            scale=options.scale if settings.target == "local" else 1.0,
+            scale=target.run_scale(options),
             workers=options.workers,
         )
         state.record(Step.PLAN).status = Status.DONE
@@ -155,10 +157,7 @@ def up(
             return state  # another command finished it meanwhile
         with step(store, state, Step.UP):
             start_reaper(store, state, settings)
-            if state.target == "local":
-                up_local(store, state, options, hooks)
-            else:
-                up_aws(store, state, settings, options, hooks)
+            target_for(state, settings).provision(store, state, options, hooks)
     return state
 
 
@@ -231,14 +230,7 @@ def _prewarm_locked(
                     waiting.append((table.name, target.index))
             store.save(state)
         wait_warm(client, waiting, timeout_s, hooks, state.region)
-        if state.target == "local" and state.emulator is not None:
-            for table in state.tables.values():
-                parts = local.partitions(state.emulator, table.name)
-                for index in (parts or {}).get("indexes", []):
-                    hooks.say(
-                        f"{table.variant}{'/' + index['index'] if index.get('index') else ''}: "
-                        f"{index.get('partition_count')} partition(s)"
-                    )
+        target_for(state, settings).after_prewarm(state, hooks)
 
 
 # -- run -----------------------------------------------------------------------------------
@@ -273,14 +265,10 @@ def _run_locked(
             for k in range(1, r.repeats + 1)
         ]
     with step(store, state, Step.RUN):
-        if state.target == "local" and not local.emulator_alive(state.emulator):
-            raise InfraError(
-                f"the emulator of run {run_id} is not running (pid "
-                f"{state.emulator.pid if state.emulator else '?'} gone): its tables went "
-                f"with it; `hotbench down {run_id}` and a new `hotbench up`"
-            )
-        client = dynamodb_client(state, settings)
-        runner = TableRunner(store, state, settings, playbook, options, hooks, client)
+        target = target_for(state, settings)
+        target.require_alive(state)
+        client = target.dynamodb_client(state)
+        runner = TableRunner(store, state, target, playbook, options, hooks, client)
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue
@@ -374,10 +362,7 @@ def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
         state = store.load(run_id)  # what the interrupted holder saved
         settings = run_settings(state, settings)
         with step(store, state, Step.DOWN):
-            if state.target == "local":
-                report = down_local(store, state, hooks)
-            else:
-                report = down_aws(store, state, settings, hooks)
+            report = target_for(state, settings).teardown(store, state, hooks)
             state.leftovers = [f"{x.kind} {x.id}" for x in report.leftovers]
             store.save(state)
         if state.reaper_pid is not None and state.reaper_pid != os.getpid():
@@ -393,6 +378,5 @@ def runs(settings: Settings) -> list[RunState]:
     local run, whether its emulator is really alive is checked (a reboot ends it)."""
     out = store_for(settings).all_runs()
     for state in out:
-        if state.target == "local" and state.emulator and not local.emulator_alive(state.emulator):
-            state.emulator.stopped_at = state.emulator.stopped_at or utc_now()
+        target_for(state, settings).refresh(state)
     return out

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from console.infra.prices import PriceTable, price_table
+from console.targets import Target, target_for
 from console.workflow.costing import (
     BilledUsage,
     ProvisionedUse,
-    TaskUse,
     WarmRaise,
     price_usage,
     warm_excess,
@@ -18,10 +18,6 @@ from console.workflow.costing import (
 from console.workflow.reports import CostTally
 from console.workflow.settings import Settings
 from console.workflow.state import RunState, TableState, utc_now
-
-LOCAL_TASK_START_S = 60.0
-"""Locally there is no Fargate: each worker is priced as a task billed from one minute
-before its table run (image pull and start, an estimate) to its end."""
 
 
 def _hours(start: datetime | None, end: datetime | None, now: datetime) -> float:
@@ -46,7 +42,9 @@ def _warm_raises(table: TableState) -> list[WarmRaise]:
     return out
 
 
-def usage_from_state(state: RunState, now: datetime | None = None) -> BilledUsage:
+def usage_from_state(state: RunState, target: Target, now: datetime | None = None) -> BilledUsage:
+    """The run's usage from its state; the workers' billed spans are the target's to say
+    (Fargate tasks from pull start to stop, or local processes priced as tasks)."""
     now = now or utc_now()
     usage = BilledUsage(
         write_request_units=state.usage.write_request_units,
@@ -83,28 +81,7 @@ def usage_from_state(state: RunState, now: datetime | None = None) -> BilledUsag
             usage.contributor_insights_rule_hours += 2 * hours * (1 + len(table.gsis))
         usage.warm_raises += _warm_raises(table)
     usage.dashboard_hours = _hours(up_since, up_until, now)
-    if state.target == "aws":
-        usage.tasks = [
-            TaskUse(
-                t.id,
-                t.vcpu,
-                t.memory_gb,
-                ((t.stopped_at or now) - t.pull_started_at).total_seconds()
-                if t.pull_started_at
-                else 0.0,
-                t.architecture,
-            )
-            for t in state.tasks
-        ]
-    else:
-        for tr in state.table_runs:
-            if tr.started_at is None:
-                continue
-            seconds = ((tr.finished_at or now) - tr.started_at).total_seconds()
-            usage.tasks += [
-                TaskUse(f"{tr.label} worker {w}", 1.0, 2.0, seconds + LOCAL_TASK_START_S)
-                for w in range(state.workers)
-            ]
+    usage.tasks = target.task_usage(state, now)
     return usage
 
 
@@ -115,12 +92,13 @@ def tally_state(
     now: datetime | None = None,
 ) -> CostTally:
     notes: list[str] = []
+    target = target_for(state, settings)
     if prices is None:
         prices, fallback = price_table(settings.price_region or state.region)
         if fallback:
             notes.append(fallback)
-    lines, price_notes = price_usage(usage_from_state(state, now), prices)
-    if state.target == "local":
+    lines, price_notes = price_usage(usage_from_state(state, target, now), prices)
+    if not target.billed:
         notes.append(
             "local target: nothing was billed; this is what the same run would have cost "
             "on AWS (on-demand units at full scale; workers as 1 vCPU / 2 GB Fargate tasks)"
@@ -135,6 +113,6 @@ def tally_state(
         prices_region=prices.region,
         prices_as_of=prices.as_of,
         prices_source=prices.source,
-        hypothetical=state.target == "local",
+        hypothetical=not target.billed,
         notes=notes + price_notes,
     )

@@ -42,7 +42,7 @@ class ResultsScreen(ConsoleScreen):
                 (
                     f", pauses x{self.console.run_options.pause_scale:g} as run)"
                     if self.console.run_options.pause_scale != 1.0
-                    and self.console.backend.settings.target == "aws"
+                    and not self.console.backend.target().skips_pauses
                     else ")",
                     "dim",
                 ),
