@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from console.infra.errors import TerraformApplyError, TerraformError
 from console.targets.base import Finding, HotKeyView
 from console.workflow import aws as kit
@@ -180,6 +182,8 @@ class AwsTarget:
             except (WorkflowError, TerraformError) as exc:
                 notes.append(f"terraform destroy failed: {exc}")
             store.save(state)
+        if tf_state is not None and tf_state.destroyed_at is not None:
+            notes += self._delete_task_definition(state)
         hooks.say("sweeping by tag hotbench:run-id=" + state.run_id)
         try:
             leftovers = self.sweep(state)
@@ -200,6 +204,30 @@ class AwsTarget:
         return DownReport(
             run_id=state.run_id, target=self.name, removed=removed, leftovers=leftovers, notes=notes
         )
+
+    def _delete_task_definition(self, state: RunState) -> list[str]:
+        """Destroy deregisters the task definition, which then stays INACTIVE (free, but
+        listed for ever) unless deleted: DeleteTaskDefinitions, once it is INACTIVE
+        (https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_DeleteTaskDefinitions.html)."""
+        arn = (
+            (state.terraform.outputs or {}).get("task_definition_arn") if state.terraform else None
+        )
+        if not arn:
+            return []
+        ecs = self.client("ecs")
+        try:
+            described = ecs.describe_task_definition(taskDefinition=arn)["taskDefinition"]
+            if described.get("status") != "INACTIVE":
+                return []  # still registered: the sweep lists it with its commands
+            ecs.delete_task_definitions(taskDefinitions=[arn])
+        except Exception as exc:
+            if _code(exc) in GONE_CODES | {"ClientException"}:
+                return []  # already deleted, or never registered
+            return [
+                f"the deregistered task definition {arn} was not deleted ({_describe_error(exc)}); "
+                f"free, but listed: aws ecs delete-task-definitions --task-definitions {arn}"
+            ]
+        return []
 
     def sweep(self, state: RunState) -> list[Leftover]:
         from console.workflow.sweep import sweep
@@ -403,7 +431,9 @@ class EcsFleetBinding:
         if time.monotonic() - self._seen_at < SEEN_EVERY_S and self._seen_at:
             return
         self._seen_at = time.monotonic()
-        with contextlib.suppress(Exception):  # a display and a bill bound: best effort
+        # a display and a bill bound: an AWS hiccup here must not fail the run (the next
+        # describe, or the one when the table run ends, records it)
+        with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
             describe_tasks(
                 self.ecs,
                 self.state,
@@ -412,7 +442,8 @@ class EcsFleetBinding:
             self.store.save(self.state)
 
     def record_finished(self, table_run: TableRun) -> None:
-        with contextlib.suppress(Exception):
+        # best effort: `down` describes the tasks again before it bills or stops them
+        with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
             describe_tasks(
                 self.ecs,
                 self.state,

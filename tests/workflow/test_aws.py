@@ -28,6 +28,7 @@ from console.workflow.errors import (
     InfraError,
 )
 from console.workflow.state import StateStore, Status, Step
+from tests.targets.faults import aws_quotas
 from tests.workflow.conftest import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -239,6 +240,7 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    aws_quotas(monkeypatch)
     with mock_aws():
         yield
 
@@ -384,7 +386,7 @@ def test_up_run_tally_down_on_aws(
 def test_the_sweep_trusts_describe_not_the_tagging_api(aws: None) -> None:
     """The Tagging API lists deleted resources for a while: a hit whose Describe says it is
     gone (or being deleted) is not a leftover; logs and ECR confirmed by their own calls."""
-    from console.workflow.sweep import sweep
+    from console.workflow.sweep import RESOURCE_TYPES, sweep
 
     boto3.client("logs").create_log_group(logGroupName=f"/hotbench/{RUN_ID}")
     boto3.client("ecr").create_repository(repositoryName=f"hotbench-{RUN_ID}-worker")
@@ -403,14 +405,7 @@ def test_the_sweep_trusts_describe_not_the_tagging_api(aws: None) -> None:
         {"ResourceTagMappingList": [{"ResourceARN": a, "Tags": TAG} for a in listed]},
         {
             "TagFilters": [{"Key": "hotbench:run-id", "Values": [RUN_ID]}],
-            "ResourceTypeFilters": [
-                "dynamodb:table",
-                "ecs:cluster",
-                "ecs:task-definition",
-                "ecs:task",
-                "logs:log-group",
-                "ecr:repository",
-            ],
+            "ResourceTypeFilters": RESOURCE_TYPES,
             "ResourcesPerPage": 100,
         },
     )
