@@ -41,10 +41,9 @@ def print_plan(report: PlanReport, console: Console) -> None:
         )
     console.print(table)
     fleet = report.fleet
-    from console.targets import target_named
-    from console.workflow.settings import Settings
+    from console.targets import target_class
 
-    kind = target_named(Settings(target=report.target)).worker_kind
+    kind = target_class(report.target).worker_kind
     console.print(
         f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
         f"{fleet.architecture}"
@@ -121,7 +120,8 @@ def state_json(state: RunState) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(state.model_dump_json())
     data["next_step"] = state.next_step
     data["current_step"] = state.current_step
-    data["billable_up"] = state.billable_up
+    data["up"] = state.billable_up  # anything exists: tables, an emulator, leftovers
+    data["billable_up"] = state.billed  # and costs money (never for a local run)
     return data
 
 
@@ -153,4 +153,4 @@ def print_frame(frame: WatchFrame, console: Console) -> None:
     if frame.note:
         console.print(f"[yellow]{frame.note}[/]", highlight=False)
     if frame.finished:
-        console.print("watch: the run step is over")
+        console.print(f"{frame.at:%H:%M:%S} done: the run step is over", highlight=False)

@@ -19,6 +19,7 @@ from console.checkreport import (
     verdict_table,
     write_report,
 )
+from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 from console.report import report_result
 from loadgen.advise import advise
@@ -38,7 +39,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
         return exitcodes.OK
-    advice = advise(playbook)
+    params = params_from(args).params
+    advice = advise(playbook, params)
     if not args.quiet:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
@@ -68,6 +70,7 @@ def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace)
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
+    params_from(args)  # a bad --params file is refused before anything runs
     if args.mode == "simulate" and args.target is not None:
         raise UserError("--target applies to --mode live; a simulation needs no target")
 
@@ -81,7 +84,7 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
     if args.mode == "simulate":
         from console.commands.simulate import simulate_with_progress
 
-        return simulate_with_progress(playbook, console, args.quiet)
+        return simulate_with_progress(playbook, console, args.quiet, params_from(args).params)
     from console.commands.workflow import settings_from
     from console.targets import target_named
 
@@ -166,6 +169,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--json", metavar="FILE", help="also write the results alone (docs/results.md)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
+    add_params_argument(parser)
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
     add_store_arguments(
@@ -176,4 +180,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_settings_arguments(aws, target=False)
     add_fleet_and_cost_arguments(aws)
     aws.add_argument("--yes", action="store_true", help="go up without asking")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, create_delay=0.0)  # local only: not offered here

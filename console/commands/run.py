@@ -21,6 +21,7 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.emulator import memory_bound
+from console.commands.params import params_from
 from console.commands.workflow import (
     add_seed_items_argument,
     add_settings_arguments,
@@ -102,6 +103,12 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     from loadgen.live import LiveOptions
 
     check_live_arguments(args)
+    loaded = params_from(args)
+    if loaded.path is not None and args.endpoint is not None:
+        raise UserError(
+            "--params sets the built-in emulator's parameters; an --endpoint emulator has "
+            "its own: start it with `hotbench emulator serve --params FILE`, or drop --endpoint"
+        )
     return LiveOptions(
         workers=args.workers,
         scale=args.scale,
@@ -111,6 +118,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout or 60.0),
         store=args.store,
         max_memory=memory_bound(args.max_memory),
+        params=loaded.params,
     )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from console.targets.base import FleetBinding, HotKeyView, MetricsSource, Target
 
 if TYPE_CHECKING:  # importing console.targets loads no workflow module (no cycle)
-    from console.workflow.settings import Settings
+    from console.workflow.settings import Settings, TargetName
     from console.workflow.state import RunState
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "MetricsSource",
     "Target",
     "run_settings",
+    "target_class",
     "target_for",
     "target_named",
 ]
@@ -37,16 +38,23 @@ Clients = Mapping[str, Any]
 caller that already holds them); a target without AWS clients ignores them."""
 
 
-def target_named(settings: Settings, clients: Clients | None = None) -> Target:
-    """The target `settings.target` names, in `settings.region`. The one place that
-    turns a target's name into its implementation."""
-    if settings.target == "aws":
+def target_class(name: TargetName) -> Any:
+    """The class implementing the target `name`: its class attributes (billed,
+    worker_kind, ...) answer questions that need no settings. The one place that turns
+    a target's name into its implementation."""
+    if name == "aws":
         from console.targets.aws import AwsTarget
 
-        return AwsTarget(settings, clients)
+        return AwsTarget
     from console.targets.local import LocalTarget
 
-    return LocalTarget(settings)
+    return LocalTarget
+
+
+def target_named(settings: Settings, clients: Clients | None = None) -> Target:
+    """The target `settings.target` names, in `settings.region`."""
+    target: Target = target_class(settings.target)(settings, clients)
+    return target
 
 
 def target_for(state: RunState, settings: Settings, clients: Clients | None = None) -> Target:

@@ -75,6 +75,7 @@ class AwsTarget:
     skips_pauses = False
     hot_key_view: HotKeyView = "insights"
     runs_through_workflow = True
+    tables_are_modelled = False
     setup_s = 900.0
     """Apply and destroy of the kit take minutes each (an estimate, not measured here)."""
     worker_kind = "Fargate tasks"

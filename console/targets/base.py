@@ -108,6 +108,9 @@ class Target(Protocol):
     runs_through_workflow: bool
     """A live run here needs a stack created and priced first (`up`, `run`, `down`);
     False: `hotbench run` may start and remove everything within one command."""
+    tables_are_modelled: bool
+    """True when the tables are the capacity model (the emulator), so the model's
+    parameters (--params) apply; False: the tables meet the provider's own capacity."""
     setup_s: float
     """Seconds the tables stand before and after the load (creation, destruction)."""
     worker_kind: str

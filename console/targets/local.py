@@ -43,12 +43,13 @@ class LocalTarget:
     skips_pauses = True
     hot_key_view: HotKeyView = "partitions"
     runs_through_workflow = False
+    tables_are_modelled = True
     setup_s = 30.0
     """The emulator starts in seconds; tables are ACTIVE at once (create delay 0)."""
     worker_kind = "worker processes (priced as Fargate)"
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, settings: Settings, clients: object = None) -> None:
+        self.settings = settings  # `clients`: AWS clients, none of which are used here
 
     # -- before anything exists ----------------------------------------------------------
     def table_name(self, run_id: str, variant: str) -> str:

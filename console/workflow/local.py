@@ -43,6 +43,8 @@ def emulator_argv(port: int, options: UpOptions, scale: float) -> list[str]:
         argv += ["--store", options.emulator_store]
     if options.emulator_max_memory is not None:
         argv += ["--max-memory", options.emulator_max_memory]
+    if options.params_file is not None:
+        argv += ["--params", options.params_file]
     return argv
 
 

@@ -56,6 +56,18 @@ def step(store: StateStore, state: RunState, step: Step) -> Iterator[None]:
     store.save(state)
 
 
+def refuse_if_down(state: RunState) -> None:
+    """`down` on a run that is down already: exit 5 (the README's table), not a second
+    "nothing left" that would hide a mistyped run id; leftovers make it go again."""
+    record = state.record(Step.DOWN)
+    if record.status == Status.DONE and not state.billable_up:
+        when = f" at {record.finished_at:%Y-%m-%d %H:%M} UTC" if record.finished_at else ""
+        raise StateError(
+            f"run {state.run_id} is already down{when}; nothing is left to destroy "
+            "(`hotbench runs` lists every run)"
+        )
+
+
 def require_up(state: RunState, what: str) -> None:
     if state.record(Step.DOWN).status == Status.DONE and not state.billable_up:
         raise StateError(f"run {state.run_id} is down; `hotbench up` starts a new one")

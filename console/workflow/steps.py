@@ -40,11 +40,11 @@ from console.workflow.state import (
     Status,
     Step,
     TableRun,
-    new_run_id,
     utc_now,
 )
 from console.workflow.stepkit import (
     dynamodb_client,
+    refuse_if_down,
     require_up,
     run_settings,
     step,
@@ -54,6 +54,7 @@ from console.workflow.tablerun import TableRunner
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
+from loadgen.runid import new_run_id
 
 # -- plan ----------------------------------------------------------------------------------
 
@@ -119,6 +120,7 @@ def up(
             emulator_store=state.emulator.store if state.emulator else options.emulator_store,
             emulator_max_memory=options.emulator_max_memory,
             create_delay_s=options.create_delay_s,
+            params_file=options.params_file,
         )
     else:
         target = target_named(settings)
@@ -357,7 +359,7 @@ def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
     its own Describe; IAM roles by ListRoles + ListRoleTags). Never raises for what it
     finds left: the report lists each leftover with the command that deletes it."""
     store = store_for(settings)
-    store.load(run_id)  # a clear error for an unknown run before taking any lock
+    refuse_if_down(store.load(run_id))  # an unknown run's clear error, before any lock
     with run_lock(store.run_dir(run_id), "down", interrupt_holder=True):
         state = store.load(run_id)  # what the interrupted holder saved
         settings = run_settings(state, settings)

@@ -73,7 +73,7 @@ class Watcher:
         samples: list[IndexSample] = []
         notes: list[str] = []
         current = next((tr for tr in state.table_runs if tr.status == Status.RUNNING), None)
-        workers = None
+        workers, label = None, current.label if current else None
         # the running table run, and any seen running that ended since: its last
         # seconds come from the final items, read once more
         to_read = [
@@ -99,10 +99,13 @@ class Watcher:
             self.worker_done.setdefault(tr.fleet_run_id or "", -1)
             if ended:
                 self.worker_flushed.add(tr.fleet_run_id or "")
-            else:
-                workers = status
-        if current is not None and workers is not None:
-            workers = workers.model_copy(update={"tasks": lifecycle(state, current)})
+            if not ended or current is None:
+                # an ended run's final status too ("2 done"), while no other runs
+                workers, label = status, tr.label
+        if workers is not None and label is not None:
+            run_of = next((tr for tr in state.table_runs if tr.label == label), None)
+            if run_of is not None:
+                workers = workers.model_copy(update={"tasks": lifecycle(state, run_of)})
         source = self.source(state)
         try:
             samples += source.samples(state, finished)
@@ -113,7 +116,7 @@ class Watcher:
             source.requested = 0
         return WatchFrame(
             at=utc_now(),
-            run_label=current.label if current else None,
+            run_label=label,
             samples=samples,
             workers=workers,
             finished=finished,

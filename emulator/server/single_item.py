@@ -96,6 +96,8 @@ def _write_one(
     cond, returns, on_fail = options
     now = state.tick()
     store = table.store
+    if state.transactions.held:
+        state.transactions.check_plain_write(table, key, now)
     old, old_size = store.get_for_write(key)
     if old is None and new is not None:
         state.memory.admit_new_item(store.count)
@@ -162,6 +164,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     mode = consumed_mode(req)
     now = state.tick()
     store = table.store
+    if state.transactions.held:
+        state.transactions.check_plain_write(table, key, now)
     old, old_size = store.get_for_write(key)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None

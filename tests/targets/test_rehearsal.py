@@ -79,7 +79,8 @@ def test_a_fleet_that_never_starts_fails_at_once_with_the_reason(rehearsal: Rehe
     reason in the message (exit 7) and in the state; `down` leaves nothing."""
     rehearsal.fargate.pull_error = (
         "pull image manifest has been retried 5 time(s): failed to resolve ref "
-        "123456789012.dkr.ecr.us-east-1.amazonaws.com/hotbench-hb-rehearsal-worker:latest: not found"
+        "123456789012.dkr.ecr.us-east-1.amazonaws.com/hotbench-hb-rehearsal-worker:latest: "
+        "not found"
     )
     said: list[str] = []
     up(str(rehearsal.playbook), rehearsal.settings, hooks(said), UpOptions(workers=2), RUN_ID)
