@@ -148,7 +148,9 @@ def print_frame(frame: WatchFrame, console: Console) -> None:
         w = frame.workers
         console.print(
             f"[dim]{frame.at:%H:%M:%S} {frame.run_label}: workers {w.ready}/{w.planned} ready, "
-            f"{w.running} running, {w.done} done, {w.lost} lost, {w.late:,} late sends[/]"
+            f"{w.running} running, {w.done} done, {w.lost} lost, {w.late:,} late sends"
+            + (f"; {w.lifecycle}" if w.lifecycle else "")
+            + "[/]"
         )
     if frame.note:
         console.print(f"[yellow]{frame.note}[/]", highlight=False)

@@ -248,8 +248,8 @@ def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
 
 
 def handle_plan(args: argparse.Namespace, console: Console) -> int:
-    from console.targets.preflight import PreflightFailed
     from console.workflow import plan
+    from console.workflow.errors import PreflightFailed
     from console.workflow.steps import check_credentials, preflight
 
     settings = settings_from(args)

@@ -24,9 +24,11 @@ import json
 from typing import Any
 
 from console.targets.base import Finding
-from console.workflow.errors import AwsDenied, ConfigError, WorkflowError
+from console.workflow.errors import PreflightFailed
 from console.workflow.reports import PlanReport
 from console.workflow.settings import Settings
+
+__all__ = ["PreflightFailed", "operator_policy", "preflight"]
 
 OPERATOR_ACTIONS: dict[str, list[str]] = {
     "terraform: the tables and the results table": [
@@ -150,25 +152,6 @@ def operator_policy() -> dict[str, Any]:
 
 def operator_policy_json() -> str:
     return json.dumps(operator_policy(), indent=2)
-
-
-class PreflightFailed(WorkflowError):
-    """A preflight finding blocks the run: nothing was created. Exit 2 when every
-    finding is a setting to change, 4 when AWS would refuse (permissions, quotas)."""
-
-    def __init__(self, findings: list[Finding]) -> None:
-        code = (
-            ConfigError.code_default
-            if all(f.kind == "setting" for f in findings)
-            else AwsDenied.code_default
-        )
-        lines = "\n".join(f"  - {f.message}" for f in findings)
-        super().__init__(
-            f"preflight: {len(findings)} problem(s) to fix before anything is created "
-            f"(nothing was created):\n{lines}",
-            code,
-        )
-        self.findings = findings
 
 
 def _code(exc: BaseException) -> str:

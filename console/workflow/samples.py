@@ -64,6 +64,14 @@ class WorkerStatus(Frozen):
     """AWS: the table run's tasks per lifecycle state as last described (PROVISIONING,
     PENDING, RUNNING, STOPPED, MISSING); empty for worker processes."""
 
+    @property
+    def lifecycle(self) -> str:
+        """`tasks 2 PENDING, 1 RUNNING` (ECS's order), or "" when there are no tasks."""
+        order = ["PROVISIONING", "PENDING", "ACTIVATING", "RUNNING", "DEACTIVATING"]
+        order += ["STOPPING", "DEPROVISIONING", "STOPPED", "MISSING"]
+        known = sorted(self.tasks, key=lambda s: order.index(s) if s in order else len(order))
+        return ("tasks " + ", ".join(f"{self.tasks[s]} {s}" for s in known)) if known else ""
+
 
 class WatchFrame(Frozen):
     """One tick of `watch`: new samples since the last frame, and the fleet's status."""

@@ -21,11 +21,10 @@ from pathlib import Path
 from console.output import write_json
 from console.targets import target_for, target_named
 from console.targets.base import Finding
-from console.targets.preflight import PreflightFailed
 from console.workflow import processes
 from console.workflow.awserrors import aws_errors
 from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
-from console.workflow.errors import ConfigError, StateError
+from console.workflow.errors import ConfigError, PreflightFailed, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
 from console.workflow.options import RunOptions, UpOptions, WarmTarget
