@@ -13,7 +13,7 @@ MODULES = [
     "check",
     "advise",
     "workflow",
-    "console",
+    "tui",  # `hotbench console`, the operator console (console/commands/tui.py)
     "params",
     "compare",
 ]

@@ -23,7 +23,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
     advice = advise(playbook, params_from(args).params)
     if args.json:
-        from console.checkreport import advice_json
+        from console.render.check_reports import advice_json
 
         # The same objects as the check report's `advice` (docs/check-report.schema.json).
         sys.stdout.write(json.dumps([advice_json(a) for a in advice], indent=2) + "\n")

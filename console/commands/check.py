@@ -13,15 +13,15 @@ import argparse
 from rich.console import Console
 
 from console import exitcodes
-from console.checkreport import (
+from console.commands.params import add_params_argument, params_from
+from console.output import UserError
+from console.render.check_reports import (
     CheckOutcome,
     check_reports,
     verdict_table,
     write_report,
 )
-from console.commands.params import add_params_argument, params_from
-from console.output import UserError
-from console.report import report_result
+from console.render.results_table import report_result
 from loadgen.advise import advise
 from loadgen.criteria import evaluate
 from loadgen.playbook import Playbook, load_playbook

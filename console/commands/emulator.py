@@ -18,7 +18,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     from emulator.native import status
     from emulator.server import Latency, Service
     from emulator.server.memory import format_size
-    from emulator.server.runner import serve_forever
+    from emulator.server.serving import serve_forever
 
     if args.scale <= 0:
         raise UserError(f"--scale must be positive, got {args.scale}")

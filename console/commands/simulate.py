@@ -9,7 +9,7 @@ from rich.console import Console
 
 from console.commands import add_playbook_arguments
 from console.commands.params import add_params_argument, params_from
-from console.report import report_result
+from console.render.results_table import report_result
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import PlaybookResult

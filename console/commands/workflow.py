@@ -18,6 +18,13 @@ from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
 from console.commands.params import add_params_argument
+from console.render.workflow_output import (
+    print_down,
+    print_frame,
+    print_plan,
+    print_tally,
+    state_json,
+)
 from console.targets import target_for, target_named
 from console.workflow import (
     ConfigError,
@@ -29,13 +36,6 @@ from console.workflow import (
 )
 from console.workflow.errors import EXIT_LEFTOVERS
 from console.workflow.settings import SettingsFileError
-from console.workflow_report import (
-    print_down,
-    print_frame,
-    print_plan,
-    print_tally,
-    state_json,
-)
 
 DEFAULTS = Settings.model_fields
 
@@ -77,6 +77,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "aws_profile",
         "runs_dir",
         "max_cost_usd",
+        "max_cost_of",
         "price_region",
         "subnet_ids",
         "security_group_ids",
@@ -205,7 +206,16 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         "--max-cost-usd",
         type=float,
         default=None,
-        help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
+        help="refuse (exit 3, nothing created) a run whose cost is above this, as "
+        "--max-cost-of says (default: none, or HOTBENCH_MAX_COST_USD)",
+    )
+    parser.add_argument(
+        "--max-cost-of",
+        choices=["target", "aws"],
+        default=None,
+        help="what --max-cost-usd is compared with: target = what the run costs where it "
+        "runs (a local run costs nothing and is never refused), aws = what it would cost "
+        "on AWS, local runs too (default: target, or HOTBENCH_MAX_COST_OF)",
     )
     parser.add_argument(
         "--price-region",

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from console.infra.cost import CostEstimate, estimate
-from console.infra.errors import TerraformApplyError, TerraformError
 from console.infra.outputs import HotbenchOutputs, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
+from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.infra.tf_exec import CommandResult, TerraformRunner, runner_from_env
 
 ProgressCallback = Callable[[str], None]

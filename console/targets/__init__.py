@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from console.targets.base import FleetBinding, HotKeyView, MetricsSource, Target
 
 if TYPE_CHECKING:  # importing console.targets loads no workflow module (no cycle)
+    from console.workflow.run_state import RunState
     from console.workflow.settings import Settings, TargetName
-    from console.workflow.state import RunState
 
 __all__ = [
     "FleetBinding",

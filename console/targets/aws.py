@@ -24,7 +24,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from console.infra.errors import TerraformApplyError, TerraformError
+from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.targets.base import Finding, HotKeyView
 from console.workflow import aws as kit
 from console.workflow import cloudwatch
@@ -33,12 +33,11 @@ from console.workflow.bringup import table_state
 from console.workflow.costing import TaskUse
 from console.workflow.errors import StateError, WorkflowError
 from console.workflow.hooks import Hooks
+from console.workflow.models import DownReport, Leftover, PlanReport
 from console.workflow.options import RunOptions, UpOptions
 from console.workflow.planning import variants_in_runs
-from console.workflow.reports import DownReport, Leftover, PlanReport
-from console.workflow.samples import IndexSample
-from console.workflow.settings import Settings, TargetName
-from console.workflow.state import (
+from console.workflow.run_context import find_spec
+from console.workflow.run_state import (
     RunState,
     StateStore,
     TableRun,
@@ -46,7 +45,8 @@ from console.workflow.state import (
     TerraformState,
     utc_now,
 )
-from console.workflow.stepkit import find_spec
+from console.workflow.samples import IndexSample
+from console.workflow.settings import Settings, TargetName
 from loadgen.fleet import stop_reasons
 from loadgen.playbook import load_playbook
 
@@ -242,6 +242,9 @@ class AwsTarget:
 
     def require_alive(self, state: RunState) -> None:
         return None  # the stack is checked by the calls themselves (clear AWS errors)
+
+    def gone(self, state: RunState) -> str | None:
+        return None  # an AWS table does not vanish by itself
 
     def refresh(self, state: RunState) -> None:
         return None

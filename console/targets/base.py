@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:  # types only: importing console.targets loads no workflow module
     from console.workflow.costing import TaskUse
     from console.workflow.hooks import Hooks
+    from console.workflow.models import DownReport, Leftover, PlanReport
     from console.workflow.options import RunOptions, UpOptions
-    from console.workflow.reports import DownReport, Leftover, PlanReport
+    from console.workflow.run_state import RunState, StateStore, TableRun
     from console.workflow.samples import IndexSample
     from console.workflow.settings import Settings, TargetName
-    from console.workflow.state import RunState, StateStore, TableRun
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,10 @@ class Target(Protocol):
 
     def require_alive(self, state: RunState) -> None:
         """InfraError when the run's tables are known to be gone (a dead emulator)."""
+
+    def gone(self, state: RunState) -> str | None:
+        """Why the run's tables are known to be gone by themselves (an emulator that
+        died took its tables), or None."""
 
     def refresh(self, state: RunState) -> None:
         """Mark in `state` (not saved) what is known to have gone by itself."""

@@ -22,12 +22,12 @@ from console.workflow.bringup import create_tables
 from console.workflow.costing import TaskUse
 from console.workflow.errors import ConfigError, InfraError
 from console.workflow.hooks import Hooks
+from console.workflow.models import DownReport, Leftover, PlanReport
 from console.workflow.options import RunOptions, UpOptions
-from console.workflow.reports import DownReport, Leftover, PlanReport
+from console.workflow.processes import WORKER_MARKER
+from console.workflow.run_state import RunState, StateStore, TableRun, utc_now
 from console.workflow.samples import IndexSample
 from console.workflow.settings import Settings, TargetName
-from console.workflow.state import RunState, StateStore, TableRun, utc_now
-from console.workflow.stepkit import WORKER_MARKER
 from loadgen.playbook import load_playbook
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
@@ -162,6 +162,15 @@ class LocalTarget:
                 f"{state.emulator.pid if state.emulator else '?'} gone): its tables went "
                 f"with it; `hotbench down {state.run_id}` and a new `hotbench up`"
             )
+
+    def gone(self, state: RunState) -> str | None:
+        emu = state.emulator
+        if emu is not None and not emulator.emulator_alive(emu):
+            return (
+                f"the emulator of run {state.run_id} is gone (pid {emu.pid}), and its "
+                "tables with it"
+            )
+        return None
 
     def refresh(self, state: RunState) -> None:
         if state.emulator and not emulator.emulator_alive(state.emulator):

@@ -25,7 +25,7 @@ from typing import Any
 
 from console.targets.base import Finding
 from console.workflow.errors import PreflightFailed
-from console.workflow.reports import PlanReport
+from console.workflow.models import PlanReport
 from console.workflow.settings import Settings
 
 __all__ = ["PreflightFailed", "operator_policy", "preflight"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from console.infra.prices import HOURS_PER_MONTH, PriceTable
-from console.workflow.reports import CostLine
+from console.workflow.models import CostLine
 from emulator.params import DEFAULT_PARAMS
 from emulator.units import read_units, write_units
 

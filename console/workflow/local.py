@@ -18,7 +18,7 @@ from console.workflow import processes
 from console.workflow.errors import InfraError
 from console.workflow.hooks import Hooks
 from console.workflow.options import UpOptions
-from console.workflow.state import EmulatorProcess, RunState, utc_now
+from console.workflow.run_state import EmulatorProcess, RunState, utc_now
 from loadgen.live import LOCAL_CREDENTIALS
 from loadgen.resultstore import make_client
 

@@ -19,8 +19,8 @@ from console.workflow.costing import (
     warm_excess,
     write_request_units,
 )
+from console.workflow.models import PlannedFleet, PlannedIndex, PlannedTable, PlanReport
 from console.workflow.options import UpOptions
-from console.workflow.reports import PlannedFleet, PlannedIndex, PlannedTable, PlanReport
 from console.workflow.settings import Settings
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Playbook, TableSpec, load_playbook

@@ -15,13 +15,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from console.workflow.models import Frozen
 
 Source = Literal["workers", "emulator", "cloudwatch"]
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class IndexSample(Frozen):

@@ -27,13 +27,11 @@ from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reap
 from console.workflow.errors import ConfigError, PreflightFailed, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
+from console.workflow.models import CostTally, DownReport, PlanReport
 from console.workflow.options import RunOptions, UpOptions, WarmTarget
 from console.workflow.planning import make_plan, variants_in_runs
-from console.workflow.reports import CostTally, DownReport, PlanReport
-from console.workflow.runrecord import read_run
-from console.workflow.samples import WatchFrame
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_context import dynamodb_client, run_settings
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
@@ -41,15 +39,11 @@ from console.workflow.state import (
     TableRun,
     utc_now,
 )
-from console.workflow.stepkit import (
-    dynamodb_client,
-    refuse_if_down,
-    require_up,
-    run_settings,
-    step,
-    store_for,
-)
-from console.workflow.tablerun import TableRunner
+from console.workflow.runrecord import read_run
+from console.workflow.samples import WatchFrame
+from console.workflow.settings import Settings
+from console.workflow.step_records import refuse_if_down, require_up, step, store_for
+from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
@@ -105,6 +99,7 @@ def up(
     store = store_for(settings)
     if run_id is not None and store.path(run_id).exists():
         state = store.load(run_id)
+        refuse_up_of_a_gone_run(state, settings)
         if state.record(Step.UP).status == Status.DONE:
             hooks.say(f"run {run_id} is already up")
             return state
@@ -160,6 +155,24 @@ def up(
             start_reaper(store, state, settings)
             target_for(state, settings).provision(store, state, options, hooks)
     return state
+
+
+def refuse_up_of_a_gone_run(state: RunState, settings: Settings) -> None:
+    """`up --run` on a run that is down, or whose emulator died and took its tables
+    with it, must not say "already up" (the next `run` would fail): exit 5 with the way
+    on. Nothing is restarted in place: a run's tables and results table are recreated
+    only by a new `up`, which keeps one run id = one set of resources."""
+    if state.record(Step.DOWN).status == Status.DONE:
+        raise StateError(
+            f"run {state.run_id} is down; `hotbench up {state.playbook_path}` (without "
+            "--run) starts a new run"
+        )
+    gone = target_for(state, settings).gone(state)
+    if gone is not None:
+        raise StateError(
+            f"{gone}: `hotbench down {state.run_id}` clears the run, then `hotbench up "
+            f"{state.playbook_path}` starts a new one"
+        )
 
 
 # -- prewarm -------------------------------------------------------------------------------
@@ -269,7 +282,7 @@ def _run_locked(
         target = target_for(state, settings)
         target.require_alive(state)
         client = target.dynamodb_client(state)
-        runner = TableRunner(store, state, target, playbook, options, hooks, client)
+        runner = RecordedTableRun(store, state, target, playbook, options, hooks, client)
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue

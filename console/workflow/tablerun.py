@@ -13,8 +13,8 @@ from console.workflow.awserrors import aws_errors
 from console.workflow.errors import InfraError, WorkflowError
 from console.workflow.hooks import Hooks
 from console.workflow.options import RunOptions
-from console.workflow.runrecord import save_run
-from console.workflow.state import (
+from console.workflow.run_context import find_spec
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
@@ -22,7 +22,7 @@ from console.workflow.state import (
     TableState,
     utc_now,
 )
-from console.workflow.stepkit import find_spec
+from console.workflow.runrecord import save_run
 from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import to_full_scale
 
@@ -73,7 +73,7 @@ class RecordingFleet:
         return list(found()) if callable(found) else []
 
 
-class TableRunner:
+class RecordedTableRun:
     """One table run at a time, as loadgen.live does it, on tables this run owns."""
 
     def __init__(
@@ -95,9 +95,14 @@ class TableRunner:
         from loadgen.live import LiveOptions, pause, polled_memory_check, run_one
 
         state, hooks = self.state, self.hooks
-        if table_run.status == Status.RUNNING:
+        if table_run.status == Status.RUNNING or table_run.interrupted:
+            # RUNNING: the command was killed (-9); interrupted: Ctrl-C, SIGTERM, SIGHUP
             self.fleet.stop_orphans(table_run)
             hooks.say(f"{table_run.label} was interrupted: running it again")
+        elif table_run.status == Status.FAILED:
+            self.fleet.stop_orphans(table_run)
+            hooks.say(f"{table_run.label} failed last time: running it again")
+        table_run.interrupted = False
         spec = find_spec(self.playbook, table_run.variant)
         table = state.tables[spec.name]
         self._seed(spec, table)
@@ -142,6 +147,7 @@ class TableRunner:
                 )
         except BaseException as exc:
             table_run.status = Status.FAILED
+            table_run.interrupted = isinstance(exc, KeyboardInterrupt)
             table_run.finished_at = utc_now()
             self.fleet.record_finished(table_run)
             self.store.save(state)

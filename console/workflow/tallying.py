@@ -15,9 +15,9 @@ from console.workflow.costing import (
     price_usage,
     warm_excess,
 )
-from console.workflow.reports import CostTally
+from console.workflow.models import CostTally
+from console.workflow.run_state import RunState, TableState, utc_now
 from console.workflow.settings import Settings
-from console.workflow.state import RunState, TableState, utc_now
 
 
 def _hours(start: datetime | None, end: datetime | None, now: datetime) -> float:

@@ -14,9 +14,9 @@ from typing import Any
 
 from console.targets import MetricsSource, Target, target_for
 from console.workflow.errors import WorkflowError
+from console.workflow.run_state import RunState, StateStore, Status, Step, TableRun, utc_now
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings
-from console.workflow.state import RunState, StateStore, Status, Step, TableRun, utc_now
 from loadgen.histogram import LatencyHistogram
 from loadgen.messages import COMPLETE
 from loadgen.results import Counts

@@ -8,20 +8,20 @@ from typing import Any, Final
 
 from emulator.server.admission import Charge, location
 from emulator.server.charging import charge_read, charge_write, consumed_capacity, throttle_error
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_parse import Path
 from emulator.server.expr_project import project
 from emulator.server.items import sort_value
 from emulator.server.legacy import uses_expressions
-from emulator.server.members import (
+from emulator.server.protocol import DynamoError, member, serialization, validation
+from emulator.server.request_validators import (
     check_key_sizes,
     consumed_mode,
     item_member,
     placeholders_of,
     projection_of,
 )
-from emulator.server.protocol import DynamoError, member, serialization, validation
 from emulator.server.single_item import checked_put, key_member
-from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
 from emulator.throttle import Throttle

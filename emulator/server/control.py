@@ -14,8 +14,10 @@ from typing import Any, Final
 
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
-from emulator.server import quotas
+from emulator.server import lsi, quotas
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.keystore import STORES, make_store
+from emulator.server.lsi import local_index_defs
 from emulator.server.protocol import (
     check_name,
     in_use,
@@ -25,7 +27,6 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.server.table import (
     Table,
     attribute_types,
@@ -67,10 +68,9 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
     now = state.tick()
     gsis = index_defs(req, types, now + state.create_delay_s, schema.names)
-    used = set(schema.names) | {n for g in gsis.values() for n in g.schema.names}
-    for lsi in member(req, "LocalSecondaryIndexes", list, default=[]):
-        if isinstance(lsi, dict):
-            used |= set(key_schema(lsi.get("KeySchema"), types, "localSecondaryIndexes").names)
+    member(req, "LocalSecondaryIndexes", list)
+    lsis = local_index_defs(req, types, schema)
+    used = set(schema.names) | {n for g in (*gsis.values(), *lsis.values()) for n in g.schema.names}
     if set(types) != used:
         raise invalid_parameter(
             "Number of attributes in KeySchema does not exactly match "
@@ -91,7 +91,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     quotas.check_table_count(len(state.tables))
     quotas.check_quotas(req, _other_requests(state, name), state.params.table_quota_units)
     store = make_store(_store_kind(state, tags), schema)
-    store.set_indexes(*index_attributes(gsis))
+    store.set_indexes(*index_attributes({**gsis, **lsis}))
     stored = copy.deepcopy(req)
     try:
         capacity = state.model.create_table(stored, now)
@@ -107,6 +107,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         created_epoch=state.epoch(now),
         ready_at=now + state.create_delay_s,
         gsis=gsis,
+        lsis=lsis,
         tags=tags,
     )
     if on_demand:
@@ -279,14 +280,14 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     quotas.check_quotas(new, _other_requests(state, name), state.params.table_quota_units)
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
-    table.store.set_indexes(*index_attributes(gsis))
-    from emulator.tableconfig import ConfigError, TableConfig
+    table.store.set_indexes(*index_attributes({**gsis, **table.lsis}))
+    from emulator.tableconfig import TableConfig, TableConfigError
 
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
-    except (ConfigError, ModelError) as exc:
-        table.store.set_indexes(*index_attributes(table.gsis))  # as it was
+    except (TableConfigError, ModelError) as exc:
+        table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table.request = new
     table.gsis = gsis
@@ -461,8 +462,8 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         )
     if mode == PAY_PER_REQUEST or "OnDemandThroughput" in req:
         out["OnDemandThroughput"] = _on_demand(req)
-    if req.get("LocalSecondaryIndexes"):
-        out["LocalSecondaryIndexes"] = req["LocalSecondaryIndexes"]
+    if table.lsis:
+        out["LocalSecondaryIndexes"] = lsi.describe(table)
     gsis = []
     for raw in req.get("GlobalSecondaryIndexes") or []:
         name = raw["IndexName"]

@@ -57,6 +57,8 @@ class Table:
     created_epoch: float
     ready_at: float
     gsis: dict[str, IndexDef] = field(default_factory=dict)
+    lsis: dict[str, IndexDef] = field(default_factory=dict)
+    """Local secondary indexes, fixed at creation (lsi.py)."""
     tags: dict[str, str] = field(default_factory=dict)
     billing_switched_epoch: float | None = None
     settings: TableSettings = field(default_factory=TableSettings)

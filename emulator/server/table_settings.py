@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.protocol import (
     CORAL_SERVICE,
     DynamoError,
@@ -26,7 +27,6 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 
 # --- tags ------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.protocol import member, null_member, table_name, validation
-from emulator.server.state import EmulatorState
 
 MAX_NAME_BYTES: Final = 255
 

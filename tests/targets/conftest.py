@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from console.workflow import processes
+from console.workflow.run_state import StateStore
 from console.workflow.settings import Settings
-from console.workflow.state import StateStore
 from tests.targets.faults import Fargate, aws_quotas
 
 ROOT = Path(__file__).resolve().parents[2]

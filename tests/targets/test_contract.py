@@ -12,8 +12,8 @@ import pytest
 
 from console.targets import Target, target_for, target_named
 from console.workflow import Hooks, RunOptions, UpOptions, down, run, up
+from console.workflow.run_state import StateStore
 from console.workflow.settings import Settings
-from console.workflow.state import StateStore
 from tests.targets.conftest import TINY, Rehearsal
 
 RUN_ID = "hb-contract"

@@ -21,7 +21,7 @@ from console.workflow import (
     up,
     watch,
 )
-from console.workflow.state import Status, Step
+from console.workflow.run_state import Status, Step
 from tests.targets.conftest import Rehearsal
 
 RUN_ID = "hb-rehearsal"

@@ -20,7 +20,7 @@ from console.workflow import (
     WorkerStatus,
     load_settings,
 )
-from console.workflow.state import EmulatorProcess, IndexState, TableRun, TableState
+from console.workflow.run_state import EmulatorProcess, IndexState, TableRun, TableState
 from console.workflow.tallying import tally_state
 from loadgen.results import PlaybookResult
 

@@ -26,8 +26,8 @@ from console.workflow.costing import (
 )
 from console.workflow.options import UpOptions
 from console.workflow.planning import make_plan
+from console.workflow.run_state import RunState, TableState, TaskRecord
 from console.workflow.settings import Settings
-from console.workflow.state import RunState, TableState, TaskRecord
 from console.workflow.tallying import tally_state
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from console.workflow.state import RunState, StateStore, Status, Step
+from console.workflow.run_state import RunState, StateStore, Status, Step
 from tests.workflow.conftest import SHORT_PLAYBOOK, Cli, alive
 
 EMULATOR = "emulator serve --port"

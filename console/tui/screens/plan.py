@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.tui.widgets.preview_chart import PreviewChart
 from console.workflow import PlannedTable, PlanReport
 from loadgen.playbook import Playbook
@@ -27,7 +27,7 @@ def _billing(mode: str) -> str:
     return "on-demand" if mode == "PAY_PER_REQUEST" else "provisioned"
 
 
-class PlanScreen(ConsoleScreen):
+class PlanScreen(TuiScreen):
     TITLE = "PLAN"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("u", "app.up", "up: create")]
 

@@ -12,10 +12,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from console.tui.export import compare, ms, pct, points, seconds
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 
 
-class ResultsScreen(ConsoleScreen):
+class ResultsScreen(TuiScreen):
     TITLE = "RESULTS"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "app.export('json')", "export JSON"),

@@ -19,9 +19,9 @@ from typing import Any
 from emulator.eventloop import new_event_loop
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server.app import make_handler
 from emulator.server.http import HttpServer
 from emulator.server.latency import Latency
+from emulator.server.routes import make_handler
 from emulator.server.service import Service
 
 DEFAULT_HOST = "127.0.0.1"

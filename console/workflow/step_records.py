@@ -1,26 +1,20 @@
-"""What every step shares: the state store, marking a step running/done/failed, the
-run's own settings and clients."""
+"""A run's step records: the state store, and marking a step running/done/failed so an
+interrupted step is resumed by calling it again."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
 
-from console.targets import run_settings, target_for
 from console.workflow.errors import StateError
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
     Step,
     utc_now,
 )
-from loadgen.playbook import Playbook, TableSpec
-
-WORKER_MARKER = "loadgen.worker"
-"""In a worker's command line: how a recorded worker pid is recognised as ours."""
+from console.workflow.settings import Settings
 
 
 def store_for(settings: Settings) -> StateStore:
@@ -76,18 +70,3 @@ def require_up(state: RunState, what: str) -> None:
             f"run {state.run_id} is not up yet (up: {state.record(Step.UP).status}); "
             f"`hotbench up --run {state.run_id} {state.playbook_path}` resumes it before {what}"
         )
-
-
-def dynamodb_client(state: RunState, settings: Settings) -> Any:
-    """A DynamoDB client on the run's own tables (its target's endpoint and region)."""
-    return target_for(state, settings).dynamodb_client(state)
-
-
-__all__ = ["dynamodb_client", "find_spec", "require_up", "run_settings", "step", "store_for"]
-
-
-def find_spec(playbook: Playbook, variant: str) -> TableSpec:
-    try:
-        return playbook.table(variant)
-    except KeyError:
-        raise StateError(f"the playbook no longer has a table {variant!r}") from None
