@@ -1,4 +1,4 @@
-"""Targets: where a run's tables and workers live, behind one interface (base.Target).
+"""Targets: where a run's tables and workers live, behind one interface (interface.Target).
 
 `target_for(state, settings)` builds the run's own target from what the run recorded at
 `up` (its target and region), so a later command with other settings still acts on the
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from console.targets.base import FleetBinding, HotKeyView, MetricsSource, Target
+from console.targets.interface import FleetBinding, HotKeyView, MetricsSource, Target
 
 if TYPE_CHECKING:  # importing console.targets loads no workflow module (no cycle)
     from console.workflow.run_state import RunState

@@ -25,8 +25,8 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from console.infra.tf_errors import TerraformApplyError, TerraformError
-from console.targets.base import Finding, HotKeyView
-from console.workflow import aws as kit
+from console.targets import aws_kit as kit
+from console.targets.interface import Finding, HotKeyView
 from console.workflow import cloudwatch
 from console.workflow.awserrors import aws_errors
 from console.workflow.bringup import table_state

@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from console.targets.base import Finding, HotKeyView
-from console.workflow import local as emulator
+from console.targets import emulator_process as emulator
+from console.targets.interface import Finding, HotKeyView
 from console.workflow import processes
 from console.workflow.bringup import create_tables
 from console.workflow.costing import TaskUse

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from console.targets.base import Finding
+from console.targets.interface import Finding
 from console.workflow.errors import PreflightFailed
 from console.workflow.models import PlanReport
 from console.workflow.settings import Settings
@@ -303,7 +303,7 @@ def check_network(ec2: Any, settings: Settings) -> list[Finding]:
 
 def preflight(session: Any, settings: Settings, report: PlanReport) -> list[Finding]:
     """Every check, in the order a fix is cheapest; credentials were checked before."""
-    from console.workflow.aws import caller_identity
+    from console.targets.aws_kit import caller_identity
 
     caller = caller_identity(settings, session)
     findings = check_network(session.client("ec2"), settings)

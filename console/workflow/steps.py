@@ -20,7 +20,7 @@ from pathlib import Path
 
 from console.output import write_json
 from console.targets import target_for, target_named
-from console.targets.base import Finding
+from console.targets.interface import Finding
 from console.workflow import processes
 from console.workflow.awserrors import aws_errors
 from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
@@ -344,7 +344,7 @@ def tally(run_id: str, settings: Settings, refresh_prices: bool = False) -> Cost
     state = store.load(run_id)
     prices = None
     if refresh_prices:
-        from console.workflow import aws
+        from console.targets import aws_kit as aws
         from console.workflow.pricelist import fetch_prices, pricing_client
 
         with aws_errors("pricing:GetProducts", "us-east-1"):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from console.targets.base import Target
+from console.targets.interface import Target
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import InfraError, WorkflowError
 from console.workflow.hooks import Hooks

@@ -18,7 +18,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from console.targets.aws import ServerClock
-from console.targets.base import Finding
+from console.targets.interface import Finding
 from console.targets.preflight import (
     all_actions,
     check_fargate,
