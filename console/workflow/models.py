@@ -83,6 +83,9 @@ class PlanReport(Frozen):
     """Seconds of pauses between repeats (the tables stay up, billed)."""
     setup_s: float
     """Estimated seconds for up, seeding and down (tables stay up, billed)."""
+    seed_s: float = 0.0
+    """Expected seconds of seeding, every table at loadgen.seed.seed_rate (what the table
+    takes at the run's scale, halved): the wait before the first load."""
     per_hour_while_up: float
     per_hour_while_running: float
     lines: list[CostLine]

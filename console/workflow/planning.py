@@ -24,6 +24,7 @@ from console.workflow.options import UpOptions
 from console.workflow.settings import Settings
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Playbook, TableSpec, load_playbook
+from loadgen.seed import seed_rate
 
 TASK_START_S = 60.0
 """Seconds a Fargate task is billed before the barrier opens (image pull, start):
@@ -147,6 +148,8 @@ def make_plan(
                 )
     setup_s = target.setup_s
     up_hours = (load_s + pauses_s + setup_s) / 3600
+    scale = options.scale if target == "local" else 1.0
+    seed_s = sum(s.seed_items / seed_rate(playbook, s, scale) for s in specs if s.seed_items)
     usage.provisioned = []
     for spec, table in zip(specs, tables, strict=True):
         if spec.billing_mode == "PROVISIONED":
@@ -190,6 +193,7 @@ def make_plan(
         load_s=load_s,
         pauses_s=pauses_s,
         setup_s=setup_s,
+        seed_s=seed_s,
         per_hour_while_up=per_hour_up,
         per_hour_while_running=fargate_per_hour(options, prices),
         lines=lines,

@@ -83,6 +83,19 @@ def _start_key(req: dict[str, Any], source: _Source, table: Table) -> Item | Non
     return start
 
 
+def _check_start_in_condition(
+    start: Item, source: _Source, pk_value: Any, sk_test: Node | None
+) -> None:
+    """[AWS] a Query's ExclusiveStartKey must lie inside its key condition; DynamoDB's
+    words for the two ways it can lie outside (as it answers dynalite's tests on AWS)."""
+    if pk_hash_of(start[source.schema.pk.name]) != pk_hash_of(pk_value):
+        raise validation(
+            "The provided starting key is outside query boundaries based on provided conditions"
+        )
+    if not _sk_matches(sk_test, start):
+        raise validation("The provided starting key does not match the range key predicate")
+
+
 def _limit(req: dict[str, Any]) -> int | None:
     limit = member(req, "Limit", int)
     if limit is not None and limit < 1:
@@ -306,6 +319,8 @@ def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     sk = source.schema.sk
     forward = member(req, "ScanIndexForward", bool, default=True)
     start = _start_key(req, source, table)
+    if start is not None:
+        _check_start_in_condition(start, source, cond.pk_value, cond.sk_test)
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
     return _page(
