@@ -148,7 +148,7 @@ def make_plan(
                 )
     setup_s = target.setup_s
     up_hours = (load_s + pauses_s + setup_s) / 3600
-    scale = options.scale if target == "local" else 1.0
+    scale = target.run_scale(options)  # the scale the run will be recorded at
     seed_s = sum(s.seed_items / seed_rate(playbook, s, scale) for s in specs if s.seed_items)
     usage.provisioned = []
     for spec, table in zip(specs, tables, strict=True):
