@@ -49,6 +49,12 @@ SHARED_CLASSES: dict[str, tuple[frozenset[str], str]] = {
         "the same cost record twice; issue 23 replaces both with one in console/cost/ "
         "(drop this entry then)",
     ),
+    "Target": (
+        frozenset({"console/targets/interface.py", "loadgen/calibrate/targets.py"}),
+        "two meanings the issues name so: where a run lives (issue 20's Target interface "
+        "of local and AWS) and a measured result the model is calibrated to; each module "
+        "says which, and neither package imports the other's",
+    ),
     "Leftover": (
         frozenset({"loadgen/results.py", "console/workflow/models.py"}),
         "the same meaning (a resource left behind and the command that removes it) in "
