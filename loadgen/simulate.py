@@ -299,6 +299,8 @@ class Simulation:
                     gsi_parts=gparts,
                 )
                 second.consumed_wcu += decision.accepted * units_w
+                if decision.accepted:  # what the model charged each index (on-demand bills it)
+                    second.add_index_units((w.index, decision.accepted * w.units) for w in writes)
             else:
                 decision = self.model.read(
                     table,

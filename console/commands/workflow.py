@@ -310,12 +310,12 @@ def handle_down(args: argparse.Namespace, console: Console) -> int:
 
 
 def handle_runs(args: argparse.Namespace, console: Console) -> int:
+    from console.cost.tally import tally_state
     from console.workflow import runs
-    from console.workflow.tallying import tally_state
 
     settings = settings_from(args)
     found = runs(settings)
-    costs = {s.run_id: tally_state(s, settings).total_usd for s in found}
+    costs = {s.run_id: tally_state(s, settings.price_region).total_usd for s in found}
     if args.json:
         print_json([{**state_json(s), "cost_so_far_usd": costs[s.run_id]} for s in found])
         return 0

@@ -137,6 +137,7 @@ def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableStat
         name=name,
         arn=arn,
         billing_mode=spec.billing_mode,
+        has_sort_key=spec.sort_key is not None,
         read_capacity=spec.read_capacity,
         write_capacity=spec.write_capacity,
         warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
@@ -145,6 +146,7 @@ def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableStat
         gsis=[
             IndexState(
                 name=g.name,
+                has_sort_key=g.sort_key is not None,
                 read_capacity=g.read_capacity,
                 write_capacity=g.write_capacity,
                 warm_read=g.warm_throughput.read if g.warm_throughput else None,
