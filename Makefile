@@ -6,8 +6,7 @@ STAMP := $(VENV)/.installed
 CHECKOV_VENV := .venv-checkov
 # The emulator's own tests, run a second time on its pure-Python modules (the live fidelity
 # run is left to the compiled pass: it measures the same model over HTTP for minutes).
-PURE_TESTS := tests/emulator_endpoint tests/test_model.py tests/test_key_samples.py \
-	tests/test_fidelity.py tests/test_native.py -m "not slow"
+PURE_TESTS := tests/emulator -m "not slow"
 
 .PHONY: run test lint typecheck bench clean checkov native
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from loadgen.playbook import load_playbook  # noqa: E402
 from loadgen.simulate import simulate  # noqa: E402
-from tests.test_fidelity import M1_RATES  # noqa: E402  (the published figures, kept once)
+from tests.emulator.model.test_fidelity import M1_RATES  # noqa: E402  (the published figures, kept once)
 
 PLAYBOOK = "playbooks/hot-partition.yaml"
 

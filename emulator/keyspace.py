@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import heapq
 import itertools
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -314,9 +315,29 @@ class KeySpace:
     def grow_to(self, count: int, now: float) -> None:
         """Pre-split (warm throughput, higher provisioned capacity): halve the widest hash
         partitions until there are `count`."""
-        while len(self.parts) < count:
-            widest = max(range(len(self.parts)), key=lambda i: self.parts[i].hi - self.parts[i].lo)
-            self._split_hash(widest, None, now)
+        if len(self.parts) >= count:
+            return
+        # The widest partition first, the leftmost of equals (what a scan for the widest
+        # picks), from a heap: O(log n) a split where a scan per split made pre-splitting
+        # quadratic in the partition count. The same splits in the same order, so the same
+        # partition ids and bounds.
+        heap = [(p.lo - p.hi, p.lo, p) for p in self.parts]
+        heapq.heapify(heap)
+        grown = len(self.parts)
+        while grown < count:
+            _, lo, part = heap[0]
+            if part.hi - lo < 2:
+                break  # no partition can be halved further
+            mid = (lo + part.hi) // 2
+            left = self._new(lo, mid, now)
+            right = self._new(mid, part.hi, now)
+            heapq.heapreplace(heap, (lo - mid, lo, left))
+            heapq.heappush(heap, (mid - part.hi, mid, right))
+            self.splits += 1
+            grown += 1
+        ordered = sorted((entry[2] for entry in heap), key=lambda p: p.lo)
+        self.parts = ordered
+        self.bounds = [p.lo for p in ordered]
         self._arrays_dirty = True
 
     def _split_hash(self, index: int, at: int | None, now: float) -> bool:

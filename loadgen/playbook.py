@@ -8,8 +8,10 @@ playbook is written by hand and read by people under time pressure.
 
 from __future__ import annotations
 
+import difflib
+import types
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -412,26 +414,10 @@ class Playbook(Strict):
     """What must hold for `hotbench check` to pass (docs/checks.md)."""
 
     @model_validator(mode="after")
-    def _references(self) -> Playbook:
+    def _unique_tables(self) -> Playbook:
         names = [t.name for t in self.tables]
         if len(set(names)) != len(names):
             raise ValueError("table names must be unique")
-        for run in self.runs():
-            if run.table not in names:
-                raise ValueError(
-                    f"load.runs names table {run.table!r}, which is not in "
-                    f"tables ({', '.join(names)})"
-                )
-        for table in self.tables:
-            for phase in self.load.phases:
-                attrs = {**self.load.attributes, **phase.attributes}
-                for key in table.key_attributes():
-                    if key.name not in attrs:
-                        raise ValueError(
-                            f"table {table.name} needs key attribute "
-                            f"{key.name!r}, which has no distribution in "
-                            "load.attributes"
-                        )
         return self
 
     def runs(self) -> list[RunSpec]:
@@ -442,6 +428,56 @@ class Playbook(Strict):
             if t.name == name:
                 return t
         raise KeyError(name)
+
+
+Problem = tuple[tuple[int | str, ...], str]
+"""A located problem: the field path (as pydantic's `loc`) and the message."""
+
+
+def reference_problems(playbook: Playbook) -> list[Problem]:
+    """Runs that name an unknown table and tables whose key attributes have no
+    distribution, each located at the field that is wrong (the table's key line), which
+    a model validator cannot do: its errors sit at the level of the model."""
+    names = [t.name for t in playbook.tables]
+    problems: list[Problem] = []
+    for i, run in enumerate(playbook.load.runs or []):
+        if run.table not in names:
+            problems.append(
+                (
+                    ("load", "runs", i, "table"),
+                    f"names table {run.table!r}, which is not in tables ({', '.join(names)})",
+                )
+            )
+    for i, table in enumerate(playbook.tables):
+        keys: list[tuple[tuple[int | str, ...], KeyAttribute]] = [
+            (("tables", i, "partition_key"), table.partition_key)
+        ]
+        if table.sort_key is not None:
+            keys.append((("tables", i, "sort_key"), table.sort_key))
+        for g, gsi in enumerate(table.gsis):
+            keys.append((("tables", i, "gsis", g, "partition_key"), gsi.partition_key))
+            if gsi.sort_key is not None:
+                keys.append((("tables", i, "gsis", g, "sort_key"), gsi.sort_key))
+        for loc, key in keys:
+            missing = [
+                phase.name
+                for phase in playbook.load.phases
+                if key.name not in {**playbook.load.attributes, **phase.attributes}
+            ]
+            if missing:
+                where = (
+                    "load.attributes"
+                    if len(missing) == len(playbook.load.phases)
+                    else f"load.attributes or phase(s) {', '.join(missing)}"
+                )
+                problems.append(
+                    (
+                        loc,
+                        f"table {table.name} needs key attribute {key.name!r}, which has no "
+                        f"distribution in {where}; add `{key.name}: {{dist: ...}}` there",
+                    )
+                )
+    return problems
 
 
 def criteria_problems(playbook: Playbook) -> list[tuple[tuple[int | str, ...], str]]:
@@ -541,6 +577,65 @@ class LineMap:
         return line
 
 
+def _unwrap(annotation: Any, tag: int | str | None) -> Any:
+    """The type behind Annotated/Optional; of a union of models, the one whose `dist`
+    literal is `tag` (pydantic puts a discriminated union's tag in the location)."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            tagged = [
+                m
+                for m in members
+                if isinstance(m, type)
+                and issubclass(m, BaseModel)
+                and "dist" in m.model_fields
+                and tag in get_args(m.model_fields["dist"].annotation)
+            ]
+            if tagged:
+                return tagged[0]
+            if len(members) != 1:
+                return None
+            annotation = members[0]
+        else:
+            return annotation
+
+
+def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """The playbook model that the location `loc` points into, by walking the field
+    annotations from `Playbook` down (None where the walk leaves the models)."""
+    current: Any = Playbook
+    for i, part in enumerate(loc):
+        tag = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            if not isinstance(part, str) or part not in current.model_fields:
+                continue  # a union tag such as "weighted": already resolved
+            current = current.model_fields[part].annotation
+        elif get_origin(current) is list and isinstance(part, int):
+            current = get_args(current)[0]
+        elif get_origin(current) is dict and isinstance(part, str):
+            current = get_args(current)[1]
+        else:
+            return None
+        current = _unwrap(current, tag)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unknown_field(loc: tuple[int | str, ...]) -> str:
+    """ "unknown field" with the fields that are valid there and the closest one, since a
+    typo is the usual cause and the valid names are what the writer needs to see."""
+    name = str(loc[-1])
+    model = _model_at(loc[:-1])
+    if model is None:
+        return f"unknown field {name!r}"
+    valid = list(model.model_fields)
+    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown field {name!r}{hint}; valid fields here: {', '.join(valid)}"
+
+
 def _problem(loc: tuple[int | str, ...], message: str, lines: LineMap | None) -> str:
     line = lines.line_of(loc) if lines is not None else None
     where = f"line {line}: " if line is not None else ""
@@ -557,15 +652,35 @@ def parse_playbook(data: Any, source: str = "<playbook>", lines: LineMap | None 
     except ValidationError as exc:
         out = [f"{source}: invalid playbook ({exc.error_count()} problem(s))"]
         for err in exc.errors():
-            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = _unknown_field(tuple(err["loc"]))
+            else:
+                msg = err["msg"].removeprefix("Value error, ")
             out.append(_problem(tuple(err["loc"]), msg, lines))
         raise PlaybookError("\n".join(out)) from None
-    problems = criteria_problems(playbook)
+    problems = reference_problems(playbook)
+    problems += [] if problems else criteria_problems(playbook)
     if problems:
         out = [f"{source}: invalid playbook ({len(problems)} problem(s))"]
         out += [_problem(loc, msg, lines) for loc, msg in problems]
         raise PlaybookError("\n".join(out))
     return playbook
+
+
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    """Where a YAML error is, for a person: the line that opened the broken construct
+    (PyYAML's context mark: the brace or the list that is never closed) first, since
+    the problem mark of an unclosed brace is often the end of the file."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    mark = getattr(exc, "problem_mark", None)
+    opened = getattr(exc, "context_mark", None)
+    context = getattr(exc, "context", None)
+    if opened is not None and context:
+        found = f"; {problem} at line {mark.line + 1}" if mark is not None else f"; {problem}"
+        return f" at line {opened.line + 1}, column {opened.column + 1}: {context}{found}"
+    if mark is not None:
+        return f" at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return f": {problem}"
 
 
 def load_playbook(path: str | Path) -> Playbook:
@@ -587,7 +702,5 @@ def load_playbook(path: str | Path) -> Playbook:
         lines = LineMap(yaml.compose(text, Loader=yaml.SafeLoader))
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
-        raise PlaybookError(f"{path}: not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+        raise PlaybookError(f"{path}: not valid YAML{_yaml_where(exc)}") from None
     return parse_playbook(data, str(path), lines)

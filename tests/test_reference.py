@@ -1,8 +1,8 @@
 """docs/reference.md holds every published figure the fidelity tests assert, with its source.
 
-The figures are read from tests/test_fidelity.py itself (its M1 tables, and every number
-its M2/M3 tests compare with), so a figure added there without its published source here
-fails. The repository names no file outside itself, and every anchor of reference.md the
+The figures are read from tests/emulator/model/test_fidelity.py itself (its M1 tables, and
+every number its M2/M3 tests compare with), so a figure added there without its published
+source here fails. The repository names no file outside itself, and every anchor of reference.md the
 code and docs cite is a section of the page.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference.md"
-FIDELITY = ROOT / "tests" / "test_fidelity.py"
+FIDELITY = ROOT / "tests" / "emulator" / "model" / "test_fidelity.py"
 
 # Every number the M2/M3 fidelity tests use: the published text it stands for, in that
 # measurement's section, or None for a tolerance, an index or a count.
@@ -75,7 +75,7 @@ def _table(name: str) -> dict[tuple[str, int], float]:
         ):
             table: dict[tuple[str, int], float] = ast.literal_eval(node.value)
             return table
-    raise AssertionError(f"tests/test_fidelity.py defines no {name}")
+    raise AssertionError(f"tests/emulator/model/test_fidelity.py defines no {name}")
 
 
 def _numbers_in_tests(prefix: str) -> set[float]:

@@ -29,6 +29,7 @@ from loadgen.results import PlaybookResult
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
+    refuse_what_check_cannot_judge(playbook, args)
     if args.validate:
         console.print(
             f"{args.playbook}: valid playbook {playbook.name!r}: {len(playbook.tables)} "
@@ -37,12 +38,6 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
         return exitcodes.OK
-    if not playbook.criteria:
-        raise UserError(
-            f"{args.playbook}: no criteria to check; add a `criteria:` list (docs/checks.md, "
-            "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
-        )
-    check_reports(args.report)
     advice = advise(playbook)
     if not args.quiet:
         for table_advice in advice:
@@ -69,6 +64,20 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     return exitcodes.OK if outcome.passed else exitcodes.CHECK_FAILED
 
 
+def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace) -> None:
+    """Everything `check` refuses before it runs anything, in one place, so that
+    `check --validate` refuses exactly what `check` would (a playbook without criteria,
+    an unknown report type, a target given to a simulation)."""
+    if not playbook.criteria:
+        raise UserError(
+            f"{args.playbook}: no criteria to check; add a `criteria:` list (docs/checks.md, "
+            "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
+        )
+    check_reports(args.report)
+    if args.mode == "simulate" and args.target is not None:
+        raise UserError("--target applies to --mode live; a simulation needs no target")
+
+
 def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console) -> PlaybookResult:
     """The playbook's result in the mode and target asked for.
 
@@ -76,8 +85,6 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
     run, down) is on main, live checks are routed through it here, AWS included.
     """
     if args.mode == "simulate":
-        if args.target is not None:
-            raise UserError("--target applies to --mode live; a simulation needs no target")
         from console.commands.simulate import simulate_with_progress
 
         return simulate_with_progress(playbook, console, args.quiet)
@@ -134,7 +141,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--validate",
         action="store_true",
-        help="only validate the playbook (errors name the line and the field); run nothing",
+        help="only validate the playbook and the options, refusing what a check would "
+        "refuse (errors name the line and the field); run nothing",
     )
     parser.add_argument(
         "--mode",

@@ -26,6 +26,7 @@ from console.workflow import (
     load_settings,
 )
 from console.workflow.errors import EXIT_LEFTOVERS
+from console.workflow.settings import SettingsFileError
 from console.workflow_report import (
     print_down,
     print_frame,
@@ -71,6 +72,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     fields = ("target", "region", "aws_profile", "runs_dir", "max_cost_usd", "price_region")
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
+    except SettingsFileError as exc:
+        raise ConfigError(f"{exc}; fix or remove that line") from None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()

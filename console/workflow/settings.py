@@ -7,6 +7,8 @@ current folder. The CLI's argparse defaults come from here, so a default is writ
 
 from __future__ import annotations
 
+import difflib
+import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +28,32 @@ DEFAULT_MAX_WALL_S = 4 * 3600.0
 """A run left up longer than this is torn down by itself (the watchdog in `up`): four
 hours covers the longest built-in playbook (M3, 34 minutes) many times over, and bounds
 a forgotten provisioned stack to a few hundred dollars rather than thousands."""
+
+
+class SettingsFileError(ValueError):
+    """hotbench.toml cannot be used: not TOML, or a key hotbench does not know."""
+
+
+class StrictTomlSource(TomlConfigSettingsSource):
+    """hotbench.toml, refusing keys that are not settings. Environment variables may
+    carry other parts' `HOTBENCH_*` names, so the model ignores extras; a file is written
+    for hotbench alone, and a misspelt key there would otherwise be dropped silently
+    (`max_cost = 5` would leave the cost unguarded)."""
+
+    def __init__(self, settings_cls: type[BaseSettings]) -> None:
+        try:
+            super().__init__(settings_cls)
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsFileError(f"{TOML_FILE}: not valid TOML: {exc}") from None
+        valid = list(settings_cls.model_fields)
+        for key in self.toml_data:
+            if key not in valid:
+                close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise SettingsFileError(
+                    f"{Path(TOML_FILE).resolve()}: unknown key {key!r}{hint}; "
+                    f"valid keys: {', '.join(valid)}"
+                )
 
 
 class Settings(BaseSettings):
@@ -72,7 +100,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+        return (init_settings, env_settings, StrictTomlSource(settings_cls))
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
+from emulator.server import quotas
 from emulator.server.keystore import STORES, make_store
 from emulator.server.protocol import (
     check_name,
@@ -60,6 +61,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     check_name(name)
     _check_capacity_members(req)
+    quotas.check_bounds(req)
     types = attribute_types(req)
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
     now = state.tick()
@@ -85,6 +87,8 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     for gsi in req.get("GlobalSecondaryIndexes") or []:
         _check_new_warm(gsi.get("WarmThroughput"), f"index {gsi['IndexName']}", on_demand)
     tags = _tags(member(req, "Tags", list, default=[]))
+    quotas.check_table_count(len(state.tables))
+    quotas.check_quotas(req, _other_requests(state, name), state.params.table_quota_units)
     store = make_store(_store_kind(state, tags), schema)
     store.set_indexes(*index_attributes(gsis))
     stored = copy.deepcopy(req)
@@ -111,6 +115,11 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         table.billing_switched_epoch = table.created_epoch
     state.tables[name] = table
     return {"TableDescription": describe(state, table, now)}
+
+
+def _other_requests(state: EmulatorState, name: str) -> list[dict[str, Any]]:
+    """The settings of every table but `name` (the account quota sums over them)."""
+    return [t.request for n, t in state.tables.items() if n != name]
 
 
 def _named_table(state: EmulatorState, name: str) -> Table:
@@ -173,8 +182,8 @@ def list_tables(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 def describe_limits(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     quota = int(state.params.table_quota_units)
     return {
-        "AccountMaxReadCapacityUnits": 80000,
-        "AccountMaxWriteCapacityUnits": 80000,
+        "AccountMaxReadCapacityUnits": quotas.ACCOUNT_QUOTA_UNITS,
+        "AccountMaxWriteCapacityUnits": quotas.ACCOUNT_QUOTA_UNITS,
         "TableMaxReadCapacityUnits": quota,
         "TableMaxWriteCapacityUnits": quota,
     }
@@ -314,6 +323,8 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "WarmThroughput is required"
         )
     _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
+    quotas.check_bounds(new)
+    quotas.check_quotas(new, _other_requests(state, name), state.params.table_quota_units)
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
     table.store.set_indexes(*index_attributes(gsis))

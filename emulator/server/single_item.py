@@ -36,7 +36,7 @@ from emulator.server.values import Item, kind_of
 # Most single-item requests carry no condition, placeholders, projection or ReturnValues. For
 # those (every member in the operation's PLAIN set) the checks of the absent members are
 # skipped: each would find its member absent and pass, so a plain request is refused, charged
-# and answered exactly as the full path would (tests/emulator_endpoint/test_plain_requests.py
+# and answered exactly as the full path would (tests/emulator/server/test_plain_requests.py
 # runs both paths side by side). Any other member, even one set to its default, takes the
 # full path.
 

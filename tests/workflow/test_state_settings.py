@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from console.workflow.errors import EXIT_STATE, StateError
-from console.workflow.settings import Settings, load_settings
+from console.workflow.settings import Settings, SettingsFileError, load_settings
 from console.workflow.state import (
     EmulatorProcess,
     RunState,
@@ -120,6 +120,33 @@ def test_settings_from_environment_toml_and_flags(
     flags = load_settings(region="ap-south-1", target=None)
     assert flags.region == "ap-south-1" and flags.target == "aws"  # None: not given
     assert flags.prices_region == "ap-south-1"
+
+
+def test_an_unknown_key_in_hotbench_toml_is_an_error_naming_file_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A misspelt key in the file must not be dropped (max_cost would leave the run
+    without its cost guard); the CLI exits 2 with the file, the key and a suggestion."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hotbench.toml").write_text('region = "eu-west-1"\nmax_cost = 5\n')
+    with pytest.raises(SettingsFileError, match="unknown key 'max_cost'"):
+        Settings()
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-m", "console.cli", "runs"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 2, out + proc.stderr
+    assert f"{tmp_path / 'hotbench.toml'}: unknown key 'max_cost'" in out
+    assert "(did you mean 'max_cost_usd'?)" in out and "Traceback" not in proc.stderr
 
 
 def test_state_json_is_plain_json_for_other_tools(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer
-from tests.emulator_endpoint.conftest import key_table
+from tests.emulator.server.conftest import key_table
 
 
 def _error(excinfo: pytest.ExceptionInfo[ClientError]) -> tuple[str, str]:

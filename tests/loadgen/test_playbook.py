@@ -69,12 +69,53 @@ def test_run_naming_an_unknown_table_is_refused(tmp_path: Path) -> None:
 
 def test_misspelt_field_is_refused_not_ignored(tmp_path: Path) -> None:
     message = _error(tmp_path, GOOD.replace("billing_mode", "biling_mode"))
-    assert "biling_mode" in message
+    assert "line 6: tables[0].biling_mode: unknown field 'biling_mode'" in message
+    assert "(did you mean 'billing_mode'?)" in message
+    assert "valid fields here: name, partition_key, sort_key, billing_mode," in message
 
 
-def test_yaml_syntax_error_gives_the_line(tmp_path: Path) -> None:
-    message = _error(tmp_path, "name: x\ntables: [\n")
-    assert "line" in message
+def test_misspelt_field_inside_a_distribution_lists_that_distributions_fields(
+    tmp_path: Path,
+) -> None:
+    text = GOOD.replace("pk: {dist: uuid}", "pk: {dist: weighted, wieghts: {a: 1}}")
+    message = _error(tmp_path, text)
+    assert "load.attributes.pk.wieghts: unknown field 'wieghts'" in message
+    assert "(did you mean 'weights'?)" in message
+    assert "valid fields here: type, per_item, dist, weights" in message
+
+
+def test_unknown_field_far_from_any_name_lists_the_valid_ones_without_a_guess(
+    tmp_path: Path,
+) -> None:
+    message = _error(tmp_path, GOOD.replace("rate: 10,", "rate: 10, zzz: 1,"))
+    assert "load.phases[0].zzz: unknown field 'zzz'; valid fields here: name," in message
+    assert "did you mean" not in message
+
+
+def test_yaml_syntax_error_gives_the_line_that_opened_the_broken_construct(
+    tmp_path: Path,
+) -> None:
+    text = GOOD.replace("partition_key: {name: pk}", "partition_key: {name: pk, type: S")
+    message = _error(tmp_path, text)
+    # PyYAML notices only on the next line; the message names the line of the brace
+    line = text.splitlines().index("    partition_key: {name: pk, type: S") + 1
+    assert f"not valid YAML at line {line}, column 20: while parsing a flow mapping" in message
+    assert f"at line {line + 1}" in message  # and where it noticed
+
+
+def test_key_without_a_distribution_is_reported_at_the_tables_key_line(
+    tmp_path: Path,
+) -> None:
+    text = GOOD.replace(
+        "    billing_mode: PAY_PER_REQUEST\n",
+        "    sort_key: {name: sk}\n    billing_mode: PAY_PER_REQUEST\n",
+    )
+    message = _error(tmp_path, text)
+    line = text.splitlines().index("    sort_key: {name: sk}") + 1
+    assert f"line {line}: tables[0].sort_key: table t needs key attribute 'sk'" in message
+    text = GOOD + "  runs:\n    - {table: nope}\n"
+    line = text.splitlines().index("    - {table: nope}") + 1
+    assert f"line {line}: load.runs[0].table: names table 'nope'" in _error(tmp_path, text)
 
 
 def test_missing_file_says_where_playbooks_are(tmp_path: Path) -> None:

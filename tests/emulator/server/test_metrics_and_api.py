@@ -11,7 +11,7 @@ import pytest
 
 from console.cli import build_parser
 from emulator.server import EmulatorServer, Latency
-from tests.emulator_endpoint.conftest import client, key_table
+from tests.emulator.server.conftest import client, key_table
 
 
 def _get(url: str) -> dict[str, Any]:

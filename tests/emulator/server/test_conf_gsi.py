@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.emulator_endpoint.conftest import key_table
+from tests.emulator.server.conftest import key_table
 
 BIG = "x" * 20_000
 """A non-key attribute large enough that charging it would cost 5 read units."""

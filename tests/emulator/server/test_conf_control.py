@@ -9,7 +9,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer
-from tests.emulator_endpoint.conftest import client, key_table
+from tests.emulator.server.conftest import client, key_table
 
 
 def _error(excinfo: pytest.ExceptionInfo[ClientError]) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from console.report import report_result
 from loadgen.live import delete_tables
 from loadgen.results import Counts, Leftover, PhaseResult, PlaybookResult, RunResult
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def result_with(counts: Counts, partial: bool = False) -> PlaybookResult:

@@ -124,7 +124,7 @@ def test_hot_partition_live_matches_the_simulation() -> None:
     expected = {(r.table, r.repeat): r for r in simulate(playbook).runs}
     measured: dict[tuple[str, int], float] = {}
     with EmulatorServer(scale=SCALE, create_delay_s=0) as emu:
-        from tests.emulator_endpoint.conftest import client
+        from tests.emulator.server.conftest import client
 
         ddb = client(emu.endpoint_url)
         seq = 0

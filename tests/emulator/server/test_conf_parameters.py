@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.emulator_endpoint.conftest import key_table
+from tests.emulator.server.conftest import key_table
 
 KEY = {"pk": {"S": "k"}}
 ITEM = {**KEY, "count": {"N": "1"}, "name": {"S": "x"}}

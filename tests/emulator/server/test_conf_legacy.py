@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.emulator_endpoint.conftest import key_table
+from tests.emulator.server.conftest import key_table
 
 
 def _error(excinfo: pytest.ExceptionInfo[ClientError]) -> tuple[str, str]:

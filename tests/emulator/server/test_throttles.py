@@ -17,7 +17,7 @@ from emulator.throttle import (
     ON_DEMAND_MESSAGE,
     TABLE_PROVISIONED_MESSAGE,
 )
-from tests.emulator_endpoint.conftest import client, key_table
+from tests.emulator.server.conftest import client, key_table
 
 SCALE = 0.01
 """Every capacity figure times 0.01: a partition takes 10 WCU/s, so a few dozen writes

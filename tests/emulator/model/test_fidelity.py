@@ -38,7 +38,7 @@ M1_PEAKS = {  # consumed WCU peak, per second (CloudWatch 1-minute Sum/60)
 }
 
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 BUILT_IN = ("hot-partition", "new-table-ceiling", "ondemand-growth")
 UNTIMED = ("started_at", "wall_s")
 """Result fields that say when and how fast, not what the model computed."""

@@ -11,7 +11,7 @@ from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer
 from emulator.server.memory import format_size, parse_size
-from tests.emulator_endpoint.conftest import client, key_table
+from tests.emulator.server.conftest import client, key_table
 
 
 def _put(ddb: Any, pk: str, table: str = "tbl", size: int = 100) -> None:

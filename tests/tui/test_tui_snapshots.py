@@ -11,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from console.tui.app import HotbenchApp
-from tests.console.fixed import fill, fixed_app
+from tests.tui.fixed import fill, fixed_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = [(80, 24), (160, 48)]

@@ -10,7 +10,7 @@ from boto3.dynamodb.types import Binary
 from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer
-from tests.emulator_endpoint.conftest import key_table
+from tests.emulator.server.conftest import key_table
 
 EVERY_TYPE = {
     "pk": {"S": "k"},

@@ -14,7 +14,7 @@ import pytest
 
 from emulator import native
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXPECT_NATIVE = "HOTBENCH_EXPECT_NATIVE"
 """Set by `make test`, which builds first: the compiled modules must then be in use."""
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.server import EmulatorServer
-from tests.emulator_endpoint.conftest import client, key_table
+from tests.emulator.server.conftest import client, key_table
 
 TARGET = "DynamoDB_20120810."
 

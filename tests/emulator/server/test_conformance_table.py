@@ -14,7 +14,7 @@ import botocore.session
 
 from emulator.server.service import KNOWN_UNSUPPORTED, OPERATIONS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TESTS = Path(__file__).resolve().parent
 ROW = re.compile(r"^\| (\w+) \| ([\w()]+) \| (yes|partly|ignored|no) \| (.*?) \| (.+?) \|$")
 

@@ -8,7 +8,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer
-from tests.emulator_endpoint.conftest import client, key_table
+from tests.emulator.server.conftest import client, key_table
 
 
 def test_create_table_is_creating_until_the_delay_passes() -> None:

@@ -12,7 +12,7 @@ from botocore.stub import ANY, Stubber
 
 from console.tui.backend import Backend
 from console.workflow import load_settings
-from tests.console.fixed import fixed_state
+from tests.tui.fixed import fixed_state
 
 TABLE = "hb-1130120000-beef-hot"
 RULES = {

@@ -15,7 +15,7 @@ from emulator.keyspace import partition_hash
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 from loadgen.runners import SimulatedRunner
-from tests.console.fixed import NOW, TINY, fixed_app
+from tests.tui.fixed import NOW, TINY, fixed_app
 
 
 def test_a_hot_key_is_served_by_its_item_collection_once_split() -> None:

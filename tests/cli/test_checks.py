@@ -162,11 +162,18 @@ def test_unknown_reference_and_unknown_field_name_their_lines(tmp_path: Path) ->
     assert f"line {line}: tables[0].biling_mode" in out
 
 
-def test_not_yaml_and_no_criteria_and_bad_report_type_exit_2(tmp_path: Path) -> None:
-    assert "line 2" in _exit_2(tmp_path, "name: x\n  - broken: [\n")
+@pytest.mark.parametrize("validate", [True, False], ids=["--validate", "run"])
+def test_not_yaml_and_no_criteria_and_bad_report_type_exit_2(
+    tmp_path: Path, validate: bool
+) -> None:
+    """`check --validate` refuses exactly what `check` refuses, before anything runs."""
+    extra = ["--validate"] if validate else []
+    assert "line 2" in _exit_2(tmp_path, "name: x\n  - broken: [\n", *extra)
     no_criteria = MUST_FAIL[: MUST_FAIL.index("criteria:")]
-    assert "no criteria" in _exit_2(tmp_path, no_criteria)
-    assert "unknown report type" in _exit_2(tmp_path, MUST_FAIL, "--report", "r.html")
+    assert "no criteria" in _exit_2(tmp_path, no_criteria, *extra)
+    assert "unknown report type" in _exit_2(tmp_path, MUST_FAIL, "--report", "r.html", *extra)
+    out = _exit_2(tmp_path, MUST_FAIL, "--target", "local", *extra)
+    assert "--target applies to --mode live" in out
 
 
 def test_live_check_on_aws_goes_through_the_workflow_and_needs_credentials(
