@@ -130,7 +130,7 @@ def expected_use(
                 record.requests.append(RequestUnits(name, None, read_units=reads, label="load"))
     named = [
         ("apply (est.)", setup.apply_s),
-        ("worker image (est.)", setup.image_s),
+        ("image (est.)", setup.image_s),
         ("seeding", seed_s),
         ("fleet starts", starts_s),
         ("load", load_s),

@@ -48,7 +48,9 @@ def _capacity(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
                 line(f"capacity, {label}", rules.provisioned_hours(seconds), "h", rate)
             )
     pro_rata = sum(x.usd for x in bill.lines)
-    upper = sum(rules.started_hours(s) * r for (_, s), r in per_hour.items())
+    upper = sum(
+        rules.started_hours(t.stood_s) * capacity_per_hour(t, prices) for t in record.tables
+    )
     if upper - pro_rata >= 0.005:
         bill.notes.append(
             f"provisioned capacity is priced by the second it stands (${pro_rata:,.2f}); "
