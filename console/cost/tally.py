@@ -7,6 +7,7 @@ seeding ends), each task's pull start and stop.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 
 from console.cost import rules
@@ -47,6 +48,11 @@ def record_seed_units(usage: Usage, spec: TableSpec, table_name: str, items: int
     ]
 
 
+BILLED_FIELDS = {f.name for f in dataclasses.fields(TableUse)} - {"spans"}
+"""The fields of a TableState the record holds (TableUse's, which bringup.table_state
+fills from the spec)."""
+
+
 def _seconds(start: datetime | None, end: datetime | None, now: datetime) -> float:
     if start is None:
         return 0.0
@@ -62,30 +68,10 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
         contributor_insights_events=state.usage.contributor_insights_events,
     )
     for t in state.tables.values():
-        record.tables.append(
-            TableUse(
-                name=t.name,
-                billing_mode=t.billing_mode,
-                has_sort_key=t.has_sort_key,
-                spans=(Span(t.name, _seconds(t.created_at, t.deleted_at, now)),),
-                read_capacity=t.read_capacity,
-                write_capacity=t.write_capacity,
-                warm_read=t.warm_read,
-                warm_write=t.warm_write,
-                contributor_insights=t.contributor_insights,
-                gsis=tuple(
-                    IndexUse(
-                        name=g.name,
-                        has_sort_key=g.has_sort_key,
-                        read_capacity=g.read_capacity,
-                        write_capacity=g.write_capacity,
-                        warm_read=g.warm_read,
-                        warm_write=g.warm_write,
-                    )
-                    for g in t.gsis
-                ),
-            )
-        )
+        billed = t.model_dump(include=BILLED_FIELDS)
+        billed["gsis"] = tuple(IndexUse(**g) for g in billed["gsis"])
+        spans = (Span(t.name, _seconds(t.created_at, t.deleted_at, now)),)
+        record.tables.append(TableUse(spans=spans, **billed))
     record.requests = [
         RequestUnits(u.table, u.index, u.write_units, u.read_units, u.label)
         for u in state.usage.units
