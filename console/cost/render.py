@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from console.cost.lines import CostLine, cents_that_add_up
 
 WIDTH = 80
-WHAT = 28
+WHAT = 34
 
 
 def places_for(total: float) -> int:
@@ -24,8 +24,9 @@ def _quantity(q: float) -> str:
     return f"{q:,.1f}" if q >= 10_000 else f"{q:,.4f}"
 
 
-def _what(text: str) -> str:
-    return text if len(text) <= WHAT else text[: WHAT - 1] + "…"
+def _what(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def rounded(lines: Sequence[CostLine]) -> tuple[list[float], float, int]:
@@ -37,17 +38,23 @@ def rounded(lines: Sequence[CostLine]) -> tuple[list[float], float, int]:
 
 
 def cost_text(lines: Sequence[CostLine], total_label: str = "total") -> list[str]:
-    """One row per line, `quantity unit x $price = $amount`, then the total; at most 80
-    characters wide."""
+    """One row per line, `what  quantity unit x $price = $amount`, then the total; at
+    most 80 characters wide (the `what` column gives way to wide figures)."""
     amounts, total, places = rounded(lines)
-    out = []
-    for x, amount in zip(lines, amounts, strict=True):
-        price = f"${x.unit_price_usd:.4g}"
-        usd = f"${amount:,.{places}f}"
-        out.append(
-            f"  {_what(x.what):<{WHAT}} {_quantity(x.quantity):>10} {x.unit:<10}"
-            f" x {price:<9} = {usd:>10}"
-        )
-    usd = f"${total:,.{places}f}"
-    out.append(f"  {total_label:>{WIDTH - 16}} = {usd:>10}")
+    usd = [f"${a:,.{places}f}" for a in [*amounts, total]]
+    quantity = [_quantity(x.quantity) for x in lines]
+    price = [f"${x.unit_price_usd:.4g}" for x in lines]
+    w_usd = max(map(len, usd))
+    w_q = max(map(len, quantity), default=1)
+    w_unit = max((len(x.unit) for x in lines), default=1)
+    w_price = max(map(len, price), default=1)
+    fixed = 2 + 1 + w_q + 1 + w_unit + 3 + w_price + 3 + w_usd
+    w_what = max(8, min(WHAT, WIDTH - fixed))
+    out = [
+        f"  {_what(x.what, w_what):<{w_what}} {q:>{w_q}} {x.unit:<{w_unit}} x {p:<{w_price}}"
+        f" = {u:>{w_usd}}"
+        for x, q, p, u in zip(lines, quantity, price, usd, strict=False)
+    ]
+    width = max((len(r) for r in out), default=2 + w_usd + 3 + len(total_label))
+    out.append(f"{total_label} = {usd[-1]:>{w_usd}}".rjust(width))
     return out

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from console.cost.tally import tally_state
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.workflow import (
@@ -21,7 +22,6 @@ from console.workflow import (
     load_settings,
 )
 from console.workflow.state import EmulatorProcess, IndexState, TableRun, TableState
-from console.cost.tally import tally_state
 from loadgen.results import PlaybookResult
 
 TINY = Path(__file__).with_name("tiny.yaml")
