@@ -76,7 +76,7 @@ def serve_bare(port: int) -> None:
         await asyncio.get_running_loop().create_server(server, "127.0.0.1", port, backlog=1024)
         await asyncio.Event().wait()
 
-    from emulator.server.runner import new_event_loop
+    from emulator.server.serving import new_event_loop
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:
         runner.run(main())
@@ -96,7 +96,7 @@ def serve_aiohttp(port: int) -> None:
         await asyncio.get_running_loop().create_server(server, "127.0.0.1", port, backlog=1024)
         await asyncio.Event().wait()
 
-    from emulator.server.runner import new_event_loop
+    from emulator.server.serving import new_event_loop
 
     with asyncio.Runner(loop_factory=new_event_loop) as runner:
         runner.run(main())
@@ -104,7 +104,7 @@ def serve_aiohttp(port: int) -> None:
 
 def serve_emulator(port: int) -> None:
     from emulator.server import Latency, Service
-    from emulator.server.runner import serve_forever
+    from emulator.server.serving import serve_forever
 
     serve_forever("127.0.0.1", port, Service(create_delay_s=0.0), Latency(), lambda url: None)
 
@@ -290,7 +290,7 @@ def measure(
         if kind in ("emulator", "moto"):
             _create_table(port)
         t0 = time.monotonic()
-        from emulator.server.runner import new_event_loop
+        from emulator.server.serving import new_event_loop
 
         with asyncio.Runner(loop_factory=new_event_loop) as runner:
             counts = runner.run(_drive(port, seconds, connections, requests))

@@ -32,7 +32,7 @@ ITEM = {"pk": {"S": "WH-TOKYO"}, "sk": {"S": "SKU-00042"}, "pad": {"S": "x" * 97
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "loadgen.standin", "--mode", "ok"],
+        [sys.executable, "-m", "tests.fakes.fake_dynamodb", "--mode", "ok"],
         stdout=subprocess.PIPE,
         text=True,
         cwd=Path(__file__).resolve().parent.parent,

@@ -116,7 +116,7 @@ async def _writer(
 
 def _write(port: int, kind: str, count: int) -> int:
     """Write `count` new items (every one must be written); returns the requests sent."""
-    from emulator.server.runner import new_event_loop
+    from emulator.server.serving import new_event_loop
 
     errors: list[int] = []
     sent = [0]
@@ -164,7 +164,7 @@ def measure(store: str, kind: str, items: int) -> tuple[float, float, int]:
 def serve(store: str, port: int) -> None:
     sys.path.insert(0, str(ROOT))
     from emulator.server import Latency, Service
-    from emulator.server.runner import serve_forever
+    from emulator.server.serving import serve_forever
 
     service = Service(create_delay_s=0.0, store=store, max_memory=1 << 50)
     serve_forever("127.0.0.1", port, service, Latency(), lambda url: None)

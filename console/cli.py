@@ -16,14 +16,59 @@ from console.output import UserError
 from loadgen.playbook import PlaybookError
 
 
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Every option's default in its help, unless the help already says it (many say
+    where else the value comes from: `default: local, or HOTBENCH_TARGET`). argparse's
+    own ArgumentDefaultsHelpFormatter also prints `(default: None)` and
+    `(default: False)` for flags and unset options, which tells a reader nothing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            action.option_strings
+            and "default" not in text
+            and default not in (None, False, argparse.SUPPRESS)
+            and not isinstance(default, list)
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
+def version() -> str:
+    """The installed distribution's version (one place: pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("hotbench")
+    except PackageNotFoundError:
+        return "unknown (not installed; run `pip install -e .`)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hotbench",
         description="Will your DynamoDB tables throttle at launch, and why?",
+        epilog="`hotbench COMMAND --help` shows a command's options; README.md and "
+        "docs/cli.md have them all.",
+        formatter_class=DefaultsHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"hotbench {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     register_all(sub)
+    _every_parser_shows_defaults(parser)
     return parser
+
+
+def _every_parser_shows_defaults(parser: argparse.ArgumentParser) -> None:
+    """The formatter for every command and sub-command (`emulator serve`), which the
+    commands' modules create without knowing of it."""
+    parser.formatter_class = DefaultsHelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _every_parser_shows_defaults(child)
 
 
 def _print_error(console: Console, exc: Exception) -> None:
@@ -36,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Rich falls back to 80 columns when output is not a terminal (CI logs, pipes),
     # which would truncate the results table; logs have no width limit, so widen.
     console = Console() if sys.stdout.isatty() else Console(width=200)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `hotbench`: what it can do, not a usage error
+        parser.print_help()
+        return exitcodes.OK
     try:
         code: int = args.handler(args, console)
         return code

@@ -12,7 +12,8 @@ from typing import Final
 OK: Final = 0
 """Done: every criterion passed, every run complete and reconciled, nothing left."""
 CHECK_FAILED: Final = 1
-"""`hotbench check`: a criterion failed (the report names it and its measured value)."""
+"""`hotbench check`: a criterion failed (the report names it and its measured value);
+`hotbench compare`: a figure is outside its tolerance."""
 USAGE: Final = 2
 """Bad input or setup: a malformed playbook, a flag, a setting, missing or expired AWS
 credentials. Nothing was created."""

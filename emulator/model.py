@@ -14,7 +14,7 @@ from emulator.buckets import Resource, admit
 from emulator.capacity import PartitionedCapacity, TableCapacity, limits_of
 from emulator.keyspace import Partition
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.tableconfig import PROVISIONED, ConfigError, TableConfig
+from emulator.tableconfig import PROVISIONED, TableConfig, TableConfigError
 from emulator.throttle import Throttle, ThrottleSite
 
 
@@ -92,7 +92,7 @@ class CapacityModel:
     def create_table(self, request: dict[str, Any], now: float) -> TableCapacity:
         try:
             config = TableConfig.from_request(request)
-        except ConfigError as exc:
+        except TableConfigError as exc:
             raise ModelError(str(exc)) from exc
         if config.name in self.tables:
             raise ModelError(f"Table already exists: {config.name}")

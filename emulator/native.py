@@ -36,7 +36,8 @@ NOT_COMPILED = frozenset(
         "emulator/nativebuild.py",  # the build itself
         "emulator/server/__init__.py",
         "emulator/eventloop.py",  # picks the event loop, once per process
-        "emulator/server/runner.py",  # signal handling and threads, once per server
+        "emulator/server/serving.py",  # signal handling and threads, once per server
+        "emulator/paramsfile.py",  # reads a YAML file once per process
     }
 )
 """Modules left as Python: each runs once per process or run, not once per request."""

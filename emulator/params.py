@@ -11,7 +11,20 @@ measured figures the model is calibrated to and which it predicts is tabled ther
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+SOURCES = ("AWS", "3P", "fit")
+"""The source tags, as in the docstrings: documented by AWS, a third-party measurement,
+a modelling choice calibrated to a named measurement (docs/reference.md)."""
+
+
+def tag(source: str, low: float, high: float) -> dict[str, Any]:
+    """A parameter's source tag and the bounds a params file or a calibration may set it
+    within. The bounds are physical plausibility, not a fit: wide enough for any table and
+    region, narrow enough to catch a typo (a grace of 100 s, a negative delay)."""
+    assert source in SOURCES, source
+    return {"source": source, "bounds": (low, high)}
 
 
 @dataclass(frozen=True)
@@ -19,104 +32,106 @@ class CapacityParams:
     """The capacity model's constants. Frozen so a run cannot drift mid-way."""
 
     # --- partitions -----------------------------------------------------------------
-    partition_wcu: float = 1000.0
+    partition_wcu: float = field(default=1000.0, metadata=tag("AWS", 100, 10000))
     """[AWS reference.md#partitions] write units per second one partition serves."""
-    partition_rcu: float = 3000.0
+    partition_rcu: float = field(default=3000.0, metadata=tag("AWS", 300, 30000))
     """[AWS reference.md#partitions] read units per second one partition serves (linear
     combination with writes)."""
-    grace_s: float = 1.0
+    grace_s: float = field(default=1.0, metadata=tag("fit", 0.05, 10))
     """[fit: M2 first throttle 0.9-3.8 s into each over-ceiling window,
     reference.md#m2-new-on-demand-table-ceiling; M1 bad 54.8 % vs 55.2 % theoretical,
     reference.md#m1-hot-partition-by-key-design] depth of every hard-limit token bucket, in seconds
     of its rate: the short burst of grace before the first throttle."""
-    partition_bytes: int = 10 * 1024**3
+    partition_bytes: int = field(
+        default=10 * 1024**3, metadata=tag("AWS", 1 * 1024**3, 100 * 1024**3)
+    )
     """[AWS reference.md#partitions] ~10 GB per partition before a size split."""
 
     # --- item units -----------------------------------------------------------------
-    write_unit_bytes: int = 1024
+    write_unit_bytes: int = field(default=1024, metadata=tag("AWS", 256, 4096))
     """[AWS reference.md#item-size-and-units] 1 WCU per 1 KB (rounded up) per standard write."""
-    read_unit_bytes: int = 4096
+    read_unit_bytes: int = field(default=4096, metadata=tag("AWS", 1024, 16384))
     """[AWS reference.md#item-size-and-units] 1 RCU per 4 KB (rounded up) per strongly
     consistent read; half if eventual."""
 
     # --- provisioned mode -------------------------------------------------------------
-    burst_s: float = 300.0
+    burst_s: float = field(default=300.0, metadata=tag("AWS", 0, 3600))
     """[AWS reference.md#burst-and-adaptive-capacity] unused provisioned capacity kept for
     bursts, in seconds of the provisioned rate. The pool starts full [fit: the M1 tables
     sat idle while being seeded, reference.md#m1-hot-partition-by-key-design]."""
 
     # --- on-demand mode ------------------------------------------------------------------
-    ondemand_initial_wcu: float = 4000.0
+    ondemand_initial_wcu: float = field(default=4000.0, metadata=tag("AWS", 100, 100000))
     """[AWS reference.md#on-demand-mode] warm write throughput of a new on-demand table."""
-    ondemand_initial_rcu: float = 12000.0
+    ondemand_initial_rcu: float = field(default=12000.0, metadata=tag("AWS", 300, 300000))
     """[AWS reference.md#on-demand-mode] warm read throughput of a new on-demand table."""
-    ondemand_headroom: float = 4130.0 / 4000.0
+    ondemand_headroom: float = field(default=4130.0 / 4000.0, metadata=tag("3P", 1.0, 1.5))
     """[3P: M2 flat ceiling 4,130 +/- 2 writes/s on a table whose warm value is 4,000,
     reference.md#m2-new-on-demand-table-ceiling] the served ceiling is the warm value times this
     factor."""
-    ondemand_growth_first_s: float = 480.0
+    ondemand_growth_first_s: float = field(default=480.0, metadata=tag("3P", 10, 7200))
     """[3P: M3 first ceiling stays for a full 8 minutes of continuous overload,
     reference.md#m3-on-demand-growth-under-sustained-pressure]."""
-    ondemand_growth_next_s: float = 600.0
+    ondemand_growth_next_s: float = field(default=600.0, metadata=tag("3P", 10, 7200))
     """[3P: M3 7,000/s after 34 min at 8,000 offered, and the 2019 study's ~7,000/s,
     reference.md#m3-on-demand-growth-under-sustained-pressure]: the next steps need 10 more minutes
     of continuous overload each (steps at 8, 18, 28 min)."""
-    ondemand_growth_step_wcu: float = 1000.0
+    ondemand_growth_step_wcu: float = field(default=1000.0, metadata=tag("3P", 0, 10000))
     """[3P: M3 abrupt steps of about 1,000 writes/s,
     reference.md#m3-on-demand-growth-under-sustained-pressure]."""
-    ondemand_growth_step_rcu: float = 3000.0
+    ondemand_growth_step_rcu: float = field(default=3000.0, metadata=tag("fit", 0, 30000))
     """[fit, no measurement: reference.md#on-demand-mode] reads grow with the same partition
     step as writes (one partition's worth)."""
-    pressure_gap_s: float = 5.0
+    pressure_gap_s: float = field(default=5.0, metadata=tag("fit", 0, 120))
     """[fit: M3's continuous overload, reference.md#m3-on-demand-growth-under-sustained-pressure] a
     pause in overload shorter than this does not reset 'continuous' pressure."""
-    table_quota_units: float = 40000.0
+    table_quota_units: float = field(default=40000.0, metadata=tag("AWS", 1000, 1000000))
     """[AWS reference.md#on-demand-mode] default per-table quota of read and of write units
     (on-demand)."""
 
     # --- warm throughput -------------------------------------------------------------------
-    warm_update_s: float = 60.0
+    warm_update_s: float = field(default=60.0, metadata=tag("fit", 0, 3600))
     """[fit, undocumented: reference.md#warm-throughput] how long WarmThroughput.Status stays
     UPDATING while pre-splitting."""
 
     # --- split for heat --------------------------------------------------------------------
-    split_heat_s: float = 60.0
+    split_heat_s: float = field(default=60.0, metadata=tag("fit", 1, 1800))
     """[fit: M1 badOnDemand runs 2 and 3, reference.md#m1-hot-partition-by-key-design;
     reference.md#split-for-heat] seconds of continuous throttling on a partition before a split for
     heat is decided."""
-    split_delay_s: float = 420.0
+    split_delay_s: float = field(default=420.0, metadata=tag("fit", 0, 3600))
     """[fit: M1 badOnDemand run 1 shows no split within 120 s,
     reference.md#m1-hot-partition-by-key-design; chosen so heat-to-split is 480 s, the same 8
     minutes as the first on-demand growth step of M3,
     reference.md#m3-on-demand-growth-under-sustained-pressure]."""
-    isolate_heat_s: float = 2.0
+    isolate_heat_s: float = field(default=2.0, metadata=tag("fit", 0, 600))
     """[AWS: adaptive capacity isolates frequently accessed items "instantly",
     reference.md#burst-and-adaptive-capacity; fit: M1 bad consumed 1,805 WCU/s = 1,000 + 400 + 400,
     so the hot key took no neighbour down with it, reference.md#m1-hot-partition-by-key-design]
     seconds of throttling before a hot key that shares its partition with other keys is moved to a
     partition of its own. Isolation adds no capacity to the hot key."""
-    split_monotonic_fraction: float = 0.8
+    split_monotonic_fraction: float = field(default=0.8, metadata=tag("fit", 0.5, 1.0))
     """[fit, no measurement] an item collection whose recent writes rise in sort-key order at
     least this often is treated as monotonic, which AWS documents cannot be split by sort
     key (reference.md#burst-and-adaptive-capacity)."""
 
     # --- GSI write propagation -------------------------------------------------------------
-    gsi_intake_factor: float = 2.42
+    gsi_intake_factor: float = field(default=2.42, metadata=tag("fit", 1.0, 10.0))
     """[fit: M1 goodGsi plateau, consumed WCU 19 % under the good table,
     reference.md#m1-hot-partition-by-key-design] GSIs are written asynchronously [AWS
     reference.md#gsis]; a GSI partition takes writes into its propagation log at up to this multiple
     of its partition rate, and applies them at the partition rate."""
-    gsi_backlog_s: float = 130.0
+    gsi_backlog_s: float = field(default=130.0, metadata=tag("fit", 1, 1800))
     """[fit: M1 goodGsi 26.6 % throttled over 120 s, reference.md#m1-hot-partition-by-key-design]
     how far (seconds of its partition rate) a GSI partition's propagation log may run behind before
     base-table writes throttle."""
 
     # --- emulator service ------------------------------------------------------------------
-    create_table_s: float = 7.4
+    create_table_s: float = field(default=7.4, metadata=tag("3P", 0, 600))
     """[3P: M2 CreateTable -> ACTIVE took 7.4 s and 22 s,
     reference.md#m2-new-on-demand-table-ceiling] CREATING duration on the emulator."""
 
-    scale: float = 1.0
+    scale: float = field(default=1.0, metadata={"source": "run"})
     """Multiplies every capacity figure so a full-size experiment can be rehearsed at a
     fraction of its rate; results are reported back in full-scale units."""
 
@@ -126,3 +141,29 @@ class CapacityParams:
 
 
 DEFAULT_PARAMS = CapacityParams()
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """One settable parameter: its name, default, source tag and bounds."""
+
+    name: str
+    default: float
+    source: str
+    low: float
+    high: float
+    integer: bool
+
+
+def settable() -> dict[str, ParamInfo]:
+    """Every parameter a params file may set, in declaration order (not `scale`, which
+    is a run's choice: --scale)."""
+    out = {}
+    for f in fields(CapacityParams):
+        if "bounds" not in f.metadata:
+            continue
+        low, high = f.metadata["bounds"]
+        default = getattr(DEFAULT_PARAMS, f.name)
+        integer = isinstance(default, int)
+        out[f.name] = ParamInfo(f.name, default, f.metadata["source"], low, high, integer)
+    return out

@@ -14,29 +14,29 @@ PROVISIONED: Final = "PROVISIONED"
 PAY_PER_REQUEST: Final = "PAY_PER_REQUEST"
 
 
-class ConfigError(ValueError):
+class TableConfigError(ValueError):
     """A table description the model cannot accept; the text names the field."""
 
 
 def _key_names(schema: Any, where: str) -> tuple[str, str | None]:
     if not isinstance(schema, list) or not schema:
-        raise ConfigError(f"{where}.KeySchema must be a non-empty list")
+        raise TableConfigError(f"{where}.KeySchema must be a non-empty list")
     pk = sk = None
     for element in schema:
         if not isinstance(element, dict):
-            raise ConfigError(f"{where}.KeySchema entries must be objects")
+            raise TableConfigError(f"{where}.KeySchema entries must be objects")
         kind = element.get("KeyType")
         name = element.get("AttributeName")
         if not isinstance(name, str) or not name:
-            raise ConfigError(f"{where}.KeySchema entry needs an AttributeName")
+            raise TableConfigError(f"{where}.KeySchema entry needs an AttributeName")
         if kind == "HASH":
             pk = name
         elif kind == "RANGE":
             sk = name
         else:
-            raise ConfigError(f"{where}.KeySchema KeyType must be HASH or RANGE, got {kind!r}")
+            raise TableConfigError(f"{where}.KeySchema KeyType must be HASH or RANGE, got {kind!r}")
     if pk is None:
-        raise ConfigError(f"{where}.KeySchema needs a HASH key")
+        raise TableConfigError(f"{where}.KeySchema needs a HASH key")
     return pk, sk
 
 
@@ -47,7 +47,7 @@ def _opt_units(block: Any, key: str) -> float | None:
     if value is None or value == -1:
         return None
     if not isinstance(value, int | float) or value < 0:
-        raise ConfigError(f"{key} must be a non-negative number, got {value!r}")
+        raise TableConfigError(f"{key} must be a non-negative number, got {value!r}")
     return float(value)
 
 
@@ -70,19 +70,19 @@ class IndexConfig:
     @classmethod
     def from_request(cls, raw: Any, billing: str) -> IndexConfig:
         if not isinstance(raw, dict) or not isinstance(raw.get("IndexName"), str):
-            raise ConfigError("GlobalSecondaryIndexes entries need an IndexName")
+            raise TableConfigError("GlobalSecondaryIndexes entries need an IndexName")
         name = raw["IndexName"]
         pk, sk = _key_names(raw.get("KeySchema"), f"GlobalSecondaryIndexes[{name}]")
         projection = raw.get("Projection") or {"ProjectionType": "ALL"}
         ptype = projection.get("ProjectionType", "ALL") if isinstance(projection, dict) else None
         if ptype not in ("ALL", "KEYS_ONLY", "INCLUDE"):
-            raise ConfigError(
+            raise TableConfigError(
                 f"GlobalSecondaryIndexes[{name}].Projection.ProjectionType "
                 "must be ALL, KEYS_ONLY or INCLUDE"
             )
         throughput = raw.get("ProvisionedThroughput")
         if billing == PROVISIONED and not isinstance(throughput, dict):
-            raise ConfigError(
+            raise TableConfigError(
                 f"GlobalSecondaryIndexes[{name}] needs ProvisionedThroughput on a PROVISIONED table"
             )
         return cls(
@@ -121,23 +121,23 @@ class TableConfig:
     def from_request(cls, req: dict[str, Any]) -> TableConfig:
         name = req.get("TableName")
         if not isinstance(name, str) or not name:
-            raise ConfigError("TableName is required")
+            raise TableConfigError("TableName is required")
         pk, sk = _key_names(req.get("KeySchema"), "CreateTable")
         billing = req.get("BillingMode") or PROVISIONED
         if billing not in (PROVISIONED, PAY_PER_REQUEST):
-            raise ConfigError(
+            raise TableConfigError(
                 f"BillingMode must be PROVISIONED or PAY_PER_REQUEST, got {billing!r}"
             )
         throughput = req.get("ProvisionedThroughput")
         if billing == PROVISIONED:
             if not isinstance(throughput, dict):
-                raise ConfigError(
+                raise TableConfigError(
                     "ProvisionedThroughput is required when BillingMode is PROVISIONED"
                 )
             rcu = _opt_units(throughput, "ReadCapacityUnits")
             wcu = _opt_units(throughput, "WriteCapacityUnits")
             if not rcu or not wcu:
-                raise ConfigError(
+                raise TableConfigError(
                     "ProvisionedThroughput needs ReadCapacityUnits and "
                     "WriteCapacityUnits of at least 1"
                 )

@@ -50,3 +50,21 @@ def classic_partition_count(
             - 1e-9
         ),
     )
+
+
+TRANSACTION_OPERATIONS = 2
+"""[AWS] a transaction reads or writes each item twice, once to prepare it and once to
+commit it: TransactWriteItems costs 2 WCU per 1 KB of each item, TransactGetItems 2 RCU per
+4 KB (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html,
+"Capacity management for transactions")."""
+
+
+def transactional_write_units(item_bytes: int, params: CapacityParams) -> int:
+    """Write units of one item of a TransactWriteItems action: two standard writes."""
+    return TRANSACTION_OPERATIONS * write_units(item_bytes, params)
+
+
+def transactional_read_units(item_bytes: int, params: CapacityParams) -> float:
+    """Read units of one item of a TransactGetItems: two strongly consistent reads
+    (a transactional read is always strongly consistent)."""
+    return TRANSACTION_OPERATIONS * read_units(item_bytes, True, params)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -28,12 +27,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.coordinator import CLEANUP_FAILED, FleetOptions, Notify, StopCheck, run_fleet
 from loadgen.fleet import Fleet, LocalFleet
 from loadgen.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.playbook import Playbook
 from loadgen.results import Leftover, PlaybookResult, to_full_scale
 from loadgen.resultstore import ResultStore, make_client, wait_active
+from loadgen.runid import new_run_id
 from loadgen.seed import seed_table
 
 LOCAL_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "hotbench", "AWS_SECRET_ACCESS_KEY": "local"}
@@ -69,6 +70,8 @@ class LiveOptions:
     max_memory: int | None = None
     """The in-process emulator's memory bound in bytes (None: its default share of the
     machine); a run that reaches it stops as partial with the emulator's message."""
+    params: CapacityParams = DEFAULT_PARAMS
+    """The in-process emulator's capacity parameters (`--params FILE`)."""
 
     def plan(
         self,
@@ -97,10 +100,6 @@ class LiveOptions:
         )
 
 
-def new_run_id() -> str:
-    return f"{datetime.now(UTC):%Y%m%d%H%M%S}-{secrets.token_hex(2)}"
-
-
 Skip = Callable[[float], None]
 
 
@@ -127,6 +126,7 @@ def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
         port=0,
         scale=options.scale,
         create_delay_s=0,
+        params=options.params,
         store=options.store,
         max_memory=options.max_memory,
     ) as server:
@@ -196,12 +196,12 @@ def run_playbook(
         client = make_client(endpoint, options.region, LOCAL_CREDENTIALS)
         created: list[str] = []
         try:
-            results_table = f"hb-{run_id}-results"
+            results_table = f"{run_id}-results"
             ResultStore(client, results_table, run_id).create_table()
             created.append(results_table)
             for spec_run in playbook.runs():
                 spec = playbook.table(spec_run.table)
-                table_name = f"hb-{run_id}-{spec.name}"
+                table_name = f"{run_id}-{spec.name}"
                 if table_name not in created:
                     say(f"creating {table_name}")
                     client.create_table(

@@ -351,7 +351,7 @@ THROTTLE_REASON_PATTERN = (
 """DynamoDB's throttle reasons, as the results count them (docs/results.md)."""
 
 
-class Comparison(Strict):
+class CriterionComparison(Strict):
     """The measured value against the same metric on another variant or run:
     `measured / other <= max_ratio` (and/or `>= min_ratio`)."""
 
@@ -362,7 +362,7 @@ class Comparison(Strict):
     min_ratio: float | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
-    def _a_bound(self) -> Comparison:
+    def _a_bound(self) -> CriterionComparison:
         if self.max_ratio is None and self.min_ratio is None:
             raise ValueError("give max_ratio and/or min_ratio")
         return self
@@ -385,7 +385,7 @@ class Criterion(Strict):
     """Peaks only: the averaging window (60 = CloudWatch's 1-minute Sum/60)."""
     max: float | None = None
     min: float | None = None
-    compare: Comparison | None = None
+    compare: CriterionComparison | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Criterion:

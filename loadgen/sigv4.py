@@ -29,7 +29,7 @@ ALGORITHM = "AWS4-HMAC-SHA256"
 
 
 @dataclass(frozen=True)
-class Frozen:
+class FrozenCredentials:
     """One consistent set of credentials."""
 
     access_key: str
@@ -47,9 +47,9 @@ class StaticCredentials:
     """Fixed credentials (tests, the local emulator)."""
 
     def __init__(self, access_key: str, secret_key: str, token: str | None = None) -> None:
-        self._frozen = Frozen(access_key, secret_key, token)
+        self._frozen = FrozenCredentials(access_key, secret_key, token)
 
-    def get_frozen_credentials(self) -> Frozen:
+    def get_frozen_credentials(self) -> FrozenCredentials:
         return self._frozen
 
 
@@ -84,17 +84,17 @@ class Signer:
         self.service = service
         self.host = host
         self._clock = time.time
-        self._creds: Frozen | None = None
+        self._creds: FrozenCredentials | None = None
         self._creds_at = -1.0e18
         self._key_cache: tuple[tuple[str, str], bytes] | None = None
         self._stamp_second = -1
         self._amz_date = ""
         self._date = ""
 
-    def _credentials(self, now: float) -> Frozen:
+    def _credentials(self, now: float) -> FrozenCredentials:
         if self._creds is None or now - self._creds_at >= self.REFRESH_EVERY_S:
             raw: Any = self.source.get_frozen_credentials()
-            self._creds = Frozen(raw.access_key, raw.secret_key, raw.token)
+            self._creds = FrozenCredentials(raw.access_key, raw.secret_key, raw.token)
             self._creds_at = now
         return self._creds
 

@@ -1,7 +1,13 @@
-"""Shared test helpers: small playbooks built in code, and the repo's paths."""
+"""Shared test helpers: small playbooks built in code, the repo's paths, and the suite's
+one in-process AWS (moto) and one fake Terraform, so no test file carries its own."""
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +17,7 @@ from loadgen.playbook import Playbook, parse_playbook
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYBOOKS = ROOT / "playbooks"
+FAKE_TERRAFORM = ROOT / "tests" / "terraform" / "fixtures" / "fake_terraform.py"
 BUILT_IN_CHECKS = [  # the built-in playbooks that carry criteria
     "prelaunch-template.yaml",
     "write-sharding.yaml",
@@ -37,3 +44,43 @@ def make_playbook(
 @pytest.fixture
 def playbooks_dir() -> Path:
     return PLAYBOOKS
+
+
+@pytest.fixture
+def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto in this process, with test credentials and none of the caller's AWS settings
+    (a developer's real profile must never be reached)."""
+    from moto import mock_aws
+
+    for name in list(os.environ):
+        if name.startswith("AWS_") or name.startswith("HOTBENCH_RUNS"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with mock_aws():
+        yield
+
+
+@pytest.fixture
+def fake_terraform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """An executable `terraform` that replays recorded output and logs every invocation:
+    `binary` its path, `workdir` an empty stack folder, `calls()` the logged invocations,
+    `tmp` the test's folder."""
+    script = tmp_path / "bin" / "terraform"
+    script.parent.mkdir()
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_TERRAFORM} "$@"\n')
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("FAKE_TF_LOG", str(log))
+    monkeypatch.delenv("FAKE_TF_SCENARIO", raising=False)
+    monkeypatch.delenv("FAKE_TF_HANDSHAKE", raising=False)
+    workdir = tmp_path / "stack"
+    workdir.mkdir()
+
+    def calls() -> list[dict[str, Any]]:
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    yield {"binary": str(script), "workdir": workdir, "calls": calls, "tmp": tmp_path}

@@ -6,7 +6,17 @@ from __future__ import annotations
 import argparse
 import importlib
 
-MODULES = ["simulate", "emulator", "run", "check", "advise", "workflow", "console"]
+MODULES = [
+    "simulate",
+    "emulator",
+    "run",
+    "check",
+    "advise",
+    "workflow",
+    "tui",  # `hotbench console`, the operator console (console/commands/tui.py)
+    "params",
+    "compare",
+]
 
 
 def add_playbook_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,17 +8,27 @@ for each GSI, the table-level limits, and the first limit hit with what would fi
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 from rich.console import Console
 from rich.text import Text
 
+from console.commands.params import add_params_argument, params_from
 from loadgen.advise import advise
 from loadgen.playbook import load_playbook
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
-    for table_advice in advise(playbook):
+    advice = advise(playbook, params_from(args).params)
+    if args.json:
+        from console.render.check_reports import advice_json
+
+        # The same objects as the check report's `advice` (docs/check-report.schema.json).
+        sys.stdout.write(json.dumps([advice_json(a) for a in advice], indent=2) + "\n")
+        return 0
+    for table_advice in advice:
         lines = table_advice.lines()
         console.print(Text(lines[0], style="bold"))
         for line in lines[1:]:
@@ -37,4 +47,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "table will hit, with the fix (docs/checks.md)",
     )
     parser.add_argument("playbook", help="playbook YAML, e.g. playbooks/hot-partition.yaml")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the advice as JSON: one object per table, as in the check report",
+    )
+    add_params_argument(parser)
     parser.set_defaults(handler=handle)

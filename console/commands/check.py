@@ -13,14 +13,15 @@ import argparse
 from rich.console import Console
 
 from console import exitcodes
-from console.checkreport import (
+from console.commands.params import add_params_argument, params_from
+from console.output import UserError
+from console.render.check_reports import (
     CheckOutcome,
     check_reports,
     verdict_table,
     write_report,
 )
-from console.output import UserError
-from console.report import report_result
+from console.render.results_table import report_result
 from loadgen.advise import advise
 from loadgen.criteria import evaluate
 from loadgen.playbook import Playbook, load_playbook
@@ -38,12 +39,13 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
         return exitcodes.OK
-    advice = advise(playbook)
+    params = params_from(args).params
+    advice = advise(playbook, params)
     if not args.quiet:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
     result = obtain_result(playbook, args, console)
-    from console.cost.results import run_cost_in
+    from console.cost.measured_usage import run_cost_in
     from console.workflow.settings import load_settings
 
     region = getattr(args, "region", None) or load_settings().prices_region
@@ -74,6 +76,7 @@ def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace)
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
+    params_from(args)  # a bad --params file is refused before anything runs
     if args.mode == "simulate" and args.target is not None:
         raise UserError("--target applies to --mode live; a simulation needs no target")
 
@@ -87,7 +90,7 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
     if args.mode == "simulate":
         from console.commands.simulate import simulate_with_progress
 
-        return simulate_with_progress(playbook, console, args.quiet)
+        return simulate_with_progress(playbook, console, args.quiet, params_from(args).params)
     if args.target == "aws":
         return _live_on_aws(args, console)
     from botocore.exceptions import BotoCoreError, ClientError
@@ -169,6 +172,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--json", metavar="FILE", help="also write the results alone (docs/results.md)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
+    add_params_argument(parser)
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
     add_store_arguments(
@@ -179,4 +183,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_settings_arguments(aws, target=False)
     add_fleet_and_cost_arguments(aws)
     aws.add_argument("--yes", action="store_true", help="go up without asking")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, create_delay=0.0)  # local only: not offered here

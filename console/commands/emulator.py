@@ -10,6 +10,7 @@ import argparse
 
 from rich.console import Console
 
+from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 
 
@@ -17,7 +18,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     from emulator.native import status
     from emulator.server import Latency, Service
     from emulator.server.memory import format_size
-    from emulator.server.runner import serve_forever
+    from emulator.server.serving import serve_forever
 
     if args.scale <= 0:
         raise UserError(f"--scale must be positive, got {args.scale}")
@@ -26,8 +27,13 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     max_memory = memory_bound(args.max_memory)
+    loaded = params_from(args)
     service = Service(
-        scale=args.scale, create_delay_s=args.create_delay, store=args.store, max_memory=max_memory
+        loaded.params,
+        scale=args.scale,
+        create_delay_s=args.create_delay,
+        store=args.store,
+        max_memory=max_memory,
     )
     bound = format_size(service.state.memory.limit_bytes)
     if max_memory is None:
@@ -39,6 +45,9 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             f"(scale {args.scale:g}, latency {args.latency}, "
             f"CreateTable -> ACTIVE in {service.state.create_delay_s:g} s)"
         )
+        if loaded.path is not None:
+            changed = ", ".join(f"{k} {v:g}" for k, v in loaded.changed.items())
+            console.print(f"  params: {loaded.path} ({changed or 'no changes'})", highlight=False)
         console.print(
             f"  boto3.client('dynamodb', endpoint_url='{url}', region_name="
             "'us-east-1', aws_access_key_id='x', aws_secret_access_key='x')",
@@ -137,4 +146,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="CreateTable -> ACTIVE delay (default: the model's 7.4 s)",
     )
     add_store_arguments(serve, default="full")
+    add_params_argument(serve)
     serve.set_defaults(handler=handle)

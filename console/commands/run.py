@@ -21,6 +21,7 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.emulator import memory_bound
+from console.commands.params import params_from
 from console.commands.workflow import (
     add_seed_items_argument,
     add_settings_arguments,
@@ -30,9 +31,9 @@ from console.commands.workflow import (
     up_options,
 )
 from console.output import UserError
-from console.report import report_result
+from console.render.results_table import report_result
+from console.render.workflow_output import print_down, print_plan
 from console.workflow.options import RunOptions
-from console.workflow_report import print_down, print_plan
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 
@@ -101,6 +102,12 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     from loadgen.live import LiveOptions
 
     check_live_arguments(args)
+    loaded = params_from(args)
+    if loaded.path is not None and args.endpoint is not None:
+        raise UserError(
+            "--params sets the built-in emulator's parameters; an --endpoint emulator has "
+            "its own: start it with `hotbench emulator serve --params FILE`, or drop --endpoint"
+        )
     return LiveOptions(
         workers=args.workers,
         scale=args.scale,
@@ -110,6 +117,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
         store=args.store,
         max_memory=memory_bound(args.max_memory),
+        params=loaded.params,
     )
 
 

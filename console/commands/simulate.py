@@ -8,19 +8,24 @@ import argparse
 from rich.console import Console
 
 from console.commands import add_playbook_arguments
-from console.report import report_result
+from console.commands.params import add_params_argument, params_from
+from console.render.results_table import report_result
+from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
-    result = simulate_with_progress(playbook, console, args.quiet)
+    params = params_from(args).params
+    result = simulate_with_progress(playbook, console, args.quiet, params)
     report_result(result, args.json, console)
     return 0
 
 
-def simulate_with_progress(playbook: Playbook, console: Console, quiet: bool) -> PlaybookResult:
+def simulate_with_progress(
+    playbook: Playbook, console: Console, quiet: bool, params: CapacityParams = DEFAULT_PARAMS
+) -> PlaybookResult:
     """The playbook through SimulatedRunner under a transient progress bar (shared with
     `hotbench check`)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -40,7 +45,7 @@ def simulate_with_progress(playbook: Playbook, console: Console, quiet: bool) ->
         def progress(label: str, fraction: float) -> None:
             bar.update(task, description=f"simulating {label}", completed=fraction)
 
-        return SimulatedRunner(progress=progress).run(playbook)
+        return SimulatedRunner(params, progress=progress).run(playbook)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,4 +55,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_playbook_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_params_argument(parser)
     parser.set_defaults(handler=handle)

@@ -17,6 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
+from console.commands.params import add_params_argument
+from console.render.workflow_output import (
+    print_down,
+    print_frame,
+    print_plan,
+    print_tally,
+    state_json,
+)
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -27,13 +35,6 @@ from console.workflow import (
 )
 from console.workflow.errors import EXIT_LEFTOVERS
 from console.workflow.settings import SettingsFileError
-from console.workflow_report import (
-    print_down,
-    print_frame,
-    print_plan,
-    print_tally,
-    state_json,
-)
 
 DEFAULTS = Settings.model_fields
 
@@ -118,7 +119,27 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         emulator_store=args.store,
         emulator_max_memory=_checked_size(args.max_memory),
         create_delay_s=args.create_delay,
+        params_file=_checked_params(args),
     )
+
+
+def _checked_params(args: argparse.Namespace) -> str | None:
+    """--params as an absolute path, once it loads (the emulator `up` starts, in its own
+    folder, reads it again)."""
+    from pathlib import Path
+
+    from console.commands.params import params_from
+
+    loaded = params_from(args)
+    if loaded.path is None:
+        return None
+    if settings_from(args).target == "aws":
+        raise ConfigError(
+            "--params sets the emulator's and the simulation's parameters; on AWS the tables "
+            "meet AWS's own capacity: drop --params (calibrate from the AWS result instead: "
+            "docs/model.md#calibrating-to-your-own-tables)"
+        )
+    return str(Path(loaded.path).resolve())
 
 
 def _checked_size(text: str | None) -> str | None:
@@ -148,6 +169,8 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0.1; figures are reported in full-scale units)",
     )
     add_fleet_and_cost_arguments(parser)
+    add_create_delay_argument(parser)
+    add_params_argument(parser)
     add_store_arguments(
         parser,
         default="keys",
@@ -173,7 +196,15 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         default=None,
         help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
     )
-    parser.add_argument("--price-region", default=None, help="region whose prices to use")
+    parser.add_argument(
+        "--price-region",
+        default=None,
+        help="region whose prices the plan and the cost guard use (default: --region)",
+    )
+
+
+def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
+    """--create-delay: local only (the emulator `up` starts), so not in the AWS group."""
     parser.add_argument(
         "--create-delay",
         type=float,
@@ -268,23 +299,52 @@ def handle_prewarm(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+IDLE_EVERY_S = 30.0
+"""How often `watch` repeats its "waiting for the run step" line while nothing runs."""
+
+
 def handle_watch(args: argparse.Namespace, console: Console) -> int:
     import threading
     import time
 
     from console.workflow import watch
+    from console.workflow.samples import TimeOrder
 
     settings = settings_from(args)
     stop = threading.Event()
     started = time.monotonic()
-    for frame in watch(args.run_id, settings, interval_s=args.interval, stop=stop):
-        if args.json:
-            sys.stdout.write(frame.model_dump_json() + "\n")
-            sys.stdout.flush()
-        else:
-            print_frame(frame, console)
-        if args.seconds is not None and time.monotonic() - started >= args.seconds:
-            stop.set()
+    order = TimeOrder()
+    idle_said = -IDLE_EVERY_S
+    frames = watch(args.run_id, settings, interval_s=args.interval, stop=stop)
+    try:
+        for frame in frames:
+            shown = frame.model_copy(update={"samples": order.release(frame)})
+            if args.json:
+                sys.stdout.write(shown.model_dump_json() + "\n")
+                sys.stdout.flush()
+            else:
+                idle = frame.run_label is None and not frame.finished and not frame.samples
+                if idle and time.monotonic() - idle_said >= IDLE_EVERY_S:
+                    idle_said = time.monotonic()
+                    console.print(
+                        f"[dim]{frame.at:%H:%M:%S} waiting for the run step "
+                        f"(hotbench run --run {args.run_id})[/]",
+                        highlight=False,
+                    )
+                print_frame(shown, console)
+            if args.seconds is not None and time.monotonic() - started >= args.seconds:
+                stop.set()
+    except BrokenPipeError:
+        # the reader went away (`watch --json | head -3`): stop quietly, and point
+        # stdout at nothing so the interpreter's final flush cannot fail again
+        stop.set()
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    finally:
+        close = getattr(frames, "close", None)  # a generator: run the watcher's finally
+        if close is not None:
+            close()
     return 0
 
 
@@ -332,7 +392,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
         "playbook",
         "step",
         "next",
-        "billable up",
+        "up",
         "cost so far",
         "created",
     ):
@@ -345,7 +405,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
             s.playbook_name,
             f"{s.current_step} {record.status}",
             str(s.next_step or "-"),
-            "[red]yes[/]" if s.billable_up else "no",
+            ("[red]yes, billed[/]" if s.billed else "yes") if s.billable_up else "no",
             f"${costs[s.run_id]:,.2f}" + (" (on AWS)" if s.target == "local" else ""),
             f"{s.created_at:%Y-%m-%d %H:%M}",
         )

@@ -6,8 +6,8 @@ AWS's bill.
 - `rules`: each billing rule once, with its AWS source.
 - `price.price(record, prices)`: the one function that prices a record.
 - `prices`: dated price tables per region; `pricelist`: the Price List refresh.
-- `plan` / `results` / `tally` / `terraform`: the record a plan expects, a check's run
-  produced, a run's state holds, a Terraform plan leaves standing.
+- `expected_usage` / `measured_usage` / `tally` / `tf_estimate`: the record a plan
+  expects, a check's run produced, a run's state holds, a Terraform plan leaves standing.
 - `estimate`: what a run would cost on its target, and what a local run would cost on AWS.
 - `render`: the cost table at 80 columns, lines adding up to the total.
 

@@ -1,7 +1,7 @@
 """What a run would cost before it exists: on its target, and for a local run on AWS.
 
 Both are the same figure: a local run is free, and what the same run would cost on AWS
-is the AWS run's estimate (console.cost.plan prices the AWS setup either way). `up`
+is the AWS run's estimate (console.cost.expected_usage prices the AWS setup either way). `up`
 compares it with `--max-cost-usd`; the plan prints it as "estimated cost" (aws) or
 "would cost on AWS" (local).
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from console.cost.plan import ExpectedUse, expected_use
+from console.cost.expected_usage import ExpectedUse, expected_use
 from console.cost.price import Bill, price, while_running_per_hour, while_up_per_hour
 from console.cost.prices import PriceTable
-from console.cost.setup import AwsSetup, Fleet
+from console.cost.setup import AwsSetup, FleetShape
 from loadgen.playbook import Playbook, TableSpec
 
 
@@ -36,7 +36,7 @@ def estimate_run(
     playbook: Playbook,
     specs: list[TableSpec],
     names: Mapping[str, str],
-    fleet: Fleet,
+    fleet: FleetShape,
     setup: AwsSetup,
     prices: PriceTable,
 ) -> Estimate:

@@ -28,7 +28,7 @@ this long before its table run."""
 
 
 @dataclass(frozen=True)
-class Fleet:
+class FleetShape:
     """The workers of each table run, as Fargate tasks."""
 
     workers: int

@@ -11,13 +11,13 @@ import dataclasses
 from datetime import datetime
 
 from console.cost import rules
+from console.cost.measured_usage import run_units
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
 from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
-from console.cost.results import run_units
-from console.cost.setup import FARGATE_START_S, Fleet
-from console.workflow.reports import CostTally
-from console.workflow.state import RunState, UnitsUsed, Usage, utc_now
+from console.cost.setup import FARGATE_START_S, FleetShape
+from console.workflow.models import CostTally
+from console.workflow.run_state import RunState, UnitsUsed, Usage, utc_now
 from loadgen.playbook import TableSpec
 from loadgen.results import RunResult
 
@@ -119,7 +119,7 @@ def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
             continue
         start = _seconds(origin, run.started_at, now) - FARGATE_START_S
         stop = _seconds(origin, run.finished_at, now)
-        shape = Fleet(state.workers)  # the plan's default task shape
+        shape = FleetShape(state.workers)  # the plan's default task shape
         out += [
             TaskUse(f"{run.label} worker {w}", shape.vcpu, shape.memory_gb, start, stop)
             for w in range(shape.workers)

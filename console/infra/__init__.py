@@ -5,11 +5,11 @@
 """
 
 from console.cost.lines import CostLine
-from console.cost.terraform import TerraformEstimate, estimate
-from console.infra.errors import TerraformApplyError, TerraformError
+from console.cost.tf_estimate import TerraformEstimate, estimate
 from console.infra.outputs import HotbenchOutputs, TableOutput, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
 from console.infra.terraform import DEFAULT_WORKDIR, Plan, Terraform, progress_line
+from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.infra.tf_exec import (
     BINARY_ENV,
     BinaryRunner,

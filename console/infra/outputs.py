@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from console.infra.errors import TerraformError
+from console.infra.tf_errors import TerraformError
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from console.cost.terraform import TerraformEstimate, estimate
-from console.infra.errors import TerraformApplyError, TerraformError
+from console.cost.tf_estimate import TerraformEstimate, estimate
 from console.infra.outputs import HotbenchOutputs, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
+from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.infra.tf_exec import CommandResult, TerraformRunner, runner_from_env
 
 ProgressCallback = Callable[[str], None]

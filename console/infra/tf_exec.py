@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from console.infra.errors import TerraformError
+from console.infra.tf_errors import TerraformError
 
 #: Environment variable naming an external terraform/tofu binary (path or name on PATH).
 BINARY_ENV = "HOTBENCH_TERRAFORM_BINARY"

@@ -24,6 +24,7 @@ from console.workflow import (
     WatchFrame,
 )
 from console.workflow import steps as workflow
+from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import PlaybookResult
 
@@ -31,8 +32,10 @@ from loadgen.results import PlaybookResult
 class Backend:
     """What the console can ask of the workflow, for one runs folder and target."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, params: CapacityParams = DEFAULT_PARAMS) -> None:
         self.settings = settings
+        self.params = params
+        """The model's parameters for the preview (`hotbench console --params FILE`)."""
         self.store = StateStore(settings.runs_dir)
 
     # -- before anything exists ---------------------------------------------------------
@@ -60,7 +63,7 @@ class Backend:
             ]
             load = playbook.load.model_copy(update={"runs": runs})
             playbook = playbook.model_copy(update={"load": load})
-        return SimulatedRunner().run(playbook)
+        return SimulatedRunner(self.params).run(playbook)
 
     def advice(self, path: str | Path) -> list[str] | None:
         """The advisor's lines for the plan screen: the hottest key's share and the first

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from console.output import write_json
-from console.report import short_reason
+from console.render.results_table import short_reason
 from loadgen.results import PlaybookResult
 
 

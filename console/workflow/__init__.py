@@ -1,6 +1,6 @@
 """The operator workflow: plan, up, prewarm, run, watch, tally, down, over one run.
 
-A run is a folder `<runs_dir>/<run-id>/` whose `state.json` (console.workflow.state) says
+A run is a folder `<runs_dir>/<run-id>/` whose `state.json` (console.workflow.run_state) says
 what exists, where, since when, what it cost so far and which step is next. Every step
 is a blocking function of (run id or playbook, Settings, Hooks, options) that reads the
 state, acts, and saves the state after each change, so any step can be resumed by
@@ -42,8 +42,7 @@ from console.workflow.errors import (
     WorkflowError,
 )
 from console.workflow.hooks import Hooks, auto_yes
-from console.workflow.options import RunOptions, UpOptions, WarmTarget
-from console.workflow.reports import (
+from console.workflow.models import (
     CostLine,
     CostTally,
     DownReport,
@@ -53,9 +52,10 @@ from console.workflow.reports import (
     PlannedTable,
     PlanReport,
 )
+from console.workflow.options import RunOptions, UpOptions, WarmTarget
+from console.workflow.run_state import RunState, StateStore, Status, Step
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings, Target, load_settings
-from console.workflow.state import RunState, StateStore, Status, Step
 from console.workflow.steps import (
     check_credentials,
     down,

@@ -18,8 +18,8 @@ from console.infra.tf_exec import runner_from_env
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import StateError
 from console.workflow.options import UpOptions
+from console.workflow.run_state import RunState, TaskRecord, TerraformState
 from console.workflow.settings import Settings
-from console.workflow.state import RunState, TaskRecord, TerraformState
 from loadgen.fleet import EcsFleet, EcsNetwork
 
 RUN_TAG = "hotbench:run-id"

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from console.infra.errors import TerraformError
+from console.infra.tf_errors import TerraformError
 from console.workflow.errors import (
     AwsDenied,
     CredentialsError,

@@ -6,24 +6,24 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from console.cost.plan import table_use
-from console.infra.errors import TerraformApplyError
+from console.cost.expected_usage import table_use
+from console.infra.tf_errors import TerraformApplyError
 from console.workflow import local, processes
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import CostRefused
 from console.workflow.hooks import Hooks
+from console.workflow.models import PlanReport
 from console.workflow.options import UpOptions
 from console.workflow.planning import table_names, variants_in_runs
-from console.workflow.reports import PlanReport
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_context import find_spec, run_settings
+from console.workflow.run_state import (
     RunState,
     StateStore,
     TableState,
     TerraformState,
     utc_now,
 )
-from console.workflow.stepkit import find_spec, run_settings
+from console.workflow.settings import Settings
 from loadgen.playbook import Playbook, TableSpec, load_playbook
 
 REAPER_MODULE = "console.workflow.reaper"
@@ -134,7 +134,7 @@ def create_tables(
 
 def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableState:
     """The state of a table about to be created: the fields the cost record reads
-    (console.cost.plan.table_use, the one reading of a spec's billed shape) plus where
+    (console.cost.expected_usage.table_use, the one reading of a spec's billed shape) plus where
     and since when."""
     billed = dataclasses.asdict(table_use(spec, name, ()))
     del billed["spans"]

@@ -18,7 +18,7 @@ from console.workflow import processes
 from console.workflow.errors import InfraError
 from console.workflow.hooks import Hooks
 from console.workflow.options import UpOptions
-from console.workflow.state import EmulatorProcess, RunState, utc_now
+from console.workflow.run_state import EmulatorProcess, RunState, utc_now
 from loadgen.live import LOCAL_CREDENTIALS
 from loadgen.resultstore import make_client
 
@@ -43,6 +43,8 @@ def emulator_argv(port: int, options: UpOptions, scale: float) -> list[str]:
         argv += ["--store", options.emulator_store]
     if options.emulator_max_memory is not None:
         argv += ["--max-memory", options.emulator_max_memory]
+    if options.params_file is not None:
+        argv += ["--params", options.params_file]
     return argv
 
 

@@ -27,6 +27,9 @@ class UpOptions:
     default share of the machine."""
     create_delay_s: float | None = 0.0
     """Local: the emulator's CreateTable -> ACTIVE delay (None: the model's 7.4 s)."""
+    params_file: str | None = None
+    """Local: the emulator's capacity parameters (`--params FILE`, an absolute path; None:
+    the defaults). AWS has its own."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The plan: what a playbook's run creates and what it costs, before anything exists.
 
-The cost is console.cost's: the record the run is expected to leave (console.cost.plan,
+The cost is console.cost's: the record the run is expected to leave (console.cost.expected_usage,
 AWS setup included for both targets) priced by the one function that also prices the
 check and the tally, so the estimate accepted before `up` and the figure after `down`
 can be compared line by line.
@@ -11,19 +11,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from console.cost.estimate import estimate_run
-from console.cost.plan import table_use
+from console.cost.expected_usage import table_use
 from console.cost.price import capacity_per_hour
 from console.cost.prices import PriceTable, price_table
-from console.cost.setup import IMAGE_S, AwsSetup, Fleet
+from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
 from console.workflow import cloudwatch
-from console.workflow.options import UpOptions
-from console.workflow.reports import (
+from console.workflow.models import (
     PlannedFleet,
     PlannedIndex,
     PlannedTable,
     PlanReport,
     SetupSpan,
 )
+from console.workflow.options import UpOptions
 from console.workflow.settings import Settings, Target
 from loadgen.playbook import Playbook, TableSpec, load_playbook
 
@@ -72,8 +72,8 @@ def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTabl
     )
 
 
-def fleet_of(options: UpOptions) -> Fleet:
-    return Fleet(
+def fleet_of(options: UpOptions) -> FleetShape:
+    return FleetShape(
         options.workers,
         options.task_cpu / 1024,
         options.task_memory / 1024,

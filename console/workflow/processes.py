@@ -21,6 +21,9 @@ from pathlib import Path
 #: The repository root of the running code: detached children run the same sources.
 CODE_ROOT = Path(__file__).resolve().parents[2]
 
+WORKER_MARKER = "loadgen.worker"
+"""In a worker's command line: how a recorded worker pid is recognised as ours."""
+
 
 def free_loopback_port() -> int:
     """A port the kernel says is free on 127.0.0.1 now. Another process may take it

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from console.workflow.errors import WorkflowError
 from console.workflow.hooks import Hooks
+from console.workflow.run_state import StateStore, Status, Step, utc_now
 from console.workflow.settings import Settings
-from console.workflow.state import StateStore, Status, Step, utc_now
 
 POLL_S = 30.0
 

@@ -12,16 +12,14 @@ A frame carries everything new since the previous frame; a UI appends, a CLI pri
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from console.workflow.models import Frozen
 
 Source = Literal["workers", "emulator", "cloudwatch"]
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class IndexSample(Frozen):
@@ -74,3 +72,32 @@ class WatchFrame(Frozen):
     """True on the last frame: the run step ended (or the run is down)."""
     note: str | None = None
     """Why a source is missing (e.g. no credentials for CloudWatch)."""
+
+
+HOLD_S = 5.0
+"""How long `TimeOrder` holds a sample before printing it: a worker's second arrives with
+its progress item, rewritten every 3 s (RunPlan.progress_s), while the emulator's comes
+within a second; holding every sample 5 s lets the two sources' lines of a second come
+out together and in order, at a fixed, short delay."""
+
+
+class TimeOrder:
+    """Samples in time order across frames: each frame's new samples are held until
+    `hold_s` after their period ended, then released sorted by start, table, index and
+    source, so the lines of one table never go back in time. The last frame releases
+    everything."""
+
+    def __init__(self, hold_s: float = HOLD_S) -> None:
+        self.hold = timedelta(seconds=hold_s)
+        self.held: list[IndexSample] = []
+
+    def release(self, frame: WatchFrame) -> list[IndexSample]:
+        self.held += frame.samples
+        ready: list[IndexSample] = []
+        waiting: list[IndexSample] = []
+        cutoff = frame.at - self.hold
+        for sample in self.held:
+            ended = sample.start + timedelta(seconds=sample.period_s)
+            (ready if frame.finished or ended <= cutoff else waiting).append(sample)
+        self.held = waiting
+        return sorted(ready, key=lambda s: (s.start, s.table, s.index or "", s.source))

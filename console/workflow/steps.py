@@ -31,33 +31,28 @@ from console.workflow.bringup import (
 from console.workflow.errors import ConfigError, InfraError, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
+from console.workflow.models import CostTally, DownReport, PlanReport
 from console.workflow.options import RunOptions, UpOptions, WarmTarget
 from console.workflow.planning import make_plan, variants_in_runs
-from console.workflow.reports import CostTally, DownReport, PlanReport
-from console.workflow.runrecord import read_run
-from console.workflow.samples import WatchFrame
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_context import dynamodb_client, run_settings
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
     Step,
     TableRun,
-    new_run_id,
     utc_now,
 )
-from console.workflow.stepkit import (
-    dynamodb_client,
-    require_up,
-    run_settings,
-    step,
-    store_for,
-)
-from console.workflow.tablerun import TableRunner
+from console.workflow.runrecord import read_run
+from console.workflow.samples import WatchFrame
+from console.workflow.settings import Settings
+from console.workflow.step_records import refuse_if_down, require_up, step, store_for
+from console.workflow.tablerun import RecordedTableRun
 from console.workflow.teardown import down_aws, down_local
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
+from loadgen.runid import new_run_id
 
 # -- plan ----------------------------------------------------------------------------------
 
@@ -117,6 +112,7 @@ def up(
             emulator_store=state.emulator.store if state.emulator else options.emulator_store,
             emulator_max_memory=options.emulator_max_memory,
             create_delay_s=options.create_delay_s,
+            params_file=options.params_file,
         )
     else:
         if settings.target == "local" and not 0 < options.scale <= 1:
@@ -280,7 +276,7 @@ def _run_locked(
                 f"with it; `hotbench down {run_id}` and a new `hotbench up`"
             )
         client = dynamodb_client(state, settings)
-        runner = TableRunner(store, state, settings, playbook, options, hooks, client)
+        runner = RecordedTableRun(store, state, settings, playbook, options, hooks, client)
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue
@@ -369,7 +365,7 @@ def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
     its own Describe; IAM roles by ListRoles + ListRoleTags). Never raises for what it
     finds left: the report lists each leftover with the command that deletes it."""
     store = store_for(settings)
-    store.load(run_id)  # a clear error for an unknown run before taking any lock
+    refuse_if_down(store.load(run_id))  # an unknown run's clear error, before any lock
     with run_lock(store.run_dir(run_id), "down", interrupt_holder=True):
         state = store.load(run_id)  # what the interrupted holder saved
         settings = run_settings(state, settings)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from console.workflow.reports import Leftover
+from console.workflow.models import Leftover
 
 RESOURCE_TYPES = [
     "dynamodb:table",

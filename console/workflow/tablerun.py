@@ -14,9 +14,9 @@ from console.workflow.awserrors import aws_errors
 from console.workflow.errors import InfraError, StateError, WorkflowError
 from console.workflow.hooks import Hooks
 from console.workflow.options import RunOptions
-from console.workflow.runrecord import save_run
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.processes import WORKER_MARKER
+from console.workflow.run_context import find_spec
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
@@ -25,7 +25,8 @@ from console.workflow.state import (
     TaskRecord,
     utc_now,
 )
-from console.workflow.stepkit import WORKER_MARKER, find_spec
+from console.workflow.runrecord import save_run
+from console.workflow.settings import Settings
 from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import to_full_scale
 
@@ -73,7 +74,7 @@ class RecordingFleet:
         return list(found()) if callable(found) else []
 
 
-class TableRunner:
+class RecordedTableRun:
     """One table run at a time, as loadgen.live does it, on tables this run owns."""
 
     def __init__(

@@ -3,19 +3,19 @@ destroy, the sweep by tag)."""
 
 from __future__ import annotations
 
-from console.infra.errors import TerraformError
+from console.infra.tf_errors import TerraformError
 from console.workflow import local, processes
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import WorkflowError
 from console.workflow.hooks import Hooks
-from console.workflow.reports import DownReport, Leftover
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.models import DownReport, Leftover
+from console.workflow.processes import WORKER_MARKER
+from console.workflow.run_state import (
     RunState,
     StateStore,
     utc_now,
 )
-from console.workflow.stepkit import WORKER_MARKER
+from console.workflow.settings import Settings
 from console.workflow.tablerun import stop_tasks
 
 

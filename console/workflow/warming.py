@@ -9,7 +9,7 @@ from console.workflow.awserrors import aws_errors
 from console.workflow.errors import InfraError, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.options import WarmTarget
-from console.workflow.state import (
+from console.workflow.run_state import (
     TableState,
 )
 

@@ -15,9 +15,9 @@ from typing import Any
 from console.workflow import local
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import WorkflowError
+from console.workflow.run_state import RunState, StateStore, Status, Step, TableRun, utc_now
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings
-from console.workflow.state import RunState, StateStore, Status, Step, TableRun, utc_now
 from loadgen.histogram import LatencyHistogram
 from loadgen.messages import COMPLETE
 from loadgen.results import Counts
@@ -76,7 +76,7 @@ class Watcher:
         samples: list[IndexSample] = []
         notes: list[str] = []
         current = next((tr for tr in state.table_runs if tr.status == Status.RUNNING), None)
-        workers = None
+        workers, label = None, current.label if current else None
         # the running table run, and any seen running that ended since: its last
         # seconds come from the final items, read once more
         to_read = [
@@ -102,8 +102,9 @@ class Watcher:
             self.worker_done.setdefault(tr.fleet_run_id or "", -1)
             if ended:
                 self.worker_flushed.add(tr.fleet_run_id or "")
-            else:
-                workers = status
+            if not ended or current is None:
+                # an ended run's final status too ("2 done"), while no other runs
+                workers, label = status, tr.label
         if state.target == "local":
             samples += self._emulator(state, flush=finished)
         else:
@@ -113,7 +114,7 @@ class Watcher:
                 notes.append(f"cloudwatch: {exc}")
         return WatchFrame(
             at=utc_now(),
-            run_label=current.label if current else None,
+            run_label=label,
             samples=samples,
             workers=workers,
             finished=finished,

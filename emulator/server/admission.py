@@ -22,7 +22,13 @@ from emulator.server.values import (
     is_plain_integer,
     typed,
 )
-from emulator.units import gsi_write_units, read_units, write_units
+from emulator.units import (
+    gsi_write_units,
+    read_units,
+    transactional_read_units,
+    transactional_write_units,
+    write_units,
+)
 
 NO_SORT_KEY: Final[Any] = float("0")
 """Sort position of a key without a sort key (the simulation uses the same). One shared
@@ -164,17 +170,22 @@ def admit_write(
     index_writes: bool = True,
     old_size: int | None = None,
     new_size: int | None = None,
+    transactional: bool = False,
 ) -> tuple[Decision, Charge]:
     """One table write (put, update or delete; `new` None for a delete). The cost is the
     larger of the old and new item [AWS]. A write whose condition fails still consumes
     table capacity but changes no index (`index_writes` False). Sizes may be passed by a
-    caller that computed them already."""
+    caller that computed them already. `transactional`: an action of TransactWriteItems,
+    charged twice on the table (prepare and commit, `units.transactional_write_units`)."""
     params = model.params
     if old_size is None:
         old_size = item_size(old) if old is not None else 0
     if new_size is None:
         new_size = item_size(new) if new is not None else 0
-    units = write_units(max(old_size, new_size), params)
+    if transactional:
+        units = transactional_write_units(max(old_size, new_size), params)
+    else:
+        units = write_units(max(old_size, new_size), params)
     gsi_writes = []
     capacity = model.tables[table.name]
     if index_writes and table.gsis:
@@ -201,11 +212,16 @@ def admit_read(
     index: str | None,
     now: float,
     partitions: int = 1,
+    transactional: bool = False,
 ) -> tuple[Decision, Charge]:
     """One read of `size` bytes (a GetItem, or one Query/Scan page) at a key's place;
     a Scan page that walked `partitions` partitions costs at least one read's minimum
-    (1 RCU consistent, 0.5 eventually consistent) in each."""
-    units = read_units(size, consistent, model.params)
+    (1 RCU consistent, 0.5 eventually consistent) in each. `transactional`: an item of
+    TransactGetItems (`units.transactional_read_units`)."""
+    if transactional:
+        units = transactional_read_units(size, model.params)
+    else:
+        units = read_units(size, consistent, model.params)
     if partitions > 1:
         units = max(units, partitions * read_units(0, consistent, model.params))
     decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)

@@ -8,20 +8,20 @@ from typing import Any, Final
 
 from emulator.server.admission import Charge, location
 from emulator.server.charging import charge_read, charge_write, consumed_capacity, throttle_error
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_parse import Path
 from emulator.server.expr_project import project
 from emulator.server.items import sort_value
 from emulator.server.legacy import uses_expressions
-from emulator.server.members import (
+from emulator.server.protocol import DynamoError, member, serialization, validation
+from emulator.server.request_validators import (
     check_key_sizes,
     consumed_mode,
     item_member,
     placeholders_of,
     projection_of,
 )
-from emulator.server.protocol import DynamoError, member, serialization, validation
 from emulator.server.single_item import checked_put, key_member
-from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
 from emulator.throttle import Throttle
@@ -95,6 +95,7 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     )
     for table, write, key, new, new_size in plan:
         store = table.store
+        state.transactions.check_plain_write(table, key, now)
         old, old_size = store.get_for_write(key)
         model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
         decision, charge = charge_write(
@@ -108,7 +109,7 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             store.put(new, new_size)
         elif old is not None:
             store.delete(key)
-        _add_charge(charges, table.name, charge)
+        add_charge(charges, table.name, charge)
     if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
         # [AWS] when no item at all could be written, the batch fails with the throttle.
         raise throttle_error(first_throttle)
@@ -120,7 +121,8 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     return out
 
 
-def _add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
+def add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
+    """Add one item's charge to its table's total (a batch's or a transaction's reply)."""
     total = charges.get(name)
     if total is None:
         charges[name] = Charge(
@@ -185,7 +187,7 @@ def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                 )
                 entry["Keys"].append(key)
                 continue
-            _add_charge(charges, table.name, charge)
+            add_charge(charges, table.name, charge)
             if item is not None:
                 found.append(project(item, paths) if paths else item)
     if first_throttle is not None and sum(len(v["Keys"]) for v in unprocessed.values()) == total:

@@ -13,9 +13,9 @@ from typing import Any
 
 from emulator.model import Decision
 from emulator.server.admission import Charge, admit_read, admit_write
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.items import ItemStore
 from emulator.server.protocol import DynamoError, condition_failed
-from emulator.server.state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
@@ -39,11 +39,13 @@ def charge_write(
     applies: bool = True,
     old_size: int | None = None,
     new_size: int | None = None,
+    transactional: bool = False,
 ) -> tuple[Decision, Charge]:
     """Admit a write of `key` from `old` to `new` (the GSI writes it causes with it), and
-    record it. `applies` False: its condition failed (it still consumes table capacity)."""
+    record it. `applies` False: its condition failed (it still consumes table capacity).
+    `transactional`: an action of a write transaction (charged as two writes)."""
     decision, charge = admit_write(
-        state.model, table, old, new, key, now, applies, old_size, new_size
+        state.model, table, old, new, key, now, applies, old_size, new_size, transactional
     )
     state.metrics.record(table.name, decision, charge, now)
     return decision, charge
@@ -59,11 +61,22 @@ def charge_read(
     index: str | None,
     now: float,
     partitions: int = 1,
+    transactional: bool = False,
 ) -> tuple[Decision, Charge]:
     """Admit a read of `size` bytes at one key of the table or `index` (a Scan page:
-    over `partitions` partitions), and record it."""
+    over `partitions` partitions), and record it; `transactional`: an item of a read
+    transaction (charged as two strongly consistent reads)."""
     decision, charge = admit_read(
-        state.model, table, pk_hash, sk_pos, size, consistent, index, now, partitions
+        state.model,
+        table,
+        pk_hash,
+        sk_pos,
+        size,
+        consistent,
+        index,
+        now,
+        partitions,
+        transactional,
     )
     state.metrics.record(table.name, decision, charge, now)
     return decision, charge

@@ -1,5 +1,5 @@
 """Control-plane operations: CreateTable, DescribeTable, UpdateTable, DeleteTable,
-ListTables, tags and DescribeLimits.
+ListTables and DescribeLimits (tags and the other per-table settings: table_settings.py).
 
 A table's settings are kept as a CreateTable-shaped request; UpdateTable edits that
 request and hands the result to the model (`CapacityModel.update_capacity`), so the
@@ -15,6 +15,7 @@ from typing import Any, Final
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
 from emulator.server import quotas
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.keystore import STORES, make_store
 from emulator.server.protocol import (
     check_name,
@@ -25,7 +26,6 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.server.table import (
     Table,
     attribute_types,
@@ -33,6 +33,7 @@ from emulator.server.table import (
     index_defs,
     key_schema,
 )
+from emulator.server.table_settings import tags_of
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
 
 MAX_TABLES_PAGE = 100
@@ -86,7 +87,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     _check_new_warm(req.get("WarmThroughput"), "table", on_demand)
     for gsi in req.get("GlobalSecondaryIndexes") or []:
         _check_new_warm(gsi.get("WarmThroughput"), f"index {gsi['IndexName']}", on_demand)
-    tags = _tags(member(req, "Tags", list, default=[]))
+    tags = tags_of(member(req, "Tags", list, default=[]))
     quotas.check_table_count(len(state.tables))
     quotas.check_quotas(req, _other_requests(state, name), state.params.table_quota_units)
     store = make_store(_store_kind(state, tags), schema)
@@ -207,55 +208,6 @@ def _store_kind(state: EmulatorState, tags: dict[str, str]) -> str:
     return kind
 
 
-def _tags(raw: list[Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for tag in raw:
-        if (
-            not isinstance(tag, dict)
-            or not isinstance(tag.get("Key"), str)
-            or not isinstance(tag.get("Value"), str)
-        ):
-            raise validation("Tags entries need a Key and a Value (strings)")
-        if not 1 <= len(tag["Key"]) <= 128 or len(tag["Value"]) > 256:
-            raise validation(
-                "One or more parameter values were invalid: tag key length must "
-                "be 1-128 and value length at most 256"
-            )
-        out[tag["Key"]] = tag["Value"]
-    return out
-
-
-def _by_arn(state: EmulatorState, req: dict[str, Any]) -> Table:
-    arn = member(req, "ResourceArn", str, required=True)
-    name = arn.rsplit(":table/", 1)[-1] if ":table/" in arn else None
-    table = state.tables.get(name or "")
-    if table is None or table.arn != arn:
-        raise not_found(f"ResourceArn: {arn} not found")
-    return table
-
-
-def tag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = _by_arn(state, req)
-    table.tags.update(_tags(member(req, "Tags", list, required=True)))
-    return {}
-
-
-def untag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = _by_arn(state, req)
-    keys = member(req, "TagKeys", list, required=True)
-    for key in keys:
-        if not isinstance(key, str):
-            raise validation("TagKeys must be strings")
-        table.tags.pop(key, None)
-    return {}
-
-
-def list_tags(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = _by_arn(state, req)
-    member(req, "NextToken", str)
-    return {"Tags": [{"Key": k, "Value": v} for k, v in sorted(table.tags.items())]}
-
-
 # --- UpdateTable -----------------------------------------------------------------------------
 
 
@@ -328,12 +280,12 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
     table.store.set_indexes(*index_attributes(gsis))
-    from emulator.tableconfig import ConfigError, TableConfig
+    from emulator.tableconfig import TableConfig, TableConfigError
 
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
-    except (ConfigError, ModelError) as exc:
+    except (TableConfigError, ModelError) as exc:
         table.store.set_indexes(*index_attributes(table.gsis))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
     table.request = new

@@ -12,19 +12,19 @@ from emulator.itemsize import item_size
 from emulator.keyspace import HASH_SPACE
 from emulator.server.admission import location, projected
 from emulator.server.charging import charge_read, finish, throttle_error
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, Placeholders, key_condition, parse_condition
 from emulator.server.expr_project import project
 from emulator.server.items import KeySchema, Sized, pk_hash_of, sort_value
 from emulator.server.legacy import filter_condition, key_conditions, uses_expressions
-from emulator.server.members import (
+from emulator.server.protocol import invalid_parameter, member, table_name, validation
+from emulator.server.request_validators import (
     consumed_mode,
     enum_of,
     placeholders_of,
     projection_of,
 )
-from emulator.server.protocol import invalid_parameter, member, table_name, validation
-from emulator.server.state import EmulatorState
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, check_item
 

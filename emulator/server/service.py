@@ -16,15 +16,24 @@ from typing import Any, Final
 import orjson
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server import batch_items, control, query_scan, single_item
+from emulator.server import (
+    batch_items,
+    control,
+    query_scan,
+    single_item,
+    table_settings,
+    transactions,
+    ttl,
+)
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.protocol import (
+    CORAL_SERVICE,
     DynamoError,
     internal,
     serialization,
     unknown_operation,
     validation,
 )
-from emulator.server.state import EmulatorState
 from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
@@ -39,10 +48,15 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "UpdateTable": control.update_table,
     "DeleteTable": control.delete_table,
     "ListTables": control.list_tables,
-    "TagResource": control.tag_resource,
-    "UntagResource": control.untag_resource,
-    "ListTagsOfResource": control.list_tags,
     "DescribeLimits": control.describe_limits,
+    "TagResource": table_settings.tag_resource,
+    "UntagResource": table_settings.untag_resource,
+    "ListTagsOfResource": table_settings.list_tags,
+    "DescribeContinuousBackups": table_settings.describe_continuous_backups,
+    "UpdateContinuousBackups": table_settings.update_continuous_backups,
+    "DescribeContributorInsights": table_settings.describe_contributor_insights,
+    "UpdateContributorInsights": table_settings.update_contributor_insights,
+    "DescribeKinesisStreamingDestination": table_settings.describe_kinesis_streaming_destination,
     "PutItem": single_item.put_item,
     "GetItem": single_item.get_item,
     "DeleteItem": single_item.delete_item,
@@ -51,9 +65,13 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "BatchGetItem": batch_items.batch_get_item,
     "Query": query_scan.query,
     "Scan": query_scan.scan,
+    "TransactWriteItems": transactions.transact_write_items,
+    "TransactGetItems": transactions.transact_get_items,
+    "UpdateTimeToLive": ttl.update_time_to_live,
+    "DescribeTimeToLive": ttl.describe_time_to_live,
 }
-"""Every supported operation; any other DynamoDB operation is a ValidationException
-naming it, and a target that is not DynamoDB's is an UnknownOperationException."""
+"""Every supported operation; any other target, a DynamoDB operation the emulator does
+not have included, is an UnknownOperationException."""
 
 HANDLERS: Final[dict[str, OperationHandler]] = {
     TARGET_PREFIX + name: op for name, op in OPERATIONS.items()
@@ -74,16 +92,12 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "DeleteBackup",
         "DeleteResourcePolicy",
         "DescribeBackup",
-        "DescribeContinuousBackups",
-        "DescribeContributorInsights",
         "DescribeEndpoints",
         "DescribeExport",
         "DescribeGlobalTable",
         "DescribeGlobalTableSettings",
         "DescribeImport",
-        "DescribeKinesisStreamingDestination",
         "DescribeTableReplicaAutoScaling",
-        "DescribeTimeToLive",
         "DisableKinesisStreamingDestination",
         "EnableKinesisStreamingDestination",
         "ExecuteStatement",
@@ -100,15 +114,10 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "RestoreTableFromBackup",
         "RestoreTableToPointInTime",
         "SearchVectors",
-        "TransactGetItems",
-        "TransactWriteItems",
-        "UpdateContinuousBackups",
-        "UpdateContributorInsights",
         "UpdateGlobalTable",
         "UpdateGlobalTableSettings",
         "UpdateKinesisStreamingDestination",
         "UpdateTableReplicaAutoScaling",
-        "UpdateTimeToLive",
     }
 )
 
@@ -186,9 +195,12 @@ class Service:
         if operation in OPERATIONS:
             return operation
         if operation in KNOWN_UNSUPPORTED:
-            raise validation(
-                f"Operation {operation} is not supported by the hotbench emulator "
-                f"(supported: {', '.join(sorted(OPERATIONS))})"
+            # [AWS] UnknownOperationException, as DynamoDB answers an operation it does not
+            # have: clients probing for a feature (transactions, TTL) skip on exactly this.
+            raise DynamoError(
+                "UnknownOperationException",
+                f"Unknown operation: {operation} is not supported by the hotbench emulator",
+                CORAL_SERVICE,
             )
         raise unknown_operation(target)
 

@@ -12,12 +12,14 @@ from emulator.server.charging import (
     refuse_unless_admitted,
     throttle_error,
 )
+from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, parse_update
 from emulator.server.expr_project import project
 from emulator.server.expr_update import apply_update
 from emulator.server.legacy import attribute_updates, expected_condition, uses_expressions
-from emulator.server.members import (
+from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
+from emulator.server.request_validators import (
     check_key_sizes,
     check_size,
     condition_of,
@@ -27,8 +29,6 @@ from emulator.server.members import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
-from emulator.server.state import EmulatorState
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, kind_of
 
@@ -96,6 +96,8 @@ def _write_one(
     cond, returns, on_fail = options
     now = state.tick()
     store = table.store
+    if state.transactions.held:
+        state.transactions.check_plain_write(table, key, now)
     old, old_size = store.get_for_write(key)
     if old is None and new is not None:
         state.memory.admit_new_item(store.count)
@@ -162,6 +164,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     mode = consumed_mode(req)
     now = state.tick()
     store = table.store
+    if state.transactions.held:
+        state.transactions.check_plain_write(table, key, now)
     old, old_size = store.get_for_write(key)
     ok = cond is None or evaluate(cond, old)
     new: Item | None = None

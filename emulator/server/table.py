@@ -34,6 +34,17 @@ class IndexDef:
 
 
 @dataclass
+class TableSettings:
+    """What a table keeps beside capacity and items (emulator/server/table_settings.py)."""
+
+    pitr_since: float | None = None
+    """Point-in-time recovery: enabled since this epoch, or disabled (None)."""
+    pitr_days: int = 35
+    insights: dict[str | None, tuple[str, float]] = field(default_factory=dict)
+    """Contributor Insights by index (None: the table): its mode and when enabled."""
+
+
+@dataclass
 class Table:
     """One table."""
 
@@ -48,6 +59,9 @@ class Table:
     gsis: dict[str, IndexDef] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
     billing_switched_epoch: float | None = None
+    settings: TableSettings = field(default_factory=TableSettings)
+    ttl_attribute: str | None = None
+    """The Time to Live attribute while TTL is enabled (ttl.py, expiry.py)."""
 
     def creating(self, now: float) -> bool:
         """Whether the table is still being created (data-plane calls are refused)."""

@@ -215,6 +215,17 @@ def test_advise_names_the_hot_keys_of_m1(capsys: pytest.CaptureFixture[str]) -> 
     assert "warehouseId=WH-TOKYO" in verdicts["goodGsi"]
 
 
+def test_advise_json_is_the_check_reports_advice(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["advise", str(PLAYBOOKS / "hot-partition.yaml"), "--json"]) == 0
+    advice = json.loads(capsys.readouterr().out)
+    assert [a["table"] for a in advice] == ["bad", "good", "goodGsi", "badOnDemand"]
+    bad = advice[0]["first_limit"]
+    assert bad["hot_key"] == {"attribute": "warehouseId", "value": "WH-TOKYO", "share": 0.8}
+    assert (bad["offered_units"], bad["limit_units"]) == (3200.0, 1000.0)
+    assert advice[1]["first_limit"] is None
+    jsonschema.validate(advice, {**SCHEMA["properties"]["advice"], "$defs": SCHEMA["$defs"]})
+
+
 def test_an_unreachable_live_endpoint_exits_2_with_the_fix(tmp_path: Path) -> None:
     out = _exit_2(
         tmp_path, MUST_FAIL, "--mode", "live", "--endpoint", "http://127.0.0.1:9", "--quiet"
@@ -223,8 +234,8 @@ def test_an_unreachable_live_endpoint_exits_2_with_the_fix(tmp_path: Path) -> No
 
 
 def test_run_cost_prices_capacity_pro_rata_and_on_demand_by_units_used() -> None:
+    from console.cost.measured_usage import run_cost_at
     from console.cost.prices import US_EAST_1 as prices
-    from console.cost.results import run_cost_at
     from loadgen.playbook import parse_playbook
     from loadgen.results import Counts, PhaseResult, RunResult
 

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.run import exit_code
-from console.report import report_result
+from console.render.results_table import report_result
 from loadgen.live import delete_tables
 from loadgen.results import Counts, Leftover, PhaseResult, PlaybookResult, RunResult
 

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
+from console.cost.measured_usage import record_of_result
 from console.cost.price import price
 from console.cost.prices import US_EAST_1
-from console.cost.results import record_of_result
 from console.cost.rules import fargate_billed_s
-from console.cost.setup import Fleet
+from console.cost.setup import FleetShape
 from console.cost.tally import record_of_state
+from console.workflow.models import CostLine
 from console.workflow.options import UpOptions
 from console.workflow.planning import make_plan
-from console.workflow.reports import CostLine
+from console.workflow.run_state import StateStore
 from console.workflow.settings import Settings
-from console.workflow.state import StateStore
 from loadgen.playbook import load_playbook
 from loadgen.runners import SimulatedRunner
 from tests.workflow.conftest import Cli, cli  # noqa: F401 (the fixture)
@@ -97,7 +97,7 @@ def test_plan_check_and_tally_agree_within_the_setup_time(
     task_per_h = plan.per_hour_while_running / WORKERS
 
     simulated = SimulatedRunner().run(playbook)
-    check_record = record_of_result(playbook, simulated, Fleet(WORKERS))
+    check_record = record_of_result(playbook, simulated, FleetShape(WORKERS))
     check = price(check_record, US_EAST_1)
 
     state = cli.json("up", str(path), "--yes", "--workers", str(WORKERS))

@@ -1,8 +1,8 @@
 """Shared fixtures: a results table on a moto server, a tiny playbook, run plans.
 
 The results table lives on moto (threaded, 127.0.0.1) so these tests need nothing but the
-venv; measured requests go to the loopback stand-in (loadgen.standin) or, in the fidelity
-tests, to the real emulator.
+venv; measured requests go to the fake DynamoDB (tests/fakes/fake_dynamodb.py) or, in the
+fidelity tests, to the real emulator.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Local fleets end to end: worker processes, the results table on moto, the stand-in.
+"""Local fleets end to end: worker processes, the results table on moto, the fake DynamoDB.
 
 Each test runs real `python -m loadgen.worker` processes through the barrier and the
 coordinator, so what is asserted is what a user would get.
@@ -16,8 +16,8 @@ from loadgen.coordinator import FleetOptions, run_fleet
 from loadgen.fleet import LocalFleet
 from loadgen.messages import COMPLETE, REFUSED
 from loadgen.resultstore import ResultStore
-from loadgen.standin import StandIn
 from loadgen.worker import EXIT_REFUSED, parse_config, run_worker
+from tests.fakes.fake_dynamodb import FakeDynamoDB
 
 from .conftest import CREDS, make_plan
 
@@ -34,7 +34,7 @@ def env_for(store: ResultStore, endpoint: str) -> dict[str, str]:
 
 
 def test_fleet_counts_add_up_across_workers(store: ResultStore, moto_endpoint: str) -> None:
-    with StandIn("mixed") as server:
+    with FakeDynamoDB("mixed") as server:
         plan = make_plan(
             server.endpoint_url, store.run_id, rate=300, duration_s=2.0, workers=3, timeout_s=0.3
         )
@@ -61,7 +61,7 @@ def test_killed_worker_leaves_a_partial_run_that_completes(
     store: ResultStore, moto_endpoint: str
 ) -> None:
     fleet = LocalFleet()
-    with StandIn("ok") as server:
+    with FakeDynamoDB("ok") as server:
         plan = make_plan(
             server.endpoint_url, store.run_id, rate=200, duration_s=4.0, workers=2, progress_s=0.5
         )
@@ -145,7 +145,7 @@ def test_large_reports_are_split_and_read_back(store: ResultStore) -> None:
 def test_watchdog_in_a_worker_process_makes_the_run_partial(
     store: ResultStore, moto_endpoint: str
 ) -> None:
-    with StandIn("silent") as server:
+    with FakeDynamoDB("silent") as server:
         plan = make_plan(
             server.endpoint_url,
             store.run_id,

@@ -1,4 +1,4 @@
-"""The measuring loop against the loopback stand-in: counts, no retries, brakes."""
+"""The measuring loop against the fake DynamoDB: counts, no retries, brakes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from loadgen.measure import ABANDONED, Measurement
 from loadgen.messages import COMPLETE, OP_CAP, WATCHDOG, WorkerReport
 from loadgen.sigv4 import StaticCredentials
-from loadgen.standin import StandIn
+from tests.fakes.fake_dynamodb import FakeDynamoDB
 
 from .conftest import make_plan
 
@@ -17,8 +17,8 @@ CREDS = StaticCredentials("AKID", "secret")
 
 def measure(
     plan_kwargs: dict[str, object], mode: str = "ok", worker: int = 0, **standin: object
-) -> tuple[WorkerReport, StandIn, float]:
-    with StandIn(mode, **standin) as server:  # type: ignore[arg-type]
+) -> tuple[WorkerReport, FakeDynamoDB, float]:
+    with FakeDynamoDB(mode, **standin) as server:  # type: ignore[arg-type]
         plan = make_plan(server.endpoint_url, **plan_kwargs)  # type: ignore[arg-type]
         began = time.monotonic()
         report = asyncio.run(Measurement(plan, worker, CREDS).run(time.time() + 0.1))

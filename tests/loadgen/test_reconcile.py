@@ -158,9 +158,9 @@ def test_sends_that_fall_behind_past_their_phase_still_count_in_it() -> None:
 
     from loadgen.measure import Measurement
     from loadgen.sigv4 import StaticCredentials
-    from loadgen.standin import StandIn
+    from tests.fakes.fake_dynamodb import FakeDynamoDB
 
-    with StandIn("slow", delay_s=0.05) as server:
+    with FakeDynamoDB("slow", delay_s=0.05) as server:
         plan = make_plan(server.endpoint_url, rate=60, duration_s=1.0, concurrency=2, drain_s=3.0)
         measurement = Measurement(plan, 0, StaticCredentials("a", "b"))
         report = asyncio.run(measurement.run(time.time() + 0.1))

@@ -21,7 +21,7 @@ from console.workflow import (
     WorkerStatus,
     load_settings,
 )
-from console.workflow.state import EmulatorProcess, IndexState, TableRun, TableState
+from console.workflow.run_state import EmulatorProcess, IndexState, TableRun, TableState
 from loadgen.results import PlaybookResult
 
 TINY = Path(__file__).with_name("tiny.yaml")

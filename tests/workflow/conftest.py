@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from console.workflow import processes
-from console.workflow.state import StateStore
+from console.workflow.run_state import StateStore
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 from botocore.stub import Stubber
-from moto import mock_aws
 
 from console.workflow import Hooks, RunOptions, Settings, UpOptions, down, run, tally, up
 from console.workflow.awserrors import aws_errors
@@ -27,11 +23,10 @@ from console.workflow.errors import (
     CredentialsError,
     InfraError,
 )
-from console.workflow.state import StateStore, Status, Step
+from console.workflow.run_state import StateStore, Status, Step
 from tests.workflow.conftest import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
-FAKE_TERRAFORM = ROOT / "tests" / "terraform" / "fixtures" / "fake_terraform.py"
 M1 = ROOT / "playbooks" / "hot-partition.yaml"
 RUN_ID = "m1-demo"  # the run id in the fake Terraform's recorded outputs
 TAG = [{"Key": "hotbench:run-id", "Value": RUN_ID}]
@@ -219,30 +214,6 @@ def test_no_credentials_is_the_credentials_message(
 # -- up, run, tally, down with moto and the fake Terraform ---------------------------------
 
 
-@pytest.fixture
-def fake_terraform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    script = tmp_path / "bin" / "terraform"
-    script.parent.mkdir()
-    script.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_TERRAFORM} "$@"\n')
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("FAKE_TF_LOG", str(tmp_path / "calls.jsonl"))
-    monkeypatch.delenv("FAKE_TF_SCENARIO", raising=False)
-    monkeypatch.delenv("FAKE_TF_HANDSHAKE", raising=False)
-    yield str(script)
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in list(os.environ):
-        if name.startswith("AWS_") or name.startswith("HOTBENCH_RUNS"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    with mock_aws():
-        yield
-
-
 def stack_as_terraform_would_make_it() -> dict[str, str]:
     """What apply would have created (the fake Terraform creates nothing): the tables,
     results table, cluster, task definition, log group, ECR repository and roles of the
@@ -282,14 +253,14 @@ def stack_as_terraform_would_make_it() -> dict[str, str]:
 
 
 def test_up_run_tally_down_on_aws(
-    aws: None, fake_terraform: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    aws: None, fake_terraform: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stack_as_terraform_would_make_it()
     settings = Settings(
         target="aws",
         region="us-east-1",
         runs_dir=tmp_path / "runs",
-        terraform_binary=fake_terraform,
+        terraform_binary=fake_terraform["binary"],
         owner="dev@example.com",
     )
     said: list[str] = []

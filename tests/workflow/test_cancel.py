@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from console.workflow import Hooks, RunOptions, Settings, UpOptions, down, run, up
-from console.workflow.state import StateStore, Status, Step
+from console.workflow.run_state import StateStore, Status, Step
 from tests.workflow.conftest import SHORT_PLAYBOOK, alive
 
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from console.workflow.state import RunState, StateStore, Status, Step
+from console.workflow.run_state import RunState, StateStore, Status, Step
 from tests.workflow.conftest import SHORT_PLAYBOOK, Cli, alive
 
 EMULATOR = "emulator serve --port"
@@ -53,7 +53,10 @@ def assert_nothing_left(cli: Cli, run_id: str) -> None:
     assert all(t.deleted_at is not None for t in state.tables.values())
     assert not state.billable_up
     row = runs_row(cli, run_id)
-    assert row["billable_up"] is False and row["next_step"] is None
+    assert row["up"] is False and row["next_step"] is None
+    again = cli("down", run_id)  # a down run: exit 5, as the README's table says
+    assert again.returncode == 5, again.stdout + again.stderr
+    assert f"run {run_id} is already down" in again.stdout
 
 
 def test_plan_up_prewarm_run_tally_down_leaves_nothing(cli: Cli, short_playbook: Path) -> None:
@@ -66,8 +69,9 @@ def test_plan_up_prewarm_run_tally_down_leaves_nothing(cli: Cli, short_playbook:
     run_id = state["run_id"]
     emulator = state["emulator"]
     assert alive(emulator["pid"], EMULATOR)
-    assert state["billable_up"] is True and state["next_step"] == "prewarm"
-    assert runs_row(cli, run_id)["billable_up"] is True
+    assert state["up"] is True and state["next_step"] == "prewarm"
+    assert state["billable_up"] is False  # a local run never says billable
+    assert runs_row(cli, run_id)["up"] is True
     names = {t["name"] for t in state["tables"].values()}
     assert names == {f"{run_id}-hot", f"{run_id}-od"}
 
@@ -97,6 +101,14 @@ def test_plan_up_prewarm_run_tally_down_leaves_nothing(cli: Cli, short_playbook:
     assert any(
         f["workers"] and f["workers"]["ready"] == 2 and f["run_label"] == "hot#1" for f in frames
     )
+    # the last table run's final status reaches the watcher: both workers done
+    assert any(
+        f["workers"] and f["workers"]["done"] == 2 and f["run_label"] == "od#2" for f in frames
+    )
+    # merged in time order: no table's line goes back in time
+    for table in ("hot", "od"):
+        starts = [x["start"] for x in samples if x["table"] == table and x["index"] is None]
+        assert starts == sorted(starts), table
     result = json.loads((cli.runs_dir / "result.json").read_text())
     assert [(r["table"], r["repeat"]) for r in result["runs"]] == [("hot", 1), ("od", 1), ("od", 2)]
     # 400/s x 3 s offered per table run, in full-scale units
@@ -128,7 +140,7 @@ def test_sigkill_during_up_then_up_resumes(cli: Cli, short_playbook: Path) -> No
     assert state.record(Step.UP).status == Status.RUNNING
     assert state.next_step == Step.UP
     row = runs_row(cli, state.run_id)
-    assert row["billable_up"] is True  # the emulator is up: runs says so
+    assert row["up"] is True and row["billable_up"] is False  # up, but local: not billed
     resumed = cli("up", str(short_playbook), "--run", state.run_id, "--yes")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resuming up of run {state.run_id}" in resumed.stdout
@@ -179,7 +191,7 @@ def test_down_after_a_failed_run(cli: Cli, short_playbook: Path) -> None:
     state = load(cli, run_id)
     assert state.record(Step.RUN).status == Status.FAILED
     assert state.table_runs[0].status == Status.FAILED
-    assert runs_row(cli, run_id)["billable_up"] is True
+    assert runs_row(cli, run_id)["up"] is True
     assert_nothing_left(cli, run_id)
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from console.workflow import Hooks, WarmTarget, prewarm
 from console.workflow.bringup import table_state
+from console.workflow.run_state import EmulatorProcess, RunState, StateStore, Status, Step
 from console.workflow.settings import Settings
-from console.workflow.state import EmulatorProcess, RunState, StateStore, Status, Step
 from emulator.server import EmulatorServer
 from loadgen.live import LOCAL_CREDENTIALS
 from loadgen.playbook import load_playbook

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from console.workflow.errors import EXIT_STATE, StateError
-from console.workflow.settings import Settings, SettingsFileError, load_settings
-from console.workflow.state import (
+from console.workflow.run_state import (
     EmulatorProcess,
     RunState,
     StateStore,
@@ -19,6 +18,7 @@ from console.workflow.state import (
     Step,
     TableState,
 )
+from console.workflow.settings import Settings, SettingsFileError, load_settings
 
 
 def a_state(run_id: str = "hb-1") -> RunState:

@@ -4,16 +4,13 @@ requested counted in the state for the tally."""
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from pathlib import Path
 
 import boto3
 import pytest
-from moto import mock_aws
 
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_state import (
     IndexState,
     RunState,
     StateStore,
@@ -22,18 +19,8 @@ from console.workflow.state import (
     TableState,
     utc_now,
 )
+from console.workflow.settings import Settings
 from console.workflow.watching import Watcher
-
-
-@pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> object:
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    with mock_aws():
-        yield None
 
 
 def test_cloudwatch_minutes_per_table_and_gsi(aws: object, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from console.tui.screens.base import ConsoleScreen
 from console.tui.session import Watched
-from console.tui.widgets.latency import Latency
+from console.tui.widgets.client_latency import ClientLatency
 from console.tui.widgets.phase_clock import PhaseClock
 from console.tui.widgets.table_chart import TableChart
 from console.tui.widgets.throttle_rate import ThrottleRate
@@ -32,7 +32,7 @@ class TablePane(TabPane):
         yield TableChart(self.variant, classes="table-chart")
         with Horizontal(classes="run-stats"):
             yield ThrottleRate(classes="stat")
-            yield Latency(classes="stat")
+            yield ClientLatency(classes="stat")
             yield WorkerGrid(classes="stat")
             yield PhaseClock(classes="stat")
 
@@ -142,7 +142,7 @@ class RunScreen(ConsoleScreen):
             for x in (watched.samples("workers", pane.variant) if watched else [])
             if x.p50_ms is not None
         ]
-        pane.query_one(Latency).show(
+        pane.query_one(ClientLatency).show(
             timed[-1].p50_ms if timed else None, timed[-1].p99_ms if timed else None
         )
         pane.query_one(WorkerGrid).show(watched.workers if watched else None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from console.report import short_reason
+from console.render.results_table import short_reason
 
 
 class ThrottleRate(Static):

@@ -196,3 +196,29 @@ def test_m3_growth_is_flat_between_steps(m3: dict[str, Any]) -> None:
     # Between 10 and 7 minutes the table must hold its first ceiling, not ramp.
     for t in range(60, 470, 10):
         assert _rate_at(m3, t) == pytest.approx(_rate_at(m3, 60), abs=1)
+
+
+REFERENCE_RESULTS = Path(__file__).resolve().parents[3] / "docs" / "reference-results"
+
+
+@pytest.mark.parametrize(
+    ("file", "name"),
+    [
+        ("m1-hot-partition.json", "hot-partition"),
+        ("m2-new-table-ceiling.json", "new-table-ceiling"),
+        ("m3-ondemand-growth.json", "ondemand-growth"),
+    ],
+)
+def test_each_reference_result_agrees_with_its_simulation(
+    simulated: dict[str, dict[str, Any]], file: str, name: str
+) -> None:
+    """The published figures as result files (docs/reference-results/) against the
+    simulation of the playbook they name, with the files' own tolerances: every
+    published figure is matched by a simulated one, and each is within tolerance."""
+    from loadgen.compare import compare
+
+    reference = json.loads((REFERENCE_RESULTS / file).read_text())
+    assert reference["reference"]["playbook_file"] == f"playbooks/{name}.yaml"
+    result = compare(reference, simulated[name])
+    assert not result.only_a, result.only_a
+    assert result.agree, result.verdict()

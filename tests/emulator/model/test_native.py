@@ -42,12 +42,12 @@ def test_compiled_modules_are_the_per_request_ones() -> None:
     assert "emulator/server/single_item.py" in sources
     assert "emulator/model.py" in sources
     assert "emulator/native.py" not in sources
-    assert "emulator/server/runner.py" not in sources
+    assert "emulator/server/serving.py" not in sources
 
 
 def test_digest_follows_every_compiled_source_and_nothing_else(tree: Path) -> None:
     before = native.source_digest(tree)
-    runner = tree / "emulator" / "server" / "runner.py"
+    runner = tree / "emulator" / "server" / "serving.py"
     runner.write_text(runner.read_text() + "\n# not compiled\n")
     assert native.source_digest(tree) == before
     buckets = tree / "emulator" / "buckets.py"
@@ -116,7 +116,7 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
     assert file.startswith(str(ROOT / ".native")) and file.endswith(".so"), file
     assert status.startswith("compiled by mypyc")
     # not compiled: still its source, beside the compiled modules it drives
-    assert _module_file("emulator.server.runner", pure=False).splitlines()[0].endswith(".py")
+    assert _module_file("emulator.server.serving", pure=False).splitlines()[0].endswith(".py")
 
 
 @pytest.mark.slow

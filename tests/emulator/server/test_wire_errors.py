@@ -48,8 +48,8 @@ def shared() -> Any:
         (b"{}", None, "com.amazon.coral.service#UnknownOperationException", ""),
         (
             b"{}",
-            TARGET + "TransactWriteItems",
-            "com.amazon.coral.validate#ValidationException",
+            TARGET + "CreateBackup",
+            "com.amazon.coral.service#UnknownOperationException",
             "not supported",
         ),
         (

@@ -19,9 +19,9 @@ from typing import Any
 from emulator.eventloop import new_event_loop
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.server.app import make_handler
 from emulator.server.http import HttpServer
 from emulator.server.latency import Latency
+from emulator.server.routes import make_handler
 from emulator.server.service import Service
 
 DEFAULT_HOST = "127.0.0.1"
@@ -74,6 +74,8 @@ class EmulatorServer:
             store=store,
             max_memory=max_memory,
         )
+        # A transaction is in flight while its reply travels (emulator/server/inflight.py).
+        self.service.state.transactions.window_s = self.latency.mean_s
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
@@ -167,6 +169,8 @@ def serve_forever(
     The signals are handled by the loop itself (`add_signal_handler`): uvloop does not
     run Python-level SIGINT handlers while it waits, so asyncio's default Ctrl-C
     handling would never fire."""
+
+    service.state.transactions.window_s = latency.mean_s  # see emulator/server/inflight.py
 
     async def main() -> None:
         server, http = await _start(service, latency, host, port)

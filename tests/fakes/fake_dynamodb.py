@@ -1,4 +1,4 @@
-"""A loopback stand-in for DynamoDB's data plane, for tests and the benchmark.
+"""A fake DynamoDB data plane on loopback, for tests and the benchmark (never shipped).
 
 It answers every POST with a canned reply chosen by its mode and counts what arrives, so a
 test can prove that a worker never retried (arrivals == sent) and can make a server that
@@ -15,8 +15,8 @@ Modes:
 - answer-then-silent: answers the first `answer_first` requests, then goes silent;
 - slow: `{}` after `delay_s` (a server slower than the send interval).
 
-Run in a thread (`StandIn` context manager) or as a process:
-`python -m loadgen.standin --mode ok` prints the port it listens on.
+Run in a thread (`FakeDynamoDB` context manager) or as a process:
+`python -m tests.fakes.fake_dynamodb --mode ok` prints the port it listens on.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class Stats:
 
 
 class _ServerConn(asyncio.Protocol):
-    def __init__(self, server: StandIn) -> None:
+    def __init__(self, server: FakeDynamoDB) -> None:
         self.server = server
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
@@ -130,7 +130,7 @@ class _ServerConn(asyncio.Protocol):
             self.transport.write(reply)
 
 
-class StandIn:
+class FakeDynamoDB:
     """The stand-in server on 127.0.0.1 in a background thread (context manager)."""
 
     def __init__(
@@ -182,7 +182,7 @@ class StandIn:
             for t in list(self._transports):
                 t.abort()
 
-    def __enter__(self) -> StandIn:
+    def __enter__(self) -> FakeDynamoDB:
         self._thread = threading.Thread(
             target=lambda: asyncio.run(self.serve()), name="standin", daemon=True
         )
@@ -206,7 +206,7 @@ def main() -> None:
     parser.add_argument("--mode", default="ok")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
-    server = StandIn(args.mode, port=args.port)
+    server = FakeDynamoDB(args.mode, port=args.port)
 
     async def run() -> None:
         task = asyncio.create_task(server.serve())

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -28,12 +27,6 @@ STATE_FILE = "state.json"
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def new_run_id() -> str:
-    """`hb-` + UTC time + 4 hex digits: sorts by time, fits Terraform's 24-character
-    run_id rule (lowercase, digits, '-') and the ECS startedBy limit."""
-    return f"hb-{utc_now():%m%d%H%M%S}-{secrets.token_hex(2)}"
 
 
 class Step(StrEnum):
@@ -252,6 +245,12 @@ class RunState(Model):
             if started
             else (Step.PLAN)
         )
+
+    @property
+    def billed(self) -> bool:
+        """Up on a target that charges for it: a local run's emulator holds a process
+        but costs nothing, so `runs` and the JSON never call it billable."""
+        return self.billable_up and self.target != "local"
 
     @property
     def billable_up(self) -> bool:

@@ -7,6 +7,7 @@ import argparse
 
 from rich.console import Console
 
+from console.commands.params import params_from
 from console.commands.workflow import (
     add_seed_items_argument,
     add_settings_arguments,
@@ -32,7 +33,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         raise UserError("give a PLAYBOOK or --run RUN_ID, not both")
     if args.pause_scale < 0:
         raise UserError("--pause-scale must be >= 0")
-    backend = Backend(settings_from(args))
+    backend = Backend(settings_from(args), params_from(args).params)
     if args.playbook:
         load_playbook(args.playbook)  # a bad playbook is reported here, before the screen
     if args.run:

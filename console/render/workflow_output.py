@@ -113,7 +113,8 @@ def state_json(state: RunState) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(state.model_dump_json())
     data["next_step"] = state.next_step
     data["current_step"] = state.current_step
-    data["billable_up"] = state.billable_up
+    data["up"] = state.billable_up  # anything exists: tables, an emulator, leftovers
+    data["billable_up"] = state.billed  # and costs money (never for a local run)
     return data
 
 
@@ -145,4 +146,4 @@ def print_frame(frame: WatchFrame, console: Console) -> None:
     if frame.note:
         console.print(f"[yellow]{frame.note}[/]", highlight=False)
     if frame.finished:
-        console.print("watch: the run step is over")
+        console.print(f"{frame.at:%H:%M:%S} done: the run step is over", highlight=False)

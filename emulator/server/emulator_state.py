@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from emulator.model import CapacityModel
 from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.server.expiry import SWEEP_EVERY_S, Expiry
+from emulator.server.inflight import TransactionLedger
 from emulator.server.keystore import STORES
 from emulator.server.memory import MemoryBound, default_max_memory
 from emulator.server.metrics import Metrics
@@ -57,6 +59,10 @@ class EmulatorState:
         stores and the memory bound")."""
         self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
         """Past this bound writes of new items are refused (emulator/server/memory.py)."""
+        self.transactions = TransactionLedger()
+        """Items of transactions in flight and recent client request tokens (inflight.py)."""
+        self.expiry = Expiry(SWEEP_EVERY_S)
+        """The Time to Live sweep, due on the emulator's clock (expiry.py)."""
 
     # time ------------------------------------------------------------------------------
     def now(self) -> float:
@@ -68,6 +74,8 @@ class EmulatorState:
         now = self.now()
         self.model.advance(now)
         self.metrics.sample_partitions(self.model, now)
+        if now >= self.expiry.due:
+            self.expiry.sweep(self.tables, now, self.epoch(now))
         return now
 
     def skip(self, seconds: float) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from console.cost import rules
 from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
-from console.cost.setup import AwsSetup, Fleet
+from console.cost.setup import AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Playbook, TableSpec
 from loadgen.seed import seed_rate
@@ -80,7 +80,7 @@ def expected_use(
     playbook: Playbook,
     specs: list[TableSpec],
     names: Mapping[str, str],
-    fleet: Fleet,
+    fleet: FleetShape,
     setup: AwsSetup,
 ) -> ExpectedUse:
     """The run of `playbook` on AWS, second by second as the workflow runs it: apply (and

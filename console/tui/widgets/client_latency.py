@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 
-class Latency(Static):
+class ClientLatency(Static):
     def __init__(self, **kwargs: object) -> None:
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.p50: float | None = None

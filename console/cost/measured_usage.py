@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from console.cost import rules
-from console.cost.plan import table_use
+from console.cost.expected_usage import table_use
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
 from console.cost.record import RequestUnits, Span, TaskUse, UsageRecord
-from console.cost.setup import FARGATE_START_S, Fleet
+from console.cost.setup import FARGATE_START_S, FleetShape
 from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import PlaybookResult, RunResult
 
@@ -33,7 +33,7 @@ def record_of_run(spec: TableSpec, run: RunResult) -> UsageRecord:
 
 
 def record_of_result(
-    playbook: Playbook, result: PlaybookResult, fleet: Fleet | None = None
+    playbook: Playbook, result: PlaybookResult, fleet: FleetShape | None = None
 ) -> UsageRecord:
     """Every run of `result`: each table standing through its runs and the pauses between
     its repeats, what they consumed, and (given a fleet) the workers priced as Fargate

@@ -1,26 +1,20 @@
-"""What every step shares: the state store, marking a step running/done/failed, the
-run's own settings and clients."""
+"""A run's step records: the state store, and marking a step running/done/failed so an
+interrupted step is resumed by calling it again."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
 
-from console.workflow import local
 from console.workflow.errors import StateError
-from console.workflow.settings import Settings
-from console.workflow.state import (
+from console.workflow.run_state import (
     RunState,
     StateStore,
     Status,
     Step,
     utc_now,
 )
-from loadgen.playbook import Playbook, TableSpec
-
-WORKER_MARKER = "loadgen.worker"
-"""In a worker's command line: how a recorded worker pid is recognised as ours."""
+from console.workflow.settings import Settings
 
 
 def store_for(settings: Settings) -> StateStore:
@@ -56,6 +50,18 @@ def step(store: StateStore, state: RunState, step: Step) -> Iterator[None]:
     store.save(state)
 
 
+def refuse_if_down(state: RunState) -> None:
+    """`down` on a run that is down already: exit 5 (the README's table), not a second
+    "nothing left" that would hide a mistyped run id; leftovers make it go again."""
+    record = state.record(Step.DOWN)
+    if record.status == Status.DONE and not state.billable_up:
+        when = f" at {record.finished_at:%Y-%m-%d %H:%M} UTC" if record.finished_at else ""
+        raise StateError(
+            f"run {state.run_id} is already down{when}; nothing is left to destroy "
+            "(`hotbench runs` lists every run)"
+        )
+
+
 def require_up(state: RunState, what: str) -> None:
     if state.record(Step.DOWN).status == Status.DONE and not state.billable_up:
         raise StateError(f"run {state.run_id} is down; `hotbench up` starts a new one")
@@ -64,23 +70,3 @@ def require_up(state: RunState, what: str) -> None:
             f"run {state.run_id} is not up yet (up: {state.record(Step.UP).status}); "
             f"`hotbench up --run {state.run_id} {state.playbook_path}` resumes it before {what}"
         )
-
-
-def dynamodb_client(state: RunState, settings: Settings) -> Any:
-    if state.target == "local":
-        return local.client(state)
-    from console.workflow import aws
-
-    return aws.session(run_settings(state, settings)).client("dynamodb")
-
-
-def run_settings(state: RunState, settings: Settings) -> Settings:
-    """The settings with the run's own target and region (recorded at `up`)."""
-    return settings.model_copy(update={"target": state.target, "region": state.region})
-
-
-def find_spec(playbook: Playbook, variant: str) -> TableSpec:
-    try:
-        return playbook.table(variant)
-    except KeyError:
-        raise StateError(f"the playbook no longer has a table {variant!r}") from None

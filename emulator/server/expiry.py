@@ -1,0 +1,77 @@
+"""The background deletion of expired items (Time to Live) on the emulator's clock.
+
+An item expires when its TTL attribute is a Number of epoch seconds at or before now.
+DynamoDB deletes expired items in the background, "typically within a few days", free of
+capacity (no write units, on the table or its GSIs), and they stay readable until deleted
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/howitworks-ttl.html).
+Here a sweep runs once a minute of emulator time (`skip` moves it like any other time),
+walking at most SWEEP_ITEMS items per sweep and carrying on where it stopped, so one
+request never pays for a whole large table. It deletes through the item store only: the
+capacity model and the metrics never see it, as DynamoDB charges it to nobody.
+
+Apart from `ttl` (the operations) because `EmulatorState.tick` runs it.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final
+
+from emulator.server.table import Table
+from emulator.server.values import Item
+
+SWEEP_EVERY_S: Final = 60.0
+"""Emulator seconds between sweeps: an expired item stays readable for up to this long
+(DynamoDB: up to a few days)."""
+SWEEP_ITEMS: Final = 100_000
+"""Items one sweep may examine in all; the next sweep carries on from there."""
+FIVE_YEARS_S: Final = 5 * 365 * 86_400
+"""[AWS] an expiry more than five years in the past is not acted on (a value in
+milliseconds or microseconds would otherwise delete every item at once)."""
+
+
+class Expiry:
+    """When the next sweep is due, and where each table's sweep stopped."""
+
+    def __init__(self, first_due: float) -> None:
+        self.due = first_due
+        self._cursor: dict[str, Item | None] = {}
+
+    def sweep(self, tables: dict[str, Table], now: float, epoch_now: float) -> int:
+        """Delete expired items of the tables with TTL enabled; returns how many."""
+        self.due = now + SWEEP_EVERY_S
+        budget = SWEEP_ITEMS
+        deleted = 0
+        for name, table in tables.items():
+            attribute = table.ttl_attribute
+            if attribute is None or budget <= 0:
+                continue
+            expired: list[Item] = []
+            last: Item | None = None
+            walked = 0
+            for item, _size in table.store.scan(self._cursor.get(name)):
+                walked += 1
+                last = item
+                if expired_at(item.get(attribute), epoch_now):
+                    expired.append(table.schema.key_of(item))
+                if walked >= budget:
+                    break
+            budget -= walked
+            # Where to start next time: after the last item seen, or the beginning once
+            # the sweep has walked to the end.
+            self._cursor[name] = table.schema.key_of(last) if last and budget <= 0 else None
+            for key in expired:
+                table.store.delete(key)
+            deleted += len(expired)
+        return deleted
+
+
+def expired_at(value: Any, epoch_now: float) -> bool:
+    """Whether a TTL attribute's value says the item has expired by `epoch_now`."""
+    if not isinstance(value, dict) or "N" not in value:
+        return False  # [AWS] only a Number is an expiry time; any other type never expires
+    try:
+        when = Decimal(value["N"])
+    except (InvalidOperation, TypeError):
+        return False
+    return epoch_now - FIVE_YEARS_S <= when <= Decimal(epoch_now)

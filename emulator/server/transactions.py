@@ -1,0 +1,387 @@
+"""TransactWriteItems and TransactGetItems, as DynamoDB documents them
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html).
+
+Every action is validated as its single-item operation validates it (the same member
+checks, `single_item.checked_put` and `key_member`, the same expression parser), then the
+transaction runs under the service's one lock, so it is atomic by construction: each
+action's condition is evaluated and its new item made, each item is charged in action
+order through the same capacity model (`charging.charge_write/charge_read` with
+`transactional`: two underlying operations per item, `units.transactional_*`), and only
+when no action has a reason to cancel are the changes applied. A cancelled transaction
+changes nothing and answers TransactionCanceledException with one CancellationReason per
+action, in action order.
+
+What a cancelled transaction is charged is not documented: here every action is charged
+until the first one the model refuses (that action's reason is then its throttle:
+ThrottlingError on demand, ProvisionedThroughputExceeded provisioned), and what was charged
+before it stays charged, as the prepare phase that ran on those items would be; a
+transaction cancelled by a condition is charged as it would have been committed (a failed
+single-item condition still consumes write units, too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from emulator.itemsize import item_size
+from emulator.server.admission import Charge, location
+from emulator.server.batch_items import add_charge
+from emulator.server.charging import charge_read, charge_write, consumed_capacity
+from emulator.server.emulator_state import EmulatorState
+from emulator.server.expr_eval import evaluate
+from emulator.server.expr_parse import Node, Path, parse_update
+from emulator.server.expr_project import project
+from emulator.server.expr_update import apply_update
+from emulator.server.inflight import (
+    CONFLICT_MESSAGE,
+    ItemId,
+    item_id,
+    request_fingerprint,
+)
+from emulator.server.protocol import (
+    CONDITION_FAILED_MESSAGE,
+    DynamoError,
+    member,
+    null_member,
+    table_name,
+    validation,
+)
+from emulator.server.request_validators import (
+    check_size,
+    condition_of,
+    consumed_mode,
+    enum_of,
+    item_member,
+    placeholders_of,
+    projection_of,
+)
+from emulator.server.single_item import check_index_keys, checked_put, key_member
+from emulator.server.table import Table
+from emulator.server.values import Item
+from emulator.throttle import Throttle
+
+MAX_ACTIONS: Final = 100
+"""[AWS] up to 100 actions (distinct items) in one transaction."""
+MAX_TRANSACTION_BYTES: Final = 4 * 1024 * 1024
+"""[AWS] the items of one transaction total at most 4 MB."""
+WRITE_KINDS: Final = ("ConditionCheck", "Put", "Delete", "Update")
+THROTTLE_CODES: Final = {
+    "ThrottlingException": "ThrottlingError",
+    "ProvisionedThroughputExceededException": "ProvisionedThroughputExceeded",
+}
+"""A throttle exception's name as a CancellationReason code (BatchStatementErrorCodeEnum)."""
+
+
+@dataclass
+class _Write:
+    """One validated action of a TransactWriteItems."""
+
+    kind: str
+    table: Table
+    key: Item
+    cond: Node | None
+    on_fail: str
+    item: Item | None = None
+    """A Put's item."""
+    size: int = 0
+    """A Put's size."""
+    updates: list[Node] = field(default_factory=list)
+    """An Update's actions."""
+
+
+@dataclass
+class _Outcome:
+    """What evaluating one action found: the item it replaces, what it writes, and its
+    reason to cancel the transaction (None: none)."""
+
+    old: Item | None
+    old_size: int
+    new: Item | None
+    new_size: int
+    reason: dict[str, Any] | None = None
+
+
+def _actions(req: dict[str, Any]) -> list[Any]:
+    raw = member(req, "TransactItems", list, required=True)
+    if not raw:
+        raise validation(
+            "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
+            "constraint: Member must have length greater than or equal to 1"
+        )
+    if len(raw) > MAX_ACTIONS:
+        raise validation(
+            "1 validation error detected: Value at 'transactItems' failed to satisfy "
+            f"constraint: Member must have length less than or equal to {MAX_ACTIONS}"
+        )
+    return raw
+
+
+def _where(number: int, kind: str, name: str) -> str:
+    """The member path DynamoDB names in a validation message about one action."""
+    return f"transactItems.{number}.member.{kind[:1].lower() + kind[1:]}.{name}"
+
+
+def _write_action(state: EmulatorState, number: int, raw: Any) -> _Write:
+    if not isinstance(raw, dict):
+        raise validation("TransactItems can only contain one of Check, Put, Update or Delete")
+    kinds = [k for k in WRITE_KINDS if raw.get(k) is not None]
+    if len(kinds) != 1 or not isinstance(raw[kinds[0]], dict):
+        raise validation("TransactItems can only contain one of Check, Put, Update or Delete")
+    kind = kinds[0]
+    body: dict[str, Any] = raw[kind]
+    table = state.table(table_name(body))
+    ph = placeholders_of(body)
+    cond = condition_of(body, ph)
+    if kind == "ConditionCheck" and cond is None:
+        raise null_member(_where(number, kind, "conditionExpression"))
+    on_fail = enum_of(body, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
+    if kind == "Put":
+        item = item_member(body, "Item")
+        key, size = checked_put(table, item)
+        ph.check_all_used()
+        return _Write(kind, table, key, cond, on_fail, item, size)
+    key = key_member(table, body)
+    updates: list[Node] = []
+    if kind == "Update":
+        text = member(body, "UpdateExpression", str)
+        if text is None:
+            raise null_member(_where(number, kind, "updateExpression"))
+        updates = parse_update(text, ph)
+    ph.check_all_used()
+    return _Write(kind, table, key, cond, on_fail, updates=updates)
+
+
+def _check_distinct(ids: list[ItemId]) -> None:
+    if len(set(ids)) != len(ids):
+        raise validation("Transaction request cannot include multiple operations on one item")
+
+
+def _condition_failed(old: Item | None, on_fail: str, table: Table) -> dict[str, Any]:
+    reason: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": CONDITION_FAILED_MESSAGE}
+    if on_fail == "ALL_OLD" and old is not None:
+        reason["Item"] = table.store.answer(old)
+    return reason
+
+
+def _conflict() -> dict[str, Any]:
+    return {"Code": "TransactionConflict", "Message": CONFLICT_MESSAGE}
+
+
+def _throttled(throttle: Throttle) -> dict[str, Any]:
+    code = THROTTLE_CODES.get(throttle.exception, "ThrottlingError")
+    return {"Code": code, "Message": throttle.message}
+
+
+def cancelled(reasons: list[dict[str, Any] | None]) -> DynamoError:
+    """TransactionCanceledException with its reasons in action order."""
+    shown = [r if r is not None else {"Code": "None"} for r in reasons]
+    codes = ", ".join(r["Code"] for r in shown)
+    return DynamoError(
+        "TransactionCanceledException",
+        f"Transaction cancelled, please refer cancellation reasons for specific reasons [{codes}]",
+        extra={"CancellationReasons": shown},
+    )
+
+
+def _evaluate(state: EmulatorState, action: _Write, ident: ItemId, now: float) -> _Outcome:
+    """One action's condition and new item, against the item as it is now."""
+    table = action.table
+    old, old_size = table.store.get_for_write(action.key)
+    outcome = _Outcome(old, old_size, None, 0)
+    if state.transactions.is_held(ident, now):
+        outcome.reason = _conflict()
+        return outcome
+    if action.cond is not None and not evaluate(action.cond, old):
+        outcome.reason = _condition_failed(old, action.on_fail, table)
+        return outcome
+    if action.kind == "Put":
+        outcome.new, outcome.new_size = action.item, action.size
+    elif action.kind == "Update":
+        try:
+            new = apply_update(action.updates, old, table.schema.names)
+            new.update(action.key)
+            if table.gsis:
+                check_index_keys(table, new, by_update=True)
+            outcome.new, outcome.new_size = new, check_size(new)
+        except DynamoError as exc:
+            # [AWS] an item the transaction would make invalid cancels it (ValidationError).
+            outcome.reason = {"Code": "ValidationError", "Message": exc.message}
+    return outcome
+
+
+def _writes(action: _Write) -> bool:
+    return action.kind != "ConditionCheck"
+
+
+def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    raw = _actions(req)
+    token = member(req, "ClientRequestToken", str)
+    if token is not None and not 1 <= len(token) <= 36:
+        raise validation(
+            f"1 validation error detected: Value '{token}' at 'clientRequestToken' failed to "
+            "satisfy constraint: Member must have length less than or equal to 36"
+        )
+    mode = consumed_mode(req)
+    metrics_mode = enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE")
+    plan = [_write_action(state, n, a) for n, a in enumerate(raw, 1)]
+    ids = [item_id(a.table, a.key) for a in plan]
+    _check_distinct(ids)
+    if sum(item_size(a.item) for a in plan if a.item is not None) > MAX_TRANSACTION_BYTES:
+        raise validation("Transaction request size has exceeded the maximum allowed size of 4 MB")
+    now = state.tick()
+    ledger = state.transactions
+    fingerprint = request_fingerprint(req) if token is not None else b""
+    if token is not None:
+        first = ledger.token(token, fingerprint, now)
+        if first is not None:
+            return _replay(state, first.items, mode, now)
+    outcomes = [_evaluate(state, a, i, now) for a, i in zip(plan, ids, strict=True)]
+    committing = all(o.reason is None for o in outcomes)
+    memory = state.memory
+    if committing:
+        memory.admit_new_items(
+            sum(
+                1
+                for a, o in zip(plan, outcomes, strict=True)
+                if o.old is None and o.new is not None and memory.bounds(a.table.store.count)
+            )
+        )
+    charges: dict[str, Charge] = {}
+    for action, outcome in zip(plan, outcomes, strict=True):
+        if outcome.reason is not None and outcome.reason["Code"] == "TransactionConflict":
+            continue  # never reached the item: nothing prepared on it
+        table = action.table
+        store = table.store
+        new = outcome.new if committing else None
+        model_old = (
+            store.reconcile(action.key, outcome.old, new)
+            if new is not None and table.gsis
+            else outcome.old
+        )
+        decision, charge = charge_write(
+            state,
+            table,
+            action.key,
+            model_old,
+            new,
+            now,
+            committing and _writes(action),
+            outcome.old_size,
+            outcome.new_size if committing else action.size,
+            transactional=True,
+        )
+        if decision.throttle is not None:
+            outcome.reason = _throttled(decision.throttle)
+            committing = False
+            break
+        add_charge(charges, table.name, charge)
+    if not committing:
+        raise cancelled([o.reason for o in outcomes])
+    for action, outcome in zip(plan, outcomes, strict=True):
+        store = action.table.store
+        if action.kind in ("Put", "Update"):
+            assert outcome.new is not None
+            store.put(outcome.new, outcome.new_size)
+        elif action.kind == "Delete" and outcome.old is not None:
+            store.delete(action.key)
+    ledger.hold(ids, now)
+    if token is not None:
+        ledger.remember(token, fingerprint, [(a.table.name, a.key) for a in plan], now)
+    out: dict[str, Any] = {}
+    if mode != "NONE":
+        out["ConsumedCapacity"] = [
+            consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
+        ]
+    if metrics_mode == "SIZE":
+        out["ItemCollectionMetrics"] = {}
+    return out
+
+
+def _replay(
+    state: EmulatorState, items: list[tuple[str, Item]], mode: str, now: float
+) -> dict[str, Any]:
+    """[AWS] a repeat of a transaction within its token's window changes nothing and
+    returns the read units of reading its items (charged as consistent reads)."""
+    charges: dict[str, Charge] = {}
+    for name, key in items:
+        table = state.tables.get(name)
+        if table is None:
+            continue
+        _item, size = table.store.get_sized(key)
+        pk_hash, sk_pos = location(table.schema, key)
+        decision, charge = charge_read(state, table, pk_hash, sk_pos, size, True, None, now)
+        if decision.throttle is None:
+            add_charge(charges, name, charge)
+    out: dict[str, Any] = {}
+    if mode != "NONE":
+        out["ConsumedCapacity"] = [
+            consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
+        ]
+    return out
+
+
+# --- TransactGetItems ------------------------------------------------------------------------
+
+
+@dataclass
+class _Get:
+    table: Table
+    key: Item
+    paths: list[Path] | None
+
+
+def _get_action(state: EmulatorState, raw: Any) -> _Get:
+    if not isinstance(raw, dict) or not isinstance(raw.get("Get"), dict) or len(raw) != 1:
+        raise validation(
+            "1 validation error detected: Value null at 'transactItems.member.get' failed to "
+            "satisfy constraint: Member must not be null"
+        )
+    body: dict[str, Any] = raw["Get"]
+    table = state.table(table_name(body))
+    key = key_member(table, body)
+    ph = placeholders_of(body)
+    paths = projection_of(body, ph)
+    ph.check_all_used()
+    return _Get(table, key, paths)
+
+
+def transact_get_items(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    raw = _actions(req)
+    mode = consumed_mode(req)
+    plan = [_get_action(state, a) for a in raw]
+    ids = [item_id(g.table, g.key) for g in plan]
+    _check_distinct(ids)
+    now = state.tick()
+    reasons: list[dict[str, Any] | None] = [
+        _conflict() if state.transactions.is_held(i, now) else None for i in ids
+    ]
+    charges: dict[str, Charge] = {}
+    found: list[Item | None] = []
+    for number, get in enumerate(plan):
+        item, size = get.table.store.get_sized(get.key)
+        found.append(item)
+        if reasons[number] is not None:
+            continue
+        pk_hash, sk_pos = location(get.table.schema, get.key)
+        decision, charge = charge_read(
+            state, get.table, pk_hash, sk_pos, size, True, None, now, transactional=True
+        )
+        if decision.throttle is not None:
+            reasons[number] = _throttled(decision.throttle)
+            break
+        add_charge(charges, get.table.name, charge)
+    if any(r is not None for r in reasons):
+        raise cancelled(reasons)
+    responses: list[dict[str, Any]] = []
+    for get, item in zip(plan, found, strict=True):
+        if item is None:
+            responses.append({})
+        else:
+            responses.append({"Item": project(item, get.paths) if get.paths else item})
+    out: dict[str, Any] = {"Responses": responses}
+    if mode != "NONE":
+        out["ConsumedCapacity"] = [
+            consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
+        ]
+    return out

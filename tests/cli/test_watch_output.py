@@ -1,0 +1,116 @@
+"""`hotbench watch` as a person or a script reads it: lines in time order, a line while
+nothing runs, a final `done` line, and a quiet end when the reader closes the pipe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from console.workflow.run_state import EmulatorProcess, RunState, StateStore, Status, Step
+from console.workflow.samples import IndexSample, TimeOrder, WatchFrame
+from tests.conftest import ROOT
+
+T0 = datetime(2026, 12, 1, 9, 0, 0, tzinfo=UTC)
+
+
+def sample(source: str, second: int, table: str = "hot") -> IndexSample:
+    return IndexSample(source=source, table=table, start=T0 + timedelta(seconds=second))  # type: ignore[arg-type]
+
+
+def frame(at: int, *samples: IndexSample, finished: bool = False) -> WatchFrame:
+    return WatchFrame(
+        at=T0 + timedelta(seconds=at), run_label="hot#1", samples=list(samples), finished=finished
+    )
+
+
+def test_samples_come_out_in_time_order_after_a_fixed_hold() -> None:
+    """The emulator's seconds arrive at once, the workers' ~3 s later (their progress
+    items): held 5 s, the two sources' lines of a second come out together, in order."""
+    order = TimeOrder(hold_s=5.0)
+    assert order.release(frame(2, sample("emulator", 0), sample("emulator", 1))) == []
+    # at t=6: second 0 ended at 1, 1 + 5 <= 6; second 1 ends at 2, 2 + 5 > 6: held
+    out = order.release(frame(6, sample("workers", 0), sample("emulator", 4)))
+    assert [(s.source, s.start.second) for s in out] == [("emulator", 0), ("workers", 0)]
+    out = order.release(frame(8, sample("workers", 1), sample("workers", 2)))
+    assert [(s.source, s.start.second) for s in out] == [
+        ("emulator", 1),
+        ("workers", 1),
+        ("workers", 2),
+    ]
+    # the last frame releases the rest, still in order
+    out = order.release(frame(9, sample("workers", 4), sample("emulator", 3), finished=True))
+    assert [(s.source, s.start.second) for s in out] == [
+        ("emulator", 3),
+        ("emulator", 4),
+        ("workers", 4),
+    ]
+
+
+def idle_run(runs_dir: Path) -> str:
+    """A local run that is up and waits for its run step; its emulator's port answers
+    nothing (so every frame is empty), and its pid is ours, so the run counts as up."""
+    state = RunState(
+        run_id="hb-1201090000-abcd",
+        target="local",
+        region="us-east-1",
+        playbook_path="p.yaml",
+        playbook_name="p",
+    )
+    state.record(Step.PLAN).status = Status.DONE
+    state.record(Step.UP).status = Status.DONE
+    state.emulator = EmulatorProcess(
+        pid=os.getpid(), port=9, scale=0.1, started_at=datetime.now(UTC), log_path="x"
+    )
+    StateStore(runs_dir).save(state)
+    return state.run_id
+
+
+def watch_argv(run_id: str, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "console.cli", "watch", run_id, *extra]
+
+
+def env(runs_dir: Path) -> dict[str, str]:
+    return {**os.environ, "HOTBENCH_RUNS_DIR": str(runs_dir), "PYTHONPATH": str(ROOT)}
+
+
+def test_watch_on_an_idle_run_says_it_waits_for_the_run_step(tmp_path: Path) -> None:
+    run_id = idle_run(tmp_path / "runs")
+    proc = subprocess.run(
+        watch_argv(run_id, "--seconds", "1", "--interval", "0.2"),
+        capture_output=True,
+        text=True,
+        env=env(tmp_path / "runs"),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"waiting for the run step (hotbench run --run {run_id})" in proc.stdout
+    assert proc.stdout.count("waiting for the run step") == 1  # not once a frame
+
+
+def test_watch_json_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`hotbench watch --json | head -3`: three frames, then no BrokenPipeError."""
+    run_id = idle_run(tmp_path / "runs")
+    watch = subprocess.Popen(
+        watch_argv(run_id, "--json", "--interval", "0.05"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env(tmp_path / "runs"),
+        cwd=tmp_path,
+    )
+    assert watch.stdout is not None
+    head = subprocess.run(
+        ["head", "-3"], stdin=watch.stdout, capture_output=True, text=True, timeout=120
+    )
+    watch.stdout.close()  # only head holds the pipe's read end now
+    try:
+        _, err = watch.communicate(timeout=120)
+    finally:
+        if watch.poll() is None:
+            watch.kill()
+    assert len(head.stdout.splitlines()) == 3
+    assert watch.returncode == 0, err.decode()
+    assert b"Traceback" not in err and b"BrokenPipe" not in err

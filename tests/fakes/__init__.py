@@ -1,0 +1,1 @@
+"""Fakes the tests and benchmarks run against (never shipped in a package)."""
