@@ -87,9 +87,10 @@ class PricesUnknown(UserError):
     def __init__(self, region: str) -> None:
         recorded = ", ".join(sorted(RECORDED))
         super().__init__(
-            f"no recorded prices for {region} (recorded: {recorded}); fetch its own with "
-            "--refresh-prices (AWS Price List API, needs pricing:GetProducts), or price "
-            f"with a recorded region's figures by --price-region {US_EAST_1.region}",
+            f"no recorded prices for {region} (recorded: {recorded}): price with a recorded "
+            f"region's figures by --price-region {US_EAST_1.region} (or HOTBENCH_PRICE_REGION), "
+            f"or, for a run's tally, fetch {region}'s own with --refresh-prices (AWS Price "
+            "List API, needs pricing:GetProducts)",
             USAGE,
         )
 

@@ -100,20 +100,18 @@ def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
     """AWS: each task from DescribeTasks' pull start to its stop (still running: now).
     Locally: each worker of a table run, priced as a Fargate task started FARGATE_START_S
     before the run (the same rule the plan uses)."""
-    if state.target == "aws":
-        return [
-            TaskUse(
-                t.id,
-                t.vcpu,
-                t.memory_gb,
-                _seconds(origin, t.pull_started_at, now),
-                _seconds(origin, t.stopped_at, now),
-                t.architecture,
-            )
-            for t in state.tasks
-            if t.pull_started_at is not None
-        ]
     out: list[TaskUse] = []
+    if state.target == "aws":
+        for t in state.tasks:
+            if t.pull_started_at is None:
+                # launched, but DescribeTasks never said it pulled (stopped before, or
+                # forgotten by ECS): priced at the one-minute minimum rather than as free
+                start = stop = 0.0
+            else:
+                start = _seconds(origin, t.pull_started_at, now)
+                stop = _seconds(origin, t.stopped_at, now)
+            out.append(TaskUse(t.id, t.vcpu, t.memory_gb, start, stop, t.architecture))
+        return out
     for run in state.table_runs:
         if run.started_at is None:
             continue
