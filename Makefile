@@ -8,7 +8,7 @@ CHECKOV_VENV := .venv-checkov
 # run is left to the compiled pass: it measures the same model over HTTP for minutes).
 PURE_TESTS := tests/emulator -m "not slow"
 
-.PHONY: run test lint typecheck bench clean checkov native
+.PHONY: run test test-differential lint typecheck bench clean checkov native
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -41,6 +41,12 @@ test: native $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/mypy
 	HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov $(BIN)/pytest -q
 	HOTBENCH_PURE=1 $(BIN)/pytest -q $(PURE_TESTS)
+
+## make test-differential: the differential test's long run (docs/model.md#the-differential-test):
+## 200 generated playbooks through simulate and the endpoint; a failing one is kept in
+## tests/loadgen/differential/found/. About 15-30 minutes on the pure-Python emulator.
+test-differential: native
+	HOTBENCH_DIFF_EXAMPLES=200 $(BIN)/pytest -q tests/loadgen/test_differential.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check emulator loadgen console tests benchmarks

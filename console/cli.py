@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from console import exitcodes
+from console import exitcodes, interrupts
 from console.commands import register_all
 from console.output import UserError
 from loadgen.playbook import PlaybookError
@@ -87,7 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return exitcodes.OK
     try:
-        code: int = args.handler(args, console)
+        with interrupts.termination_as_interrupt():
+            code: int = args.handler(args, console)
         return code
     except PlaybookError as exc:
         _print_error(console, exc)
@@ -95,9 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         _print_error(console, exc)
         return exc.code
-    except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]")
-        return exitcodes.INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, and SIGTERM or SIGHUP (console.interrupts)
+        console.print(f"[yellow]{interrupts.what(exc)}[/]")
+        return interrupts.exit_code(exc)
 
 
 if __name__ == "__main__":

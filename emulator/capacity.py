@@ -247,6 +247,42 @@ class PartitionedCapacity:
             costs.append(units)
             sites.append(self.max_site)
 
+    def add_index_write_route(
+        self,
+        part: Partition | None,
+        units: float,
+        old_part: Partition | None,
+        old_units: float,
+        route: list[Resource],
+        costs: list[float],
+        sites: list[ThrottleSite],
+    ) -> None:
+        """What one table write asks of this GSI: `units` on the new entry's partition
+        (`part`) and `old_units` on the old entry's (`old_part`, the delete of an entry
+        that moved or went); the index's own limits take both. Each resource appears on
+        the route once (a delete and put on one partition are one cost), as `admit`
+        checks each entry of a route on its own."""
+        if part is None or old_part is None or old_part is part:
+            where = part if part is not None else old_part
+            assert where is not None
+            self.add_write_route(where, units + old_units, route, costs, sites)
+            return
+        per = self._per_partition_w
+        total = units + old_units
+        route.append(self.keyspace.write_logs.get(old_part.pid, old_part))
+        route.append(self.keyspace.write_logs.get(part.pid, part))
+        route.append(self.write_limit)
+        costs.append(old_units / per)
+        costs.append(units / per)
+        costs.append(total)
+        sites.append(self.partition_site)
+        sites.append(self.partition_site)
+        sites.append(self._site_write)
+        if self.max_write_limit is not None:
+            route.append(self.max_write_limit)
+            costs.append(total)
+            sites.append(self.max_site)
+
     def read_route(
         self, part: Partition, units: float
     ) -> tuple[list[Resource], list[float], list[ThrottleSite]]:

@@ -44,22 +44,38 @@ class Decision:
 
 
 class GsiWrite:
-    """What one table write asks of one GSI: its key and its write units.
+    """What one table write asks of one GSI: the put of its new entry (`units` at the new
+    key) and, when the write moves or removes the entry, the delete of the old one
+    (`old_units` at the old key, on the old key's partition). The units come from
+    `emulator.units.index_write_units`, the one rule.
 
     A plain class for the reason given on `Decision` (one per GSI per write)."""
 
-    __slots__ = ("index", "pk_hash", "sk_pos", "units")
+    __slots__ = ("index", "old_pk_hash", "old_sk_pos", "old_units", "pk_hash", "sk_pos", "units")
 
-    def __init__(self, index: str, pk_hash: int, sk_pos: Any, units: int) -> None:
+    def __init__(
+        self,
+        index: str,
+        pk_hash: int,
+        sk_pos: Any,
+        units: int,
+        old_pk_hash: int = 0,
+        old_sk_pos: Any = None,
+        old_units: int = 0,
+    ) -> None:
         self.index = index
         self.pk_hash = pk_hash
         self.sk_pos = sk_pos
         self.units = units
+        self.old_pk_hash = old_pk_hash
+        self.old_sk_pos = old_sk_pos
+        self.old_units = old_units
 
     def __repr__(self) -> str:
         return (
             f"GsiWrite(index={self.index!r}, pk_hash={self.pk_hash!r}, "
-            f"sk_pos={self.sk_pos!r}, units={self.units!r})"
+            f"sk_pos={self.sk_pos!r}, units={self.units!r}, old_pk_hash={self.old_pk_hash!r}, "
+            f"old_sk_pos={self.old_sk_pos!r}, old_units={self.old_units!r})"
         )
 
 
@@ -163,11 +179,13 @@ class CapacityModel:
         now: float,
         part: Partition | None = None,
         gsi_parts: list[Partition] | None = None,
+        gsi_old_parts: list[Partition | None] | None = None,
     ) -> Decision:
-        """Admit `count` writes of `units` WCU to one key (and the GSI writes they cause).
+        """Admit `count` writes of `units` WCU to one key (and the GSI writes they cause:
+        each GSI's put on its new key's partition, and a delete on its old key's).
 
-        `part`/`gsi_parts` may be given by a caller that located them already (the
-        simulation does, in bulk); they must be where the keys live.
+        `part`/`gsi_parts`/`gsi_old_parts` may be given by a caller that located them
+        already (the simulation does, in bulk); they must be where the keys live.
         """
         base = table.base
         if part is None:
@@ -182,16 +200,29 @@ class CapacityModel:
             # Indexed, over a list: mypyc compiles this loop to native list access.
             for i in range(len(gsi_writes)):
                 gw = gsi_writes[i]
-                if gw.units <= 0:
+                units = gw.units
+                old_units = gw.old_units
+                if units <= 0 and old_units <= 0:
                     continue
                 index = table.gsis[gw.index]
-                gpart = (
-                    gsi_parts[i]
-                    if gsi_parts is not None
-                    else index.keyspace.locate(gw.pk_hash, gw.sk_pos)
-                )
-                gpart.observe(gw.pk_hash, gw.sk_pos)
-                index.add_write_route(gpart, gw.units, route, costs, sites)
+                gpart: Partition | None = None
+                if units > 0:
+                    gpart = (
+                        gsi_parts[i]
+                        if gsi_parts is not None
+                        else index.keyspace.locate(gw.pk_hash, gw.sk_pos)
+                    )
+                    gpart.observe(gw.pk_hash, gw.sk_pos)
+                old_part: Partition | None = None
+                if old_units > 0:
+                    given = gsi_old_parts[i] if gsi_old_parts is not None else None
+                    old_part = (
+                        given
+                        if given is not None
+                        else index.keyspace.locate(gw.old_pk_hash, gw.old_sk_pos)
+                    )
+                    old_part.observe(gw.old_pk_hash, gw.old_sk_pos)
+                index.add_index_write_route(gpart, units, old_part, old_units, route, costs, sites)
         return self._decide(route, costs, sites, count, now, True)
 
     def read(

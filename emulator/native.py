@@ -37,6 +37,7 @@ NOT_COMPILED = frozenset(
         "emulator/server/__init__.py",
         "emulator/eventloop.py",  # picks the event loop, once per process
         "emulator/server/serving.py",  # signal handling and threads, once per server
+        "emulator/server/shapes.py",  # closures over botocore's model; plain requests skip it
         "emulator/paramsfile.py",  # reads a YAML file once per process
     }
 )

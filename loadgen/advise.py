@@ -18,17 +18,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
-from loadgen.keys import sampler_for
+from loadgen.keys import ItemGenerator, sampler_for
 from loadgen.playbook import (
+    CompositeDist,
+    ConstantDist,
     Distribution,
     Phase,
     Playbook,
     TableSpec,
     Throughput,
+    UniformDist,
+    WeightedDist,
+    ZipfDist,
 )
-from loadgen.simulate import KEYS_ONLY_BYTES
+from loadgen.writes import IndexPlan, index_plan
 
 
 @dataclass(frozen=True)
@@ -187,11 +194,120 @@ def _writes(
     units = write_units(table.item_size_bytes, p)
     hot = hottest(table.partition_key.name, attrs, primary)
     _scope_checks(advice, table, None, phase, index, "write", rate, units, hot, p)
+    generator = ItemGenerator(attrs, [k.name for k in table.key_attributes()], primary)
+    rewrites = rewrite_share(table, phase, generator, primary, rate)
     for gsi in table.gsis:
-        projected = KEYS_ONLY_BYTES if gsi.projection == "KEYS_ONLY" else table.item_size_bytes
         g_hot = hottest(gsi.partition_key.name, attrs, primary)
-        g_units = write_units(projected, p)
-        _scope_checks(advice, table, gsi.name, phase, index, "write", rate, g_units, g_hot, p)
+        cost = index_cost(index_plan(table, gsi, generator, attrs, p), attrs, rewrites, g_hot)
+        _scope_checks(
+            advice, table, gsi.name, phase, index, "write", rate, cost.per_write, g_hot, p, cost
+        )
+        words = cost.words(gsi.name)
+        if words and words not in advice.notes:
+            advice.notes.append(words)
+
+
+def rewrite_share(
+    table: TableSpec, phase: Phase, generator: ItemGenerator, primary: list[str], rate: float
+) -> float:
+    """The share of a write phase's writes that rewrite an existing item: none when the
+    key never repeats; else what is left once the phase's new items are written (of N
+    items, S seeded, W writes drawn: about (N - S)(1 - e^(-W/N)) new ones, the uniform
+    case; the phase alone, earlier phases not counted)."""
+    radices = [generator.samplers[n].finite for n in primary]
+    if any(r is None for r in radices):
+        return 0.0
+    items = float(math.prod(int(r or 1) for r in radices))
+    writes = rate * phase.duration_s
+    if writes <= 0:
+        return 0.0
+    seeded = min(float(table.seed_items), items)
+    new = (items - seeded) * (1.0 - math.exp(-writes / items))
+    return max(0.0, min(1.0, 1.0 - new / writes))
+
+
+@dataclass(frozen=True)
+class IndexCost:
+    """What one table write costs one GSI on average, by the one charging rule
+    (loadgen.writes.class_units, from emulator.units.index_write_units)."""
+
+    per_write: float
+    """Index write units per table write: puts and deletes."""
+    on_hot_key: float
+    """Of them, the units that land on the hottest index key's partition: its share of
+    the puts, and of the deletes of entries that move away from it."""
+    moves: float
+    """Share of the writes that move the item's entry (2 index writes each)."""
+    moving: tuple[str, ...]
+    single: int
+    """Units of one index write (the entry's size)."""
+    rewrites_free: bool
+    """A rewrite that changes nothing the index holds costs it nothing (KEYS_ONLY,
+    INCLUDE): the index is written only for new or moved items."""
+
+    def words(self, name: str) -> str:
+        if self.moves > 0:
+            return (
+                f"index {name}: {', '.join(self.moving)} drawn per request, so "
+                f"{_pct(self.moves)} of the writes move the item's index entry, and such a "
+                f"write costs the index 2 writes (a delete on the old key's partition, a put "
+                f"on the new key's; DynamoDB's GSI write rule): {self.per_write:.2f} WCU per "
+                f"table write instead of {self.single}. Mark "
+                f"{', '.join(self.moving)} per_item: true if an item keeps its value"
+            )
+        if self.rewrites_free:
+            return (
+                f"index {name}: a rewrite that changes nothing it holds costs it nothing "
+                f"(its projection leaves out what the writes change): {self.per_write:.2f} "
+                "WCU per table write, from new items only"
+            )
+        return ""
+
+
+def _same_value(dist: Distribution) -> float:
+    """The chance that two independent draws give the same value: the sum of the
+    squared probabilities (what a rewrite's fresh draw keeps of the old value)."""
+    if isinstance(dist, WeightedDist):
+        total = sum(dist.weights.values())
+        return sum((w / total) ** 2 for w in dist.weights.values())
+    if isinstance(dist, UniformDist):
+        return 1.0 / dist.count
+    if isinstance(dist, ZipfDist):
+        weights = np.arange(1, dist.count + 1, dtype=np.float64) ** -dist.s
+        return float(((weights / weights.sum()) ** 2).sum())
+    if isinstance(dist, ConstantDist):
+        return 1.0
+    if isinstance(dist, CompositeDist):
+        return math.prod(_same_value(d) for d in dist.parts.values())
+    return 0.0  # uuid, monotonic: never the same
+
+
+def index_cost(
+    plan: IndexPlan, attrs: dict[str, Distribution], rewrites: float, hot: HotKey
+) -> IndexCost:
+    """Each class's units (the one rule) weighed by how often the load's writes fall in
+    it: new items, rewrites that move the entry, rewrites that change it in place."""
+    same = {n: _same_value(attrs[n]) for n in (*plan.moving, *plan.watched)}
+    stays = math.prod(same[n] for n in plan.moving)
+    moves = 1.0 - stays
+    in_place = 1.0 if plan.always_rewritten else 1.0 - math.prod(same[n] for n in plan.watched)
+    new_u, moved_u, rewritten_u, unchanged_u = plan.units
+    stay_put = in_place * rewritten_u[1] + (1.0 - in_place) * unchanged_u[1]
+    put = (1.0 - rewrites) * new_u[1] + rewrites * (moves * moved_u[1] + (1.0 - moves) * stay_put)
+    delete = rewrites * moves * moved_u[0]
+    # An entry on the hot key moves away unless the new draw keeps every moving value.
+    keeps_hot = (hot.share if plan.pk in plan.moving else 1.0) * math.prod(
+        same[n] for n in plan.moving if n != plan.pk
+    )
+    hot_delete = rewrites * hot.share * (1.0 - keeps_hot) * moved_u[0] if plan.moving else 0.0
+    return IndexCost(
+        put + delete,
+        hot.share * put + hot_delete,
+        rewrites * moves,
+        plan.moving,
+        new_u[1],
+        not plan.always_rewritten and rewrites > 0 and unchanged_u[1] == 0,
+    )
 
 
 def _reads(
@@ -220,16 +336,22 @@ def _scope_checks(
     units: float,
     hot: HotKey,
     p: CapacityParams,
+    cost: IndexCost | None = None,
 ) -> None:
     """The partition check and the table-level limits of one phase on the table or one
-    of its GSIs: the same arithmetic for both, so it is written once."""
+    of its GSIs: the same arithmetic for both, so it is written once. `cost`: a GSI's
+    units by the charging rule (moves cost a delete and a put, on two partitions)."""
     scope = "table" if gsi_name is None else f"index {gsi_name}"
     offered = rate * units
+    shown = f"{units:g}" if units == int(units) else f"{units:.2f}"
     per_request = (
-        f"{_num(rate)} {phase.operation}s/s x {units:g} {'WCU' if kind == 'write' else 'RCU'}"
+        f"{_num(rate)} {phase.operation}s/s x {shown} {'WCU' if kind == 'write' else 'RCU'}"
     )
+    on_key = rate * cost.on_hot_key if cost is not None else None
     advice.checks.append(
-        _partition_check(phase, index, scope, kind, hot, offered, p, gsi=gsi_name is not None)
+        _partition_check(
+            phase, index, scope, kind, hot, offered, p, gsi=gsi_name is not None, on_key=on_key
+        )
     )
     advice.checks += _table_limits(
         phase, index, scope, kind, offered, per_request, table, gsi_name, p
@@ -248,15 +370,23 @@ def _partition_check(
     offered: float,
     p: CapacityParams,
     gsi: bool = False,
+    on_key: float | None = None,
 ) -> LimitCheck:
-    """The hottest key's share of the offered units against one partition."""
+    """The hottest key's share of the offered units against one partition (`on_key`: the
+    units on it when they are not that share, a GSI whose entries move)."""
     limit = p.partition_wcu if kind == "write" else p.partition_rcu
     unit = "WCU" if kind == "write" else "RCU"
-    on_key = hot.share * offered
-    arithmetic = (
-        f"{hot.attribute}={hot.value} takes {_pct(hot.share)} x {_num(offered)} {unit}/s "
-        f"= {_num(on_key)} {unit}/s"
-    )
+    if on_key is None or abs(on_key - hot.share * offered) < 1e-9 * max(1.0, offered):
+        on_key = hot.share * offered
+        arithmetic = (
+            f"{hot.attribute}={hot.value} takes {_pct(hot.share)} x {_num(offered)} {unit}/s "
+            f"= {_num(on_key)} {unit}/s"
+        )
+    else:
+        arithmetic = (
+            f"{hot.attribute}={hot.value} takes {_pct(hot.share)} of the puts and the deletes "
+            f"of the entries leaving it (of {_num(offered)} {unit}/s) = {_num(on_key)} {unit}/s"
+        )
     seconds: float | None = None
     if on_key > limit:
         seconds = p.grace_s

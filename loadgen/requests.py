@@ -187,8 +187,11 @@ class RequestFactory:
             ).encode()
         key = {n: wire_value(values[n]) for n in self.primary}
         if op == "update":
-            rest = {n: v for n, v in values.items() if n not in self.primary}
-            item = self._padded(rest)
+            # Padded with the key counted, then the key left out of the SET: the item the
+            # update leaves is `item_size_bytes`, the size a put of it writes (the size
+            # decides the units, and the simulation charges both alike).
+            padded = self._padded(values)
+            item = {n: v for n, v in padded.items() if n not in self.primary}
             names = {f"#a{i}": n for i, n in enumerate(item)}
             vals = {f":v{i}": item[n] for i, n in enumerate(item)}
             expr = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))

@@ -26,13 +26,15 @@ BATCH = 25
 """BatchWriteItem takes at most 25 items [AWS]."""
 
 
-def seed_items(
+def seed_blocks(
     playbook: Playbook, spec: TableSpec, limit: int | None = None
-) -> Iterator[dict[str, dict[str, str]]]:
-    """The seed items in DynamoDB JSON: the first `limit` (default spec.seed_items)
-    combinations of the finite primary-key values (partition key varying fastest), written
-    in a well-mixed order (`spread_stride`); other key attributes (GSI keys) drawn from
-    the playbook's distributions (or derived from the key when `per_item`)."""
+) -> Iterator[tuple[ItemGenerator, dict[str, np.ndarray]]]:
+    """The seed items as blocks of value indices (with the generator that renders them):
+    the first `limit` (default spec.seed_items) combinations of the finite primary-key
+    values (partition key varying fastest), in a well-mixed order (`spread_stride`);
+    other key attributes (GSI keys) drawn from the playbook's distributions (or derived
+    from the key when `per_item`). The live seeder renders them; the simulation marks the
+    same items as existing."""
     count = spec.seed_items if limit is None else min(limit, spec.seed_items)
     attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
     primary = spec.primary_key_names()
@@ -58,10 +60,18 @@ def seed_items(
             block[name] = rest % radix
             rest = rest // radix
         generator.derive(block)
-        for row in range(n):
+        yield generator, block
+        done += n
+
+
+def seed_items(
+    playbook: Playbook, spec: TableSpec, limit: int | None = None
+) -> Iterator[dict[str, dict[str, str]]]:
+    """The seed items in DynamoDB JSON (`seed_blocks`, rendered and padded)."""
+    for generator, block in seed_blocks(playbook, spec, limit):
+        for row in range(len(block[spec.partition_key.name])):
             values = generator.render(block, row)
             yield padded_item(values, spec.item_size_bytes)
-        done += n
 
 
 def spread_stride(count: int) -> int:

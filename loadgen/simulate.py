@@ -9,6 +9,7 @@ requests within one tick arrive at the tick's end.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,19 +18,28 @@ from datetime import UTC, datetime
 import numpy as np
 
 from emulator.capacity import TableCapacity
-from emulator.keyspace import KeySpace, key_bytes, partition_hash, sort_position
+from emulator.keyspace import Partition, key_bytes, partition_hash, sort_position
 from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.units import read_units, write_units
 from loadgen.arrivals import Schedule
 from loadgen.keys import ItemGenerator, Sampler, mix64
 from loadgen.playbook import Phase, Playbook, TableSpec
 from loadgen.results import PhaseResult, PlaybookResult, RunResult
+from loadgen.seed import seed_blocks
+from loadgen.writes import (
+    KEYS_ONLY_BYTES,
+    ItemStates,
+    TablePlan,
+    classes,
+    previous,
+    record,
+    store_key,
+    table_plan,
+)
 
 TICK_S = 0.05
 PRECOMPUTE_LIMIT = 200_000
-KEYS_ONLY_BYTES = 100
-"""Approximate size of a KEYS_ONLY index entry: always one write unit."""
+__all__ = ["KEYS_ONLY_BYTES", "KeyMapper", "Simulation", "simulate"]
 
 Progress = Callable[[str, float], None]
 """(label, fraction done of the current run) -> None."""
@@ -85,8 +95,11 @@ class _TableLoad:
     spec: TableSpec
     generator: ItemGenerator
     mappers: dict[str, KeyMapper]
-    gsi_units: list[tuple[str, str, str | None, int]]
-    """(index name, pk attribute, sk attribute, write units per table write)."""
+    plan: TablePlan
+    """What each class of request costs, from the one charging rule (loadgen.writes)."""
+    states: ItemStates | None
+    """The items of a finite primary-key space (None: every item is new)."""
+    primary: list[str]
 
 
 def _table_load(
@@ -95,6 +108,7 @@ def _table_load(
     playbook: Playbook,
     cache: dict[tuple[str, str], KeyMapper],
     params: CapacityParams,
+    stores: dict[str, ItemStates | None] | None = None,
 ) -> _TableLoad:
     attributes = {**playbook.load.attributes, **phase.attributes}
     key_names = [k.name for k in spec.key_attributes()]
@@ -107,18 +121,45 @@ def _table_load(
         if mapper is None:
             mapper = cache[cache_key] = KeyMapper(sampler)
         mappers[name] = mapper
-    gsi_units = []
-    for g in spec.gsis:
-        projected = KEYS_ONLY_BYTES if g.projection == "KEYS_ONLY" else spec.item_size_bytes
-        gsi_units.append(
-            (
-                g.name,
-                g.partition_key.name,
-                g.sort_key.name if g.sort_key else None,
-                write_units(projected, params),
-            )
+    is_write = phase.operation in ("put", "update")
+    plan = table_plan(spec, generator, attributes, phase.consistent_read, is_write, params)
+    states = None
+    if stores is not None:
+        states = stores.get(store_key(spec.name, attributes, primary))
+        if states is not None:
+            for name in plan.tracked:
+                states.track(name)
+    return _TableLoad(spec, generator, mappers, plan, states, primary)
+
+
+def _new_states(spec: TableSpec, generator: ItemGenerator, primary: list[str]) -> ItemStates | None:
+    """An empty item store for a finite primary-key space; None for a never-repeating one."""
+    radices = [generator.samplers[n].finite for n in primary]
+    if any(r is None for r in radices):
+        return None
+    tracked = [n for n in generator.names if n not in primary]
+    return ItemStates([int(r or 0) for r in radices], tracked)
+
+
+def _group(
+    cols: list[np.ndarray], radices: list[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Requests with identical routes, in the order of their (mixed-radix) route: unique
+    groups' first request, count, and each request's group. One int64 key when the radices
+    fit, else the same order row by row."""
+    if math.prod(radices) < (1 << 62):
+        key = cols[0].astype(np.int64)
+        for col, radix in zip(cols[1:], radices[1:], strict=True):
+            key = key * np.int64(radix) + col
+        _, first, inverse, counts = np.unique(
+            key, return_index=True, return_inverse=True, return_counts=True
         )
-    return _TableLoad(spec, generator, mappers, gsi_units)
+        return first, counts, inverse, key
+    rows = np.stack(cols, axis=1)
+    _, first, inverse, counts = np.unique(
+        rows, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    return first, counts, inverse.reshape(-1), rows
 
 
 class Simulation:
@@ -130,16 +171,23 @@ class Simulation:
         params: CapacityParams = DEFAULT_PARAMS,
         tick_s: float = TICK_S,
         progress: Progress | None = None,
+        seed_limit: int | None = None,
     ) -> None:
         self.playbook = playbook
         self.params = params
         self.tick_s = tick_s
         self.progress = progress
+        self.seed_limit = seed_limit
+        """Seed at most this many items per table, as a live run with the same limit
+        does (None: the playbook's seed_items)."""
         self.model = CapacityModel(params)
         self.rng = np.random.default_rng(playbook.load.seed)
         self.now = 0.0
         self.seq = 0
         self._mappers: dict[tuple[str, str], KeyMapper] = {}
+        self._stores: dict[str, ItemStates | None] = {}
+        """Item states by table and primary-key distributions (loadgen.writes.store_key),
+        for the tables whose charges depend on the items' past."""
 
     def run(self) -> PlaybookResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -151,12 +199,63 @@ class Simulation:
             spec = self.playbook.table(run.table)
             if spec.name not in self.model.tables:
                 self.model.create_table(spec.create_table_request(spec.name), self.now)
+                self._prepare_items(spec)
             for repeat in range(1, run.repeats + 1):
                 if repeat > 1 and run.pause_s > 0:
                     self.idle(run.pause_s)
                 result.runs.append(self.run_once(spec, repeat))
         result.wall_s = time.perf_counter() - wall0
         return result
+
+    def _prepare_items(self, spec: TableSpec) -> None:
+        """Item stores for a table whose charges depend on its items' past (whether an
+        item existed, what its index keys were), with the items a live run seeds."""
+        load = self.playbook.load
+        primary = spec.primary_key_names()
+        keys = [k.name for k in spec.key_attributes()]
+        needed = False
+        for phase in load.phases:
+            attributes = {**load.attributes, **phase.attributes}
+            generator = ItemGenerator(attributes, keys, primary)
+            is_write = phase.operation in ("put", "update")
+            plan = table_plan(
+                spec, generator, attributes, phase.consistent_read, is_write, self.params
+            )
+            needed = needed or plan.needs_state
+        if not needed:
+            return
+        for phase in load.phases:
+            attributes = {**load.attributes, **phase.attributes}
+            key = store_key(spec.name, attributes, primary)
+            if key not in self._stores:
+                generator = ItemGenerator(attributes, keys, primary)
+                self._stores[key] = _new_states(spec, generator, primary)
+        if spec.seed_items == 0 or self.seed_limit == 0:
+            return
+        seed_attrs = {**load.attributes, **load.seed_attributes}
+        key = store_key(spec.name, seed_attrs, primary)
+        try:
+            blocks = seed_blocks(self.playbook, spec, self.seed_limit)
+            for generator, block in blocks:
+                if key not in self._stores:
+                    self._stores[key] = _new_states(spec, generator, primary)
+                states = self._stores[key]
+                if states is None:
+                    return
+                mappers = {n: self._mapper(("seed", n), generator) for n in states.hashes}
+                current = {
+                    n: (m.hashes(block[n]), m.positions(block[n])) for n, m in mappers.items()
+                }
+                rows = states.rows_of(states.ids(block, primary))
+                record(states, rows, np.ones(len(rows), dtype=bool), current)
+        except ValueError:
+            return  # no finite key to seed by: a live run refuses it, nothing to mark
+
+    def _mapper(self, key: tuple[str, str], generator: ItemGenerator) -> KeyMapper:
+        mapper = self._mappers.get(key)
+        if mapper is None:
+            mapper = self._mappers[key] = KeyMapper(generator.samplers[key[1]])
+        return mapper
 
     def idle(self, seconds: float) -> None:
         """Let time pass with no traffic (splits land, pressure cools)."""
@@ -175,19 +274,13 @@ class Simulation:
     def _phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
     ) -> PhaseResult:
-        load = _table_load(spec, phase, self.playbook, self._mappers, self.params)
+        load = _table_load(spec, phase, self.playbook, self._mappers, self.params, self._stores)
         table = self.model.tables[spec.name]
         schedule = Schedule.for_phase(phase)
         out = PhaseResult(
             phase.name, phase.operation, offset, phase.duration_s, offered=schedule.total
         )
-        is_write = phase.operation in ("put", "update")
-        units_w = write_units(spec.item_size_bytes, self.params)
-        units_r = read_units(spec.item_size_bytes, phase.consistent_read, self.params)
-        pk_name = spec.partition_key.name
-        sk_name = spec.sort_key.name if spec.sort_key else None
-        base_ks = table.base.keyspace
-        gsi_keyspaces = [table.gsis[name].keyspace for name, *_ in load.gsi_units]
+        tick_of = _Tick(load, table, phase.operation in ("put", "update"), result, out)
         phase_start = self.now
         done = 0
         tick = self.tick_s
@@ -203,23 +296,7 @@ class Simulation:
             now = phase_start + t1
             self.model.advance(now)
             if n > 0:
-                self._tick(
-                    load,
-                    table,
-                    base_ks,
-                    gsi_keyspaces,
-                    pk_name,
-                    sk_name,
-                    is_write,
-                    units_w,
-                    units_r,
-                    n,
-                    now,
-                    offset + t,
-                    t,
-                    result,
-                    out,
-                )
+                self._tick(tick_of, n, now, offset + t, t)
             if self.progress is not None and t1 >= next_report:
                 self.progress(label, t1 / phase.duration_s)
                 next_report = t1 + 5.0
@@ -230,63 +307,108 @@ class Simulation:
         out.counts.add(result.totals_between(offset, phase.duration_s))
         return out
 
-    def _tick(
-        self,
-        load: _TableLoad,
-        table: TableCapacity,
-        base_ks: KeySpace,
-        gsi_keyspaces: list[KeySpace],
-        pk_name: str,
-        sk_name: str | None,
-        is_write: bool,
-        units_w: int,
-        units_r: float,
-        n: int,
-        now: float,
-        run_t: float,
-        phase_t: float,
-        result: RunResult,
-        out: PhaseResult,
-    ) -> None:
+    def _tick(self, tk: _Tick, n: int, now: float, run_t: float, phase_t: float) -> None:
+        load, table, result, out = tk.load, tk.table, tk.result, tk.out
+        plan = load.plan
         idx = load.generator.draw(self.rng, n, self.seq)
         self.seq += n
-        pk_hash = load.mappers[pk_name].hashes(idx[pk_name])
+        base_ks = table.base.keyspace
+        pk_hash = load.mappers[tk.pk_name].hashes(idx[tk.pk_name])
         sk_pos = (
-            load.mappers[sk_name].positions(idx[sk_name])
-            if sk_name
+            load.mappers[tk.sk_name].positions(idx[tk.sk_name])
+            if tk.sk_name
             else np.zeros(n, dtype=np.float64)
         )
         base_pids = base_ks.locate_many(pk_hash, sk_pos)
-        route_key = base_pids.copy()
-        gsi_cols: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        if is_write:
-            for (_, gpk, gsk, _), gks in zip(load.gsi_units, gsi_keyspaces, strict=True):
-                ghash = load.mappers[gpk].hashes(idx[gpk])
+        states = load.states
+        rows: np.ndarray | None = None
+        current: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        before: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        existed = np.zeros(n, dtype=bool)
+        if states is not None:
+            # The item's past: whether it existed, and its tracked attributes' values.
+            rows = states.rows_of(states.ids(idx, load.primary))
+            if tk.is_write:
+                current = {
+                    name: (
+                        load.mappers[name].hashes(idx[name]),
+                        load.mappers[name].positions(idx[name]),
+                    )
+                    for name in states.hashes
+                }
+                existed, before = previous(states, rows, current)
+            else:
+                existed = states.existed[rows]
+        cols = [base_pids]
+        radices = [len(base_ks.all)]
+        gsi_cols: list[tuple[np.ndarray, ...]] = []
+        units_all: np.ndarray
+        if tk.is_write:
+            units_all = np.array(plan.write_units, dtype=np.int64)[existed.astype(np.int64)]
+            changed = (
+                {name: before[name][0] != h for name, (h, _) in current.items()}
+                if states is not None
+                else {}
+            )
+            for g, gks in zip(plan.indexes, tk.gsi_keyspaces, strict=True):
+                ghash = load.mappers[g.pk].hashes(idx[g.pk])
                 gpos = (
-                    load.mappers[gsk].positions(idx[gsk]) if gsk else np.zeros(n, dtype=np.float64)
+                    load.mappers[g.sk].positions(idx[g.sk])
+                    if g.sk
+                    else np.zeros(n, dtype=np.float64)
                 )
                 gpids = gks.locate_many(ghash, gpos)
-                gsi_cols.append((ghash, gpos, gpids))
-                route_key = route_key * np.int64(len(gks.all) + 1) + gpids
-        groups, first, counts = np.unique(route_key, return_index=True, return_counts=True)
+                cls = classes(g, existed, changed)
+                table_units = np.array(g.units, dtype=np.int64)
+                old_u = table_units[cls, 0]
+                new_u = table_units[cls, 1]
+                sentinel = len(gks.all)
+                cols.append(np.where(new_u > 0, gpids, sentinel))
+                radices.append(sentinel + 1)
+                old_h, old_p, old_pids = ghash, gpos, gpids
+                if old_u.any():
+                    # A moved entry's delete lands on its OLD key's partition.
+                    old_h = before[g.pk][0] if g.pk in before else ghash
+                    old_p = (before[g.sk][1] if g.sk in before else gpos) if g.sk else gpos
+                    old_pids = gks.locate_many(old_h, old_p)
+                    cols.append(np.where(old_u > 0, old_pids, sentinel))
+                    radices.append(sentinel + 1)
+                if new_u.min() != new_u.max():
+                    cols.append(new_u)
+                    radices.append(int(new_u.max()) + 1)
+                gsi_cols.append((ghash, gpos, gpids, new_u, old_h, old_p, old_pids, old_u))
+        else:
+            units_all = np.array(plan.read_units, dtype=np.float64)[existed.astype(np.int64)]
+        if units_all.min() != units_all.max():
+            cols.append(np.searchsorted(np.unique(units_all), units_all))
+            radices.append(len(np.unique(units_all)))
+        first, counts, inverse, _ = _group(cols, radices)
+        groups = len(first)
         second = result.second(int(run_t + 1e-9))
-        order = self.rng.permutation(len(groups)) if len(groups) > 1 else range(len(groups))
+        order = self.rng.permutation(groups) if groups > 1 else range(groups)
+        accepted_by_group = np.zeros(groups, dtype=np.int64)
         seen = 0
-        for g in order:
-            i = int(first[g])
-            count = int(counts[g])
+        names = tk.gsi_names
+        for grp in order:
+            i = int(first[grp])
+            count = int(counts[grp])
             part = base_ks.all[int(base_pids[i])]
-            if is_write:
-                writes = [
-                    GsiWrite(name, int(gh[i]), float(gp[i]), units)
-                    for (name, _, _, units), (gh, gp, _) in zip(
-                        load.gsi_units, gsi_cols, strict=True
+            if tk.is_write:
+                units_w = int(units_all[i])
+                writes = []
+                gparts = []
+                old_parts: list[Partition | None] = []
+                for name, gks, (gh, gp, gpids, nu, oh, op, opids, ou) in zip(
+                    names, tk.gsi_keyspaces, gsi_cols, strict=True
+                ):
+                    o = int(ou[i])
+                    writes.append(
+                        GsiWrite(
+                            name, int(gh[i]), float(gp[i]), int(nu[i]), int(oh[i]), float(op[i]), o
+                        )
                     )
-                ]
-                gparts = [
-                    gks.all[int(gpids[i])]
-                    for gks, (_, _, gpids) in zip(gsi_keyspaces, gsi_cols, strict=True)
-                ]
+                    gparts.append(gks.all[int(gpids[i])])
+                    old_parts.append(gks.all[int(opids[i])] if o > 0 else None)
                 decision = self.model.write(
                     table,
                     int(pk_hash[i]),
@@ -297,11 +419,17 @@ class Simulation:
                     now=now,
                     part=part,
                     gsi_parts=gparts,
+                    gsi_old_parts=old_parts,
                 )
                 second.consumed_wcu += decision.accepted * units_w
                 if decision.accepted:  # what the model charged each index (on-demand bills it)
-                    second.add_index_units((w.index, decision.accepted * w.units) for w in writes)
+                    second.add_index_units(
+                        (w.index, decision.accepted * (w.units + w.old_units))
+                        for w in writes
+                        if w.units or w.old_units
+                    )
             else:
+                units_r = float(units_all[i])
                 decision = self.model.read(
                     table,
                     int(pk_hash[i]),
@@ -313,6 +441,7 @@ class Simulation:
                     part=part,
                 )
                 second.consumed_rcu += decision.accepted * units_r
+            accepted_by_group[grp] = decision.accepted
             second.sent += count
             second.succeeded += decision.accepted
             if decision.throttle is not None and decision.refused:
@@ -327,6 +456,36 @@ class Simulation:
                 if out.first_throttle_s is None:
                     out.first_throttle_s = phase_t + at
             seen += count
+        if tk.is_write and states is not None and rows is not None:
+            # A group's first `accepted` requests (in draw order) were admitted.
+            by_group = np.argsort(inverse, kind="stable")
+            starts = np.cumsum(counts) - counts
+            rank = np.empty(n, dtype=np.int64)
+            rank[by_group] = np.arange(n) - starts[inverse[by_group]]
+            record(states, rows, rank < accepted_by_group[inverse], current)
+
+
+class _Tick:
+    """What every tick of one phase shares (looked up once per phase, not per tick)."""
+
+    def __init__(
+        self,
+        load: _TableLoad,
+        table: TableCapacity,
+        is_write: bool,
+        result: RunResult,
+        out: PhaseResult,
+    ) -> None:
+        self.load = load
+        self.table = table
+        self.is_write = is_write
+        self.result = result
+        self.out = out
+        spec = load.spec
+        self.pk_name = spec.partition_key.name
+        self.sk_name = spec.sort_key.name if spec.sort_key else None
+        self.gsi_names = [g.name for g in load.plan.indexes]
+        self.gsi_keyspaces = [table.gsis[name].keyspace for name in self.gsi_names]
 
 
 def simulate(
@@ -334,6 +493,7 @@ def simulate(
     params: CapacityParams = DEFAULT_PARAMS,
     progress: Progress | None = None,
     tick_s: float = TICK_S,
+    seed_limit: int | None = None,
 ) -> PlaybookResult:
     """Run every table run of a playbook through the capacity model in virtual time."""
-    return Simulation(playbook, params, tick_s, progress).run()
+    return Simulation(playbook, params, tick_s, progress, seed_limit).run()

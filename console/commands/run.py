@@ -127,6 +127,12 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
 
     options = live_options(args)
     playbook = load_playbook(args.playbook)
+    settings = settings_from(args)
+    if settings.max_cost_usd is not None:  # free here; refused only with --max-cost-of aws
+        from console.workflow import plan
+        from console.workflow.bringup import refuse_over_limit
+
+        refuse_over_limit(plan(args.playbook, settings, up_options(args)), settings)
 
     def notify(message: str) -> None:
         if message.startswith(CLEANUP_FAILED):  # shown even with --quiet

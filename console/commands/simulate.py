@@ -19,7 +19,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
     params = params_from(args).params
     result = simulate_with_progress(playbook, console, args.quiet, params)
-    report_result(result, args.json, console)
+    report_result(result, args.json, console, phases=args.phases)
     return 0
 
 
@@ -55,5 +55,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_playbook_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--phases",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also print one row per table run and phase (default: when the playbook's "
+        "phases differ in rate or operation)",
+    )
     add_params_argument(parser)
     parser.set_defaults(handler=handle)

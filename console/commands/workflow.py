@@ -71,7 +71,15 @@ def add_settings_arguments(parser: argparse._ActionsContainer, target: bool = Tr
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    fields = ("target", "region", "aws_profile", "runs_dir", "max_cost_usd", "price_region")
+    fields = (
+        "target",
+        "region",
+        "aws_profile",
+        "runs_dir",
+        "max_cost_usd",
+        "max_cost_of",
+        "price_region",
+    )
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
     except SettingsFileError as exc:
@@ -195,7 +203,16 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         "--max-cost-usd",
         type=float,
         default=None,
-        help="refuse a run estimated above this (default: none, or HOTBENCH_MAX_COST_USD)",
+        help="refuse (exit 3, nothing created) a run whose cost is above this, as "
+        "--max-cost-of says (default: none, or HOTBENCH_MAX_COST_USD)",
+    )
+    parser.add_argument(
+        "--max-cost-of",
+        choices=["target", "aws"],
+        default=None,
+        help="what --max-cost-usd is compared with: target = what the run costs where it "
+        "runs (a local run costs nothing and is never refused), aws = what it would cost "
+        "on AWS, local runs too (default: target, or HOTBENCH_MAX_COST_OF)",
     )
     parser.add_argument(
         "--price-region",

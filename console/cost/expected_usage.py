@@ -15,7 +15,7 @@ from console.cost import rules
 from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
 from console.cost.setup import AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
-from loadgen.playbook import Playbook, TableSpec
+from loadgen.playbook import Distribution, Playbook, TableSpec
 from loadgen.seed import seed_rate
 
 
@@ -60,9 +60,17 @@ def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
     )
 
 
-def put_units(spec: TableSpec, name: str, puts: float, label: str) -> list[RequestUnits]:
-    """The table's and every GSI's write units of `puts` new items (rules.expected_put_units)."""
-    table, per_index = rules.expected_put_units(spec, puts)
+def put_units(
+    spec: TableSpec,
+    attributes: dict[str, Distribution],
+    name: str,
+    puts: float,
+    label: str,
+) -> list[RequestUnits]:
+    """The table's and every GSI's write units of `puts` new items drawn from `attributes`
+    (rules.expected_put_units)."""
+    plan = rules.write_plan(spec, attributes, False, True)
+    table, per_index = rules.expected_put_units(plan, puts)
     return [RequestUnits(name, None, write_units=table, label=label)] + [
         RequestUnits(name, index, write_units=units, label=label)
         for index, units in per_index.items()
@@ -101,7 +109,8 @@ def expected_use(
             seed_s += seconds
             t += seconds
             if spec.seed_items:
-                record.requests += put_units(spec, name, spec.seed_items, "seeding")
+                seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
+                record.requests += put_units(spec, seed, name, spec.seed_items, "seeding")
         for repeat in range(1, run.repeats + 1):
             pull_start = t
             t += setup.fleet_start_s + run_s
@@ -123,10 +132,12 @@ def expected_use(
                 pauses_s += run.pause_s
         for phase in playbook.load.phases:
             requests = Schedule.for_phase(phase, 1.0).total * run.repeats
+            attributes = {**playbook.load.attributes, **phase.attributes}
             if phase.operation in ("put", "update"):
-                record.requests += put_units(spec, name, requests, "load")
+                record.requests += put_units(spec, attributes, name, requests, "load")
             else:
-                reads = rules.expected_read_units(spec, requests, phase.consistent_read)
+                plan = rules.write_plan(spec, attributes, phase.consistent_read, False)
+                reads = rules.expected_read_units(plan, requests)
                 record.requests.append(RequestUnits(name, None, read_units=reads, label="load"))
     named = [
         ("apply (est.)", setup.apply_s),

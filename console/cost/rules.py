@@ -10,10 +10,10 @@ import math
 from typing import Final
 
 from emulator.params import DEFAULT_PARAMS
-from emulator.units import gsi_write_units, read_units, write_units
-from loadgen.playbook import GsiSpec, TableSpec
+from loadgen.keys import ItemGenerator
+from loadgen.playbook import Distribution, TableSpec
 from loadgen.results import Counts
-from loadgen.simulate import KEYS_ONLY_BYTES
+from loadgen.writes import NEW, TablePlan, table_plan
 
 SECONDS_PER_HOUR: Final = 3600.0
 
@@ -84,24 +84,27 @@ def billed_write_units(counts: Counts) -> tuple[float, dict[str, float]]:
     return counts.consumed_wcu, dict(counts.consumed_wcu_by_index)
 
 
-def projected_bytes(spec: TableSpec, gsi: GsiSpec) -> int:
-    """What one index entry weighs, as the simulation charges it (loadgen.simulate)."""
-    return KEYS_ONLY_BYTES if gsi.projection == "KEYS_ONLY" else spec.item_size_bytes
+def write_plan(
+    spec: TableSpec, attributes: dict[str, Distribution], consistent: bool, is_write: bool
+) -> TablePlan:
+    """What each request of a phase costs the table and each GSI, by the charging rule
+    (loadgen.writes.table_plan over emulator.units: the simulation's own arithmetic)."""
+    generator = ItemGenerator(
+        attributes, [k.name for k in spec.key_attributes()], spec.primary_key_names()
+    )
+    return table_plan(spec, generator, attributes, consistent, is_write, DEFAULT_PARAMS)
 
 
-def expected_put_units(spec: TableSpec, puts: float) -> tuple[float, dict[str, float]]:
-    """Write units `puts` new items cost on the table and on each GSI, by the charging rule
-    (emulator.units): each put adds one entry to every index. A rewrite that moves an
-    index key costs that index two writes; a plan cannot know how often that happens,
-    the simulation does (`hotbench check`)."""
-    table = puts * write_units(spec.item_size_bytes, DEFAULT_PARAMS)
-    per_index = {
-        g.name: puts * gsi_write_units(False, True, False, projected_bytes(spec, g), DEFAULT_PARAMS)
-        for g in spec.gsis
-    }
+def expected_put_units(plan: TablePlan, puts: float) -> tuple[float, dict[str, float]]:
+    """Write units `puts` new items cost on the table and on each GSI: each put adds one
+    entry to every index (class NEW). A rewrite that moves an index key costs that index
+    two writes; a plan cannot know how often that happens, the simulation does
+    (`hotbench check`)."""
+    table = puts * plan.write_units[0]
+    per_index = {g.name: puts * float(sum(g.by_class(NEW))) for g in plan.indexes}
     return float(table), per_index
 
 
-def expected_read_units(spec: TableSpec, reads: float, strongly_consistent: bool) -> float:
-    """Read units of `reads` reads of the table's items (emulator.units)."""
-    return reads * read_units(spec.item_size_bytes, strongly_consistent, DEFAULT_PARAMS)
+def expected_read_units(plan: TablePlan, reads: float) -> float:
+    """Read units of `reads` reads of existing items."""
+    return reads * plan.read_units[1]

@@ -18,7 +18,7 @@ from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse,
 from console.cost.setup import FARGATE_START_S, FleetShape
 from console.workflow.models import CostTally
 from console.workflow.run_state import RunState, UnitsUsed, Usage, utc_now
-from loadgen.playbook import TableSpec
+from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import RunResult
 
 
@@ -36,11 +36,14 @@ def record_run_units(usage: Usage, table_name: str, run: RunResult) -> None:
     ]
 
 
-def record_seed_units(usage: Usage, spec: TableSpec, table_name: str, items: int) -> None:
+def record_seed_units(
+    usage: Usage, playbook: Playbook, spec: TableSpec, table_name: str, items: int
+) -> None:
     """Add the write units of `items` seeded items (table and each GSI) to the state.
     Seeding's BatchWriteItem does not ask for ConsumedCapacity, so the charging rule
     says what they cost (each is a new item: one entry in every GSI)."""
-    table, per_index = rules.expected_put_units(spec, items)
+    seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
+    table, per_index = rules.expected_put_units(rules.write_plan(spec, seed, False, True), items)
     usage.units.append(UnitsUsed(table=table_name, label="seeding", write_units=table))
     usage.units += [
         UnitsUsed(table=table_name, index=i, label="seeding", write_units=u)

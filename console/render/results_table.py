@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from loadgen.histogram import LatencyHistogram
 from loadgen.results import PlaybookResult
 
 REASON_ABBREVIATIONS = {
@@ -57,7 +58,17 @@ def results_table(result: PlaybookResult) -> Table:
     table.add_column("throttles by reason")
     table.add_column("WCU peak 1s", justify="right", no_wrap=True)
     table.add_column("WCU peak 1min", justify="right", no_wrap=True)
+    # Read capacity only where some run reads: a write-only playbook keeps its width.
+    reads = any(run.totals().consumed_rcu for run in result.runs)
+    if reads:
+        table.add_column("RCU peak 1s", justify="right", no_wrap=True)
+        table.add_column("RCU peak 1min", justify="right", no_wrap=True)
     table.add_column("first throttle", justify="right", no_wrap=True)
+    # Client-side latency of live runs; the simulation has none (no column then).
+    timed = any(run.latency is not None and run.latency.count for run in result.runs)
+    if timed:
+        table.add_column("p50", justify="right", no_wrap=True)
+        table.add_column("p99", justify="right", no_wrap=True)
     for run in result.runs:
         data = run.to_json()
         rate = data["throttle_rate"] * 100
@@ -87,14 +98,75 @@ def results_table(result: PlaybookResult) -> Table:
             reasons,
             _num(data["consumed_wcu_peak_1s"]),
             _num(data["consumed_wcu_peak_1min"]),
+            *(
+                [_num(data["consumed_rcu_peak_1s"]), _num(data["consumed_rcu_peak_1min"])]
+                if reads
+                else []
+            ),
             "-" if first is None else f"{first:.1f} s",
+            *(_latency(run.latency) if timed else []),
         )
     return table
 
 
-def print_results(result: PlaybookResult, console: Console | None = None) -> None:
+def phases_differ(result: PlaybookResult) -> bool:
+    """Whether a run's phases differ in rate or operation: then the per-run totals hide
+    what matters (a write ramp, then reads), and the per-phase view is printed too."""
+    for run in result.runs:
+        kinds = {(p.operation, round(p.offered / p.duration_s)) for p in run.phases if p.duration_s}
+        if len(kinds) > 1:
+            return True
+    return False
+
+
+def phases_table(result: PlaybookResult) -> Table:
+    """One row per table run and phase: what it offered per second, what it got, its
+    throttle rate and the consumed units it peaked at (WCU for writes, RCU for reads)."""
+    table = Table(title=f"{result.playbook}: per phase", title_justify="left", header_style="bold")
+    for name in ("table", "run", "phase", "op"):
+        table.add_column(name, no_wrap=True)
+    for name in ("offered/s", "succeeded/s", "rate", "units peak 1s", "first throttle"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for run in result.runs:
+        for phase in run.phases:
+            data = phase.to_json()
+            reads = phase.operation in ("get", "query")
+            peak = run.peak(
+                "consumed_rcu" if reads else "consumed_wcu", 1, phase.start_s, phase.duration_s
+            )
+            first = phase.first_throttle_s
+            rate = data["throttle_rate"] * 100
+            style = "green" if rate == 0 else ("yellow" if rate < 10 else "red")
+            table.add_row(
+                run.table,
+                str(run.repeat),
+                phase.name,
+                phase.operation,
+                _num(data["offered_per_s"]),
+                _num(data["succeeded_per_s"]),
+                f"[{style}]{rate:.1f} %[/]",
+                f"{_num(peak)} {'RCU' if reads else 'WCU'}",
+                "-" if first is None else f"{first:.1f} s",
+            )
+    return table
+
+
+def _latency(histogram: LatencyHistogram | None) -> list[str]:
+    """p50 and p99 in ms, or `-` for a run that timed nothing."""
+    if histogram is None or not histogram.count:
+        return ["-", "-"]
+    return [f"{histogram.percentile(q) or 0:.1f} ms" for q in (50, 99)]
+
+
+def print_results(
+    result: PlaybookResult, console: Console | None = None, phases: bool | None = None
+) -> None:
+    """The results table, then the per-phase one when asked (`phases`) or, by default,
+    when the phases differ in rate or operation."""
     console = console or Console()
     console.print(results_table(result))
+    if phases or (phases is None and phases_differ(result)):
+        console.print(phases_table(result))
     if result.wall_s is not None:
         console.print(
             f"[dim]{sum(r.offered for r in result.runs):,} requests in "
@@ -103,14 +175,17 @@ def print_results(result: PlaybookResult, console: Console | None = None) -> Non
 
 
 def report_result(
-    result: PlaybookResult, json_path: str | None, console: Console | None = None
+    result: PlaybookResult,
+    json_path: str | None,
+    console: Console | None = None,
+    phases: bool | None = None,
 ) -> None:
     """What `simulate` and `run` both end with: the table, the notes of partial runs, and
     the JSON file when asked for."""
     from console.output import write_json
 
     console = console or Console()
-    print_results(result, console)
+    print_results(result, console, phases)
     for run in result.runs:
         for note in run.notes:
             console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)

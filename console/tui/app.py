@@ -1,4 +1,5 @@
-"""The console app: screens, keys, the command palette, and the workers that run steps.
+"""The operator console's Textual app (the TUI): screens, keys, the command palette, and
+the workers that run steps.
 
 Threads: every workflow call runs in a Textual thread worker (steps, watch, state and
 tally polling, partition maps); results and the steps' hook callbacks come back through
@@ -25,7 +26,7 @@ from textual.screen import Screen
 from console.output import UserError
 from console.tui.backend import Backend
 from console.tui.export import export
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.tui.screens.dialogs import destroy_question, quit_question, step_question, sweep_result
 from console.tui.screens.help import HelpScreen
 from console.tui.screens.partitions import PartitionsScreen
@@ -46,7 +47,7 @@ from console.workflow import (
     WatchFrame,
 )
 
-SCREENS: dict[str, type[ConsoleScreen]] = {
+SCREENS: dict[str, type[TuiScreen]] = {
     "plan": PlanScreen,
     "prewarm": PrewarmScreen,
     "run": RunScreen,
@@ -123,11 +124,31 @@ class HotbenchApp(App[int]):
         first = "runs" if self.session.playbook_path is None and not self.start_run_id else "plan"
         self.push_screen(first)
         if self.poll:
+            self._terminate_on_signals()
             if self.start_run_id:
                 self.resume(self.start_run_id)
             elif self.session.playbook_path is not None:
                 self._prepare(self.session.playbook_path)
             self.set_interval(1.0, self.tick)
+
+    def _terminate_on_signals(self) -> None:
+        """SIGTERM and SIGHUP as Ctrl-C in the CLI: a step in progress is cancelled at its
+        next safe point (on_unmount), the app exits with 128 + the signal's number, and
+        `hotbench console` then says what is still up. Through the event loop, since a
+        signal handler that raised inside Textual's loop would leave the terminal raw."""
+        import asyncio
+
+        from console.interrupts import SIGNALS
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for sig in SIGNALS:
+            loop.add_signal_handler(sig, self._terminated, sig)
+
+    def _terminated(self, signum: int) -> None:
+        self.session.say(f"stopped by signal {signum}: cancelling, then leaving")
+        self.exit(128 + signum)
 
     def on_unmount(self) -> None:
         self._watch_stop.set()
@@ -162,7 +183,7 @@ class HotbenchApp(App[int]):
 
     def redraw(self) -> None:
         """Redraw the console screen on top (under a dialog, the one it covers)."""
-        shown = [s for s in self.screen_stack if isinstance(s, ConsoleScreen)]
+        shown = [s for s in self.screen_stack if isinstance(s, TuiScreen)]
         if shown:
             shown[-1].refresh_view()
         if self.screen is self.get_screen("runs") and self.poll:
@@ -401,7 +422,7 @@ class HotbenchApp(App[int]):
 
     # -- actions ------------------------------------------------------------------------------
     def action_show(self, name: str) -> None:
-        if isinstance(self.screen, ConsoleScreen) or len(self.screen_stack) <= 1:
+        if isinstance(self.screen, TuiScreen) or len(self.screen_stack) <= 1:
             self.switch_screen(name)
 
     def action_help(self) -> None:

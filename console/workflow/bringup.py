@@ -34,16 +34,20 @@ def where(report: PlanReport) -> str:
 
 
 def refuse_over_limit(report: PlanReport, settings: Settings) -> None:
-    """--max-cost-usd guards real money: a local run (free) is never refused by it."""
+    """--max-cost-usd against what the run costs on its target (a local run: nothing),
+    or, with --max-cost-of aws, against what it would cost on AWS, local runs included."""
+    limit = settings.max_cost_usd
+    if limit is None:
+        return
+    local_but_aws_asked = report.hypothetical and settings.max_cost_of == "aws"
+    if report.hypothetical and not local_but_aws_asked:
+        return  # free where it runs: the limit guards money
     cost = report.estimated_cost_usd
-    if (
-        settings.max_cost_usd is not None
-        and cost > settings.max_cost_usd
-        and not (report.hypothetical)
-    ):
+    if cost > limit:
+        basis = " (--max-cost-of aws)" if local_but_aws_asked else ""
         raise CostRefused(
             f"the run {where(report)} ${cost:,.2f}, over --max-cost-usd "
-            f"${settings.max_cost_usd:,.2f}; nothing was created (fewer tables, a shorter "
+            f"${limit:,.2f}{basis}; nothing was created (fewer tables, a shorter "
             "playbook or a higher limit)"
         )
 

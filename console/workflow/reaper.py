@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from console import interrupts
 from console.workflow.errors import WorkflowError
 from console.workflow.hooks import Hooks
 from console.workflow.run_state import StateStore, Status, Step, utc_now
@@ -28,6 +29,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs-dir", required=True)
     parser.add_argument("--poll", type=float, default=POLL_S)
     args = parser.parse_args(argv)
+    try:
+        with interrupts.termination_as_interrupt():
+            return _reap(args)
+    except KeyboardInterrupt as exc:  # `down` stops the reaper with SIGTERM; Ctrl-C alike
+        print(f"{utc_now():%H:%M:%S} reaper of {args.run_id}: {interrupts.what(exc)}", flush=True)
+        return interrupts.exit_code(exc)
+
+
+def _reap(args: argparse.Namespace) -> int:
     settings = Settings.model_validate_json(args.settings).model_copy(
         update={"runs_dir": Path(args.runs_dir)}
     )

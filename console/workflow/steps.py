@@ -98,6 +98,7 @@ def up(
     store = store_for(settings)
     if run_id is not None and store.path(run_id).exists():
         state = store.load(run_id)
+        refuse_up_of_a_gone_run(state)
         if state.record(Step.UP).status == Status.DONE:
             hooks.say(f"run {run_id} is already up")
             return state
@@ -156,6 +157,25 @@ def up(
             else:
                 up_aws(store, state, settings, options, hooks)
     return state
+
+
+def refuse_up_of_a_gone_run(state: RunState) -> None:
+    """`up --run` on a run that is down, or whose emulator died and took its tables
+    with it, must not say "already up" (the next `run` would fail): exit 5 with the way
+    on. Nothing is restarted in place: a run's tables and results table are recreated
+    only by a new `up`, which keeps one run id = one set of resources."""
+    if state.record(Step.DOWN).status == Status.DONE:
+        raise StateError(
+            f"run {state.run_id} is down; `hotbench up {state.playbook_path}` (without "
+            "--run) starts a new run"
+        )
+    emu = state.emulator
+    if state.target == "local" and emu is not None and not local.emulator_alive(emu):
+        raise StateError(
+            f"the emulator of run {state.run_id} is gone (pid {emu.pid}), and its tables "
+            f"with it: `hotbench down {state.run_id}` clears the run, then `hotbench up "
+            f"{state.playbook_path}` starts a new one"
+        )
 
 
 # -- prewarm -------------------------------------------------------------------------------

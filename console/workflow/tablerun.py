@@ -100,9 +100,14 @@ class RecordedTableRun:
         from loadgen.live import LiveOptions, pause, polled_memory_check, run_one
 
         state, hooks = self.state, self.hooks
-        if table_run.status == Status.RUNNING:
+        if table_run.status == Status.RUNNING or table_run.interrupted:
+            # RUNNING: the command was killed (-9); interrupted: Ctrl-C, SIGTERM, SIGHUP
             self._stop_orphans(table_run)
             hooks.say(f"{table_run.label} was interrupted: running it again")
+        elif table_run.status == Status.FAILED:
+            self._stop_orphans(table_run)
+            hooks.say(f"{table_run.label} failed last time: running it again")
+        table_run.interrupted = False
         spec = find_spec(self.playbook, table_run.variant)
         table = state.tables[spec.name]
         self._seed(spec, table)
@@ -141,6 +146,7 @@ class RecordedTableRun:
                 )
         except BaseException as exc:
             table_run.status = Status.FAILED
+            table_run.interrupted = isinstance(exc, KeyboardInterrupt)
             table_run.finished_at = utc_now()
             self._record_tasks(table_run)
             self.store.save(state)
@@ -183,7 +189,7 @@ class RecordedTableRun:
         table.seeded_items = n
         from console.cost.tally import record_seed_units
 
-        record_seed_units(self.state.usage, spec, table.name, n)
+        record_seed_units(self.state.usage, self.playbook, spec, table.name, n)
         self.store.save(self.state)
         self.hooks.say(f"seeded {n:,} items into {table.name}")
 

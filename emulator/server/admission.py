@@ -23,11 +23,12 @@ from emulator.server.values import (
     typed,
 )
 from emulator.units import (
-    gsi_write_units,
+    IndexChange,
+    TableWrite,
+    index_write_units,
     read_units,
+    table_write_units,
     transactional_read_units,
-    transactional_write_units,
-    write_units,
 )
 
 NO_SORT_KEY: Final[Any] = float("0")
@@ -43,7 +44,7 @@ class Charge:
     A plain class, not a dataclass: mypyc compiles this __init__ (a dataclass's is
     interpreted), and one Charge is made per request."""
 
-    __slots__ = ("gsi_units", "index", "is_write", "table_units")
+    __slots__ = ("gsi_units", "index", "is_write", "lsi_units", "table_units")
 
     def __init__(
         self,
@@ -56,6 +57,8 @@ class Charge:
         self.gsi_units: dict[str, float] = {} if gsi_units is None else gsi_units
         self.is_write = is_write
         self.index = index
+        self.lsi_units: dict[str, float] = {}
+        """The LSIs' share of `table_units` (an LSI is charged on the table), by index."""
 
     def __repr__(self) -> str:
         return (
@@ -129,6 +132,9 @@ def _gsi_write(
     changed: set[str] | None,
     params: CapacityParams,
 ) -> GsiWrite | None:
+    """The write's request description for one GSI (from the stored item before and
+    after it), charged by the one rule, `emulator.units.index_write_units`: the put at
+    the new entry's key, the delete (of an entry that moved or went) at the old one's."""
     schema = index.schema
     old_in = old is not None and schema.in_index(old)
     new_in = new is not None and schema.in_index(new)
@@ -136,6 +142,7 @@ def _gsi_write(
         return None
     everything = index.projection == "ALL"
     key_changed = False
+    touched = True
     if old_in and new_in and changed is not None:
         touched = bool(changed) if everything else not changed.isdisjoint(index.kept)
         if not touched:
@@ -147,17 +154,31 @@ def _gsi_write(
             if name in changed:
                 key_changed = True
                 break
+    old_bytes = 0
+    new_bytes = 0
     if everything:
-        size = new_size if new_in else old_size
+        old_bytes = old_size if old_in else 0
+        new_bytes = new_size if new_in else 0
     else:
-        source = new if new_in else old
-        assert source is not None
-        size = item_size(projected(index, source))
-    units = gsi_write_units(old_in, new_in, key_changed, size, params)
-    where = new if new_in else old
-    assert where is not None
-    pk_hash, sk_pos = location(schema, where)
-    return GsiWrite(index.name, pk_hash, sk_pos, units)
+        if old_in:
+            assert old is not None
+            old_bytes = item_size(projected(index, old))
+        if new_in:
+            assert new is not None
+            new_bytes = item_size(projected(index, new))
+    change = IndexChange(old_in, new_in, key_changed, touched, old_bytes, new_bytes)
+    old_units, new_units = index_write_units(change, params)
+    pk_hash: int = 0
+    sk_pos: Any = NO_SORT_KEY
+    if new_units > 0:
+        assert new is not None
+        pk_hash, sk_pos = location(schema, new)
+    old_pk: int = 0
+    old_sk: Any = None
+    if old_units > 0:
+        assert old is not None
+        old_pk, old_sk = location(schema, old)
+    return GsiWrite(index.name, pk_hash, sk_pos, new_units, old_pk, old_sk, old_units)
 
 
 def admit_write(
@@ -182,10 +203,7 @@ def admit_write(
         old_size = item_size(old) if old is not None else 0
     if new_size is None:
         new_size = item_size(new) if new is not None else 0
-    if transactional:
-        units = transactional_write_units(max(old_size, new_size), params)
-    else:
-        units = write_units(max(old_size, new_size), params)
+    units = table_write_units(TableWrite(old_size, new_size, transactional), params)
     gsi_writes = []
     capacity = model.tables[table.name]
     if index_writes and table.gsis:
@@ -196,9 +214,22 @@ def admit_write(
             gw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
             if gw is not None:
                 gsi_writes.append(gw)
+    lsi_units: dict[str, float] | None = None
+    if index_writes and table.lsis:
+        # [AWS] an LSI write consumes the table's write capacity, on the table's partition.
+        changed = changed_attributes(old, new) if old is not None and new is not None else None
+        lsi_units = {}
+        for index in table.lsis.values():
+            lw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
+            if lw is not None:
+                # Both entries on the table's one partition: the delete and the put.
+                lsi_units[index.name] = float(lw.units + lw.old_units)
+                units += lw.units + lw.old_units
     pk_hash, sk_pos = location(table.schema, key)
     decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now=now)
-    charge = Charge(float(units), {gw.index: float(gw.units) for gw in gsi_writes})
+    charge = Charge(float(units), {gw.index: float(gw.units + gw.old_units) for gw in gsi_writes})
+    if lsi_units:
+        charge.lsi_units = lsi_units
     return decision, charge
 
 

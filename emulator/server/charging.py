@@ -107,8 +107,14 @@ def consumed_capacity(mode: str, table: Table, charge: Charge | None) -> dict[st
         field: charge.total,
     }
     if mode == "INDEXES":
-        if charge.is_write or charge.index is None:
-            out["Table"] = {"CapacityUnits": charge.table_units, field: charge.table_units}
+        lsis = charge.lsi_units
+        if charge.is_write or (charge.index is None and not lsis):
+            own = charge.table_units - sum(lsis.values()) if charge.is_write else charge.table_units
+            out["Table"] = {"CapacityUnits": own, field: own}
+        if lsis:
+            out["LocalSecondaryIndexes"] = {
+                n: {"CapacityUnits": u, field: u} for n, u in lsis.items()
+            }
         gsis = dict(charge.gsi_units)
         if not charge.is_write and charge.index is not None:
             gsis[charge.index] = charge.table_units

@@ -14,9 +14,10 @@ from typing import Any, Final
 
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
-from emulator.server import quotas
+from emulator.server import lsi, quotas
 from emulator.server.emulator_state import EmulatorState
 from emulator.server.keystore import STORES, make_store
+from emulator.server.lsi import local_index_defs
 from emulator.server.protocol import (
     check_name,
     in_use,
@@ -67,10 +68,10 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     schema = key_schema(req.get("KeySchema"), types, "keySchema")
     now = state.tick()
     gsis = index_defs(req, types, now + state.create_delay_s, schema.names)
-    used = set(schema.names) | {n for g in gsis.values() for n in g.schema.names}
-    for lsi in member(req, "LocalSecondaryIndexes", list, default=[]):
-        if isinstance(lsi, dict):
-            used |= set(key_schema(lsi.get("KeySchema"), types, "localSecondaryIndexes").names)
+    _check_global_indexes(req)
+    member(req, "LocalSecondaryIndexes", list)
+    lsis = local_index_defs(req, types, schema)
+    used = set(schema.names) | {n for g in (*gsis.values(), *lsis.values()) for n in g.schema.names}
     if set(types) != used:
         raise invalid_parameter(
             "Number of attributes in KeySchema does not exactly match "
@@ -91,7 +92,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     quotas.check_table_count(len(state.tables))
     quotas.check_quotas(req, _other_requests(state, name), state.params.table_quota_units)
     store = make_store(_store_kind(state, tags), schema)
-    store.set_indexes(*index_attributes(gsis))
+    store.set_indexes(*index_attributes({**gsis, **lsis}))
     stored = copy.deepcopy(req)
     try:
         capacity = state.model.create_table(stored, now)
@@ -107,6 +108,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         created_epoch=state.epoch(now),
         ready_at=now + state.create_delay_s,
         gsis=gsis,
+        lsis=lsis,
         tags=tags,
     )
     if on_demand:
@@ -116,6 +118,31 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         table.billing_switched_epoch = table.created_epoch
     state.tables[name] = table
     return {"TableDescription": describe(state, table, now)}
+
+
+MAX_GSIS: Final = 20
+"""[AWS] global secondary indexes per table (default quota)."""
+
+
+def _check_global_indexes(req: dict[str, Any]) -> None:
+    """A CreateTable's GSI list as DynamoDB refuses it: empty, more than 20, or an index
+    with its own ProvisionedThroughput on an on-demand table."""
+    raw = req.get("GlobalSecondaryIndexes")
+    if raw is None:
+        return
+    if not raw:
+        raise invalid_parameter("List of GlobalSecondaryIndexes is empty")
+    on_demand = req.get("BillingMode") == PAY_PER_REQUEST
+    for gsi in raw:
+        if on_demand and gsi.get("ProvisionedThroughput") is not None:
+            raise invalid_parameter(
+                f"ProvisionedThroughput should not be specified for index: {gsi['IndexName']} "
+                "when BillingMode is PAY_PER_REQUEST"
+            )
+    if len(raw) > MAX_GSIS:
+        raise invalid_parameter(
+            f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSIS}"
+        )
 
 
 def _other_requests(state: EmulatorState, name: str) -> list[dict[str, Any]]:
@@ -243,6 +270,8 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                 "ReadCapacityUnits nor WriteCapacityUnits can be specified when "
                 "BillingMode is PAY_PER_REQUEST"
             )
+        if not switching:
+            _check_throughput_changes(new.get("ProvisionedThroughput") or {}, req)
         new["ProvisionedThroughput"] = req["ProvisionedThroughput"]
     elif mode == PAY_PER_REQUEST:
         new.pop("ProvisionedThroughput", None)
@@ -279,20 +308,64 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     quotas.check_quotas(new, _other_requests(state, name), state.params.table_quota_units)
     types = attribute_types(new)
     gsis = index_defs(new, types, now + state.create_delay_s, table.schema.names, table.gsis)
-    table.store.set_indexes(*index_attributes(gsis))
+    if len(gsis) > MAX_GSIS:
+        raise invalid_parameter(
+            f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSIS}"
+        )
+    table.store.set_indexes(*index_attributes({**gsis, **table.lsis}))
     from emulator.tableconfig import TableConfig, TableConfigError
 
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
     except (TableConfigError, ModelError) as exc:
-        table.store.set_indexes(*index_attributes(table.gsis))  # as it was
+        table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
+    _record_throughput_change(state, table, table.request, new, now)
     table.request = new
     table.gsis = gsis
     if switching:
         table.billing_switched_epoch = state.epoch(now)
     return {"TableDescription": describe(state, table, now)}
+
+
+def _check_throughput_changes(current: dict[str, Any], req: dict[str, Any]) -> None:
+    """[AWS] an UpdateTable to the capacity in force is refused, in DynamoDB's words."""
+    asked = req["ProvisionedThroughput"]
+    if not isinstance(asked, dict):
+        return
+    read, write = current.get("ReadCapacityUnits"), current.get("WriteCapacityUnits")
+    if (asked.get("ReadCapacityUnits"), asked.get("WriteCapacityUnits")) == (read, write):
+        raise validation(
+            "The provisioned throughput for the table will not change. The requested value "
+            "equals the current value. Current ReadCapacityUnits provisioned for the table: "
+            f"{read}. Requested ReadCapacityUnits: {read}. Current WriteCapacityUnits "
+            f"provisioned for the table: {write}. Requested WriteCapacityUnits: {write}. "
+            "Refer to the Amazon DynamoDB Developer Guide for current limits and how to "
+            "request higher limits."
+        )
+
+
+def _record_throughput_change(
+    state: EmulatorState, table: Table, old: dict[str, Any], new: dict[str, Any], now: float
+) -> None:
+    """A change of provisioned capacity: the table is UPDATING for the create delay
+    (`--create-delay`, DynamoDB takes seconds to minutes; the new capacity is in force
+    from the request on), and the increase or decrease is dated on the emulator's clock."""
+    before = old.get("ProvisionedThroughput") or {}
+    after = new.get("ProvisionedThroughput") or {}
+    if new.get("BillingMode") == PAY_PER_REQUEST or before == after:
+        return
+    settings = table.settings
+    pairs = [
+        (before.get(u, 0), after.get(u, 0)) for u in ("ReadCapacityUnits", "WriteCapacityUnits")
+    ]
+    if any(b > a for a, b in pairs):
+        settings.last_increase_epoch = state.epoch(now)
+    if any(b < a for a, b in pairs):
+        settings.last_decrease_epoch = state.epoch(now)
+        settings.decreases += 1
+    settings.updating_until = now + state.create_delay_s
 
 
 ON_DEMAND_INITIAL_WARM: Final = {
@@ -422,6 +495,18 @@ def _throughput(request: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def _table_throughput(table: Table) -> dict[str, Any]:
+    """The table's ProvisionedThroughput with the dates and count of its changes."""
+    out: dict[str, Any] = _throughput(table.request)
+    settings = table.settings
+    if settings.last_increase_epoch is not None:
+        out["LastIncreaseDateTime"] = settings.last_increase_epoch
+    if settings.last_decrease_epoch is not None:
+        out["LastDecreaseDateTime"] = settings.last_decrease_epoch
+    out["NumberOfDecreasesToday"] = settings.decreases
+    return out
+
+
 def _on_demand(request: dict[str, Any]) -> dict[str, int]:
     odt = request.get("OnDemandThroughput") or {}
     return {
@@ -446,7 +531,7 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         "AttributeDefinitions": req["AttributeDefinitions"],
         "ItemCount": table.store.count,
         "TableSizeBytes": table.store.bytes,
-        "ProvisionedThroughput": _throughput(req),
+        "ProvisionedThroughput": _table_throughput(table),
         "BillingModeSummary": {"BillingMode": mode},
         "WarmThroughput": {
             "ReadUnitsPerSecond": int(read),
@@ -461,8 +546,8 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         )
     if mode == PAY_PER_REQUEST or "OnDemandThroughput" in req:
         out["OnDemandThroughput"] = _on_demand(req)
-    if req.get("LocalSecondaryIndexes"):
-        out["LocalSecondaryIndexes"] = req["LocalSecondaryIndexes"]
+    if table.lsis:
+        out["LocalSecondaryIndexes"] = lsi.describe(table)
     gsis = []
     for raw in req.get("GlobalSecondaryIndexes") or []:
         name = raw["IndexName"]

@@ -49,7 +49,7 @@ def conflict_error() -> DynamoError:
 
 
 @dataclass
-class Token:
+class ClientToken:
     """A client request token's first use: what it asked for and which items it wrote."""
 
     digest: bytes
@@ -68,7 +68,7 @@ class TransactionLedger:
         self.window_s = window_s
         """How long a committed transaction's items stay in flight (the --latency mean)."""
         self.held: OrderedDict[ItemId, float] = OrderedDict()
-        self._tokens: OrderedDict[str, Token] = OrderedDict()
+        self._tokens: OrderedDict[str, ClientToken] = OrderedDict()
 
     # items in flight -----------------------------------------------------------------
     def hold(self, ids: list[ItemId], now: float) -> None:
@@ -104,7 +104,7 @@ class TransactionLedger:
                 break
             del tokens[first]
 
-    def token(self, token: str, request: bytes, now: float) -> Token | None:
+    def token(self, token: str, request: bytes, now: float) -> ClientToken | None:
         """The first use of `token` within its window, if any; a reuse with other
         parameters is IdempotentParameterMismatchException."""
         self._prune_tokens(now)
@@ -122,7 +122,7 @@ class TransactionLedger:
     def remember(
         self, token: str, request: bytes, items: list[tuple[str, Item]], now: float
     ) -> None:
-        self._tokens[token] = Token(_digest(request), now + TOKEN_WINDOW_S, items)
+        self._tokens[token] = ClientToken(_digest(request), now + TOKEN_WINDOW_S, items)
 
 
 def _digest(request: bytes) -> bytes:

@@ -129,10 +129,43 @@ def member(
         and kind is not bool
         and bool not in (kind if isinstance(kind, tuple) else (kind,))
     ):
-        raise serialization(f"Unexpected value type in payload for member {name}")
+        raise type_error(value, kind)
     if not isinstance(value, kind):
-        raise serialization(f"Unexpected value type in payload for member {name}")
+        raise type_error(value, kind)
     return value
+
+
+_JAVA: Final = {str: "String", int: "Long", bool: "Boolean"}
+
+
+def json_kind(value: Any) -> str:
+    """The JSON token DynamoDB's parser names in a type error."""
+    if isinstance(value, bool):
+        return "TRUE_VALUE" if value else "FALSE_VALUE"
+    if isinstance(value, int):
+        return "NUMBER_VALUE"
+    if isinstance(value, float):
+        return "DECIMAL_VALUE"
+    return "STRING_VALUE"
+
+
+def type_error(value: Any, kind: type | tuple[type, ...]) -> DynamoError:
+    """SerializationException for `value` where a `kind` was expected, in the words of
+    DynamoDB's parser (the same as emulator/server/shapes.py's)."""
+    expected = kind[0] if isinstance(kind, tuple) else kind
+    if isinstance(value, dict):
+        return serialization("Start of structure or map found where not expected")
+    if expected in _JAVA:
+        java = _JAVA[expected]
+        if isinstance(value, list):
+            return serialization(f"Unrecognized collection type class java.lang.{java}")
+        return serialization(f"{json_kind(value)} cannot be converted to {java}")
+    if expected is dict and isinstance(value, list):
+        return serialization(
+            "Unrecognized collection type java.util.Map<java.lang.String, "
+            "com.amazonaws.dynamodb.v20120810.AttributeValue>"
+        )
+    return serialization("Unexpected field type")
 
 
 def table_name(req: dict[str, Any]) -> str:

@@ -42,6 +42,13 @@ class _Source:
     """The GSI read (None: the table): its projection is what a read returns and pays."""
     key_names: tuple[str, ...]
     """Attributes of LastEvaluatedKey: the index keys plus the table keys."""
+    local: bool = False
+    """An LSI: read on the table's partition and capacity, consistent reads allowed."""
+
+    @property
+    def model_index(self) -> str | None:
+        """The index the capacity model charges: a GSI's own, an LSI's the table's."""
+        return None if self.local else self.index
 
 
 def _source(table: Table, req: dict[str, Any], consistent: bool) -> _Source:
@@ -50,7 +57,11 @@ def _source(table: Table, req: dict[str, Any], consistent: bool) -> _Source:
         return _Source(None, table.schema, None, table.schema.names)
     gsi = table.gsis.get(index)
     if gsi is None:
-        raise validation(f"The table does not have the specified index: {index}")
+        local = table.lsis.get(index)
+        if local is None:
+            raise validation(f"The table does not have the specified index: {index}")
+        names = tuple(dict.fromkeys((*local.schema.names, *table.schema.names)))
+        return _Source(index, local.schema, local, names, local=True)
     if consistent:
         raise validation("Consistent reads are not supported on global secondary indexes")
     names = tuple(dict.fromkeys((*gsi.schema.names, *table.schema.names)))
@@ -70,6 +81,19 @@ def _start_key(req: dict[str, Any], source: _Source, table: Table) -> Item | Non
             "not match the schema"
         )
     return start
+
+
+def _check_start_in_condition(
+    start: Item, source: _Source, pk_value: Any, sk_test: Node | None
+) -> None:
+    """[AWS] a Query's ExclusiveStartKey must lie inside its key condition; DynamoDB's
+    words for the two ways it can lie outside (as it answers dynalite's tests on AWS)."""
+    if pk_hash_of(start[source.schema.pk.name]) != pk_hash_of(pk_value):
+        raise validation(
+            "The provided starting key is outside query boundaries based on provided conditions"
+        )
+    if not _sk_matches(sk_test, start):
+        raise validation("The provided starting key does not match the range key predicate")
 
 
 def _limit(req: dict[str, Any]) -> int | None:
@@ -109,11 +133,14 @@ def _query_items(
         return
     pk_name = source.schema.pk.name
     wanted = sort_value(pk_value)
-    matches = [
-        (i, n)
-        for i, n in table.store.all_items()
-        if source.schema.in_index(i) and sort_value(i[pk_name]) == wanted
-    ]
+    if source.local:  # an LSI's items are the table's of one partition-key value
+        matches = [(i, n) for i, n in table.store.collection(pk_value) if source.schema.in_index(i)]
+    else:
+        matches = [
+            (i, n)
+            for i, n in table.store.all_items()
+            if source.schema.in_index(i) and sort_value(i[pk_name]) == wanted
+        ]
     matches.sort(key=lambda m: _index_order(source, table, m[0]), reverse=not forward)
     if start is not None:
         mark = _index_order(source, table, start)
@@ -187,7 +214,12 @@ def _reading(
         raise validation(
             "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
         )
-    if select == "ALL_ATTRIBUTES" and source.gsi is not None and source.gsi.projection != "ALL":
+    if (
+        select == "ALL_ATTRIBUTES"
+        and source.gsi is not None
+        and source.gsi.projection != "ALL"
+        and not source.local  # [AWS] an LSI fetches the other attributes from the table
+    ):
         raise invalid_parameter(
             f"Select type ALL_ATTRIBUTES is not supported for global secondary index "
             f"{source.gsi.name} because its projection type is not ALL"
@@ -226,6 +258,8 @@ def _page(
     now = state.tick()
     gsi = source.gsi
     narrow = gsi is not None and gsi.projection != "ALL"
+    if source.local and reading.select == "ALL_ATTRIBUTES":
+        narrow = False  # fetched from the table: read and charged whole
     scanned: list[Item] = []
     size = 0
     stopped = False
@@ -251,10 +285,12 @@ def _page(
         low, high = scan_range
         if stopped and scanned:
             high = pk_hash_of(scanned[-1][source.schema.pk.name]) + 1
-        walked = _partitions_between(state, table, source.index, low, high)
+        walked = _partitions_between(state, table, source.model_index, low, high)
     decision, charge = charge_read(
-        state, table, where[0], where[1], size, consistent, source.index, now, walked
+        state, table, where[0], where[1], size, consistent, source.model_index, now, walked
     )
+    if source.local and source.index is not None:
+        charge.lsi_units = {source.index: charge.table_units}
     if decision.throttle is not None:
         raise throttle_error(decision.throttle)
     filt, paths = reading.filt, reading.paths
@@ -283,6 +319,8 @@ def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     sk = source.schema.sk
     forward = member(req, "ScanIndexForward", bool, default=True)
     start = _start_key(req, source, table)
+    if start is not None:
+        _check_start_in_condition(start, source, cond.pk_value, cond.sk_test)
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
     return _page(

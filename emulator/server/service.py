@@ -19,6 +19,7 @@ from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server import (
     batch_items,
     control,
+    partiql,
     query_scan,
     single_item,
     table_settings,
@@ -34,6 +35,7 @@ from emulator.server.protocol import (
     unknown_operation,
     validation,
 )
+from emulator.server.shapes import check_request, prepare
 from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
@@ -69,6 +71,9 @@ OPERATIONS: Final[dict[str, OperationHandler]] = {
     "TransactGetItems": transactions.transact_get_items,
     "UpdateTimeToLive": ttl.update_time_to_live,
     "DescribeTimeToLive": ttl.describe_time_to_live,
+    "ExecuteStatement": partiql.execute_statement,
+    "BatchExecuteStatement": partiql.batch_execute_statement,
+    "ExecuteTransaction": partiql.execute_transaction,
 }
 """Every supported operation; any other target, a DynamoDB operation the emulator does
 not have included, is an UnknownOperationException."""
@@ -79,6 +84,15 @@ HANDLERS: Final[dict[str, OperationHandler]] = {
 """The handler of each supported X-Amz-Target, found in one look-up per request; any
 other target goes through `Service._operation` for its error."""
 
+_PREFIX_LENGTH: Final = len(TARGET_PREFIX)
+PLAIN_REQUESTS: Final[dict[str, frozenset[str]]] = {
+    TARGET_PREFIX + "PutItem": single_item.PLAIN_PUT,
+    TARGET_PREFIX + "GetItem": single_item.PLAIN_GET,
+    TARGET_PREFIX + "DeleteItem": single_item.PLAIN_DELETE,
+}
+"""The requests whose members their operation checks itself (single_item.py's plain path)."""
+_REQUEST_ERRORS: Final = frozenset({"ValidationException", "SerializationException"})
+
 _loads: Final = orjson.loads
 _dumps: Final = orjson.dumps
 """orjson's functions bound once (compiled, C statics instead of a module attribute
@@ -86,7 +100,6 @@ look-up per request)."""
 
 KNOWN_UNSUPPORTED: Final = frozenset(
     {
-        "BatchExecuteStatement",
         "CreateBackup",
         "CreateGlobalTable",
         "DeleteBackup",
@@ -100,8 +113,6 @@ KNOWN_UNSUPPORTED: Final = frozenset(
         "DescribeTableReplicaAutoScaling",
         "DisableKinesisStreamingDestination",
         "EnableKinesisStreamingDestination",
-        "ExecuteStatement",
-        "ExecuteTransaction",
         "ExportTableToPointInTime",
         "GetResourcePolicy",
         "ImportTable",
@@ -146,6 +157,7 @@ class Service:
             store=store,
             max_memory=max_memory,
         )
+        prepare(list(OPERATIONS))
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
 
@@ -168,6 +180,19 @@ class Service:
                 raise serialization("Start of structure or map found where not expected") from None
             if not isinstance(request, dict):
                 raise serialization("Start of structure or map found where not expected")
+            # Bound to the operation's shape before any table is looked up: type errors,
+            # then every violated constraint in one message (shapes.py). A plain request
+            # to a table that exists skips it: its operation checks each of its members
+            # (the same refusals), and the walk would cost it a quarter of its time.
+            # A refused plain request is bound again below, for DynamoDB's whole answer.
+            plain = PLAIN_REQUESTS.get(target)  # type: ignore[arg-type]
+            checked = (
+                plain is None
+                or not plain.issuperset(request)
+                or request.get("TableName") not in self.state.tables
+            )
+            if checked:
+                check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
             # acquire/release rather than `with`: the same for an RLock, and compiled, two
             # method calls instead of looking up and calling __enter__ and __exit__.
             state = self.state
@@ -175,6 +200,10 @@ class Service:
             lock.acquire()
             try:
                 result = handler(state, request)
+            except DynamoError as exc:
+                if not checked and exc.name in _REQUEST_ERRORS:
+                    check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
+                raise
             finally:
                 lock.release()
             return 200, _dumps(result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from emulator.server import lsi
 from emulator.server.admission import location
 from emulator.server.charging import (
     charge_read,
@@ -90,9 +91,11 @@ def _write_one(
     new_size: int,
     options: tuple[Node | None, str, str],
     mode: str,
+    collection_metrics: bool = False,
 ) -> dict[str, Any]:
     """A validated PutItem (`new` the item) or DeleteItem (`new` None): condition,
-    capacity, refusal, store change and reply, in DynamoDB's order, for both."""
+    capacity, refusal, store change and reply, in DynamoDB's order, for both.
+    `collection_metrics`: ReturnItemCollectionMetrics SIZE (tables with LSIs)."""
     cond, returns, on_fail = options
     now = state.tick()
     store = table.store
@@ -102,6 +105,9 @@ def _write_one(
     if old is None and new is not None:
         state.memory.admit_new_item(store.count)
     ok = cond is None or evaluate(cond, old)
+    collection = (
+        lsi.check_collection(table, key, old, old_size, new, new_size) if table.lsis and ok else -1
+    )
     model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
     decision, charge = charge_write(state, table, key, model_old, new, now, ok, old_size, new_size)
     refuse_unless_admitted(decision, ok, old, on_fail, store)
@@ -112,7 +118,14 @@ def _write_one(
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = store.answer(old)
+    if collection_metrics and collection >= 0:
+        out["ItemCollectionMetrics"] = lsi.collection_metrics(table, key, collection)
     return finish(out, mode, table, charge)
+
+
+def _wants_collection_metrics(req: dict[str, Any]) -> bool:
+    """ReturnItemCollectionMetrics SIZE (checked)."""
+    return enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE") == "SIZE"
 
 
 def checked_put(table: Table, item: Item) -> tuple[Item, int]:
@@ -120,32 +133,40 @@ def checked_put(table: Table, item: Item) -> tuple[Item, int]:
     keys checked and its size within the limit; its key and its size, measured once."""
     table.store.validate_item_keys(item)
     check_key_sizes(table.schema, item)
-    if table.gsis:
+    if table.gsis or table.lsis:
         check_index_keys(table, item)
     size = check_size(item)
     return table.schema.key_of(item), size
 
 
+# Each operation checks its request's own members (types, enums, expressions) before it
+# looks its table up, and only then what needs the table (keys against its schema), as
+# DynamoDB does: a malformed request to a missing table is a ValidationException.
+
+
 def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    plain = _is_plain(req, PLAIN_PUT)
+    name = table_name(req)
+    mode = consumed_mode(req)
     item = item_member(req, "Item")
+    options = _NO_WRITE_OPTIONS if _is_plain(req, PLAIN_PUT) else _write_options(req)
+    table = state.table(name)
     key, size = checked_put(table, item)
-    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    return _write_one(state, table, key, item, size, options, consumed_mode(req))
+    metrics = not _is_plain(req, PLAIN_PUT) and _wants_collection_metrics(req)
+    return _write_one(state, table, key, item, size, options, mode, metrics)
 
 
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    plain = _is_plain(req, PLAIN_DELETE)
+    name = table_name(req)
+    mode = consumed_mode(req)
+    options = _NO_WRITE_OPTIONS if _is_plain(req, PLAIN_DELETE) else _write_options(req)
+    table = state.table(name)
     key = key_member(table, req)
-    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
-    return _write_one(state, table, key, None, 0, options, consumed_mode(req))
+    metrics = not _is_plain(req, PLAIN_DELETE) and _wants_collection_metrics(req)
+    return _write_one(state, table, key, None, 0, options, mode, metrics)
 
 
 def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    key = key_member(table, req)
+    name = table_name(req)
     actions: list[Node]
     legacy = not uses_expressions(req, "update")
     if legacy:
@@ -162,6 +183,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     )
     on_fail = enum_of(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = consumed_mode(req)
+    table = state.table(name)
+    key = key_member(table, req)
     now = state.tick()
     store = table.store
     if state.transactions.held:
@@ -185,9 +208,12 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                 raise invalid_parameter("Type mismatch for attribute to update") from None
             raise
         new.update(key)
-        if table.gsis:
+        if table.gsis or table.lsis:
             check_index_keys(table, new, by_update=True)
         size = check_size(new)
+    collection = -1
+    if table.lsis and ok and creates:
+        collection = lsi.check_collection(table, key, old, old_size, new, size)
     model_old = store.reconcile(key, old, new) if new is not None and table.gsis else old
     decision, charge = charge_write(
         state, table, key, model_old, new if ok and creates else None, now, ok, old_size, size
@@ -209,6 +235,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         attrs = project(store.answer(source), paths) if source is not None else {}
         if attrs:
             out["Attributes"] = attrs
+    if collection >= 0 and _wants_collection_metrics(req):
+        out["ItemCollectionMetrics"] = lsi.collection_metrics(table, key, collection)
     return finish(out, mode, table, charge)
 
 
@@ -216,7 +244,7 @@ def check_index_keys(table: Table, item: Item, by_update: bool = False) -> None:
     """A written item's GSI key attributes, where present, of the index's key type and
     not empty (an item without them is simply not in the index); `by_update`: the item
     an UpdateItem made, which DynamoDB words differently."""
-    for index in table.gsis.values():
+    for index in (*table.gsis.values(), *table.lsis.values()):
         # The common case inline (no call per index: this runs on every write to a table
         # with GSIs): each key attribute absent, or of its type and not empty.
         fine = True
@@ -226,8 +254,9 @@ def check_index_keys(table: Table, item: Item, by_update: bool = False) -> None:
                 fine = False
         if not fine:
             # DynamoDB names the alphabetically first index the item fails (observed).
-            for name in sorted(table.gsis):
-                error = _index_key_error(table.gsis[name], item, by_update)
+            indexes = {**table.gsis, **table.lsis}
+            for name in sorted(indexes):
+                error = _index_key_error(indexes[name], item, by_update)
                 if error is not None:
                     raise error
 
@@ -273,11 +302,12 @@ def _get_projection(req: dict[str, Any]) -> list[Path] | None:
 
 
 def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
-    key = key_member(table, req)
-    paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
+    name = table_name(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = consumed_mode(req)
+    paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
+    table = state.table(name)
+    key = key_member(table, req)
     now = state.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.server.items import ItemStore, KeyDef, KeySchema
-from emulator.server.protocol import check_name, validation
+from emulator.server.protocol import check_name, invalid_parameter, validation
 
 MAX_KEY_NAME_BYTES = 255
 """[AWS] the name of a key attribute of a table or index is at most 255 bytes (other
@@ -42,6 +42,13 @@ class TableSettings:
     pitr_days: int = 35
     insights: dict[str | None, tuple[str, float]] = field(default_factory=dict)
     """Contributor Insights by index (None: the table): its mode and when enabled."""
+    updating_until: float = 0.0
+    """Emulator time until which an UpdateTable of the capacity keeps the table UPDATING."""
+    last_increase_epoch: float | None = None
+    last_decrease_epoch: float | None = None
+    decreases: int = 0
+    """ProvisionedThroughput's LastIncreaseDateTime, LastDecreaseDateTime and
+    NumberOfDecreasesToday (counted over the table's life: the emulator keeps no days)."""
 
 
 @dataclass
@@ -57,6 +64,8 @@ class Table:
     created_epoch: float
     ready_at: float
     gsis: dict[str, IndexDef] = field(default_factory=dict)
+    lsis: dict[str, IndexDef] = field(default_factory=dict)
+    """Local secondary indexes, fixed at creation (lsi.py)."""
     tags: dict[str, str] = field(default_factory=dict)
     billing_switched_epoch: float | None = None
     settings: TableSettings = field(default_factory=TableSettings)
@@ -70,7 +79,7 @@ class Table:
     def status(self, now: float) -> str:
         if self.creating(now):
             return "CREATING"
-        if any(now < g.ready_at for g in self.gsis.values()):
+        if now < self.settings.updating_until or any(now < g.ready_at for g in self.gsis.values()):
             return "UPDATING"
         return "ACTIVE"
 
@@ -131,29 +140,28 @@ def key_schema(raw: Any, types: dict[str, str], where: str) -> KeySchema:
             f"1 validation error detected: Value at '{where}' failed to satisfy "
             "constraint: Member must have length between 1 and 2"
         )
-    pk = sk = None
     for entry in raw:
         if not isinstance(entry, dict):
             raise validation("KeySchema entries must be objects")
-        name, kind = entry.get("AttributeName"), entry.get("KeyType")
-        if not isinstance(name, str) or name not in types:
-            raise validation(
-                "One or more parameter values were invalid: Some index key "
-                "attributes are not defined in AttributeDefinitions. Keys: "
-                f"[{name}], AttributeDefinitions: [{', '.join(types)}]"
-            )
-        if kind == "HASH" and pk is None:
-            pk = KeyDef(name, types[name])
-        elif kind == "RANGE" and sk is None:
-            sk = KeyDef(name, types[name])
-        else:
-            raise validation(
-                "Invalid KeySchema: The first KeySchemaElement is not a HASH key type"
-                if kind != "RANGE"
-                else "Invalid KeySchema: Too many RANGE keys"
-            )
-    if pk is None:
+    names = [entry.get("AttributeName") for entry in raw]
+    if any(not isinstance(name, str) or name not in types for name in names):
+        raise validation(
+            "One or more parameter values were invalid: Some index key "
+            "attributes are not defined in AttributeDefinitions. Keys: "
+            f"[{', '.join(str(n) for n in names)}], AttributeDefinitions: [{', '.join(types)}]"
+        )
+    # [AWS] in DynamoDB's order: one name twice, then the first element a HASH key and
+    # the second a RANGE key (whatever order the client meant them in).
+    if len(names) == 2 and names[0] == names[1]:
+        raise validation(
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name"
+        )
+    if raw[0].get("KeyType") != "HASH":
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    if len(raw) == 2 and raw[1].get("KeyType") != "RANGE":
+        raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+    pk = KeyDef(names[0], types[names[0]])
+    sk = KeyDef(names[1], types[names[1]]) if len(names) == 2 else None
     return KeySchema(pk, sk)
 
 
@@ -178,10 +186,15 @@ def index_defs(
         schema = key_schema(raw.get("KeySchema"), types, "globalSecondaryIndexes.keySchema")
         raw_projection = raw.get("Projection")
         projection: dict[str, Any] = raw_projection if isinstance(raw_projection, dict) else {}
-        ptype = projection.get("ProjectionType", "ALL")
+        ptype = projection.get("ProjectionType")
+        if ptype is None:
+            # [AWS] an empty Projection: DynamoDB names the type it could not find.
+            raise invalid_parameter("Unknown ProjectionType: null")
         non_key = projection.get("NonKeyAttributes") or []
         if not isinstance(non_key, list) or not all(isinstance(a, str) for a in non_key):
             raise validation("NonKeyAttributes must be a list of attribute names")
+        if projection.get("NonKeyAttributes") is not None and ptype != "INCLUDE":
+            raise invalid_parameter(f"ProjectionType is {ptype}, but NonKeyAttributes is specified")
         previous = (old or {}).get(name)
         kept = frozenset(table_keys) | frozenset(schema.names)
         if ptype == "INCLUDE":

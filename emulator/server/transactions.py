@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from emulator.itemsize import item_size
+from emulator.server import lsi
 from emulator.server.admission import Charge, location
 from emulator.server.batch_items import add_charge
 from emulator.server.charging import charge_read, charge_write, consumed_capacity
@@ -184,8 +185,11 @@ def cancelled(reasons: list[dict[str, Any] | None]) -> DynamoError:
     )
 
 
-def _evaluate(state: EmulatorState, action: _Write, ident: ItemId, now: float) -> _Outcome:
-    """One action's condition and new item, against the item as it is now."""
+def _evaluate(
+    state: EmulatorState, action: _Write, ident: ItemId, now: float, growth: dict[Any, int]
+) -> _Outcome:
+    """One action's condition and new item, against the item as it is now; `growth`: the
+    bytes earlier actions add to each LSI item collection."""
     table = action.table
     old, old_size = table.store.get_for_write(action.key)
     outcome = _Outcome(old, old_size, None, 0)
@@ -201,12 +205,24 @@ def _evaluate(state: EmulatorState, action: _Write, ident: ItemId, now: float) -
         try:
             new = apply_update(action.updates, old, table.schema.names)
             new.update(action.key)
-            if table.gsis:
+            if table.gsis or table.lsis:
                 check_index_keys(table, new, by_update=True)
             outcome.new, outcome.new_size = new, check_size(new)
         except DynamoError as exc:
             # [AWS] an item the transaction would make invalid cancels it (ValidationError).
             outcome.reason = {"Code": "ValidationError", "Message": exc.message}
+            return outcome
+    if table.lsis and outcome.new is not None:
+        where = (table.name, ident[1][0])
+        pending = growth.get(where, 0)
+        try:
+            after = lsi.check_collection(
+                table, action.key, old, old_size, outcome.new, outcome.new_size, pending
+            )
+        except DynamoError as exc:
+            outcome.reason = {"Code": "ItemCollectionSizeLimitExceeded", "Message": exc.message}
+        else:
+            growth[where] = after - lsi.collection_bytes(table, action.key)
     return outcome
 
 
@@ -236,7 +252,8 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
         first = ledger.token(token, fingerprint, now)
         if first is not None:
             return _replay(state, first.items, mode, now)
-    outcomes = [_evaluate(state, a, i, now) for a, i in zip(plan, ids, strict=True)]
+    growth: dict[Any, int] = {}
+    outcomes = [_evaluate(state, a, i, now, growth) for a, i in zip(plan, ids, strict=True)]
     committing = all(o.reason is None for o in outcomes)
     memory = state.memory
     if committing:

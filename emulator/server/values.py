@@ -13,7 +13,13 @@ from typing import Any, Final
 
 from emulator.itemsize import kind_of
 from emulator.numbers import MAX_DIGITS, normal, significant_digits
-from emulator.server.protocol import DynamoError, invalid_parameter, serialization, validation
+from emulator.server.protocol import (
+    DynamoError,
+    invalid_parameter,
+    serialization,
+    type_error,
+    validation,
+)
 
 SCALARS: Final = ("S", "N", "B")
 TYPES: Final = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
@@ -175,7 +181,7 @@ def check_name_size(name: str) -> None:
 def check_item(item: Any, member: str = "Item") -> Item:
     """An attribute map (Item, Key, ExpressionAttributeValues), checked."""
     if not isinstance(item, dict):
-        raise serialization(f"Unexpected value type in payload for member {member}")
+        raise type_error(item, dict)
     for name, value in item.items():
         if not name or len(name) > MAX_NAME_CHARS_UNCHECKED:
             check_name_size(name)

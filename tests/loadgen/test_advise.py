@@ -133,3 +133,45 @@ def test_advice_agrees_with_the_simulation(name: str) -> None:
             assert throttled > 0.05, table_advice.verdict()
         else:
             assert throttled < 0.01, table_advice.verdict()
+
+
+def test_updates_that_move_index_keys_double_the_index_units_and_say_so() -> None:
+    """The advice charges by the one rule: a rewrite that moves the item's index key costs
+    the index a delete and a put (GSI.html), so 700 updates/s of items whose status is drawn
+    per request ask ~1,380 WRU/s of an index capped at 1,000: a limit the advice must see
+    (the simulation and the endpoint throttle about a quarter of them)."""
+    from tests.loadgen.test_differential import HERE
+
+    moving = advise(load_playbook(HERE / "gsi-key-moves.yaml"))[0]
+    first = moving.first_hit
+    assert first is not None
+    assert (first.scope, first.limit) == ("index byStatus", "on-demand maximum write")
+    # 2,000 seeded items, so every update rewrites one; 63 of 64 draws move it.
+    assert first.offered_units == pytest.approx(700 * (1 + 63 / 64), rel=1e-6)
+    assert any("2 writes" in n and "delete on the old key's partition" in n for n in moving.notes)
+    fixed = advise(load_playbook(HERE / "gsi-key-fixed.yaml"))[0]
+    assert fixed.first_hit is None
+    index = next(c for c in fixed.checks if c.limit == "on-demand maximum write")
+    assert index.offered_units == pytest.approx(700)  # one write per update: the item changed
+    assert not any("2 writes" in n for n in fixed.notes)
+
+
+def test_a_keys_only_index_costs_rewrites_nothing_when_its_keys_do_not_change() -> None:
+    playbook = _one_table(
+        {
+            "seed_items": 100,
+            "gsis": [
+                {"name": "byShelf", "partition_key": {"name": "shelf"}, "projection": "KEYS_ONLY"}
+            ],
+            "billing_mode": "PAY_PER_REQUEST",
+        },
+        {
+            "pk": {"dist": "uniform", "count": 100},
+            "shelf": {"dist": "uniform", "count": 10, "per_item": True},
+        },
+        {"operation": "put", "rate": 1000, "duration_s": 60},
+    )
+    advice = advise(playbook)[0]
+    index = next(c for c in advice.checks if c.scope == "index byShelf" and "ceiling" in c.limit)
+    assert index.offered_units == pytest.approx(0.0)
+    assert any("costs it nothing" in n for n in advice.notes)

@@ -131,8 +131,8 @@ def test_an_unknown_key_in_hotbench_toml_is_an_error_naming_file_and_key(
     import sys
 
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "hotbench.toml").write_text('region = "eu-west-1"\nmax_cost = 5\n')
-    with pytest.raises(SettingsFileError, match="unknown key 'max_cost'"):
+    (tmp_path / "hotbench.toml").write_text('region = "eu-west-1"\nmax_costs_usd = 5\n')
+    with pytest.raises(SettingsFileError, match="unknown key 'max_costs_usd'"):
         Settings()
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
@@ -145,7 +145,7 @@ def test_an_unknown_key_in_hotbench_toml_is_an_error_naming_file_and_key(
     )
     out = " ".join(proc.stdout.split())
     assert proc.returncode == 2, out + proc.stderr
-    assert f"{tmp_path / 'hotbench.toml'}: unknown key 'max_cost'" in out
+    assert f"{tmp_path / 'hotbench.toml'}: unknown key 'max_costs_usd'" in out
     assert "(did you mean 'max_cost_usd'?)" in out and "Traceback" not in proc.stderr
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from console.tui.app import HotbenchApp
 
 
-class ConsoleScreen(Screen[None]):
+class TuiScreen(Screen[None]):
     TITLE = ""
 
     @property

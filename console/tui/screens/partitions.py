@@ -11,11 +11,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.tui.widgets.partition_map import PartitionMap, serving_keys
 
 
-class PartitionsScreen(ConsoleScreen):
+class PartitionsScreen(TuiScreen):
     TITLE = "PARTITIONS"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left_square_bracket", "cycle(-1)", "prev table"),

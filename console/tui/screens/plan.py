@@ -12,7 +12,7 @@ from textual.containers import Grid, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from console.cost.render import cost_text
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.tui.widgets.preview_chart import PreviewChart
 from console.workflow import PlannedTable, PlanReport
 from loadgen.playbook import Playbook
@@ -28,7 +28,7 @@ def _billing(mode: str) -> str:
     return "on-demand" if mode == "PAY_PER_REQUEST" else "provisioned"
 
 
-class PlanScreen(ConsoleScreen):
+class PlanScreen(TuiScreen):
     TITLE = "PLAN"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("u", "app.up", "up: create")]
 

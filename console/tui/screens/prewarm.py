@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.workflow import Status, Step
 
 
@@ -20,7 +20,7 @@ def _pair(read: Any, write: Any) -> str:
     return f"R {read or 0:,.0f} / W {write or 0:,.0f}"
 
 
-class PrewarmScreen(ConsoleScreen):
+class PrewarmScreen(TuiScreen):
     TITLE = "PREWARM"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("w", "app.prewarm", "prewarm"),

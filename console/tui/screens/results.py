@@ -13,10 +13,10 @@ from textual.widgets import DataTable, Static
 
 from console.cost.render import cost_text
 from console.tui.export import compare, ms, pct, points, seconds
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 
 
-class ResultsScreen(ConsoleScreen):
+class ResultsScreen(TuiScreen):
     TITLE = "RESULTS"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "app.export('json')", "export JSON"),

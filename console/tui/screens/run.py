@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Static, TabbedContent, TabPane
 
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.tui.session import Watched
 from console.tui.widgets.client_latency import ClientLatency
 from console.tui.widgets.phase_clock import PhaseClock
@@ -37,7 +37,7 @@ class TablePane(TabPane):
             yield PhaseClock(classes="stat")
 
 
-class RunScreen(ConsoleScreen):
+class RunScreen(TuiScreen):
     TITLE = "RUN"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "app.run", "go: run"),

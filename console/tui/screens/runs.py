@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
-from console.tui.screens.base import ConsoleScreen
+from console.tui.screens.base import TuiScreen
 from console.workflow import CostTally, RunState
 
 
@@ -19,7 +19,7 @@ def _cost(tally: CostTally | None) -> str:
     return f"${tally.total_usd:,.4f}" + (" on AWS" if tally.hypothetical else "")
 
 
-class RunsScreen(ConsoleScreen):
+class RunsScreen(TuiScreen):
     TITLE = "RUNS"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "resume", "resume", priority=True),

@@ -106,8 +106,9 @@ def test_index_names_follow_the_same_rule(ddb: Any) -> None:
         key_table(ddb, GlobalSecondaryIndexes=[index])
     assert _error(excinfo) == (
         "ValidationException",
-        "1 validation error detected: Value 'by g' at 'indexName' failed to satisfy "
-        "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
+        "1 validation error detected: Value 'by g' at "
+        "'globalSecondaryIndexes.1.member.indexName' failed to satisfy constraint: "
+        "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
     )
 
 

@@ -4,6 +4,7 @@ transaction in flight, and two underlying operations charged per item."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -114,8 +115,11 @@ def test_transaction_requests_dynamodb_refuses(table: Any) -> None:
         ),
         (
             [{"Put": {"TableName": "tbl", "Item": _key(f"k{i}")}} for i in range(101)],
-            "1 validation error detected: Value at 'transactItems' failed to satisfy "
-            "constraint: Member must have length less than or equal to 100",
+            # The list itself is quoted (Java's rendering of it), as DynamoDB does.
+            re.compile(
+                r"1 validation error detected: Value '\[\{Put=.*\}\]' at 'transactItems' "
+                "failed to satisfy constraint: Member must have length less than or equal to 100"
+            ),
         ),
         (
             [{**put, "Delete": {"TableName": "tbl", "Key": _key("b")}}],
@@ -126,7 +130,11 @@ def test_transaction_requests_dynamodb_refuses(table: Any) -> None:
         with pytest.raises(ClientError) as excinfo:
             table.transact_write_items(TransactItems=actions)
         assert excinfo.value.response["Error"]["Code"] == "ValidationException"
-        assert excinfo.value.response["Error"]["Message"] == message
+        actual = excinfo.value.response["Error"]["Message"]
+        if isinstance(message, re.Pattern):
+            assert message.fullmatch(actual), actual
+        else:
+            assert actual == message
     # A missing table anywhere in it: the whole transaction is refused.
     with pytest.raises(ClientError) as excinfo:
         table.transact_write_items(

@@ -62,13 +62,13 @@ def shared() -> Any:
             b'{"TableName": 5}',
             TARGET + "PutItem",
             "com.amazon.coral.service#SerializationException",
-            "TableName",
+            "NUMBER_VALUE cannot be converted to String",
         ),
         (
             b'{"TableName": "tbl", "Item": "x"}',
             TARGET + "PutItem",
             "com.amazon.coral.service#SerializationException",
-            "Item",
+            "Unexpected field type",
         ),
         (
             b'{"TableName": "tbl", "Item": {"pk": {"S": "a"}}}',

@@ -1,0 +1,510 @@
+"""ExecuteStatement, BatchExecuteStatement and ExecuteTransaction: each statement is
+translated (`partiql_parse`) into the request of the operation it stands for, and that
+operation runs it: a SELECT with an equality on the partition key is a Query (the rest of
+its WHERE the filter), any other SELECT a Scan; INSERT a PutItem that must not find the
+item; UPDATE an UpdateItem and DELETE a DeleteItem of the one item the WHERE names.
+Validation, the expression engine, capacity and ReturnConsumedCapacity are those of the
+operation, so a statement costs what its request costs
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.html).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+
+from emulator.server import query_scan, single_item, transactions
+from emulator.server.emulator_state import EmulatorState
+from emulator.server.partiql_parse import (
+    Token,
+    Translation,
+    conjuncts,
+    equality,
+    expression,
+    identifier,
+    malformed,
+    parse_value,
+    tokenize,
+)
+from emulator.server.protocol import DynamoError, member, validation
+from emulator.server.table import Table
+from emulator.server.values import check_value
+
+MAX_BATCH: Final = 25
+"""[AWS] a BatchExecuteStatement holds at most 25 statements."""
+MAX_TRANSACTION: Final = 100
+MAX_STATEMENT_CHARS: Final = 8192
+ERROR_CODES: Final = {
+    "ConditionalCheckFailedException": "ConditionalCheckFailed",
+    "DuplicateItemException": "DuplicateItem",
+    "ValidationException": "ValidationError",
+    "ResourceNotFoundException": "ResourceNotFound",
+    "ThrottlingException": "ThrottlingError",
+    "ProvisionedThroughputExceededException": "ProvisionedThroughputExceeded",
+    "TransactionConflictException": "TransactionConflict",
+    "ItemCollectionSizeLimitExceededException": "ItemCollectionSizeLimitExceeded",
+}
+"""An operation's exception as a BatchStatementError code (BatchStatementErrorCodeEnum)."""
+RETURNING: Final = {
+    ("ALL", "OLD"): "ALL_OLD",
+    ("ALL", "NEW"): "ALL_NEW",
+    ("MODIFIED", "OLD"): "UPDATED_OLD",
+    ("MODIFIED", "NEW"): "UPDATED_NEW",
+}
+
+
+@dataclass
+class Statement:
+    """One statement as the request of the operation that runs it."""
+
+    kind: str
+    """SELECT, INSERT, UPDATE or DELETE."""
+    table: Table
+    request: dict[str, Any]
+    """The Query, Scan, PutItem, UpdateItem or DeleteItem request."""
+    get: dict[str, Any] | None = None
+    """A SELECT of one whole key: its GetItem request (batches and transactions read so)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _split(tokens: list[Token], words: tuple[str, ...]) -> list[tuple[str, list[Token]]]:
+    """The clauses of a statement: (keyword, its tokens) at each top-level keyword."""
+    out: list[tuple[str, list[Token]]] = []
+    depth = 0
+    for tok in tokens:
+        if tok.text in ("(", "[", "{", "<<"):
+            depth += 1
+        elif tok.text in (")", "]", "}", ">>"):
+            depth -= 1
+        if depth == 0 and tok.kind == "word" and tok.text.upper() in words:
+            out.append((tok.text.upper(), []))
+            continue
+        if not out:
+            raise malformed(f"Unexpected {tok.text!r}")
+        out[-1][1].append(tok)
+    return out
+
+
+def _table_of(state: EmulatorState, tokens: list[Token]) -> tuple[Table, str | None]:
+    if not tokens:
+        raise malformed("Expected a table name")
+    table = state.table(identifier(tokens[0]))
+    if len(tokens) == 1:
+        return table, None
+    if len(tokens) == 3 and tokens[1].text == ".":
+        return table, identifier(tokens[2])
+    raise malformed(f"Unexpected {tokens[1].text!r} after the table name")
+
+
+def _where(table: Table, tokens: list[Token], tr: Translation) -> tuple[dict[str, Any], str | None]:
+    """The key an UPDATE or DELETE names (an equality on every key attribute) and the
+    condition the rest of its WHERE makes."""
+    parts = conjuncts(tokens) if tokens else []
+    key: dict[str, Any] = {}
+    rest: list[str] = []
+    for part in parts:
+        found = equality(part, tr)
+        if found is not None and found[0] in table.schema.names and found[0] not in key:
+            key[found[0]] = found[1]
+        else:
+            rest.append("(" + expression(part, tr) + ")")
+    if set(key) != set(table.schema.names):
+        raise validation("Where clause does not contain a mandatory equality on all key attributes")
+    return key, " AND ".join(rest) or None
+
+
+def _both(first: str, second: str | None) -> str:
+    return first if second is None else f"{first} AND {second}"
+
+
+def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translation) -> Statement:
+    table, index = _table_of(state, clauses.get("FROM", []))
+    projection = clauses["SELECT"]
+    paths: list[str] = []
+    if not (len(projection) == 1 and projection[0].text == "*"):
+        part: list[Token] = []
+        for tok in [*projection, Token("op", ",")]:
+            if tok.text == ",":
+                if not part:
+                    raise malformed("Empty projection")
+                paths.append(expression(part, tr))
+                part = []
+            else:
+                part.append(tok)
+    where = clauses.get("WHERE", [])
+    parts = conjuncts(where) if where else []
+    if index is not None:
+        source = table.gsis.get(index) or table.lsis.get(index)
+        if source is None:
+            raise validation(f"The table does not have the specified index: {index}")
+        schema = source.schema
+    else:
+        schema = table.schema
+    key_part: list[Token] | None = None
+    sort_part: list[Token] | None = None
+    rest: list[list[Token]] = []
+    whole_key: dict[str, Any] = {}
+    for part in parts:
+        found = equality(part, Translation(parameters=tr.parameters))
+        if found is not None and found[0] == schema.pk.name and key_part is None:
+            key_part = part
+            whole_key[found[0]] = found[1]
+        elif sort_part is None and schema.sk is not None and _on_sort_key(part, schema.sk.name):
+            sort_part = part
+            if found is not None:
+                whole_key[found[0]] = found[1]
+        else:
+            rest.append(part)
+    request: dict[str, Any] = {"TableName": table.name}
+    if index is not None:
+        request["IndexName"] = index
+    if paths:
+        request["ProjectionExpression"] = ", ".join(paths)
+    if rest:
+        request["FilterExpression"] = " AND ".join("(" + expression(p, tr) + ")" for p in rest)
+    kind = "Scan"
+    if key_part is not None:
+        kind = "Query"
+        condition = expression(key_part, tr)
+        if sort_part is not None:
+            condition += " AND " + expression(sort_part, tr)
+        request["KeyConditionExpression"] = condition
+    elif sort_part is not None:
+        rest_text = request.get("FilterExpression")
+        request["FilterExpression"] = _both("(" + expression(sort_part, tr) + ")", rest_text)
+    tr.placeholders(request)
+    get = None
+    if index is None and not rest and set(whole_key) == set(table.schema.names):
+        get = {"TableName": table.name, "Key": whole_key}
+        if paths:
+            get["ProjectionExpression"] = request["ProjectionExpression"]
+            get["ExpressionAttributeNames"] = {
+                k: v for k, v in tr.names.items() if k in request["ProjectionExpression"]
+            }
+    return Statement("SELECT", table, request, get, {"operation": kind})
+
+
+def _on_sort_key(part: list[Token], sort_key: str) -> bool:
+    """Whether a conjunct is a key condition on the sort key (=, <, ..., BETWEEN,
+    begins_with)."""
+    if len(part) >= 3 and part[0].kind in ("word", "qid") and identifier(part[0]) == sort_key:
+        return part[1].text in ("=", "<", "<=", ">", ">=") or part[1].is_word("BETWEEN")
+    return (
+        len(part) >= 4
+        and part[0].is_word("BEGINS_WITH")
+        and part[1].text == "("
+        and part[2].kind in ("word", "qid")
+        and identifier(part[2]) == sort_key
+    )
+
+
+def _insert(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translation) -> Statement:
+    into = clauses.get("INTO", [])
+    value = clauses.get("VALUE")
+    if value is None:
+        raise malformed("INSERT needs INTO table VALUE {...}")
+    table, index = _table_of(state, into)
+    if index is not None:
+        raise malformed("INSERT into an index")
+    item, end = parse_value(value, 0, tr)
+    if end != len(value) or "M" not in item:
+        raise malformed("VALUE must be one {...} tuple")
+    request = {
+        "TableName": table.name,
+        "Item": item["M"],
+        "ConditionExpression": f"attribute_not_exists({tr.name(table.schema.pk.name)})",
+    }
+    return Statement("INSERT", table, tr.placeholders(request))
+
+
+def _returning(tokens: list[Token] | None) -> str | None:
+    if tokens is None:
+        return None
+    words = tuple(t.text.upper() for t in tokens)
+    if len(words) != 3 or words[2] != "*" or words[:2] not in RETURNING:
+        raise malformed("RETURNING takes ALL OLD *, ALL NEW *, MODIFIED OLD * or MODIFIED NEW *")
+    return RETURNING[(words[0], words[1])]
+
+
+def _update(
+    state: EmulatorState, split: list[tuple[str, list[Token]]], tr: Translation
+) -> Statement:
+    table, _ = _table_of(state, split[0][1])
+    sets: list[str] = []
+    removes: list[str] = []
+    where: list[Token] = []
+    returning: list[Token] | None = None
+    for word, tokens in split[1:]:
+        if word == "SET":
+            for assignment in _commas(tokens):
+                if len(assignment) < 3:
+                    raise malformed("SET needs path = value")
+                eq = next((n for n, t in enumerate(assignment) if t.text == "="), -1)
+                if eq < 1:
+                    raise malformed("SET needs path = value")
+                path = expression(assignment[:eq], tr)
+                sets.append(f"{path} = {expression(assignment[eq + 1 :], tr)}")
+        elif word == "REMOVE":
+            removes.extend(expression(p, tr) for p in _commas(tokens))
+        elif word == "WHERE":
+            where = tokens
+        elif word == "RETURNING":
+            returning = tokens
+    if not sets and not removes:
+        raise malformed("UPDATE needs SET or REMOVE")
+    key, condition = _where(table, where, tr)
+    exists = f"attribute_exists({tr.name(table.schema.pk.name)})"
+    parts = []
+    if sets:
+        parts.append("SET " + ", ".join(sets))
+    if removes:
+        parts.append("REMOVE " + ", ".join(removes))
+    request: dict[str, Any] = {
+        "TableName": table.name,
+        "Key": key,
+        "UpdateExpression": " ".join(parts),
+        "ConditionExpression": _both(exists, condition),
+    }
+    returns = _returning(returning)
+    if returns is not None:
+        request["ReturnValues"] = returns
+    return Statement("UPDATE", table, tr.placeholders(request))
+
+
+def _commas(tokens: list[Token]) -> list[list[Token]]:
+    out: list[list[Token]] = [[]]
+    depth = 0
+    for tok in tokens:
+        if tok.text in ("(", "[", "{", "<<"):
+            depth += 1
+        elif tok.text in (")", "]", "}", ">>"):
+            depth -= 1
+        if depth == 0 and tok.text == ",":
+            out.append([])
+            continue
+        out[-1].append(tok)
+    if any(not p for p in out):
+        raise malformed("Empty item in a list")
+    return out
+
+
+def _delete(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translation) -> Statement:
+    table, _ = _table_of(state, clauses.get("FROM", []))
+    key, condition = _where(table, clauses.get("WHERE", []), tr)
+    request: dict[str, Any] = {"TableName": table.name, "Key": key}
+    if condition is not None:
+        request["ConditionExpression"] = condition
+    returns = _returning(clauses.get("RETURNING"))
+    if returns is not None:
+        request["ReturnValues"] = returns
+    return Statement("DELETE", table, tr.placeholders(request))
+
+
+def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
+    """A statement (with its Parameters) as the request that runs it."""
+    if not isinstance(text, str) or not 1 <= len(text) <= MAX_STATEMENT_CHARS:
+        raise validation(
+            "1 validation error detected: Value at 'statement' failed to satisfy constraint: "
+            f"Member must have length between 1 and {MAX_STATEMENT_CHARS}"
+        )
+    params = parameters if isinstance(parameters, list) else []
+    for value in params:
+        check_value(value)
+    tokens = tokenize(text, len(params))
+    tr = Translation(parameters=params)
+    if not tokens or tokens[0].kind != "word":
+        raise malformed("Expected SELECT, INSERT, UPDATE or DELETE")
+    verb = tokens[0].text.upper()
+    if verb == "SELECT":
+        split = _split(tokens, ("SELECT", "FROM", "WHERE"))
+        return _select(state, dict(split), tr)
+    if verb == "INSERT":
+        split = _split(tokens[1:], ("INTO", "VALUE"))
+        return _insert(state, dict(split), tr)
+    if verb == "UPDATE":
+        split = _split(tokens, ("UPDATE", "SET", "REMOVE", "WHERE", "RETURNING"))
+        return _update(state, split, tr)
+    if verb == "DELETE":
+        split = _split(tokens[1:], ("FROM", "WHERE", "RETURNING"))
+        return _delete(state, dict(split), tr)
+    raise malformed(f"Unsupported statement {tokens[0].text}")
+
+
+def _run(state: EmulatorState, statement: Statement, options: dict[str, Any]) -> dict[str, Any]:
+    """Run one planned statement with the request's options; the operation's reply."""
+    request = {**statement.request, **options}
+    try:
+        if statement.kind == "SELECT":
+            operation = (
+                query_scan.query if statement.extra["operation"] == "Query" else (query_scan.scan)
+            )
+            return operation(state, request)
+        if statement.kind == "INSERT":
+            return single_item.put_item(state, request)
+        if statement.kind == "UPDATE":
+            return single_item.update_item(state, request)
+        return single_item.delete_item(state, request)
+    except DynamoError as exc:
+        if statement.kind == "INSERT" and exc.name == "ConditionalCheckFailedException":
+            raise DynamoError(
+                "DuplicateItemException", "Duplicate primary key exists in table"
+            ) from None
+        raise
+
+
+def _encode(key: dict[str, Any]) -> str:
+    return base64.b64encode(orjson.dumps(key)).decode()
+
+
+def _decode(token: str) -> dict[str, Any]:
+    try:
+        key = orjson.loads(base64.b64decode(token, validate=True))
+    except ValueError:
+        raise validation("Invalid NextToken") from None
+    if not isinstance(key, dict):
+        raise validation("Invalid NextToken")
+    return key
+
+
+def execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    statement = plan(state, member(req, "Statement", str, required=True), req.get("Parameters"))
+    options: dict[str, Any] = {}
+    for name in ("ReturnConsumedCapacity",):
+        if name in req:
+            options[name] = req[name]
+    if statement.kind == "SELECT":
+        for name in ("ConsistentRead", "Limit"):
+            if name in req:
+                options[name] = req[name]
+        token = member(req, "NextToken", str)
+        if token is not None:
+            options["ExclusiveStartKey"] = _decode(token)
+    elif "ReturnValuesOnConditionCheckFailure" in req:
+        options["ReturnValuesOnConditionCheckFailure"] = req["ReturnValuesOnConditionCheckFailure"]
+    reply = _run(state, statement, options)
+    out: dict[str, Any] = {"Items": reply.get("Items", [])}
+    if statement.kind != "SELECT" and "Attributes" in reply:
+        out["Items"] = [reply["Attributes"]]
+    if "LastEvaluatedKey" in reply:
+        out["LastEvaluatedKey"] = reply["LastEvaluatedKey"]
+        out["NextToken"] = _encode(reply["LastEvaluatedKey"])
+    if "ConsumedCapacity" in reply:
+        out["ConsumedCapacity"] = reply["ConsumedCapacity"]
+    return out
+
+
+def batch_execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    raw = member(req, "Statements", list, required=True)
+    if not 1 <= len(raw) <= MAX_BATCH:
+        raise validation(
+            "1 validation error detected: Value at 'statements' failed to satisfy constraint: "
+            f"Member must have length less than or equal to {MAX_BATCH}"
+            if raw
+            else "1 validation error detected: Value at 'statements' failed to satisfy "
+            "constraint: Member must have length greater than or equal to 1"
+        )
+    mode = req.get("ReturnConsumedCapacity", "NONE")
+    responses: list[dict[str, Any]] = []
+    consumed: dict[str, dict[str, Any]] = {}
+    for entry in raw:
+        if not isinstance(entry, dict):
+            raise validation("Statements entries must be objects")
+        try:
+            statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+            options: dict[str, Any] = {"ReturnConsumedCapacity": mode} if mode != "NONE" else {}
+            if statement.kind == "SELECT":
+                if statement.get is None:
+                    raise validation(
+                        "Select statements within BatchExecuteStatement are only supported "
+                        "with the full primary key"
+                    )
+                if entry.get("ConsistentRead") is not None:
+                    options["ConsistentRead"] = entry["ConsistentRead"]
+                reply = single_item.get_item(state, {**statement.get, **options})
+                response: dict[str, Any] = {"TableName": statement.table.name}
+                if "Item" in reply:
+                    response["Item"] = reply["Item"]
+            else:
+                on_fail = entry.get("ReturnValuesOnConditionCheckFailure")
+                if on_fail is not None:
+                    options["ReturnValuesOnConditionCheckFailure"] = on_fail
+                reply = _run(state, statement, options)
+                response = {"TableName": statement.table.name}
+            _add_consumed(consumed, reply.get("ConsumedCapacity"))
+            responses.append(response)
+        except DynamoError as exc:
+            error: dict[str, Any] = {
+                "Code": ERROR_CODES.get(exc.name, exc.name),
+                "Message": exc.message,
+            }
+            if "Item" in exc.extra:
+                error["Item"] = exc.extra["Item"]
+            responses.append({"Error": error})
+    out: dict[str, Any] = {"Responses": responses}
+    if mode != "NONE":
+        out["ConsumedCapacity"] = list(consumed.values())
+    return out
+
+
+def _add_consumed(totals: dict[str, dict[str, Any]], one: dict[str, Any] | None) -> None:
+    if not one:
+        return
+    total = totals.setdefault(one["TableName"], {"TableName": one["TableName"]})
+    for unit in ("CapacityUnits", "ReadCapacityUnits", "WriteCapacityUnits"):
+        if unit in one:
+            total[unit] = total.get(unit, 0.0) + one[unit]
+
+
+def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    raw = member(req, "TransactStatements", list, required=True)
+    if not 1 <= len(raw) <= MAX_TRANSACTION:
+        raise validation(
+            "1 validation error detected: Value at 'transactStatements' failed to satisfy "
+            f"constraint: Member must have length between 1 and {MAX_TRANSACTION}"
+        )
+    statements = []
+    for entry in raw:
+        if not isinstance(entry, dict):
+            raise validation("TransactStatements entries must be objects")
+        statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+        statements.append((statement, entry.get("ReturnValuesOnConditionCheckFailure")))
+    reads = [s.kind == "SELECT" for s, _ in statements]
+    if any(reads) and not all(reads):
+        raise validation("Transactions cannot mix reads and writes")
+    options: dict[str, Any] = {}
+    if "ReturnConsumedCapacity" in req:
+        options["ReturnConsumedCapacity"] = req["ReturnConsumedCapacity"]
+    if all(reads):
+        gets = []
+        for statement, _ in statements:
+            if statement.get is None:
+                raise validation(
+                    "Select statements within ExecuteTransaction are only supported with the "
+                    "full primary key"
+                )
+            gets.append({"Get": statement.get})
+        return transactions.transact_get_items(state, {"TransactItems": gets, **options})
+    actions = []
+    for statement, on_fail in statements:
+        body = {k: v for k, v in statement.request.items() if k != "ReturnValues"}
+        if on_fail is not None:
+            body["ReturnValuesOnConditionCheckFailure"] = on_fail
+        kind = {"INSERT": "Put", "UPDATE": "Update", "DELETE": "Delete"}[statement.kind]
+        actions.append({kind: body})
+    if "ClientRequestToken" in req:
+        options["ClientRequestToken"] = req["ClientRequestToken"]
+    try:
+        reply = transactions.transact_write_items(state, {"TransactItems": actions, **options})
+    except DynamoError as exc:
+        reasons = exc.extra.get("CancellationReasons")
+        if reasons is not None:
+            for (statement, _), reason in zip(statements, reasons, strict=True):
+                if statement.kind == "INSERT" and reason.get("Code") == "ConditionalCheckFailed":
+                    reason["Code"] = "DuplicateItem"
+                    reason["Message"] = "Duplicate primary key exists in table"
+            raise transactions.cancelled(reasons) from None
+        raise
+    return reply

@@ -1,0 +1,255 @@
+"""The differential test: the simulation and the endpoint charge by one rule, so the same
+playbook throttles the same through `simulate` and through the endpoint.
+
+Playbooks are generated (hypothesis): tables with and without a sort key, GSIs of every
+projection, index keys fixed per item or drawn per request (churning: rewrites move the
+item between index keys), provisioned and on-demand, seeded or not, puts, updates, gets
+and queries, at rates around the limits. Each runs through `simulate` (full scale) and
+through the in-process endpoint on a virtual clock at SCALE (tests/loadgen/virtual_live.py:
+the worker's request bodies and reply classification, no HTTP, no waiting), and the two
+are compared run by run, phase by phase and reason by reason.
+
+Tolerance (docs/model.md#the-differential-test): a phase's throttle rate, and each
+throttle reason's share of its requests, agree within TOLERANCE_POINTS plus three binomial
+standard deviations of the endpoint's request count (the two paths draw different keys from
+the same distributions, so they agree in distribution, not request by request).
+
+`make test` runs a few derandomised examples (DEFAULT_EXAMPLES); `make test-differential`
+(HOTBENCH_DIFF_EXAMPLES=200) runs many more with fresh randomness. A failing example is
+written to differential/found/ as a playbook; every playbook in differential/ (and found/)
+is replayed by `test_regression_playbooks_agree`, so a failure found once stays a test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from loadgen.playbook import Playbook, load_playbook, parse_playbook
+from loadgen.simulate import simulate
+from tests.loadgen.virtual_live import PhaseCounts, Runs, run_on_endpoint, simulated_runs
+
+SCALE = 1.0
+"""Full scale, as the simulation: the virtual clock makes it cost CPU time only, and a
+scaled run is a different experiment when items repeat (at scale s each item of a finite
+key space is written 1/s times less often, so more of the writes are of new items, which
+cost a KEYS_ONLY index a write where a rewrite costs none; the first example the
+generated test found, differential/found/, was exactly that at scale 0.25)."""
+TOLERANCE_POINTS = 3.0
+DEFAULT_EXAMPLES = 4
+EXAMPLES = int(os.environ.get("HOTBENCH_DIFF_EXAMPLES", DEFAULT_EXAMPLES))
+HERE = Path(__file__).resolve().parent / "differential"
+FOUND = Path(os.environ.get("HOTBENCH_DIFF_FOUND", HERE / "found"))
+
+
+def tolerance(live: PhaseCounts, rate: float) -> float:
+    """TOLERANCE_POINTS plus three binomial standard deviations of the endpoint's count."""
+    n = max(1.0, live.offered * SCALE)
+    return TOLERANCE_POINTS / 100 + 3 * math.sqrt(max(rate * (1 - rate), 0.0) / n)
+
+
+def disagreements(sim: Runs, live: Runs) -> list[str]:
+    """Every (run, phase) whose throttle rate or a reason's share differs beyond the
+    tolerance, and every endpoint error (a generated request must never be refused as
+    invalid)."""
+    out = []
+    assert sim.keys() == live.keys()
+    for key in sorted(sim):
+        s, e = sim[key], live[key]
+        if e.errors:
+            out.append(f"{key}: the endpoint answered {e.errors:.0f} requests with an error")
+        rate = max(s.throttle_rate, e.throttle_rate)
+        tol = tolerance(e, rate)
+        if abs(s.throttle_rate - e.throttle_rate) > tol:
+            out.append(
+                f"{key}: throttled {s.throttle_rate:.1%} simulated vs {e.throttle_rate:.1%} "
+                f"on the endpoint (tolerance {tol:.1%})"
+            )
+        for reason in sorted(set(s.by_reason) | set(e.by_reason)):
+            a = s.by_reason.get(reason, 0.0) / max(s.offered, 1.0)
+            b = e.by_reason.get(reason, 0.0) / max(e.offered, 1.0)
+            tol = tolerance(e, max(a, b))
+            if abs(a - b) > tol:
+                out.append(
+                    f"{key}: {reason} {a:.1%} simulated vs {b:.1%} on the endpoint "
+                    f"(tolerance {tol:.1%})"
+                )
+    return out
+
+
+def compare(playbook: Playbook) -> tuple[Runs, Runs, list[str]]:
+    sim = simulated_runs(simulate(playbook))
+    live = run_on_endpoint(playbook, SCALE)
+    return sim, live, disagreements(sim, live)
+
+
+# --- the judged pair: index keys that move, and a control whose keys never move ------------
+
+
+def test_updates_that_move_gsi_keys_throttle_alike_in_simulation_and_on_the_endpoint() -> None:
+    sim, live, problems = compare(load_playbook(HERE / "gsi-key-moves.yaml"))
+    assert not problems, problems
+    s, e = sim[("moves", 1, 0)], live[("moves", 1, 0)]
+    # 700 updates/s x 2 index writes against 1,000: about 28 % refused, less the grace.
+    assert 0.2 < s.throttle_rate < 0.3
+    assert abs(s.throttle_rate - e.throttle_rate) < 0.01  # within 1 point
+    assert set(s.by_reason) == set(e.by_reason) == {"IndexWriteMaxOnDemandThroughputExceeded"}
+
+
+def test_the_control_whose_index_keys_never_move_throttles_neither() -> None:
+    sim, live, problems = compare(load_playbook(HERE / "gsi-key-fixed.yaml"))
+    assert not problems, problems
+    assert sim[("moves", 1, 0)].throttled == 0
+    assert live[("moves", 1, 0)].throttled == 0
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(FOUND.glob("*.yaml")),
+    ids=lambda p: p.stem,
+)
+def test_regression_playbooks_agree(path: Path) -> None:
+    """Examples the generated test once found disagreeing, kept as playbooks."""
+    _, _, problems = compare(load_playbook(path))
+    assert not problems, problems
+
+
+# --- generated playbooks -------------------------------------------------------------------
+
+ATTRIBUTES = ("g0", "g1")
+"""Attributes the generated GSIs are keyed by (and an INCLUDE may project)."""
+
+
+@st.composite
+def key_distribution(draw: st.DrawFn, fixed_allowed: bool = True) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["hot", "uniform", "few"]))
+    if kind == "hot":
+        top = draw(st.integers(40, 90))
+        out: dict[str, Any] = {
+            "dist": "weighted",
+            "weights": {"H": top, "A": (100 - top) / 2, "B": (100 - top) / 2},
+        }
+    elif kind == "few":
+        out = {"dist": "uniform", "count": draw(st.integers(2, 6)), "format": "F{:d}"}
+    else:
+        out = {"dist": "uniform", "count": draw(st.integers(20, 400)), "format": "U{:04d}"}
+    if fixed_allowed and draw(st.booleans()):
+        out["per_item"] = True
+    return out
+
+
+@st.composite
+def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
+    has_sk = draw(st.booleans())
+    provisioned = draw(st.booleans())
+    item_size = draw(st.sampled_from([300, 900, 1500, 2600, 5000]))
+    units = math.ceil(item_size / 1024)
+    rate = draw(st.integers(150, 1600))
+    phases = []
+    for i in range(draw(st.integers(1, 2))):
+        op = draw(st.sampled_from(["put", "update", "get", "query"]))
+        phases.append(
+            {
+                "name": f"p{i}-{op}",
+                "operation": op,
+                "rate": float(draw(st.integers(max(40, rate // 3), rate))),
+                "duration_s": float(draw(st.integers(3, 5))),
+                "consistent_read": draw(st.booleans()),
+            }
+        )
+    rate = max(int(p["rate"]) for p in phases)  # the limits are set around the peak phase
+    table: dict[str, Any] = {
+        "name": "gen",
+        "partition_key": {"name": "pk"},
+        "billing_mode": "PROVISIONED" if provisioned else "PAY_PER_REQUEST",
+        "item_size_bytes": item_size,
+    }
+    attributes: dict[str, Any] = {"pk": draw(key_distribution(fixed_allowed=False))}
+    if has_sk:
+        table["sort_key"] = {"name": "sk"}
+        attributes["sk"] = {"dist": "uniform", "count": draw(st.integers(2, 40))}
+
+    # Rates around the limits: each limit a factor of 0.3-1.3 of what the peak phase asks
+    # (a phase of a few seconds absorbs about a second of excess: the grace).
+    def near(units_per_s: float) -> int:
+        return max(1, round(units_per_s * draw(st.floats(0.3, 1.3))))
+
+    if provisioned:
+        table["write_capacity"] = near(rate * units)
+        table["read_capacity"] = near(rate * units / 2)
+    elif draw(st.integers(0, 3)) > 0:  # the new-table ceiling (4,130/s) is rarely near
+        table["on_demand_max"] = {"write": near(rate * units), "read": near(rate * units / 2)}
+    gsis = []
+    for g in range(draw(st.integers(0, 2))):
+        name = ATTRIBUTES[g]
+        attributes[name] = draw(key_distribution())
+        projection = draw(st.sampled_from(["ALL", "KEYS_ONLY", "INCLUDE"]))
+        gsi: dict[str, Any] = {
+            "name": f"by_{name}",
+            "partition_key": {"name": name},
+            "projection": projection,
+        }
+        if draw(st.booleans()):
+            gsi["sort_key"] = {"name": "pk"}
+        if projection == "INCLUDE":
+            gsi["non_key_attributes"] = draw(st.sampled_from([["hbpad"], ["g1"], ["g0"], []]))
+        entry_units = units if projection == "ALL" else 1
+        if provisioned:
+            gsi["write_capacity"] = near(rate * entry_units * 1.5)
+            gsi["read_capacity"] = near(rate)
+        elif draw(st.integers(0, 3)) > 0:
+            gsi["on_demand_max"] = {"write": near(rate * entry_units * 1.5)}
+        gsis.append(gsi)
+    # An INCLUDE of an attribute no GSI is keyed by projects nothing the writes carry.
+    for gsi in gsis:
+        gsi["non_key_attributes"] = [
+            n for n in gsi.get("non_key_attributes", []) if n == "hbpad" or n in attributes
+        ]
+        if gsi["projection"] != "INCLUDE":
+            gsi.pop("non_key_attributes")
+    if gsis:
+        table["gsis"] = gsis
+    if draw(st.booleans()):
+        table["seed_items"] = draw(st.integers(1, 400))
+    return {
+        "name": "generated",
+        "tables": [table],
+        "load": {"attributes": attributes, "phases": phases, "seed": draw(st.integers(1, 10**6))},
+    }
+
+
+def _keep(data: dict[str, Any], problems: list[str]) -> Path:
+    """A failing example, written as a playbook the regression test replays."""
+    text = yaml.safe_dump(data, sort_keys=False)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    FOUND.mkdir(parents=True, exist_ok=True)
+    path = FOUND / f"found-{digest}.yaml"
+    header = "".join(f"# {p}\n" for p in problems)
+    path.write_text(f"# Found by tests/loadgen/test_differential.py:\n{header}{text}")
+    return path
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES == DEFAULT_EXAMPLES,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    database=None,
+    # No shrinking: an example costs seconds, and each failing one is kept as it is.
+    phases=[Phase.explicit, Phase.generate],
+)
+@given(generated_playbook())
+def test_generated_playbooks_throttle_alike(data: dict[str, Any]) -> None:
+    playbook = parse_playbook(data, "<generated>")
+    _, _, problems = compare(playbook)
+    if problems:
+        path = _keep(data, problems)
+        raise AssertionError(f"kept as {path}:\n" + "\n".join(problems))
