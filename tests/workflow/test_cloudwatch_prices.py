@@ -5,7 +5,6 @@ filters."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -103,18 +102,3 @@ def test_one_minute_samples_are_sum_over_60_and_labelled_as_such() -> None:
     assert sample.consumed_wcu == pytest.approx(1810.0)
     assert sample.throttled == 133_200
     assert sample.throttled_by_reason == {"TableWriteKeyRangeThroughputExceeded": 133_200}
-
-
-def product(usagetype: str, usd: str, unit: str = "Hrs", free_tier: bool = False) -> str:
-    dims = {"D1": {"pricePerUnit": {"USD": usd}, "unit": unit, "beginRange": "0"}}
-    if free_tier:
-        dims = {
-            "D0": {"pricePerUnit": {"USD": "0.0000000000"}, "unit": unit, "endRange": "25"},
-            "D1": {"pricePerUnit": {"USD": usd}, "unit": unit, "beginRange": "25"},
-        }
-    return json.dumps(
-        {
-            "product": {"attributes": {"usagetype": usagetype, "regionCode": "eu-west-1"}},
-            "terms": {"OnDemand": {"T1": {"priceDimensions": dims}}},
-        }
-    )
