@@ -8,7 +8,7 @@ CHECKOV_VENV := .venv-checkov
 # run is left to the compiled pass: it measures the same model over HTTP for minutes).
 PURE_TESTS := tests/emulator -m "not slow"
 
-.PHONY: run test test-differential lint typecheck bench clean checkov native
+.PHONY: run test test-fast test-stress test-differential lint typecheck bench clean checkov native
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -34,13 +34,29 @@ run: native
 
 ## make test: lint, format check, type-check and run the whole test suite.
 ## The suite runs on the compiled emulator (what `make run` and `hotbench` use), then the
-## emulator's own tests again on the pure-Python modules, the reference.
+## emulator's own tests again on the pure-Python modules, the reference. Every pass runs
+## even when one before it fails, and the end prints one line per pass (scripts/passes.py).
+## pytest runs on two processes (pytest-xdist): the live tests that measure physics in real
+## time share one group (`xdist_group("live")`), so they never compete with each other.
+XDIST := -n 2 --dist loadgroup
+LINT := $(BIN)/ruff check emulator loadgen console tests benchmarks scripts
+FORMAT := $(BIN)/ruff format --check emulator loadgen console tests benchmarks scripts
+COMPILED := HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov \
+	$(BIN)/pytest -q $(XDIST)
+PURE := HOTBENCH_PURE=1 $(BIN)/pytest -q $(XDIST) $(PURE_TESTS)
 test: native $(CHECKOV_VENV)/bin/checkov
-	$(BIN)/ruff check emulator loadgen console tests benchmarks
-	$(BIN)/ruff format --check emulator loadgen console tests benchmarks
-	$(BIN)/mypy
-	HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov $(BIN)/pytest -q
-	HOTBENCH_PURE=1 $(BIN)/pytest -q $(PURE_TESTS)
+	$(BIN)/python scripts/passes.py "lint: $(LINT)" "format: $(FORMAT)" "types: $(BIN)/mypy" \
+		"compiled: $(COMPILED)" "pure: $(PURE)"
+
+## make test-fast: the everyday loop, everything but the slow live checks (marked `slow`).
+test-fast: native
+	$(BIN)/python scripts/passes.py "lint: $(LINT)" "format: $(FORMAT)" "types: $(BIN)/mypy" \
+		"fast: HOTBENCH_EXPECT_NATIVE=1 $(BIN)/pytest -q $(XDIST) -m 'not slow'"
+
+## make test-stress: the suite three times in a row while a CPU hog keeps both cores busy
+## (scripts/stress.py); every run must pass. About three times make test's time.
+test-stress: native $(CHECKOV_VENV)/bin/checkov
+	$(BIN)/python scripts/stress.py --runs 3 -- $(MAKE) --no-print-directory test
 
 ## make test-differential: the differential test's long run (docs/model.md#the-differential-test):
 ## 200 generated playbooks through simulate and the endpoint; a failing one is kept in
@@ -49,8 +65,8 @@ test-differential: native
 	HOTBENCH_DIFF_EXAMPLES=200 $(BIN)/pytest -q tests/loadgen/test_differential.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check emulator loadgen console tests benchmarks
-	$(BIN)/ruff format --check emulator loadgen console tests benchmarks
+	$(LINT)
+	$(FORMAT)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

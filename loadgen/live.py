@@ -210,9 +210,14 @@ def run_playbook(
                     created.append(table_name)
                     wait_active(client, table_name)
                     if spec.seed_items:
-                        say(f"seeding {table_name}")
                         n = seed_table(
-                            client, table_name, playbook, spec, options.scale, options.seed_limit
+                            client,
+                            table_name,
+                            playbook,
+                            spec,
+                            options.scale,
+                            options.seed_limit,
+                            progress=say,
                         )
                         say(f"seeded {n:,} items into {table_name}")
                 for repeat in range(1, spec_run.repeats + 1):

@@ -8,6 +8,7 @@ playbook is written by hand and read by people under time pressure.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import types
 from pathlib import Path
@@ -80,6 +81,21 @@ class GsiSpec(Strict):
     """Provisioned WCU (PROVISIONED tables only)."""
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
+
+    @model_validator(mode="after")
+    def _include_names_attributes(self) -> GsiSpec:
+        # DynamoDB refuses an INCLUDE projection without NonKeyAttributes at CreateTable:
+        # said here, before a run, rather than by the table that fails to create.
+        if self.projection == "INCLUDE" and not self.non_key_attributes:
+            raise ValueError(
+                "projection INCLUDE needs non_key_attributes (at least one name); "
+                "use KEYS_ONLY to project the keys alone"
+            )
+        if self.projection != "INCLUDE" and self.non_key_attributes:
+            raise ValueError(
+                f"non_key_attributes apply to projection INCLUDE, not {self.projection}"
+            )
+        return self
 
 
 class TableSpec(Strict):
@@ -212,12 +228,34 @@ class _Dist(Strict):
     """Fixed per item: derived from the item's primary key instead of drawn per request
     (a SKU's shelf number), so rewriting an item never moves it within a GSI."""
 
+    def describe(self) -> str:
+        """The distribution in words, for people (the console's plan, reports)."""
+        return self._words() + (", fixed per item" if self.per_item else "")
+
+    def _words(self) -> str:
+        return str(getattr(self, "dist", "?"))
+
+
+def _values(count: int, start: int, format: str | None) -> str:
+    """`100,000 values SKU-000000..SKU-099999` (or the numbers when unformatted)."""
+    first, last = start, start + count - 1
+    if format:
+        with contextlib.suppress(ValueError, IndexError, KeyError):
+            return f"{count:,} values {format.format(first)}..{format.format(last)}"
+    return f"{count:,} values {first}..{last}"
+
 
 class WeightedDist(_Dist):
     """A few named values with weights, e.g. 80/10/10 over warehouses."""
 
     dist: Literal["weighted"]
     weights: dict[str, float] = Field(min_length=1)
+
+    def _words(self) -> str:
+        total = sum(self.weights.values())
+        ranked = sorted(self.weights.items(), key=lambda kv: -kv[1])
+        shown = [f"{k} {v / total * 100:.3g} %" for k, v in ranked[:3]]
+        return ", ".join(shown + (["..."] if len(ranked) > 3 else []))
 
     @model_validator(mode="after")
     def _positive(self) -> WeightedDist:
@@ -235,6 +273,9 @@ class UniformDist(_Dist):
     format: str | None = None
     """Python format for the number, e.g. 'SKU-{:05d}' (strings only)."""
 
+    def _words(self) -> str:
+        return "uniform over " + _values(self.count, self.start, self.format)
+
 
 class ZipfDist(_Dist):
     """Zipf(s) over `count` ranked values: value k has weight 1/k^s."""
@@ -245,11 +286,17 @@ class ZipfDist(_Dist):
     start: int = 0
     format: str | None = None
 
+    def _words(self) -> str:
+        return f"zipf (s {self.s:g}) over " + _values(self.count, self.start, self.format)
+
 
 class UuidDist(_Dist):
     """A fresh random UUID per request: a key that never repeats."""
 
     dist: Literal["uuid"]
+
+    def _words(self) -> str:
+        return "a new UUID per request"
 
 
 class MonotonicDist(_Dist):
@@ -259,12 +306,18 @@ class MonotonicDist(_Dist):
     start: int = 1_764_460_800_000
     format: str | None = None
 
+    def _words(self) -> str:
+        return "increasing with every request (timestamp-like)"
+
 
 class ConstantDist(_Dist):
     """One value for every request."""
 
     dist: Literal["constant"]
     value: str
+
+    def _words(self) -> str:
+        return f"always {self.value}"
 
 
 class CompositeDist(_Dist):
@@ -273,6 +326,10 @@ class CompositeDist(_Dist):
     dist: Literal["composite"]
     format: str
     parts: dict[str, Distribution] = Field(min_length=1)
+
+    def _words(self) -> str:
+        parts = "; ".join(f"{name}: {part.describe()}" for name, part in self.parts.items())
+        return f"{self.format} with {parts}"
 
 
 Distribution = Annotated[

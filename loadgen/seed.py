@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -103,7 +103,37 @@ def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
         limits += [float(g.write_capacity or 1) for g in spec.gsis]
     else:
         limits.append(DEFAULT_PARAMS.ondemand_initial_wcu)
+        # An on-demand maximum caps the table or index as provisioned capacity does.
+        caps = [spec.on_demand_max] + [g.on_demand_max for g in spec.gsis]
+        limits += [float(c.write) for c in caps if c is not None and c.write is not None]
     return max(1.0, 0.5 * scale * min(limits) / units)
+
+
+SeedProgress = Callable[[str], None]
+"""Receives a progress line while seeding (every 10 % of the items)."""
+
+
+def progress_line(table_name: str, written: int, total: int, elapsed_s: float) -> str:
+    """`seeding T [#####.....] 7,500 of 15,000 items (50 %), ~50 s left`: a bar that
+    reads the same in a terminal, a CI log and the console's step log."""
+    fraction = written / total if total else 1.0
+    bar = "#" * round(fraction * 10) + "." * (10 - round(fraction * 10))
+    left = elapsed_s / written * (total - written) if written else 0.0
+    return (
+        f"seeding {table_name} [{bar}] {written:,} of {total:,} items "
+        f"({fraction * 100:.0f} %), ~{left:,.0f} s left"
+    )
+
+
+def seed_count(playbook: Playbook, spec: TableSpec, limit: int | None = None) -> int:
+    """How many items `seed_items` yields: seed_items, at most `limit`, at most the
+    finite key space (the same arithmetic as seed_blocks, without drawing them)."""
+    count = spec.seed_items if limit is None else min(limit, spec.seed_items)
+    attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
+    primary = spec.primary_key_names()
+    generator = ItemGenerator(attributes, [k.name for k in spec.key_attributes()], primary)
+    radices = [generator.samplers[name].finite or 0 for name in primary]
+    return min(count, math.prod(radices)) if all(radices) else count
 
 
 def seed_table(
@@ -114,15 +144,24 @@ def seed_table(
     scale: float,
     limit: int | None = None,
     timeout_s: float = 900.0,
+    progress: SeedProgress | None = None,
 ) -> int:
-    """Write the seed items, paced; returns how many were written."""
+    """Write the seed items, paced; returns how many were written. `progress` gets a
+    line with a bar and the time left at the start and every 10 % of the items."""
     rate = seed_rate(playbook, spec, scale)
     start = time.monotonic()
     written = 0
     batch: list[dict[str, Any]] = []
+    total = seed_count(playbook, spec, limit) if progress is not None else 0
+    if progress is not None:
+        progress(
+            f"seeding {table_name}: {total:,} items at {rate:,.0f} items/s, about "
+            f"{total / rate:,.0f} s (paced at half of what the table takes at scale {scale:g})"
+        )
+    next_tenth = 1
 
     def flush() -> None:
-        nonlocal written
+        nonlocal written, next_tenth
         requests: list[dict[str, Any]] = [{"PutRequest": {"Item": i}} for i in batch]
         delay = 0.05
         while requests:
@@ -138,6 +177,9 @@ def seed_table(
         ahead = written / rate - (time.monotonic() - start)
         if ahead > 0:
             time.sleep(ahead)
+        if progress is not None and total and written * 10 >= next_tenth * total:
+            progress(progress_line(table_name, written, total, time.monotonic() - start))
+            next_tenth = written * 10 // total + 1
 
     for item in seed_items(playbook, spec, limit):
         batch.append(item)

@@ -28,6 +28,7 @@ from loadgen.results import PhaseResult, PlaybookResult, RunResult
 from loadgen.seed import seed_blocks
 from loadgen.writes import (
     KEYS_ONLY_BYTES,
+    NEW,
     ItemStates,
     TablePlan,
     classes,
@@ -142,24 +143,27 @@ def _new_states(spec: TableSpec, generator: ItemGenerator, primary: list[str]) -
 
 
 def _group(
-    cols: list[np.ndarray], radices: list[int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Requests with identical routes, in the order of their (mixed-radix) route: unique
-    groups' first request, count, and each request's group. One int64 key when the radices
-    fit, else the same order row by row."""
+    cols: list[np.ndarray], radices: list[int], with_inverse: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Requests with identical routes, in the order of their (mixed-radix) route: each
+    group's first request and count, and (`with_inverse`) each request's group. One int64
+    key when the radices fit, else the same order row by row."""
     if math.prod(radices) < (1 << 62):
         key = cols[0].astype(np.int64)
         for col, radix in zip(cols[1:], radices[1:], strict=True):
             key = key * np.int64(radix) + col
+        if not with_inverse:
+            _, first, counts = np.unique(key, return_index=True, return_counts=True)
+            return first, counts, None
         _, first, inverse, counts = np.unique(
             key, return_index=True, return_inverse=True, return_counts=True
         )
-        return first, counts, inverse, key
+        return first, counts, inverse
     rows = np.stack(cols, axis=1)
     _, first, inverse, counts = np.unique(
         rows, axis=0, return_index=True, return_inverse=True, return_counts=True
     )
-    return first, counts, inverse.reshape(-1), rows
+    return first, counts, inverse.reshape(-1)
 
 
 class Simulation:
@@ -308,10 +312,43 @@ class Simulation:
         return out
 
     def _tick(self, tk: _Tick, n: int, now: float, run_t: float, phase_t: float) -> None:
-        load, table, result, out = tk.load, tk.table, tk.result, tk.out
-        plan = load.plan
+        """The `n` requests due in one tick. Writes to items with a past are admitted in
+        rounds, the k-th write of each item in round k, so each sees what the admitted
+        writes before it left (a throttled one leaves the item as it was)."""
+        load = tk.load
         idx = load.generator.draw(self.rng, n, self.seq)
         self.seq += n
+        states = load.states
+        if states is None:
+            self._admit(tk, idx, None, n, 0, now, run_t, phase_t)
+            return
+        rows = states.rows_of(states.ids(idx, load.primary))
+        rank = occurrences(rows) if tk.is_write else None
+        if rank is None or not rank.any():
+            self._admit(tk, idx, rows, n, 0, now, run_t, phase_t)
+            return
+        seen = 0
+        for r in range(int(rank.max()) + 1):
+            sel = np.nonzero(rank == r)[0]
+            part = {name: values[sel] for name, values in idx.items()}
+            seen = self._admit(tk, part, rows[sel], n, seen, now, run_t, phase_t)
+
+    def _admit(
+        self,
+        tk: _Tick,
+        idx: dict[str, np.ndarray],
+        rows: np.ndarray | None,
+        n_tick: int,
+        seen: int,
+        now: float,
+        run_t: float,
+        phase_t: float,
+    ) -> int:
+        """Admit drawn requests (all of a tick, or one round of it) group by group; the
+        count of the tick's requests taken so far, `seen` plus these."""
+        load, table, result, out = tk.load, tk.table, tk.result, tk.out
+        plan = load.plan
+        n = len(idx[tk.pk_name])
         base_ks = table.base.keyspace
         pk_hash = load.mappers[tk.pk_name].hashes(idx[tk.pk_name])
         sk_pos = (
@@ -321,35 +358,28 @@ class Simulation:
         )
         base_pids = base_ks.locate_many(pk_hash, sk_pos)
         states = load.states
-        rows: np.ndarray | None = None
         current: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         before: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        existed = np.zeros(n, dtype=bool)
-        if states is not None:
+        existed: np.ndarray | None = None
+        if states is not None and rows is not None:
             # The item's past: whether it existed, and its tracked attributes' values.
-            rows = states.rows_of(states.ids(idx, load.primary))
             if tk.is_write:
-                current = {
-                    name: (
-                        load.mappers[name].hashes(idx[name]),
-                        load.mappers[name].positions(idx[name]),
-                    )
-                    for name in states.hashes
-                }
+                for name in states.hashes:
+                    m = load.mappers[name]
+                    current[name] = (m.hashes(idx[name]), m.positions(idx[name]))
                 existed, before = previous(states, rows, current)
             else:
                 existed = states.existed[rows]
         cols = [base_pids]
         radices = [len(base_ks.all)]
+        # Per GSI: (hash, position, partition id) of the new entry, then, when the item's
+        # past decides the charge, per request: put units, and the old entry's hash,
+        # position, partition id and delete units. Without a past (a never-repeating key)
+        # every request is a new item: one class, one charge.
         gsi_cols: list[tuple[np.ndarray, ...]] = []
-        units_all: np.ndarray
+        moved_any = False
         if tk.is_write:
-            units_all = np.array(plan.write_units, dtype=np.int64)[existed.astype(np.int64)]
-            changed = (
-                {name: before[name][0] != h for name, (h, _) in current.items()}
-                if states is not None
-                else {}
-            )
+            changed = {name: before[name][0] != h for name, (h, _) in current.items()}
             for g, gks in zip(plan.indexes, tk.gsi_keyspaces, strict=True):
                 ghash = load.mappers[g.pk].hashes(idx[g.pk])
                 gpos = (
@@ -358,18 +388,22 @@ class Simulation:
                     else np.zeros(n, dtype=np.float64)
                 )
                 gpids = gks.locate_many(ghash, gpos)
-                cls = classes(g, existed, changed)
-                table_units = np.array(g.units, dtype=np.int64)
-                old_u = table_units[cls, 0]
-                new_u = table_units[cls, 1]
                 sentinel = len(gks.all)
-                cols.append(np.where(new_u > 0, gpids, sentinel))
                 radices.append(sentinel + 1)
+                if existed is None:
+                    put = g.units[NEW][1]
+                    cols.append(gpids if put > 0 else np.full(n, sentinel, dtype=np.int64))
+                    gsi_cols.append((ghash, gpos, gpids))
+                    continue
+                units = np.array(g.units, dtype=np.int64)[classes(g, existed, changed)]
+                old_u, new_u = units[:, 0], units[:, 1]
+                cols.append(np.where(new_u > 0, gpids, sentinel))
                 old_h, old_p, old_pids = ghash, gpos, gpids
                 if old_u.any():
                     # A moved entry's delete lands on its OLD key's partition.
+                    moved_any = True
                     old_h = before[g.pk][0] if g.pk in before else ghash
-                    old_p = (before[g.sk][1] if g.sk in before else gpos) if g.sk else gpos
+                    old_p = before[g.sk][1] if g.sk is not None and g.sk in before else gpos
                     old_pids = gks.locate_many(old_h, old_p)
                     cols.append(np.where(old_u > 0, old_pids, sentinel))
                     radices.append(sentinel + 1)
@@ -377,30 +411,39 @@ class Simulation:
                     cols.append(new_u)
                     radices.append(int(new_u.max()) + 1)
                 gsi_cols.append((ghash, gpos, gpids, new_u, old_h, old_p, old_pids, old_u))
-        else:
-            units_all = np.array(plan.read_units, dtype=np.float64)[existed.astype(np.int64)]
-        if units_all.min() != units_all.max():
-            cols.append(np.searchsorted(np.unique(units_all), units_all))
-            radices.append(len(np.unique(units_all)))
-        first, counts, inverse, _ = _group(cols, radices)
+        table_units: np.ndarray | None = None
+        if existed is not None:
+            by_existed = plan.write_units if tk.is_write else plan.read_units
+            if by_existed[0] != by_existed[1]:
+                table_units = np.where(existed, by_existed[1], by_existed[0])
+                cols.append(existed.astype(np.int64))
+                radices.append(2)
+        fixed_units = plan.write_units[0] if tk.is_write else plan.read_units[0]
+        recording = tk.is_write and states is not None
+        first, counts, inverse = _group(cols, radices, recording)
         groups = len(first)
         second = result.second(int(run_t + 1e-9))
         order = self.rng.permutation(groups) if groups > 1 else range(groups)
-        accepted_by_group = np.zeros(groups, dtype=np.int64)
-        seen = 0
+        accepted_by_group = np.zeros(groups, dtype=np.int64) if recording else None
         names = tk.gsi_names
         for grp in order:
             i = int(first[grp])
             count = int(counts[grp])
             part = base_ks.all[int(base_pids[i])]
             if tk.is_write:
-                units_w = int(units_all[i])
+                units_w = int(table_units[i]) if table_units is not None else int(fixed_units)
                 writes = []
                 gparts = []
                 old_parts: list[Partition | None] = []
-                for name, gks, (gh, gp, gpids, nu, oh, op, opids, ou) in zip(
-                    names, tk.gsi_keyspaces, gsi_cols, strict=True
+                for g, name, gks, c in zip(
+                    plan.indexes, names, tk.gsi_keyspaces, gsi_cols, strict=True
                 ):
+                    if len(c) == 3:
+                        writes.append(GsiWrite(name, int(c[0][i]), float(c[1][i]), g.units[NEW][1]))
+                        gparts.append(gks.all[int(c[2][i])])
+                        old_parts.append(None)
+                        continue
+                    gh, gp, gpids, nu, oh, op, opids, ou = c
                     o = int(ou[i])
                     writes.append(
                         GsiWrite(
@@ -419,7 +462,7 @@ class Simulation:
                     now=now,
                     part=part,
                     gsi_parts=gparts,
-                    gsi_old_parts=old_parts,
+                    gsi_old_parts=old_parts if moved_any else None,
                 )
                 second.consumed_wcu += decision.accepted * units_w
                 if decision.accepted:  # what the model charged each index (on-demand bills it)
@@ -429,7 +472,7 @@ class Simulation:
                         if w.units or w.old_units
                     )
             else:
-                units_r = float(units_all[i])
+                units_r = float(table_units[i]) if table_units is not None else float(fixed_units)
                 decision = self.model.read(
                     table,
                     int(pk_hash[i]),
@@ -441,7 +484,8 @@ class Simulation:
                     part=part,
                 )
                 second.consumed_rcu += decision.accepted * units_r
-            accepted_by_group[grp] = decision.accepted
+            if accepted_by_group is not None:
+                accepted_by_group[grp] = decision.accepted
             second.sent += count
             second.succeeded += decision.accepted
             if decision.throttle is not None and decision.refused:
@@ -450,19 +494,33 @@ class Simulation:
                 second.by_exception[decision.throttle.exception] += decision.refused
                 # Within the tick, requests arrive evenly; the first refusal came after
                 # the ones admitted before it.
-                at = (seen + decision.accepted) / n * self.tick_s
+                at = (seen + decision.accepted) / n_tick * self.tick_s
                 if result.first_throttle_s is None:
                     result.first_throttle_s = run_t + at
                 if out.first_throttle_s is None:
                     out.first_throttle_s = phase_t + at
             seen += count
-        if tk.is_write and states is not None and rows is not None:
+        if recording and states is not None and rows is not None:
+            assert inverse is not None and accepted_by_group is not None
             # A group's first `accepted` requests (in draw order) were admitted.
             by_group = np.argsort(inverse, kind="stable")
             starts = np.cumsum(counts) - counts
             rank = np.empty(n, dtype=np.int64)
             rank[by_group] = np.arange(n) - starts[inverse[by_group]]
             record(states, rows, rank < accepted_by_group[inverse], current)
+        return seen
+
+
+def occurrences(rows: np.ndarray) -> np.ndarray:
+    """Each request's count of earlier requests (in draw order) on the same item."""
+    order = np.argsort(rows, kind="stable")
+    srows = rows[order]
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = srows[1:] != srows[:-1]
+    first = np.maximum.accumulate(np.where(starts, np.arange(len(rows)), 0))
+    rank = np.empty(len(rows), dtype=np.int64)
+    rank[order] = np.arange(len(rows)) - first
+    return rank
 
 
 class _Tick:

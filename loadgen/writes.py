@@ -261,13 +261,19 @@ class ItemStates:
             (rows.setdefault(k, len(rows)) for k in ids.tolist()), dtype=np.int64, count=len(ids)
         )
         need = len(rows)
-        if need > len(self.existed):
-            grow = max(need, 2 * len(self.existed))
-            self.existed = np.resize(self.existed, grow)
-            self.existed[need:] = False
+        have = len(self.existed)
+        if need > have:
+            grow = max(need, 2 * have)
+            existed = np.zeros(grow, dtype=bool)
+            existed[:have] = self.existed
+            self.existed = existed
             for name in self.hashes:
-                self.hashes[name] = np.resize(self.hashes[name], grow)
-                self.positions[name] = np.resize(self.positions[name], grow)
+                hashes = np.zeros(grow, dtype=np.uint64)
+                hashes[:have] = self.hashes[name]
+                self.hashes[name] = hashes
+                positions = np.zeros(grow, dtype=np.float64)
+                positions[:have] = self.positions[name]
+                self.positions[name] = positions
         return out
 
 
@@ -275,8 +281,8 @@ def previous(
     states: ItemStates, rows: np.ndarray, current: dict[str, tuple[np.ndarray, np.ndarray]]
 ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
     """Each request's item before it: existed, and its tracked (hash, position). A request
-    on an item an earlier request of the same tick wrote sees that write (the ticks's
-    requests are taken in draw order)."""
+    on an item an earlier request of the same tick wrote sees that write (the tick's
+    requests are taken in draw order, as if all of them were admitted)."""
     n = len(rows)
     order = np.argsort(rows, kind="stable")
     srows = rows[order]

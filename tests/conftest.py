@@ -7,11 +7,15 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
 from loadgen.playbook import Playbook, parse_playbook
 
@@ -84,3 +88,36 @@ def fake_terraform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         return [json.loads(line) for line in log.read_text().splitlines()]
 
     yield {"binary": str(script), "workdir": workdir, "calls": calls, "tmp": tmp_path}
+
+
+WAIT_S = 300.0
+"""How long a test waits for a condition before it fails. Generous on purpose: the
+condition is what a test checks, never how fast it came, and the suite must pass on a
+2-core machine with both cores busy (`make test-stress`)."""
+
+
+def wait_for(
+    predicate: Callable[[], object], timeout_s: float = WAIT_S, poll_s: float = 0.05
+) -> None:
+    """Polls until `predicate()` is true; fails after `timeout_s` (a bound, not a pace)."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, f"condition not met within {timeout_s:.0f} s"
+        time.sleep(poll_s)
+
+
+async def until(pilot: Pilot[Any], ok: Callable[[], object], timeout_s: float = WAIT_S) -> None:
+    """wait_for for a Textual test: pauses the pilot (the app keeps running) between polls."""
+    deadline = time.monotonic() + timeout_s
+    while not ok():
+        assert time.monotonic() < deadline, f"condition not met within {timeout_s:.0f} s"
+        await pilot.pause(0.1)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow live tests, which measure throttling physics in real time, share one
+    pytest-xdist group: they run one after another on one process, never beside each
+    other, while the rest of the suite runs on the other (`make test` uses two)."""
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(pytest.mark.xdist_group("live"))

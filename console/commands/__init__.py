@@ -16,6 +16,7 @@ MODULES = [
     "tui",  # `hotbench console`, the operator console (console/commands/tui.py)
     "params",
     "compare",
+    "calibrate",
 ]
 
 

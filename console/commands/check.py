@@ -57,6 +57,10 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         advice,
     )
     report_result(result, args.json, console)  # the results table, partial runs' notes
+    if args.mode == "live":
+        from console.commands.compare import print_live_vs_simulated
+
+        print_live_vs_simulated(playbook, result, params, console)
     console.print(verdict_table(outcome))
     style = "green" if outcome.passed else "red"
     console.print(f"[bold {style}]{outcome.headline()}[/]", highlight=False)

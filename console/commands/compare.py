@@ -11,14 +11,19 @@ import json
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from console import exitcodes
 from console.output import UserError
+from emulator.params import CapacityParams
 from loadgen.compare import CompareError, Comparison, Row, check_result, compare, describe
+
+if TYPE_CHECKING:
+    from loadgen.playbook import Playbook
+    from loadgen.results import PlaybookResult
 
 
 def read_result(path: str) -> dict[str, Any]:
@@ -111,6 +116,26 @@ def comparison_table(result: Comparison, series: bool) -> Table:
             verdict,
         )
     return table
+
+
+def print_live_vs_simulated(
+    playbook: Playbook, live: PlaybookResult, params: CapacityParams, console: Console
+) -> None:
+    """After a live check: the same playbook simulated (seconds) and compared with the
+    live result, so a check on AWS says at once where the model and the tables differ
+    (and `hotbench calibrate` can close the gap)."""
+    from loadgen.runners import SimulatedRunner
+
+    simulated = SimulatedRunner(params).run(playbook)
+    result = compare(live.to_json(), simulated.to_json(), "live", "simulated")
+    style = "green" if result.agree else "yellow"
+    console.print(f"[{style}]live vs simulated: {result.verdict()}[/]", highlight=False)
+    for row in sorted(result.outside, key=lambda r: -abs(r.residual))[:3]:
+        console.print(
+            f"  {row.a.key}: live {_value(row.a.value, row.a.name)}, simulated "
+            f"{_value(row.b.value, row.a.name)}",
+            highlight=False,
+        )
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:

@@ -7,11 +7,16 @@ the throttling the model predicts for AWS. Ctrl-C stops it; items live in memory
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError
+
+if TYPE_CHECKING:
+    from emulator.server import Service
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
@@ -35,6 +40,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         store=args.store,
         max_memory=max_memory,
     )
+    kept = _keep_data(service, args.data_dir)
     bound = format_size(service.state.memory.limit_bytes)
     if max_memory is None:
         bound += " (default: half the machine's memory)"
@@ -65,7 +71,11 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             f"{url}/_hotbench/memory",
             highlight=False,
         )
-        console.print("  Ctrl-C to stop (items are kept in memory only)")
+        if kept is None:
+            console.print("  Ctrl-C to stop (items are kept in memory only)")
+        else:
+            console.print(f"  data: {kept}", highlight=False)
+            console.print("  Ctrl-C to stop (tables and items are kept in --data-dir)")
 
     try:
         serve_forever(args.host, args.port, service, latency, ready)
@@ -77,6 +87,24 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         pass
     console.print("emulator stopped")
     return 0
+
+
+def _keep_data(service: Service, directory: str | None) -> str | None:
+    """--data-dir: load and keep tables and items there (emulator/server/persistence.py);
+    the line `serve` prints about it, or None when items live in memory only."""
+    if directory is None:
+        return None
+    from emulator.server.persistence import PersistenceError
+
+    try:
+        items = service.persist_to(Path(directory))
+    except PersistenceError as exc:
+        raise UserError(f"{exc}; choose another --data-dir") from None
+    tables = len(service.state.tables)
+    return (
+        f"{directory} ({tables} tables, {items} items loaded; capacity state starts fresh "
+        "on every start)"
+    )
 
 
 STORE_HELP = {
@@ -146,5 +174,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="CreateTable -> ACTIVE delay (default: the model's 7.4 s)",
     )
     add_store_arguments(serve, default="full")
+    serve.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        default=None,
+        help="keep tables and items in DIR (SQLite) across restarts; capacity state starts "
+        "fresh on every start (default: in memory only)",
+    )
     add_params_argument(serve)
     serve.set_defaults(handler=handle)

@@ -77,11 +77,12 @@ def put_units(
     ]
 
 
-def seeding_s(playbook: Playbook, spec: TableSpec) -> float:
-    """Seconds seeding takes at the rate the seeder really paces itself (loadgen.seed)."""
+def seeding_s(playbook: Playbook, spec: TableSpec, scale: float = 1.0) -> float:
+    """Seconds seeding takes at the rate the seeder really paces itself (loadgen.seed;
+    at full scale on AWS)."""
     if not spec.seed_items:
         return 0.0
-    return spec.seed_items / seed_rate(playbook, spec, 1.0)
+    return spec.seed_items / seed_rate(playbook, spec, scale)
 
 
 def expected_use(

@@ -46,8 +46,9 @@ def print_plan(report: PlanReport, console: Console) -> None:
         f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
         f"{fleet.architecture}"
     )
+    seeding = f", ~{report.seed_s:,.0f} s of seeding first" if report.seed_s else ""
     console.print(
-        f"time: {report.load_s:,.0f} s of load, {report.pauses_s:,.0f} s of pauses, "
+        f"time: {report.load_s:,.0f} s of load, {report.pauses_s:,.0f} s of pauses{seeding}, "
         f"~{report.setup_s:,.0f} s of AWS setup ("
         + ", ".join(
             f"{s.label} {s.seconds:,.0f} s"

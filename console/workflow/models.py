@@ -82,6 +82,9 @@ class PlanReport(Frozen):
     """Seconds of the AWS setup: apply, image, seeding, fleet starts, destroy (billed)."""
     setup: list[SetupSpan] = Field(default_factory=list)
     """The spans the tables stand through, in order, as the estimate prices them."""
+    seed_s: float = 0.0
+    """Expected seconds of seeding, every table at loadgen.seed.seed_rate (what the table
+    takes at the run's scale, halved): the wait before the first load."""
     per_hour_while_up: float
     per_hour_while_running: float
     lines: list[CostLine]

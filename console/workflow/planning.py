@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from console.cost.estimate import estimate_run
-from console.cost.expected_usage import table_use
+from console.cost.expected_usage import seeding_s, table_use
 from console.cost.price import capacity_per_hour
 from console.cost.prices import PriceTable, price_table
 from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
@@ -103,6 +103,7 @@ def make_plan(
         metrics_per_index_minute=len(cloudwatch.METRICS),
     )
     est = estimate_run(playbook, specs, names, fleet, setup, prices)
+    scale = options.scale if target == "local" else 1.0  # seeding's wait runs at it
     notes = list(est.bill.notes)
     if any(t.billing_mode != "PROVISIONED" and t.gsis for t in specs):
         notes.append(
@@ -134,6 +135,7 @@ def make_plan(
         load_s=est.expected.load_s,
         pauses_s=est.expected.pauses_s,
         setup_s=est.expected.setup_s,
+        seed_s=sum(seeding_s(playbook, s, scale) for s in specs),
         setup=[SetupSpan(label=s.label, seconds=s.seconds) for s in est.expected.spans],
         per_hour_while_up=est.per_hour_while_up,
         per_hour_while_running=est.per_hour_while_running,

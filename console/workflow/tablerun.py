@@ -176,7 +176,6 @@ class RecordedTableRun:
 
         if not spec.seed_items or table.seeded_items is not None:
             return
-        self.hooks.say(f"seeding {table.name}")
         with aws_errors("dynamodb:BatchWriteItem", self.state.region):
             n = seed_table(
                 self.client,
@@ -185,6 +184,7 @@ class RecordedTableRun:
                 spec,
                 self.state.scale,
                 self.options.seed_items,
+                progress=self._say,  # a bar and the time left; Ctrl-C stops it too
             )
         table.seeded_items = n
         from console.cost.tally import record_seed_units

@@ -30,6 +30,8 @@ _TOKEN = re.compile(
 )
 
 COMPARATORS = ("=", "<>", "<", "<=", ">", ">=")
+OPERAND_KINDS = frozenset({"path", "value", "size"})
+"""The nodes of operands (what a condition compares), as opposed to conditions."""
 CONDITION_FUNCTIONS = (
     "attribute_exists",
     "attribute_not_exists",
@@ -107,6 +109,8 @@ class _Parser:
             self.tokens.append((group, match.group(group)))
             pos = match.end()
         self.i = 0
+        self.parens = 0
+        """How many parentheses of a condition are open (a bare operand may close one)."""
 
     # token helpers -------------------------------------------------------------------
     def peek(self, offset: int = 0) -> tuple[str, str] | None:
@@ -202,6 +206,12 @@ class _Parser:
         token = self.peek()
         if token is None:
             raise self.error()
+        if token == ("op", "("):
+            # [AWS] an operand may be parenthesised: `a < (b)`, `size((l))`.
+            self.next()
+            inner = self.operand()
+            self.expect(")")
+            return inner
         if token[0] == "value":
             return ("value", self.value_ref())
         if token[0] == "word" and token[1] == "size" and self.peek(1) == ("op", "("):
@@ -224,27 +234,45 @@ class _Parser:
         left = self._and()
         while self.at_word("OR"):
             self.next()
-            left = ("or", left, self._and())
+            left = ("or", self._condition_only(left), self._condition_only(self._and()))
         return left
 
     def _and(self) -> Node:
         left = self._not()
         while self.at_word("AND"):
             self.next()
-            left = ("and", left, self._not())
+            left = ("and", self._condition_only(left), self._condition_only(self._not()))
         return left
 
     def _not(self) -> Node:
         if self.at_word("NOT"):
             self.next()
-            return ("not", self._not())
+            return ("not", self._condition_only(self._not()))
         return self._primary()
+
+    def _condition_only(self, node: Node) -> Node:
+        """A parenthesised operand (what `_primary` returns for `(size(l))`) may only be
+        compared, never combined with AND, OR or NOT."""
+        if node[0] in OPERAND_KINDS:
+            raise self.error()
+        return node
 
     def _primary(self) -> Node:
         if self.at_op("("):
+            # A parenthesised condition, `(a = :v OR b = :w)`, or a parenthesised operand
+            # that a comparison follows, `(size(l)) = :one`: told apart without going back
+            # (a nesting of n parentheses is parsed once, not 2^n times).
             self.next()
-            inner = self.condition()
+            self.parens += 1
+            try:
+                inner = self.condition()
+            finally:
+                self.parens -= 1
             self.expect(")")
+            if inner[0] in OPERAND_KINDS:
+                if self.parens and self.at_op(")"):
+                    return inner  # `((operand))`: still the operand
+                return self._compared(inner)
             return inner
         token = self.peek()
         if (
@@ -255,6 +283,12 @@ class _Parser:
         ):
             return self._function(token[1])
         left = self.operand()
+        if self.parens and self.at_op(")"):
+            return left  # `(operand)`: the caller compares it
+        return self._compared(left)
+
+    def _compared(self, left: Node) -> Node:
+        """What follows an operand in a condition: BETWEEN, IN or a comparison."""
         if self.at_word("BETWEEN"):
             self.next()
             low = self.operand()
@@ -412,6 +446,12 @@ class _Parser:
 
     def _set_operand(self) -> Node:
         token = self.peek()
+        if token == ("op", "("):
+            # [AWS] a parenthesised operand of SET: `SET x = (x) + (l[0])`.
+            self.next()
+            inner = self._set_operand()
+            self.expect(")")
+            return inner
         if token is not None and token[0] == "word" and self.peek(1) == ("op", "("):
             name = token[1]
             self.next()

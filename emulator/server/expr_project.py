@@ -13,6 +13,10 @@ from emulator.server.values import AttributeValue, Item
 def project(item: Item, paths: list[Path]) -> Item:
     """The parts of an item a ProjectionExpression asks for (missing paths omitted)."""
     out: Item = {}
+    if len(paths) > 1 and any(len(p) > 1 for p in paths):
+        # [AWS] list elements come back in index order (`c[2], c[1]` gives [c1, c2]):
+        # grafted in document order, list indices compared as numbers.
+        paths = sorted(paths, key=_document_order)
     for path in paths:
         value = resolve(item, path)
         if value is None:
@@ -22,6 +26,10 @@ def project(item: Item, paths: list[Path]) -> Item:
             continue
         _graft(out, path, value)
     return out
+
+
+def _document_order(path: Path) -> list[tuple[int, int | str]]:
+    return [(0, e) if isinstance(e, int) else (1, e) for e in path]
 
 
 def _graft(out: Item, path: Path, value: AttributeValue) -> None:

@@ -198,10 +198,14 @@ def _delete(item: Item, path: Path, operand: AttributeValue) -> None:
         _remove(item, path)
 
 
-def apply_update(actions: list[Node], item: Item | None, key_names: tuple[str, ...]) -> Item:
+def apply_update(
+    actions: list[Node], item: Item | None, key_names: tuple[str, ...], key: Item | None = None
+) -> Item:
     """The item after an update expression (a new dict; `item` is not modified). Every
-    value is computed from the item as it was before the update, as DynamoDB does."""
-    before = item
+    value is computed from the item as it was before the update, as DynamoDB does; for a
+    new item (`item` None) from its `key`, which it has before the update runs (`SET b =
+    if_not_exists(b, a)`, `a` a key attribute, reads the key's value)."""
+    before = item if item is not None else key
     # A shallow copy, not a deep one of the whole item per UpdateItem: an action at a
     # top-level name replaces its value outright (through `_assign`/`_remove`, never in
     # place), so only an attribute a path goes inside (a.b, l[0]), whose map or list is

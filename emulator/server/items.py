@@ -155,6 +155,9 @@ class ItemStore:
         test which never scans need not keep)."""
         self.count = 0
         self.bytes = 0
+        self.journal: list[tuple[bool, Item]] | None = None
+        """With --data-dir, what the current request changed, (True, item) put or (False,
+        key) deleted, for `persistence.Persistence.commit` to write; None: not kept."""
 
     # what is kept ----------------------------------------------------------------------
     def _entry(self, item: Item, size: int) -> Any:
@@ -242,6 +245,8 @@ class ItemStore:
 
     def put(self, item: Item, size: int) -> None:
         """Store `item` (of `size` bytes); the replaced item's size is known here."""
+        if self.journal is not None:
+            self.journal.append((True, item))
         pk, sk = self._ids(item)
         entry = self._entry(item, size)
         if self._flat:
@@ -269,6 +274,8 @@ class ItemStore:
         self._sizes[pk] = size
 
     def delete(self, key: Item) -> None:
+        if self.journal is not None:
+            self.journal.append((False, key))
         pk, sk = self._ids(key)
         if self._flat:
             entry = self._items.pop(pk, None)

@@ -190,11 +190,20 @@ def _expected_one(attr: str, spec: Any) -> Node:
     if not isinstance(spec, dict):
         raise serialization("Unexpected value type in payload for member Expected")
     has_value, exists = "Value" in spec, spec.get("Exists")
+    if has_value and "AttributeValueList" in spec:
+        raise invalid_parameter(
+            f"Value and AttributeValueList cannot be used together for Attribute: {attr}"
+        )
     if "ComparisonOperator" in spec:
-        if has_value or exists is not None:
+        if exists is not None:
             raise invalid_parameter(
-                "Value or Exists cannot be used with ComparisonOperator or AttributeValueList"
+                f"Exists and ComparisonOperator cannot be used together for Attribute: {attr}"
             )
+        if has_value:
+            # [AWS] `Value` with a ComparisonOperator is its one-element AttributeValueList
+            # (API_ExpectedAttributeValue: "Value ... ComparisonOperator").
+            spec = {**spec, "AttributeValueList": [spec["Value"]]}
+            del spec["Value"]
         return comparison(attr, spec, "expected")
     if "AttributeValueList" in spec:
         raise invalid_parameter("AttributeValueList can only be used with a ComparisonOperator")

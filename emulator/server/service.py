@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
@@ -27,6 +28,7 @@ from emulator.server import (
     ttl,
 )
 from emulator.server.emulator_state import EmulatorState
+from emulator.server.persistence import Persistence
 from emulator.server.protocol import (
     CORAL_SERVICE,
     DynamoError,
@@ -159,7 +161,19 @@ class Service:
         )
         prepare(list(OPERATIONS))
         self.internal_errors = 0
+        self.persistence: Persistence | None = None
+        """The SQLite store of --data-dir (persistence.py); None: items in memory only."""
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
+
+    def persist_to(self, directory: Path) -> int:
+        """Keep tables and items in `directory` from now on, loading what it holds
+        (`hotbench emulator serve --data-dir`); returns the number of items loaded.
+        Raises PersistenceError naming the directory when it cannot be used."""
+        persistence = Persistence(directory)
+        with self.state.lock:
+            loaded = persistence.load(self.state)
+            self.persistence = persistence
+        return loaded
 
     def skip(self, seconds: float) -> None:
         """Let `seconds` of emulator time pass at once, with no traffic (a pause between
@@ -186,10 +200,12 @@ class Service:
             # (the same refusals), and the walk would cost it a quarter of its time.
             # A refused plain request is bound again below, for DynamoDB's whole answer.
             plain = PLAIN_REQUESTS.get(target)  # type: ignore[arg-type]
+            name = request.get("TableName")
             checked = (
                 plain is None
                 or not plain.issuperset(request)
-                or request.get("TableName") not in self.state.tables
+                or type(name) is not str
+                or name not in self.state.tables
             )
             if checked:
                 check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
@@ -205,6 +221,9 @@ class Service:
                     check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
                 raise
             finally:
+                if self.persistence is not None:
+                    # Written before the reply leaves: a crash loses no acknowledged write.
+                    self.persistence.commit(state, target)
                 lock.release()
             return 200, _dumps(result)
         except DynamoError as exc:

@@ -13,6 +13,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -62,6 +63,7 @@ class EmulatorServer:
         clock: Callable[[], float] = time.monotonic,
         store: str = "full",
         max_memory: int | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -76,6 +78,8 @@ class EmulatorServer:
         )
         # A transaction is in flight while its reply travels (emulator/server/inflight.py).
         self.service.state.transactions.window_s = self.latency.mean_s
+        if data_dir is not None:  # tables and items kept there (persistence.py)
+            self.service.persist_to(data_dir)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None

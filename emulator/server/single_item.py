@@ -201,7 +201,7 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     size = 0
     if ok:
         try:
-            new = apply_update(actions, old, table.schema.names)
+            new = apply_update(actions, old, table.schema.names, key)
         except DynamoError as exc:
             if legacy and "Incorrect operand type" in exc.message:
                 # The same engine; the legacy form's words for its refusal.

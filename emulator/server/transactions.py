@@ -202,8 +202,13 @@ def _evaluate(
     if action.kind == "Put":
         outcome.new, outcome.new_size = action.item, action.size
     elif action.kind == "Update":
+        removes_only = all(a[0] not in ("set", "add") for a in action.updates)
+        if old is None and action.updates and removes_only:
+            # [AWS] as UpdateItem: an update that only removes makes no item where there was
+            # none (single_item.update_item).
+            return outcome
         try:
-            new = apply_update(action.updates, old, table.schema.names)
+            new = apply_update(action.updates, old, table.schema.names, action.key)
             new.update(action.key)
             if table.gsis or table.lsis:
                 check_index_keys(table, new, by_update=True)
@@ -297,8 +302,7 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
         raise cancelled([o.reason for o in outcomes])
     for action, outcome in zip(plan, outcomes, strict=True):
         store = action.table.store
-        if action.kind in ("Put", "Update"):
-            assert outcome.new is not None
+        if action.kind in ("Put", "Update") and outcome.new is not None:
             store.put(outcome.new, outcome.new_size)
         elif action.kind == "Delete" and outcome.old is not None:
             store.delete(action.key)

@@ -96,3 +96,28 @@ def test_cli_exit_codes_and_json(
     assert main(["compare", str(LIVE_M1), str(not_result)]) == 2
     assert "is not a hotbench result" in capsys.readouterr().out
     assert main(["compare", str(LIVE_M1), str(tmp_path / "missing.json")]) == 2
+
+
+def test_a_live_check_prints_how_the_simulation_compares() -> None:
+    """`check --mode live` adds one verdict line: the playbook simulated and compared with
+    the live result. A result that is itself the simulation agrees; one that throttled
+    far less is named."""
+    from dataclasses import replace as dc_replace
+
+    from rich.console import Console
+
+    from console.commands.compare import print_live_vs_simulated
+    from emulator.params import DEFAULT_PARAMS
+    from loadgen.playbook import load_playbook
+    from loadgen.simulate import simulate
+    from tests.conftest import PLAYBOOKS
+
+    playbook = load_playbook(PLAYBOOKS / "smoke.yaml")
+    console = Console(record=True, width=200)
+    print_live_vs_simulated(playbook, simulate(playbook), DEFAULT_PARAMS, console)
+    assert "live vs simulated: AGREE" in console.export_text()
+    graceful = simulate(playbook, dc_replace(DEFAULT_PARAMS, grace_s=4.0))
+    console = Console(record=True, width=200)
+    print_live_vs_simulated(playbook, graceful, DEFAULT_PARAMS, console)
+    text = console.export_text()
+    assert "live vs simulated: DIFFER" in text and "hotKey #1 | run | throttle_rate" in text

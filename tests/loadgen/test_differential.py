@@ -12,7 +12,10 @@ are compared run by run, phase by phase and reason by reason.
 Tolerance (docs/model.md#the-differential-test): a phase's throttle rate, and each
 throttle reason's share of its requests, agree within TOLERANCE_POINTS plus three binomial
 standard deviations of the endpoint's request count (the two paths draw different keys from
-the same distributions, so they agree in distribution, not request by request).
+the same distributions, so they agree in distribution, not request by request). Reasons
+that both paths give in one phase (two limits exhausted together) are compared as one
+share: which of them names a refusal depends on arrival order within milliseconds, not on
+the charge (differential/found/found-cobinding-limits.yaml).
 
 `make test` runs a few derandomised examples (DEFAULT_EXAMPLES); `make test-differential`
 (HOTBENCH_DIFF_EXAMPLES=200) runs many more with fresh randomness. A failing example is
@@ -43,6 +46,13 @@ scaled run is a different experiment when items repeat (at scale s each item of 
 key space is written 1/s times less often, so more of the writes are of new items, which
 cost a KEYS_ONLY index a write where a rewrite costs none; the first example the
 generated test found, differential/found/, was exactly that at scale 0.25)."""
+TICK_S = 0.01
+"""The simulation's tick here: 10 ms, not its default 50 ms. The simulation admits a
+tick's requests at the tick's end; where a table partition and an index partition run
+out together under heavy load, 50 ms ticks over-throttle by a few points (found:
+47 % vs 41 % on the endpoint; 41 % at 1 ms ticks: differential/found/
+found-tick-cobinding.yaml, docs/model.md#known-limits-of-the-model). That is the
+simulation's time resolution, not its charging, which is what this test compares."""
 TOLERANCE_POINTS = 3.0
 DEFAULT_EXAMPLES = 4
 EXAMPLES = int(os.environ.get("HOTBENCH_DIFF_EXAMPLES", DEFAULT_EXAMPLES))
@@ -73,20 +83,29 @@ def disagreements(sim: Runs, live: Runs) -> list[str]:
                 f"{key}: throttled {s.throttle_rate:.1%} simulated vs {e.throttle_rate:.1%} "
                 f"on the endpoint (tolerance {tol:.1%})"
             )
-        for reason in sorted(set(s.by_reason) | set(e.by_reason)):
-            a = s.by_reason.get(reason, 0.0) / max(s.offered, 1.0)
-            b = e.by_reason.get(reason, 0.0) / max(e.offered, 1.0)
+        share_s = {r: v / max(s.offered, 1.0) for r, v in s.by_reason.items() if v > 0}
+        share_e = {r: v / max(e.offered, 1.0) for r, v in e.by_reason.items() if v > 0}
+        # Limits exhausted together: which one names a refusal is decided by arrival order
+        # within milliseconds (the endpoint: the first on the route a request finds empty;
+        # the simulation: the one with the least room at the tick's end), not by what the
+        # requests cost, so reasons both paths give are compared as one share.
+        both = sorted(set(share_s) & set(share_e))
+        groups = [both] if len(both) > 1 else [[r] for r in both]
+        groups += [[r] for r in sorted(set(share_s) ^ set(share_e))]
+        for reasons in groups:
+            a = sum(share_s.get(r, 0.0) for r in reasons)
+            b = sum(share_e.get(r, 0.0) for r in reasons)
             tol = tolerance(e, max(a, b))
             if abs(a - b) > tol:
                 out.append(
-                    f"{key}: {reason} {a:.1%} simulated vs {b:.1%} on the endpoint "
-                    f"(tolerance {tol:.1%})"
+                    f"{key}: {' + '.join(reasons)} {a:.1%} simulated vs {b:.1%} on the "
+                    f"endpoint (tolerance {tol:.1%})"
                 )
     return out
 
 
 def compare(playbook: Playbook) -> tuple[Runs, Runs, list[str]]:
-    sim = simulated_runs(simulate(playbook))
+    sim = simulated_runs(simulate(playbook, tick_s=TICK_S))
     live = run_on_endpoint(playbook, SCALE)
     return sim, live, disagreements(sim, live)
 
@@ -208,13 +227,12 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
         elif draw(st.integers(0, 3)) > 0:
             gsi["on_demand_max"] = {"write": near(rate * entry_units * 1.5)}
         gsis.append(gsi)
-    # An INCLUDE of an attribute no GSI is keyed by projects nothing the writes carry.
+    # An INCLUDE of an attribute no GSI is keyed by projects nothing the writes carry
+    # (kept: it is still a name); one with no name at all is KEYS_ONLY.
     for gsi in gsis:
-        gsi["non_key_attributes"] = [
-            n for n in gsi.get("non_key_attributes", []) if n == "hbpad" or n in attributes
-        ]
-        if gsi["projection"] != "INCLUDE":
-            gsi.pop("non_key_attributes")
+        if gsi["projection"] == "INCLUDE" and not gsi["non_key_attributes"]:
+            gsi["projection"] = "KEYS_ONLY"
+            del gsi["non_key_attributes"]
     if gsis:
         table["gsis"] = gsis
     if draw(st.booleans()):

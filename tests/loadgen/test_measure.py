@@ -59,11 +59,15 @@ def test_two_workers_split_the_schedule() -> None:
 def test_open_loop_does_not_wait_for_slow_replies() -> None:
     # Replies take 50 ms; a closed loop with 2 connections would send ~40/s. Open loop
     # sends on schedule (200/s) while the in-flight cap allows, and counts lateness.
+    # A busy machine can make a send or two late on its own (the loop was not scheduled
+    # in time), so the open loop is told from the closed one by how many are late: with
+    # the cap, most sends wait for a reply (~40 a second can go on time).
     fast, _, _ = measure({"rate": 200, "duration_s": 1.0, "concurrency": 64}, "slow")
-    assert fast.totals().sent == 200 and fast.totals().late == 0
+    assert fast.totals().sent == 200 and fast.totals().late <= 20
     capped, server, _ = measure({"rate": 200, "duration_s": 1.0, "concurrency": 2}, "slow")
     total = capped.totals()
-    assert total.late > 0  # sends held back by the cap are counted late, not hidden
+    assert total.late > total.sent / 2  # sends held back by the cap are counted late, not hidden
+    assert total.late > 5 * fast.totals().late
     assert server.stats.arrivals == total.sent
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.playbook import PlaybookError, load_playbook
+from loadgen.playbook import PlaybookError, load_playbook, parse_playbook
 from tests.conftest import PLAYBOOKS
 
 GOOD = """
@@ -188,3 +188,44 @@ def test_warm_throughput_at_or_above_the_minimum_is_accepted(tmp_path: Path, war
     path.write_text(WARM_GSI.replace("WARM", warm))
     gsi = load_playbook(path).tables[0].gsis[0]
     assert gsi.warm_throughput is not None
+
+
+def test_an_include_projection_names_its_attributes() -> None:
+    """DynamoDB refuses INCLUDE without NonKeyAttributes at CreateTable (the differential
+    test's endpoint did): the playbook says so first."""
+
+    def playbook(gsi: dict[str, object]) -> None:
+        parse_playbook(
+            {
+                "name": "p",
+                "tables": [
+                    {
+                        "name": "tbl",
+                        "partition_key": {"name": "pk"},
+                        "billing_mode": "PAY_PER_REQUEST",
+                        "gsis": [{"name": "g", "partition_key": {"name": "g"}, **gsi}],
+                    }
+                ],
+                "load": {
+                    "attributes": {"pk": {"dist": "uuid"}, "g": {"dist": "uuid"}},
+                    "phases": [{"rate": 1, "duration_s": 1}],
+                },
+            },
+            "<test>",
+        )
+
+    with pytest.raises(PlaybookError, match="INCLUDE needs non_key_attributes"):
+        playbook({"projection": "INCLUDE"})
+    with pytest.raises(PlaybookError, match="apply to projection INCLUDE, not ALL"):
+        playbook({"non_key_attributes": ["x"]})
+    playbook({"projection": "INCLUDE", "non_key_attributes": ["x"]})
+
+
+def test_distributions_in_words() -> None:
+    """What the console's plan prints instead of the model's dict."""
+    attrs = load_playbook(PLAYBOOKS / "hot-partition.yaml").load.attributes
+    assert attrs["warehouseId"].describe() == "WH-TOKYO 80 %, WH-OSAKA 10 %, WH-FUKUOKA 10 %"
+    assert attrs["itemId"].describe() == "uniform over 5,000 values SKU-00000..SKU-04999"
+    assert attrs["shelfNumber"].describe().endswith(", fixed per item")
+    shard = load_playbook(PLAYBOOKS / "write-sharding.yaml").load.attributes["warehouseShard"]
+    assert shard.describe().startswith("{wh}#{shard} with wh: WH-TOKYO 80 %")

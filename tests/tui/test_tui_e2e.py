@@ -3,11 +3,7 @@ emulator: plan -> up -> prewarm -> run a tiny playbook -> results -> destroy."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-
-from textual.pilot import Pilot
 
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
@@ -17,13 +13,7 @@ from console.tui.widgets.cost_meter import CostMeter
 from console.tui.widgets.table_chart import TableChart, in_run
 from console.tui.widgets.throttle_rate import ThrottleRate
 from console.workflow import RunOptions, UpOptions
-
-
-async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not ok():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.2)
+from tests.conftest import until
 
 
 async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend: Backend) -> None:

@@ -4,24 +4,20 @@ resources up."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-
-from textual.pilot import Pilot
 
 from console.tui.app import SCREENS, HotbenchApp
 from console.tui.backend import Backend
 from console.tui.screens.dialogs import Question
 from console.tui.screens.help import HelpScreen
 from console.workflow import Hooks, UpOptions, auto_yes
+from tests.conftest import until
 
 
-async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not ok():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.2)
+def dialog_drawn(app: HotbenchApp) -> bool:
+    """A question is on screen and its lines are composed (a pushed screen is current a
+    moment before its widgets exist)."""
+    return isinstance(app.screen, Question) and bool(app.screen.query("#dialog-lines"))
 
 
 def dialog_text(app: HotbenchApp) -> str:
@@ -43,18 +39,28 @@ async def test_resume_destroy_everywhere_help_and_quit(
 
         # d on the runs screen destroys the selected (newest) run, after naming it
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, Question))
+        await until(pilot, lambda: dialog_drawn(app))
         assert f"{older.run_id}-hot" in dialog_text(app)
         await pilot.click("#yes")
         await until(pilot, lambda: app.session.down is not None)
         assert app.session.down is not None and app.session.down.nothing_left
-        assert "nothing left" in dialog_text(app)
+        await until(pilot, lambda: dialog_drawn(app) and "nothing left" in dialog_text(app))
         await pilot.click("#ok")
         assert not backend.state(older.run_id).billable_up
 
         # resume the other one: it opens at its next step, prewarm
         await until(pilot, lambda: len(runs.listed) == 2 and not runs.listed[0].billable_up)  # type: ignore[attr-defined]
-        await pilot.press("down", "enter")
+        # keys go to the focused widget: wait until the list has focus again after the
+        # dialog, and until the cursor is on the run, before pressing enter
+        # (and the destroy's worker has finished: a busy console refuses to resume)
+        listing = runs.query_one("#runs-table")
+        await until(pilot, lambda: listing.has_focus and app.session.busy is None)
+        for _ in runs.listed:  # type: ignore[attr-defined]
+            if getattr(runs.selected(), "run_id", None) == state.run_id:  # type: ignore[attr-defined]
+                break
+            await pilot.press("down")
+            await pilot.pause(0.1)
+        await pilot.press("enter")
         await until(pilot, lambda: app.session.state is not None)
         assert app.session.run_id == state.run_id
         assert type(app.screen).__name__ == "PrewarmScreen"
@@ -66,7 +72,7 @@ async def test_resume_destroy_everywhere_help_and_quit(
             await pilot.press(str(key))
             assert type(app.screen) is SCREENS[name]
             await pilot.press("d")
-            await until(pilot, lambda: isinstance(app.screen, Question))
+            await until(pilot, lambda: dialog_drawn(app))
             text = dialog_text(app)
             assert table in text and "emulator process" in text, name
             await pilot.press("escape")
@@ -83,13 +89,13 @@ async def test_resume_destroy_everywhere_help_and_quit(
 
         # quitting with resources up asks first; staying keeps the app
         await pilot.press("q")
-        await until(pilot, lambda: isinstance(app.screen, Question))
+        await until(pilot, lambda: dialog_drawn(app))
         assert "still up" in str(app.screen.query_one(".dialog-title").render())
         await pilot.click("#no")
         assert app.is_running
         # ... and "destroy, then quit" leaves nothing
         await pilot.press("q")
-        await until(pilot, lambda: isinstance(app.screen, Question))
+        await until(pilot, lambda: dialog_drawn(app))
         await pilot.click("#destroy")
         await until(pilot, lambda: app.session.down is not None)
         await pilot.click("#ok")

@@ -8,27 +8,18 @@ writes/s at scale 0.1, one worker)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.tui.screens.dialogs import Question
 from console.tui.screens.partitions import PartitionsScreen
 from console.workflow import RunOptions, UpOptions
+from tests.conftest import until
 
 SPLIT = Path(__file__).with_name("split.yaml")
-
-
-async def until(pilot: Pilot[int], ok: Callable[[], bool], timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not ok():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await pilot.pause(0.5)
 
 
 @pytest.mark.slow
@@ -42,24 +33,24 @@ async def test_more_partitions_serve_the_hot_key_in_repeat_3(backend: Backend) -
     serving: dict[int, int] = {}
     async with app.run_test(size=(80, 24)) as pilot:
         s = app.session
-        await until(pilot, lambda: s.plan is not None, 60)
+        await until(pilot, lambda: s.plan is not None)
         await pilot.press("u")
-        await until(pilot, lambda: isinstance(app.screen, Question), 30)
+        await until(pilot, lambda: isinstance(app.screen, Question))
         await pilot.click("#yes")
-        await until(pilot, lambda: s.state is not None and s.busy is None, 90)
+        await until(pilot, lambda: s.state is not None and s.busy is None)
         await pilot.press("3", "g", "5")
         screen = app.screen
         assert isinstance(screen, PartitionsScreen)
         for repeat in (1, 2, 3):
             label = f"hotOnDemand#{repeat}"
-            await until(pilot, lambda lb=label: s.current_label == lb, 600)  # type: ignore[misc]
+            await until(pilot, lambda lb=label: s.current_label == lb, 900)  # type: ignore[misc]
             # 40 s into the repeat: the key is hot, the map is fresh
             await pilot.pause(40)
             per_index = screen.serving["hotOnDemand"][None]
             serving[repeat] = max(per_index.values())
         await until(pilot, lambda: s.result is not None, 120)
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, Question), 30)
+        await until(pilot, lambda: isinstance(app.screen, Question))
         await pilot.click("#yes")
         await until(pilot, lambda: s.down is not None, 90)
         assert s.down is not None and s.down.nothing_left

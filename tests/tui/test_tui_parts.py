@@ -98,3 +98,19 @@ def test_the_simulation_sees_the_pauses_as_the_run_will(tmp_path: Path) -> None:
     none = [r.to_json()["throttle_rate"] for r in aws.preview(split, 0.0).runs]
     assert whole[0] == none[0]
     assert whole[2] < none[2]  # the whole pauses let the split for heat land before repeat 3
+
+
+def test_chart_ticks_are_round_and_start_at_zero() -> None:
+    from console.tui.widgets.chart_axes import nice_ticks, tick_label
+
+    assert nice_ticks(5000) == [0, 2000, 4000, 6000]
+    assert nice_ticks(1666.7) == [0, 500, 1000, 1500, 2000]
+    assert nice_ticks(120) == [0, 50, 100, 150]
+    assert nice_ticks(0) == [0, 1]
+    assert [tick_label(t) for t in (0, 500, 2500, 12000, 1.2e6)] == [
+        "0",
+        "500",
+        "2.5k",
+        "12k",
+        "1.2M",
+    ]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,14 +29,8 @@ from console.workflow.run_state import (
     TableRun,
 )
 from console.workflow.settings import Settings
+from tests.conftest import wait_for
 from tests.workflow.conftest import ROOT, Cli
-
-
-def wait_for(predicate: Any, timeout_s: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
 
 
 def a_state() -> RunState:

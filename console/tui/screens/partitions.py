@@ -126,7 +126,11 @@ class PartitionsScreen(TuiScreen):
                 text.append(f", warm W {warm['write']:,.0f}")
             if ceiling:
                 text.append(f", on-demand ceiling W {ceiling.get('write', 0):,.0f}")
-            served = ", ".join(f"{k} on {n}" for k, n in per_index[name].items())
+            # "WH1 on 1" read as "on partition 1": say it is a count of partitions
+            served = ", ".join(
+                f"{k} served by {n} partition{'s' if n != 1 else ''}"
+                for k, n in per_index[name].items()
+            )
             text.append(f"\n  hot keys: {served or '-'}\n", style="yellow")
         self.serving[variant] = per_index
         return text

@@ -19,9 +19,10 @@ from loadgen.playbook import Playbook
 
 
 def _pair(read: int | None, write: int | None) -> str:
+    """`1,000/10,000`: read, then write units per second (the column says R/W)."""
     if read is None and write is None:
         return "-"
-    return f"R {read or 0:,} / W {write or 0:,}"
+    return f"{read or 0:,}/{write or 0:,}"
 
 
 def _billing(mode: str) -> str:
@@ -30,12 +31,17 @@ def _billing(mode: str) -> str:
 
 class PlanScreen(TuiScreen):
     TITLE = "PLAN"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("u", "app.up", "up: create")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "app.up", "up: create"),
+        Binding("a", "toggle_advice", "advice: all / first"),
+    ]
+    all_advice = False
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="plan-body"):
             yield Static("", id="plan-title")
             yield DataTable(id="plan-tables", show_cursor=False, zebra_stripes=True)
+            yield Static("", id="plan-gsis")
             yield Static("", id="plan-load")
             yield Static("", id="plan-advice")
             yield Grid(id="plan-previews")
@@ -64,55 +70,86 @@ class PlanScreen(TuiScreen):
             self._tables(playbook, plan)
             self.query_one("#plan-cost", Static).update(self._cost(plan))
         self.query_one("#plan-load", Static).update(self._load(playbook))
-        advice = self.session.advice
-        self.query_one("#plan-advice", Static).update(
-            Text("\n".join(advice))
-            if advice is not None
-            else Text("advice (hottest key share, first limit hit): not available yet", "dim")
-        )
+        self.query_one("#plan-advice", Static).update(self._advice())
         self._previews()
 
     def _tables(self, playbook: Playbook, plan: PlanReport) -> None:
+        """One row per variant, the columns that tell them apart first, so every variant
+        is on the first screen at 80 columns (M1's four: bad, good, goodGsi,
+        badOnDemand); the GSIs' names, which would widen it, follow on their own lines."""
         table = self.query_one("#plan-tables", DataTable)
         if table.columns:
             return
         planned: list[PlannedTable] = plan.tables
-        table.add_column("")
-        for t in planned:
-            table.add_column(t.variant)
-
-        def row(label: str, values: list[str]) -> None:
-            table.add_row(label, *values)
-
         specs = [playbook.table(t.variant) for t in planned]
-        row(
-            "keys",
-            [s.partition_key.name + (f"/{s.sort_key.name}" if s.sort_key else "") for s in specs],
-        )
-        row(
-            "billing",
-            [
-                "on-demand" if t.billing_mode == "PAY_PER_REQUEST" else "provisioned"
-                for t in planned
-            ],
-        )
-        row("capacity", [_pair(t.read_capacity, t.write_capacity) for t in planned])
-        row("warm", [_pair(t.warm_read, t.warm_write) for t in planned])
-        row("on-demand max", [_pair(t.on_demand_max_read, t.on_demand_max_write) for t in planned])
-        row("GSIs", [", ".join(g.name for g in t.gsis) or "-" for t in planned])
-        row("item size", [f"{s.item_size_bytes:,} B" for s in specs])
-        row("seed items", [f"{t.seed_items:,}" for t in planned])
-        row("$/hour", [f"${t.per_hour_usd:,.2f}" for t in planned])
+        # warm and on-demand max only when some table sets them: the columns that tell
+        # M1's variants apart fit 80 columns, the rest come when a playbook uses them
+        warm = any(t.warm_read or t.warm_write for t in planned)
+        capped = any(t.on_demand_max_read or t.on_demand_max_write for t in planned)
+        columns = ["table", "keys (pk/sk)", "billing", "R/W capacity"]
+        columns += ["R/W warm"] * warm + ["R/W od max"] * capped + ["GSIs", "$/h"]
+        for name in columns:
+            table.add_column(name)
+        for t, spec in zip(planned, specs, strict=True):
+            row = [
+                t.variant,
+                spec.partition_key.name + (f"/{spec.sort_key.name}" if spec.sort_key else ""),
+                _billing(t.billing_mode),
+                _pair(t.read_capacity, t.write_capacity),
+            ]
+            row += [_pair(t.warm_read, t.warm_write)] * warm
+            row += [_pair(t.on_demand_max_read, t.on_demand_max_write)] * capped
+            row += [str(len(t.gsis)) if t.gsis else "-", f"${t.per_hour_usd:,.2f}"]
+            table.add_row(*row)
+        lines = Text()
+        for t in planned:
+            if t.gsis:
+                lines.append(f"{t.variant} GSIs: ", "bold")
+                lines.append(", ".join(g.name for g in t.gsis) + "\n")
+        sizes = {(s.item_size_bytes, t.seed_items) for t, s in zip(planned, specs, strict=True)}
+        if len(sizes) == 1:
+            size, seed = sizes.pop()
+            lines.append(f"items of {size:,} B, {seed:,} seeded per table", "dim")
+        else:
+            lines.append(
+                "items: "
+                + ", ".join(
+                    f"{t.variant} {s.item_size_bytes:,} B ({t.seed_items:,} seeded)"
+                    for t, s in zip(planned, specs, strict=True)
+                ),
+                "dim",
+            )
+        self.query_one("#plan-gsis", Static).update(lines)
+
+    def action_toggle_advice(self) -> None:
+        self.all_advice = not self.all_advice
+        self.query_one("#plan-advice", Static).update(self._advice())
+
+    def _advice(self) -> Text:
+        """Each table's first limit and its fix (the advisor's `=>` line); `a` shows all
+        its arithmetic, which takes three screens for M1."""
+        advice = self.session.advice
+        if advice is None:
+            return Text("advice (hottest key share, first limit hit): not available yet", "dim")
+        text = Text("advice", style="bold")
+        text.append("  a: first limits only" if self.all_advice else "  a: all of it", "dim")
+        for line in advice:
+            verdict = line.lstrip().startswith("=>")
+            if self.all_advice or verdict:
+                shown = line if self.all_advice else line.lstrip().removeprefix("=> ")
+                reached = "no limit is reached" not in line
+                text.append("\n" + shown, ("bold red" if reached else "green") if verdict else "")
+        return text
 
     @staticmethod
     def _load(playbook: Playbook) -> Text:
+        """The phases, each key attribute's distribution in words, and the runs."""
         text = Text("load\n", style="bold")
         for phase in playbook.load.phases:
             rate = f"{phase.rate:,.0f}/s" if phase.rate is not None else "ramp"
             text.append(f"  {phase.name}: {phase.operation} {rate} for {phase.duration_s:,.0f} s\n")
         for name, dist in playbook.load.attributes.items():
-            shown = dist.model_dump(exclude_defaults=True, exclude={"dist"})
-            text.append(f"  {name}: {dist.dist} {shown}\n", style="dim")
+            text.append(f"  {name}: {dist.describe()}\n", style="dim")
         runs = ", ".join(
             f"{r.table}" + (f" x{r.repeats} (pause {r.pause_s:,.0f} s)" if r.repeats > 1 else "")
             for r in playbook.runs()
@@ -121,20 +158,32 @@ class PlanScreen(TuiScreen):
         return text
 
     def _previews(self) -> None:
+        """A simulated chart for every table run, repeats included: badOnDemand's second
+        and third runs are where split for heat shows (29.7 %, then 0 %)."""
         grid = self.query_one("#plan-previews", Grid)
-        preview = self.session.preview
-        plan = self.session.plan
-        if plan is None:
+        preview, playbook = self.session.preview, self.session.playbook
+        if self.session.plan is None or playbook is None:
             return
         if not grid.children:
-            grid.mount_all(PreviewChart(t.variant, classes="preview") for t in plan.tables)
+            grid.mount_all(
+                PreviewChart(r.table, repeat, classes="preview")
+                for r in playbook.runs()
+                for repeat in range(1, r.repeats + 1)
+            )
             return
         for chart in grid.query(PreviewChart):
-            first = None
+            found = None
             if preview is not None:
-                first = next((r for r in preview.runs if r.table == chart.variant), None)
-            if chart.run is not first or first is None:
-                chart.show(first)
+                found = next(
+                    (
+                        r
+                        for r in preview.runs
+                        if r.table == chart.variant and r.repeat == chart.repeat
+                    ),
+                    None,
+                )
+            if chart.run is not found or found is None:
+                chart.show(found)
 
     @staticmethod
     def _cost(plan: PlanReport) -> Text:

@@ -15,6 +15,9 @@ from console.cost.render import cost_text
 from console.tui.export import compare, ms, pct, points, seconds
 from console.tui.screens.base import TuiScreen
 
+WIDE = 110
+"""Terminal columns from which the results table carries the throttle reasons itself."""
+
 
 class ResultsScreen(TuiScreen):
     TITLE = "RESULTS"
@@ -27,6 +30,7 @@ class ResultsScreen(TuiScreen):
         with VerticalScroll():
             yield Static("", id="results-note")
             yield DataTable(id="results-table", show_cursor=False, zebra_stripes=True)
+            yield Static("", id="results-reasons")
             yield DataTable(id="latency-table", show_cursor=False, zebra_stripes=True)
             yield Static("", id="results-tally")
 
@@ -55,6 +59,9 @@ class ResultsScreen(TuiScreen):
         rows = compare(s.result, s.preview)
         table = self.query_one("#results-table", DataTable)
         table.clear(columns=True)
+        # At 80 columns the rows keep what compares live with simulated; the reasons,
+        # which are long, go on their own lines below (in the table from 110 columns).
+        wide = self.app.size.width >= WIDE
         table.add_columns(
             "table",
             "run",
@@ -65,7 +72,7 @@ class ResultsScreen(TuiScreen):
             "diff",
             "1st thr",
             "sim 1st",
-            "reasons",
+            *(["reasons"] if wide else []),
         )
         for r in rows:
             table.add_row(
@@ -78,8 +85,15 @@ class ResultsScreen(TuiScreen):
                 points(r.rate_difference),
                 seconds(r.first_throttle_s_live),
                 seconds(r.first_throttle_s_simulated),
-                r.reasons or "-",
+                *([r.reasons or "-"] if wide else []),
             )
+        reasons = Text()
+        if not wide:
+            for r in rows:
+                if r.reasons:
+                    reasons.append(f"{r.table}#{r.repeat}: ", "bold")
+                    reasons.append(f"{r.reasons}\n")
+        self.query_one("#results-reasons", Static).update(reasons)
         latency = self.query_one("#latency-table", DataTable)
         latency.clear(columns=True)
         latency.add_columns("latency ms", "run", "p50", "p90", "p99", "max")

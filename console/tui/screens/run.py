@@ -29,7 +29,9 @@ class TablePane(TabPane):
         self.variant = variant
 
     def compose(self) -> ComposeResult:
-        yield TableChart(self.variant, classes="table-chart")
+        with Horizontal(classes="chart-row"):
+            yield TableChart(self.variant, classes="table-chart")
+            yield Static("", classes="chart-legend")
         with Horizontal(classes="run-stats"):
             yield ThrottleRate(classes="stat")
             yield ClientLatency(classes="stat")
@@ -119,7 +121,9 @@ class RunScreen(TuiScreen):
         s = self.session
         watched = s.latest_for(pane.variant)
         title = watched.label if watched else f"{pane.variant}: not run yet"
-        pane.query_one(TableChart).show(watched, self._limit(pane.variant), title)
+        chart = pane.query_one(TableChart)
+        chart.show(watched, self._limit(pane.variant), title)
+        pane.query_one(".chart-legend", Static).update(chart.legend())
         final = self._final(watched.label) if watched else None
         rate_widget = pane.query_one(ThrottleRate)
         if final is not None:

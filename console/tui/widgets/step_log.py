@@ -22,6 +22,8 @@ class StepLog(Static):
                     filled = round(BAR_WIDTH * max(0.0, min(1.0, fraction)))
                     text.append("█" * filled + "░" * (BAR_WIDTH - filled) + " ", style="cyan")
                 text.append(f"{what}  ")
-            if session.log:
+            # a step's status line belongs to it: once the step is over it goes, or a
+            # stale "GO: 2 of 2 workers, T0 in 2.0 s" would stay on every later screen
+            if session.log and session.busy:
                 text.append(session.log[-1], style="dim")
         self.update(text)

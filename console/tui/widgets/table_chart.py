@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from rich.text import Text
 from textual_plotext import PlotextPlot
 
 from console.tui.session import Watched
+from console.tui.widgets.chart_axes import round_axes
 from console.workflow import IndexSample
 
 PARTITION_WCU = 1000.0
@@ -21,6 +23,10 @@ def in_run(sample: IndexSample, t0: datetime) -> bool:
     return sample.start + timedelta(seconds=sample.period_s) > t0
 
 
+_RICH = {"orange": "dark_orange"}
+"""plotext colour names that rich spells differently."""
+
+
 class TableChart(PlotextPlot):
     """Redrawn from the samples each second; `lines` keeps what was drawn (tests read it)."""
 
@@ -28,13 +34,24 @@ class TableChart(PlotextPlot):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.variant = variant
         self.lines: dict[str, list[float]] = {}
+        self.series_colors: dict[str, str] = {}
+        """label -> colour of what was drawn: the legend beside the plot (`legend`)."""
+
+    def legend(self) -> Text:
+        """One line per drawn series in its colour, for a widget beside the plot: a
+        legend on the plot hides the lines it explains."""
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for label, color in self.series_colors.items():
+            text.append("━━ ", style=_RICH.get(color, color))
+            text.append(label + "\n")
+        return text
 
     def show(self, watched: Watched | None, limit_wcu: float | None, title: str) -> None:
         plt = self.plt
         plt.clear_figure()
         plt.title(title)
         plt.xlabel("s")
-        self.lines = {}
+        self.lines, self.series_colors = {}, {}
         if watched is None or watched.first_at is None:
             self.refresh()
             return
@@ -63,12 +80,19 @@ class TableChart(PlotextPlot):
             drawn.append(
                 ("CloudWatch 1-min WCU", xs(minutes), [s.consumed_wcu for s in minutes], "blue")
             )
-        span = [min(xs(workers) or [0.0]), max(xs(workers) or [1.0])]
-        drawn.append(("1,000 WCU partition", span, [PARTITION_WCU] * 2, "orange"))
+        span = [max(0.0, min(xs(workers) or [0.0])), max(xs(workers) or [1.0])]
+        drawn.append(("partition 1,000 WCU", span, [PARTITION_WCU] * 2, "orange"))
         if limit_wcu:
             drawn.append((f"limit {limit_wcu:,.0f}", span, [limit_wcu] * 2, "magenta"))
+        top_x = top_y = 0.0
         for label, x, y, color in drawn:
-            if x:
-                plt.plot(x, y, label=label, color=color, marker="braille")
-                self.lines[label] = y
+            # no negative time: a sample that began before T0 is drawn from 0
+            kept = [(max(0.0, a), b) for a, b in zip(x, y, strict=True)]
+            if kept:
+                plt.plot([a for a, _ in kept], [b for _, b in kept], color=color, marker="braille")
+                self.lines[label] = [b for _, b in kept]
+                self.series_colors[label] = color
+                top_x = max(top_x, *(a for a, _ in kept))
+                top_y = max(top_y, *(b for _, b in kept))
+        round_axes(plt, top_x, top_y)
         self.refresh()

@@ -8,10 +8,10 @@ SAME shortened playbook. The client here is a minimal open-loop pacer (one attem
 request, keys from the same ItemGenerator the simulation uses); the real load generator
 is loadgen/worker.py.
 
-The playbook is changed in two ways that keep both paths comparable: shelfNumber and
-unitPrice are fixed per item (a SKU's shelf does not move; drawn per request, a rewrite
-would move the item within two GSIs, which costs 2 GSI writes on the endpoint [AWS] but
-1 in the simulation), and items are not pre-seeded (the simulation does not seed).
+The playbook is changed in two ways: shelfNumber and unitPrice are fixed per item (a
+SKU's shelf does not move; both paths would charge a move two GSI writes, by the one
+rule, docs/model.md#the-charging-rule), and items are not pre-seeded (the minimal pacer
+here does not seed, so neither does the simulation it is compared with).
 """
 
 from __future__ import annotations

@@ -309,3 +309,21 @@ def test_a_transaction_over_capacity_is_cancelled_with_the_throttle() -> None:
         # Nothing of the cancelled transaction was written.
         assert "Item" not in ddb.get_item(TableName="tbl", Key=_key(f"k{i}"))
         assert server.service.internal_errors == 0
+
+
+def test_an_update_that_only_removes_makes_no_item(table: Any) -> None:
+    table.transact_write_items(
+        TransactItems=[
+            {"Update": {"TableName": "tbl", "Key": _key("new"), "UpdateExpression": "REMOVE x"}},
+            {
+                "Update": {
+                    "TableName": "tbl",
+                    "Key": _key("made"),
+                    "UpdateExpression": "SET x = :v",
+                    "ExpressionAttributeValues": {":v": {"S": "v"}},
+                }
+            },
+        ]
+    )
+    assert "Item" not in table.get_item(TableName="tbl", Key=_key("new"))
+    assert table.get_item(TableName="tbl", Key=_key("made"))["Item"]["x"] == {"S": "v"}

@@ -1,0 +1,522 @@
+"""Fitting the capacity model's parameters to result files.
+
+The distance is every figure a result carries, each as (simulated - measured) / its
+tolerance, squared and summed over all results, plus a weak prior that keeps each
+parameter near its current value (half its value is one prior standard deviation). The
+prior makes the problem well-posed: a parameter no figure responds to stays where it was
+instead of wandering, and the ratio of its fitted uncertainty to its prior width says
+whether the data constrain it.
+
+Steps, and why:
+1. a screen: each parameter alone at its value / 4 and x 4 (within bounds). The figures
+   of a simulation are step functions of time parameters (the model acts once a second,
+   the simulation in 50 ms ticks), flat over wide ranges (a GSI backlog longer than the
+   run changes nothing): a local derivative at the current value can be zero where a
+   larger move matters, so the screen looks wide. It finds which results each parameter
+   moves (only those are simulated again), gives a three-point profile, and a start;
+2. a bounded least-squares fit, `scipy.optimize.least_squares(method="trf")` with the
+   bounds of emulator/params.py, over the parameters the screen found constrained.
+   Least squares because the distance *is* a sum of squared residuals (trust-region
+   reflective honours bounds and needs few evaluations, which matters when one costs a
+   simulation), with our own Jacobian by coarse finite differences (a tenth of the prior
+   width) because the default 1e-8 step would see the flat steps as a zero gradient.
+   Differential evolution would not need a start, but costs hundreds of simulations;
+3. uncertainties from the Jacobian at the fit (J^T J with the prior rows, inverted): a
+   parameter whose uncertainty stays above half its prior width is flagged as not
+   constrained and left at its prior;
+4. leave one result out: the fit linearised at the solution and re-solved without that
+   result's rows, then that result *simulated* under those parameters: how well the
+   others predict it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+from emulator.params import DEFAULT_PARAMS, CapacityParams, ParamInfo, settable
+from loadgen.calibrate.targets import Target
+from loadgen.figures import MISSING_RESIDUAL, Figure, Tolerance, by_key, residual
+from loadgen.simulate import simulate
+
+PRIOR_WIDTH = 0.5
+"""One prior standard deviation, as a fraction of the parameter's current value."""
+PROBE_FACTOR = 4.0
+CONSTRAINED_RATIO = 0.5
+"""Fitted uncertainty / prior width below which the data constrain a parameter."""
+STEP = 0.1
+"""Finite-difference step, as a fraction of the prior width."""
+
+
+class CalibrationError(ValueError):
+    """Options that cannot be calibrated with (an unknown or integer parameter)."""
+
+
+@dataclass(frozen=True)
+class CalibrationOptions:
+    fit: tuple[str, ...] = ()
+    """Parameters to fit; empty: every parameter tagged [fit] in emulator/params.py."""
+    prior: CapacityParams = DEFAULT_PARAMS
+    """Where the fit starts and what the prior centres on (a --params file, or the
+    defaults)."""
+    max_evaluations: int = 60
+    """Function evaluations of the least-squares fit (each one simulates the results
+    the fitted parameters move, and its Jacobian one more per parameter)."""
+    leave_one_out: bool = True
+    progress: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True)
+class FigureFit:
+    target: str
+    figure: Figure
+    tolerance: Tolerance
+    simulated_prior: float | None
+    simulated: float | None
+    residual_prior: float
+    residual: float
+
+
+@dataclass(frozen=True)
+class ParamFit:
+    name: str
+    source: str
+    prior: float
+    value: float
+    sigma: float | None
+    """One standard deviation of the fitted value (None: not fitted)."""
+    prior_sigma: float
+    status: str
+    """"fitted", or why it was left at its prior."""
+    moves: tuple[str, ...]
+    """The results whose figures the screen saw it move."""
+    profile: tuple[tuple[float, float], ...]
+    """(value, distance over all figures) at the screen's points."""
+
+    @property
+    def constrained(self) -> bool:
+        return self.status == "fitted"
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    target: str
+    rms_prior: float
+    rms_in_fit: float
+    rms_predicted: float
+    """RMS residual (in tolerances) of the held-out result simulated under parameters
+    fitted to the other results alone."""
+    max_predicted: float
+
+
+@dataclass
+class Calibration:
+    params: CapacityParams
+    fits: list[ParamFit]
+    figures: list[FigureFit]
+    leave_one_out: list[LeaveOneOut] = field(default_factory=list)
+    simulations: int = 0
+    wall_s: float = 0.0
+    distance_prior: float = 0.0
+    distance: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def changed(self) -> dict[str, float]:
+        """The fitted parameters whose value differs from the shipped default (what a
+        params file needs to name)."""
+        out = {}
+        for f in self.fits:
+            if f.constrained and not math.isclose(
+                f.value, getattr(DEFAULT_PARAMS, f.name), rel_tol=1e-3
+            ):
+                out[f.name] = float(f"{f.value:.4g}")
+        return out
+
+
+def fit_names(options: CalibrationOptions) -> list[ParamInfo]:
+    known = settable()
+    names = list(options.fit) or [n for n, i in known.items() if i.source == "fit"]
+    out = []
+    for name in names:
+        info = known.get(name)
+        if info is None:
+            raise CalibrationError(f"--fit {name}: not a parameter; `hotbench params` lists them")
+        if info.integer:
+            raise CalibrationError(f"--fit {name}: a whole-number parameter cannot be fitted")
+        out.append(info)
+    return out
+
+
+class Evaluator:
+    """Residuals of each target under candidate values, simulated once per distinct
+    candidate (a cache: the screen, the fit and its Jacobian revisit points)."""
+
+    def __init__(self, targets: list[Target], prior: CapacityParams, names: list[str]) -> None:
+        self.targets = targets
+        self.prior = prior
+        self.names = names
+        known = settable()
+        self.low = np.array([known[n].low for n in names], dtype=np.float64)
+        self.high = np.array([known[n].high for n in names], dtype=np.float64)
+        self.simulations = 0
+        self.relevant: list[list[int]] | None = None
+        """Per target, the parameters the screen saw move it: once set, a target is
+        simulated again only when one of those changes (the others, by the screen, leave
+        its figures as they are)."""
+        self._cache: dict[tuple[int, tuple[float, ...]], tuple[np.ndarray, list[float | None]]] = {}
+
+    def params(self, values: np.ndarray) -> CapacityParams:
+        changes: dict[str, Any] = {n: float(v) for n, v in zip(self.names, values, strict=True)}
+        return replace(self.prior, **changes)
+
+    def run(
+        self, index: int, values: np.ndarray, exact: bool = False
+    ) -> tuple[np.ndarray, list[float | None]]:
+        """`exact`: key the cache on every value (the figures reported at the end)."""
+        which = range(len(values)) if exact or self.relevant is None else self.relevant[index]
+        key = (index, tuple(round(float(values[i]), 9) for i in which))
+        if exact or self.relevant is None:
+            key = (index, tuple(round(float(v), 9) for v in values))
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        target = self.targets[index]
+        simulated = by_key(simulate(target.playbook, self.params(values)).to_json())
+        self.simulations += 1
+        res, sims = [], []
+        for figure, tolerance in target.figures:
+            other = simulated.get(figure.key)
+            sims.append(None if other is None else other.value)
+            res.append(MISSING_RESIDUAL if other is None else residual(figure, other, tolerance))
+        out = (np.array(res, dtype=np.float64), sims)
+        self._cache[key] = out
+        return out
+
+    def residuals(self, index: int, values: np.ndarray) -> np.ndarray:
+        return self.run(index, values)[0]
+
+    def reads(self, index: int) -> set[str] | None:
+        """The parameters a target's simulation reads at the prior (None: unknown).
+
+        A simulation that never reads a parameter cannot depend on it, so the screen
+        skips it for that target: the M3 playbook (no GSI, no hot key) never reads the
+        GSI or isolation parameters, and is the costliest to simulate. Recorded through a
+        subclass of the parameters that notes each attribute read; where the emulator is
+        compiled its code reads the fields directly and nothing is noted, so every
+        parameter counts as read (the screen simulates everything)."""
+        reads: set[str] = set()
+
+        class Recording(type(self.prior)):  # type: ignore[misc]
+            def __getattribute__(self, name: str) -> Any:
+                reads.add(name)
+                return object.__getattribute__(self, name)
+
+        try:
+            recording = Recording(**{n: getattr(self.prior, n) for n in _field_names()})
+        except TypeError:
+            return None
+        simulate(self.targets[index].playbook, recording)
+        self.simulations += 1
+        return (reads - {"__class__", "__dict__"}) or None
+
+
+def _field_names() -> list[str]:
+    from dataclasses import fields
+
+    return [f.name for f in fields(CapacityParams)]
+
+
+def _probes(info: ParamInfo, prior: float) -> tuple[float, float]:
+    if prior > 0:
+        low, high = prior / PROBE_FACTOR, prior * PROBE_FACTOR
+    else:
+        span = info.high - info.low
+        low, high = info.low + span / 16, info.low + span / 4
+    return max(info.low, low), min(info.high, high)
+
+
+def _prior_sigma(info: ParamInfo, prior: float) -> float:
+    return PRIOR_WIDTH * abs(prior) if prior else 0.25 * (info.high - info.low)
+
+
+def calibrate(
+    targets: list[Target], options: CalibrationOptions = CalibrationOptions()
+) -> Calibration:
+    """Fit `options.fit` (default: every [fit] parameter) to every figure of `targets`."""
+    wall0 = time.perf_counter()
+    say = options.progress or (lambda _m: None)
+    infos = fit_names(options)
+    names = [i.name for i in infos]
+    ev = Evaluator(targets, options.prior, names)
+    x0 = np.array([getattr(options.prior, n) for n in names], dtype=np.float64)
+    sigma0 = np.array([_prior_sigma(i, v) for i, v in zip(infos, x0, strict=True)])
+    n_targets = len(targets)
+
+    say(f"simulating {n_targets} result(s) under the prior")
+    r0 = [ev.residuals(t, x0) for t in range(n_targets)]
+    read = [ev.reads(t) for t in range(n_targets)]
+
+    def may_move(t: int, name: str) -> bool:
+        found = read[t]
+        return found is None or name in found
+
+    def data_cost(rs: list[np.ndarray]) -> float:
+        return float(sum(float(np.sum(r * r)) for r in rs))
+
+    # 1. the screen, one parameter at a time from the best point so far: a parameter
+    # that matters only once another has moved (a GSI backlog once the intake lets the
+    # log fill) is screened after that move.
+    moves: list[set[int]] = []
+    profiles: list[tuple[tuple[float, float], ...]] = []
+    secant: list[list[np.ndarray]] = []
+    current = x0.copy()
+
+    def penalised(x: np.ndarray, rs: list[np.ndarray]) -> float:
+        return data_cost(rs) + float(np.sum(((x - x0) / sigma0) ** 2))
+
+    for i, info in enumerate(infos):
+        say(f"screening {info.name}")
+        base = [ev.residuals(t, current) for t in range(n_targets)]
+        candidates = [(penalised(current, base), float(current[i]))]
+        points = []
+        rows: list[list[np.ndarray]] = []
+        for probe in _probes(info, x0[i]):
+            x = current.copy()
+            x[i] = probe
+            rs = [
+                ev.residuals(t, x) if may_move(t, info.name) else base[t] for t in range(n_targets)
+            ]
+            rows.append(rs)
+            points.append((probe, data_cost(rs)))
+            candidates.append((penalised(x, rs), probe))
+        moved = {
+            t
+            for t in range(n_targets)
+            if any(np.max(np.abs(rs[t] - base[t]), initial=0.0) > 1e-6 for rs in rows)
+        }
+        moves.append(moved)
+        (lo_v, lo_c), (hi_v, hi_c) = points
+        profiles.append(((lo_v, lo_c), (float(current[i]), data_cost(base)), (hi_v, hi_c)))
+        sides = [
+            [(rows[k][t] - base[t]) / (points[k][0] - current[i]) for t in range(n_targets)]
+            if points[k][0] != current[i]
+            else [np.zeros_like(base[t]) for t in range(n_targets)]
+            for k in (0, 1)
+        ]
+        secant.append(max(sides, key=lambda cols: float(sum(np.sum(c * c) for c in cols))))
+        current[i] = min(candidates)[1]
+    starts = current
+
+    # Which parameters the data constrain: each one's steeper one-sided slope from the
+    # screen, with the prior (a parameter with a valley between its probes has a flat
+    # secant but steep sides).
+    ev.relevant = [[i for i in range(len(infos)) if t in moves[i]] for t in range(n_targets)]
+    ratio = np.ones(len(infos))
+    correlated: dict[int, tuple[int, float]] = {}
+    if infos:
+        j_screen = np.column_stack([np.concatenate(col) for col in secant])
+        cov = np.linalg.inv(j_screen.T @ j_screen + np.diag(1.0 / sigma0**2))
+        ratio = np.sqrt(np.diag(cov)) / sigma0
+        corr = cov / np.sqrt(np.outer(np.diag(cov), np.diag(cov)))
+        for i in range(len(infos)):
+            others = [(abs(corr[i, j]), j) for j in range(len(infos)) if j != i]
+            if others and max(others)[0] > 0.9:
+                j = max(others)[1]
+                correlated[i] = (j, float(corr[i, j]))
+    free = [i for i in range(len(infos)) if moves[i] and ratio[i] < CONSTRAINED_RATIO]
+
+    # 2. the fit, over the screened range of each free parameter, in log space.
+    span_low = np.array([_probes(infos[i], x0[i])[0] for i in range(len(infos))])
+    span_high = np.array([_probes(infos[i], x0[i])[1] for i in range(len(infos))])
+
+    def full(u: np.ndarray) -> np.ndarray:
+        x = x0.copy()
+        x[free] = _from_unit(u, span_low[free], span_high[free], x0[free])
+        return x
+
+    def distance(u: np.ndarray) -> float:
+        x = full(u)
+        return penalised(x, [ev.residuals(t, x) for t in range(n_targets)])
+
+    x_fit = x0.copy()
+    if free:
+        say(f"fitting {', '.join(names[i] for i in free)}")
+        start = _to_unit(starts[free], span_low[free], span_high[free], x0[free])
+        solution = minimize(
+            distance,
+            start,
+            method="Powell",
+            bounds=[(-1.0, 1.0)] * len(free),
+            options={"xtol": 0.01, "ftol": 1e-3, "maxfev": options.max_evaluations},
+        )
+        x_fit = full(np.asarray(solution.x))
+
+    # 3. uncertainties from the Jacobian at the fit.
+    sigma_fit = np.full(len(infos), np.nan)
+    r_at = [ev.residuals(t, x_fit) for t in range(n_targets)]
+    blocks = _jacobian(ev, x_fit, r_at, free, sigma0, n_targets)
+    if free:
+        j_fit = np.vstack([*blocks, np.diag(1.0 / sigma0[free])])
+        cov_fit = np.linalg.pinv(j_fit.T @ j_fit)
+        sigma_fit[free] = np.sqrt(np.maximum(np.diag(cov_fit), 0.0))
+
+    fits = []
+    for i, info in enumerate(infos):
+        if not moves[i]:
+            status = "not constrained: no figure moves with it (left at its prior)"
+        elif i in free and sigma_fit[i] < CONSTRAINED_RATIO * sigma0[i]:
+            status = "fitted"
+        elif i in correlated:
+            j, c = correlated[i]
+            status = (
+                f"not constrained alone: only together with {names[j]} (correlation "
+                f"{c:+.2f}; left at its prior)"
+            )
+        else:
+            status = "not constrained: the figures barely move with it (left at its prior)"
+        if status != "fitted":
+            x_fit[i] = x0[i]
+        fits.append(
+            ParamFit(
+                info.name,
+                info.source,
+                float(x0[i]),
+                float(x_fit[i]),
+                float(sigma_fit[i]) if status == "fitted" else None,
+                float(sigma0[i]),
+                status,
+                tuple(targets[t].label for t in sorted(moves[i])),
+                profiles[i],
+            )
+        )
+
+    figure_fits: list[FigureFit] = []
+    r_fit = []
+    for t, target in enumerate(targets):
+        res_fit, sim_fit = ev.run(t, x_fit, exact=True)
+        res_prior, sim_prior = ev.run(t, x0, exact=True)
+        r_fit.append(res_fit)
+        for k, (figure, tolerance) in enumerate(target.figures):
+            figure_fits.append(
+                FigureFit(
+                    target.label,
+                    figure,
+                    tolerance,
+                    sim_prior[k],
+                    sim_fit[k],
+                    float(res_prior[k]),
+                    float(res_fit[k]),
+                )
+            )
+    out = Calibration(ev.params(x_fit), fits, figure_fits)
+    out.distance_prior = data_cost(r0)
+    out.distance = data_cost(r_fit)
+    fitted = [i for i in range(len(infos)) if fits[i].constrained]
+    if options.leave_one_out and n_targets > 1 and fitted:
+        blocks = _jacobian(ev, x_fit, r_fit, fitted, sigma0, n_targets)
+        out.leave_one_out = _leave_one_out(
+            ev, targets, x0, x_fit, sigma0, fitted, blocks, r0, r_fit, say
+        )
+    out.simulations = ev.simulations
+    out.wall_s = time.perf_counter() - wall0
+    return out
+
+
+def _rms(r: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(r * r))) if len(r) else 0.0
+
+
+def _to_unit(x: np.ndarray, low: np.ndarray, high: np.ndarray, x0: np.ndarray) -> np.ndarray:
+    """Values -> [-1, 1] over [low, high], log-spaced around x0 where all are positive
+    (a time or a factor matters by ratio), linear otherwise."""
+    u = np.empty_like(x)
+    for k in range(len(x)):
+        if low[k] > 0:
+            up = math.log(high[k] / x0[k]) or 1.0
+            down = math.log(x0[k] / low[k]) or 1.0
+            ratio = math.log(x[k] / x0[k])
+            u[k] = ratio / up if ratio >= 0 else ratio / down
+        else:
+            u[k] = (2 * (x[k] - low[k]) / (high[k] - low[k])) - 1
+    return np.clip(u, -1.0, 1.0)
+
+
+def _from_unit(u: np.ndarray, low: np.ndarray, high: np.ndarray, x0: np.ndarray) -> np.ndarray:
+    x = np.empty_like(u)
+    for k in range(len(u)):
+        if low[k] > 0:
+            end = high[k] if u[k] >= 0 else low[k]
+            x[k] = x0[k] * (end / x0[k]) ** abs(u[k])
+        else:
+            x[k] = low[k] + (u[k] + 1) / 2 * (high[k] - low[k])
+    return x
+
+
+def _jacobian(
+    ev: Evaluator,
+    x: np.ndarray,
+    r_at: list[np.ndarray],
+    which: list[int],
+    sigma0: np.ndarray,
+    n_targets: int,
+) -> list[np.ndarray]:
+    """Per target, d(residuals)/d(parameter) for the parameters `which`, by a forward
+    difference of a tenth of the prior width (coarse on purpose: the figures are steps at
+    the model's one-second resolution)."""
+    blocks = []
+    for t in range(n_targets):
+        cols = []
+        for i in which:
+            h = STEP * sigma0[i]
+            xs = x.copy()
+            xs[i] = x[i] + h if x[i] + h <= ev.high[i] else x[i] - h
+            cols.append((ev.residuals(t, xs) - r_at[t]) / (xs[i] - x[i]))
+        blocks.append(np.column_stack(cols) if cols else np.zeros((len(r_at[t]), 0)))
+    return blocks
+
+
+def _leave_one_out(
+    ev: Evaluator,
+    targets: list[Target],
+    x0: np.ndarray,
+    x_fit: np.ndarray,
+    sigma0: np.ndarray,
+    fitted: list[int],
+    blocks: list[np.ndarray],
+    r0: list[np.ndarray],
+    r_fit: list[np.ndarray],
+    say: Callable[[str], None],
+) -> list[LeaveOneOut]:
+    """Each result predicted by a fit to the others: the Jacobian at the full fit, the
+    held-out result's rows removed, one Gauss-Newton step with the prior, then the held-out
+    result simulated under those parameters (the prediction is a simulation, not the
+    linearisation)."""
+    n = len(targets)
+    prior_rows = np.diag(1.0 / sigma0[fitted])
+    out = []
+    for k in range(n):
+        say(f"leaving out {targets[k].label}")
+        j = np.vstack([*(blocks[t] for t in range(n) if t != k), prior_rows])
+        r = np.concatenate(
+            [*(r_fit[t] for t in range(n) if t != k), (x_fit[fitted] - x0[fitted]) / sigma0[fitted]]
+        )
+        step, *_ = np.linalg.lstsq(j, -r, rcond=None)
+        x = x_fit.copy()
+        x[fitted] = np.clip(x_fit[fitted] + step, ev.low[fitted], ev.high[fitted])
+        predicted = ev.run(k, x, exact=True)[0]
+        out.append(
+            LeaveOneOut(
+                targets[k].label,
+                _rms(r0[k]),
+                _rms(r_fit[k]),
+                _rms(predicted),
+                float(np.max(np.abs(predicted), initial=0.0)),
+            )
+        )
+    return out

@@ -1,0 +1,131 @@
+"""Runs `make test`'s passes one after another and ends with one line per pass.
+
+Why a script and not Make's own sequence: Make stops at the first failing command, so a
+lint error hid whether the tests passed, and a failure in the compiled pass meant the
+pure-Python pass never ran at all. Here every pass runs whatever the one before it did,
+each pass's output streams as it comes (CI shows it live), and the end is a summary a
+reader takes in at a glance: which pass failed, its pytest counts, how long it took. The
+last line is `total: N passed, N failed` so a tool that reads closing lines sees the
+whole run, not only the last pass.
+
+Usage: `python scripts/passes.py 'NAME: [VAR=value ...] COMMAND ...' ...`, one argument per
+pass, as the Makefile writes them (the Makefile stays the one list of what `make test` runs).
+Exit code: 0 when every pass succeeded, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+# pytest's closing line, e.g. "3 failed, 650 passed, 1 skipped, 2 errors in 301.2s".
+_PYTEST_CLOSING = re.compile(r"^=*\s*(?P<counts>(\d+ \w+)(, \d+ \w+)*) in [\d.]+s")
+_COUNT = re.compile(r"(\d+) (\w+)")
+
+
+@dataclass
+class PassResult:
+    """One pass's outcome: its exit code, its wall time and, for pytest, its counts."""
+
+    name: str
+    returncode: int
+    seconds: float
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def _counts(line: str) -> dict[str, int]:
+    """The counts of pytest's closing line ('passed', 'failed', 'errors', ...)."""
+    found: dict[str, int] = {}
+    for number, word in _COUNT.findall(line):
+        found[word.rstrip("s") if word == "errors" else word] = int(number)
+    return found
+
+
+def run_pass(name: str, argv: list[str], env: dict[str, str]) -> PassResult:
+    """Runs one pass, streaming its output, and keeps pytest's closing counts."""
+    started = time.monotonic()
+    counts: dict[str, int] = {}
+    print(f"\n=== {name}: {' '.join(argv)}", flush=True)
+    with subprocess.Popen(
+        argv,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            match = _PYTEST_CLOSING.match(line.strip())
+            if match:
+                counts = _counts(match.group("counts"))
+        returncode = process.wait()
+    return PassResult(name, returncode, time.monotonic() - started, counts)
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+
+
+def summary(results: list[PassResult]) -> list[str]:
+    """One line per pass, then the total in the plain closing form."""
+    lines = ["", "=== make test: one line per pass"]
+    passed = failed = 0
+    for result in results:
+        status = "ok" if result.ok else f"FAILED (exit {result.returncode})"
+        if result.counts:
+            n_passed = result.counts.get("passed", 0)
+            n_failed = result.counts.get("failed", 0) + result.counts.get("error", 0)
+            passed += n_passed
+            failed += n_failed
+            tests = f"{n_passed} passed, {n_failed} failed"
+            skipped = result.counts.get("skipped", 0)
+            if skipped:
+                tests += f", {skipped} skipped"
+        else:
+            tests = ""
+        lines.append(
+            f"  {result.name:<10} {status:<18} {_duration(result.seconds):>13}   {tests}".rstrip()
+        )
+    bad = [r.name for r in results if not r.ok]
+    lines.append(f"  {'FAILED: ' + ', '.join(bad) if bad else 'every pass succeeded'}")
+    lines.append(f"total: {passed} passed, {failed} failed")
+    return lines
+
+
+def parse_pass(spec: str) -> tuple[str, list[str], dict[str, str]]:
+    """'compiled: A=1 pytest -q' -> ('compiled', ['pytest', '-q'], {'A': '1'})."""
+    name, _, command = spec.partition(": ")
+    words = shlex.split(command)
+    env: dict[str, str] = {}
+    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
+        key, _, value = words.pop(0).partition("=")
+        env[key] = value
+    if not name or not words:
+        raise ValueError(f"a pass is 'NAME: COMMAND ...', got {spec!r}")
+    return name, words, env
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: python scripts/passes.py 'NAME: COMMAND ...' ...", file=sys.stderr)
+        return 2
+    results = [run_pass(*parse_pass(spec)) for spec in argv]
+    print("\n".join(summary(results)), flush=True)
+    return 0 if all(result.ok for result in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
