@@ -30,7 +30,6 @@ from console.targets.interface import Finding, HotKeyView
 from console.workflow import cloudwatch
 from console.workflow.awserrors import aws_errors
 from console.workflow.bringup import table_state
-from console.workflow.costing import TaskUse
 from console.workflow.errors import StateError, WorkflowError
 from console.workflow.hooks import Hooks
 from console.workflow.models import DownReport, Leftover, PlanReport
@@ -300,19 +299,6 @@ class AwsTarget:
                         ],
                     }
                 )
-        return out
-
-    def task_usage(self, state: RunState, now: datetime) -> list[TaskUse]:
-        """Fargate bills from the start of the image pull to the task's stop
-        (https://aws.amazon.com/fargate/pricing/). A task whose stop was never recorded
-        is billed to when it was last seen running, or to `now` only while the stack
-        that runs it still exists (it may still be running)."""
-        stack_gone = state.terraform is not None and state.terraform.destroyed_at is not None
-        out = []
-        for t in state.tasks:
-            end = t.stopped_at or (t.last_seen_at if stack_gone else None) or now
-            seconds = (end - t.pull_started_at).total_seconds() if t.pull_started_at else 0.0
-            out.append(TaskUse(t.id, t.vcpu, t.memory_gb, max(0.0, seconds), t.architecture))
         return out
 
 

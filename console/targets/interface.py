@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # types only: importing console.targets loads no workflow module
-    from console.workflow.costing import TaskUse
     from console.workflow.hooks import Hooks
     from console.workflow.models import DownReport, Leftover, PlanReport
     from console.workflow.options import RunOptions, UpOptions
@@ -172,7 +170,3 @@ class Target(Protocol):
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         """Contributor Insights rules and their top keys (None: not enabled or not here)."""
-
-    def task_usage(self, state: RunState, now: datetime) -> list[TaskUse]:
-        """Each worker's billed time, for the tally: from pull start to its recorded or
-        last-seen stop (never to `now` for a task that is gone)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -19,7 +19,6 @@ from console.targets import emulator_process as emulator
 from console.targets.interface import Finding, HotKeyView
 from console.workflow import processes
 from console.workflow.bringup import create_tables
-from console.workflow.costing import TaskUse
 from console.workflow.errors import ConfigError, InfraError
 from console.workflow.hooks import Hooks
 from console.workflow.models import DownReport, Leftover, PlanReport
@@ -213,18 +212,6 @@ class LocalTarget:
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         return None  # the emulator has no Contributor Insights: its partition map shows more
-
-    def task_usage(self, state: RunState, now: datetime) -> list[TaskUse]:
-        out: list[TaskUse] = []
-        for tr in state.table_runs:
-            if tr.started_at is None:
-                continue
-            seconds = ((tr.finished_at or now) - tr.started_at).total_seconds()
-            out += [
-                TaskUse(f"{tr.label} worker {w}", 1.0, 2.0, seconds + LOCAL_TASK_START_S)
-                for w in range(state.workers)
-            ]
-        return out
 
 
 class LocalFleetBinding:

@@ -3,9 +3,11 @@ tables by CreateTable, a table's record (each target's provisioning: console/tar
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from console.cost.expected_usage import table_use
 from console.workflow import processes
 from console.workflow.errors import CostRefused
 from console.workflow.hooks import Hooks
@@ -13,7 +15,6 @@ from console.workflow.models import PlanReport
 from console.workflow.planning import variants_in_runs
 from console.workflow.run_context import run_settings
 from console.workflow.run_state import (
-    IndexState,
     RunState,
     StateStore,
     TableState,
@@ -122,25 +123,9 @@ def create_tables(
 
 
 def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableState:
-    return TableState(
-        variant=spec.name,
-        name=name,
-        arn=arn,
-        billing_mode=spec.billing_mode,
-        read_capacity=spec.read_capacity,
-        write_capacity=spec.write_capacity,
-        warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
-        warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
-        contributor_insights=spec.contributor_insights is not None,
-        gsis=[
-            IndexState(
-                name=g.name,
-                read_capacity=g.read_capacity,
-                write_capacity=g.write_capacity,
-                warm_read=g.warm_throughput.read if g.warm_throughput else None,
-                warm_write=g.warm_throughput.write if g.warm_throughput else None,
-            )
-            for g in spec.gsis
-        ],
-        created_at=utc_now(),
-    )
+    """The state of a table about to be created: the fields the cost record reads
+    (console.cost.expected_usage.table_use, the one reading of a spec's billed shape) plus where
+    and since when."""
+    billed = dataclasses.asdict(table_use(spec, name, ()))
+    del billed["spans"]
+    return TableState(variant=spec.name, arn=arn, created_at=utc_now(), **billed)

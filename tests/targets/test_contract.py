@@ -99,10 +99,6 @@ def test_the_lifecycle_of_a_run(place: Place) -> None:
         state = place.store.load(RUN_ID)
         table_run = state.table_runs[0]
         assert table_run.started_at is not None and table_run.finished_at is not None
-        usage = target.task_usage(state, table_run.finished_at)
-        assert len(usage) == 2
-        longest = (table_run.finished_at - table_run.started_at).total_seconds() + 600
-        assert all(0 < u.seconds < longest for u in usage), usage
         # metrics come as samples of this run's tables (or none yet), never an error
         samples = target.metrics_source().samples(state, flush=True)
         assert all(s.table in state.tables for s in samples)
