@@ -108,4 +108,11 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
                 processes.stop(state.reaper_pid, state.run_id)
         fargate.close()
         emulator.__exit__(None, None, None)
+        import urllib.request
+
+        # moto's backends live in this process: a failed case must not leave the next
+        # one's names taken
+        urllib.request.urlopen(
+            urllib.request.Request(f"{aws_endpoint}/moto-api/reset", method="POST"), timeout=10
+        )
         moto.stop()
