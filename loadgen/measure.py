@@ -140,6 +140,7 @@ class Measurement:
             c.succeeded += 1
             if self._is_write:
                 c.consumed_wcu += outcome.consumed
+                c.add_index_units(outcome.index_consumed)
             else:
                 c.consumed_rcu += outcome.consumed
         elif outcome.kind == "throttled":

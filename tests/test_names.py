@@ -44,11 +44,6 @@ SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
 """Basename -> (the exact modules allowed to share it, why). `__init__.py` is any package's."""
 
 SHARED_CLASSES: dict[str, tuple[frozenset[str], str]] = {
-    "CostLine": (
-        frozenset({"console/infra/cost.py", "console/workflow/models.py"}),
-        "the same cost record twice; issue 23 replaces both with one in console/cost/ "
-        "(drop this entry then)",
-    ),
     "Leftover": (
         frozenset({"loadgen/results.py", "console/workflow/models.py"}),
         "the same meaning (a resource left behind and the command that removes it) in "

@@ -45,10 +45,16 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
     result = obtain_result(playbook, args, console)
-    from console.infra.cost import run_cost
+    from console.cost.measured_usage import run_cost_in
+    from console.workflow.settings import load_settings
 
+    region = getattr(args, "region", None) or load_settings().prices_region
     outcome = CheckOutcome(
-        playbook.name, args.playbook, result, evaluate(playbook, result, run_cost), advice
+        playbook.name,
+        args.playbook,
+        result,
+        evaluate(playbook, result, run_cost_in(region)),
+        advice,
     )
     report_result(result, args.json, console)  # the results table, partial runs' notes
     if args.mode == "live":

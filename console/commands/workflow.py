@@ -28,6 +28,7 @@ from console.render.workflow_output import (
 from console.workflow import (
     ConfigError,
     Hooks,
+    RunState,
     Settings,
     UpOptions,
     WarmTarget,
@@ -389,13 +390,24 @@ def handle_down(args: argparse.Namespace, console: Console) -> int:
     return 0 if report.nothing_left else EXIT_LEFTOVERS
 
 
+def _cost_so_far(state: RunState, price_region: str | None) -> float:
+    """The tally of the state as it is; in a region without recorded prices, the figure
+    the run's last step recorded (its prices were chosen then)."""
+    from console.cost import PricesUnknown
+    from console.cost.tally import tally_state
+
+    try:
+        return tally_state(state, price_region).total_usd
+    except PricesUnknown:
+        return state.cost_so_far_usd
+
+
 def handle_runs(args: argparse.Namespace, console: Console) -> int:
     from console.workflow import runs
-    from console.workflow.tallying import tally_state
 
     settings = settings_from(args)
     found = runs(settings)
-    costs = {s.run_id: tally_state(s, settings).total_usd for s in found}
+    costs = {s.run_id: _cost_so_far(s, settings.price_region) for s in found}
     if args.json:
         print_json([{**state_json(s), "cost_so_far_usd": costs[s.run_id]} for s in found])
         return 0

@@ -107,9 +107,9 @@ class Backend:
     def meter(self, state: RunState) -> CostTally:
         """The cost so far, for the header's meter: the tally's arithmetic over the state
         as it is, read-only (the `tally` step also records itself in the state)."""
-        from console.workflow.tallying import tally_state
+        from console.cost.tally import tally_state
 
-        return tally_state(state, self.settings)
+        return tally_state(state, self.settings.price_region)
 
     def down(self, run_id: str, hooks: Hooks) -> DownReport:
         return workflow.down(run_id, self.settings, hooks)

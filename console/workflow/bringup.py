@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from console.cost.expected_usage import table_use
 from console.infra.tf_errors import TerraformApplyError
 from console.workflow import local, processes
 from console.workflow.awserrors import aws_errors
@@ -15,7 +17,6 @@ from console.workflow.options import UpOptions
 from console.workflow.planning import table_names, variants_in_runs
 from console.workflow.run_context import find_spec, run_settings
 from console.workflow.run_state import (
-    IndexState,
     RunState,
     StateStore,
     TableState,
@@ -136,28 +137,12 @@ def create_tables(
 
 
 def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableState:
-    return TableState(
-        variant=spec.name,
-        name=name,
-        arn=arn,
-        billing_mode=spec.billing_mode,
-        read_capacity=spec.read_capacity,
-        write_capacity=spec.write_capacity,
-        warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
-        warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
-        contributor_insights=spec.contributor_insights is not None,
-        gsis=[
-            IndexState(
-                name=g.name,
-                read_capacity=g.read_capacity,
-                write_capacity=g.write_capacity,
-                warm_read=g.warm_throughput.read if g.warm_throughput else None,
-                warm_write=g.warm_throughput.write if g.warm_throughput else None,
-            )
-            for g in spec.gsis
-        ],
-        created_at=utc_now(),
-    )
+    """The state of a table about to be created: the fields the cost record reads
+    (console.cost.expected_usage.table_use, the one reading of a spec's billed shape) plus where
+    and since when."""
+    billed = dataclasses.asdict(table_use(spec, name, ()))
+    del billed["spans"]
+    return TableState(variant=spec.name, arn=arn, created_at=utc_now(), **billed)
 
 
 def up_aws(

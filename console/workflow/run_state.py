@@ -84,6 +84,8 @@ class IndexState(Model):
     """A GSI as created: its capacity (provisioned) and warm throughput."""
 
     name: str
+    has_sort_key: bool = False
+    """Contributor Insights keeps twice the rules for a key with a sort key."""
     read_capacity: int | None = None
     write_capacity: int | None = None
     warm_read: int | None = None
@@ -97,6 +99,8 @@ class TableState(Model):
     name: str
     arn: str | None = None
     billing_mode: Literal["PROVISIONED", "PAY_PER_REQUEST"]
+    has_sort_key: bool = False
+    """Contributor Insights keeps twice the rules for a key with a sort key."""
     read_capacity: int | None = None
     write_capacity: int | None = None
     warm_read: int | None = None
@@ -155,13 +159,27 @@ class TerraformState(Model):
     destroyed_at: datetime | None = None
 
 
+class UnitsUsed(Model):
+    """Request units one table (index None) or one GSI consumed in one part of the run."""
+
+    table: str
+    """Physical table name."""
+    index: str | None = None
+    label: str = "load"
+    """`load` or `seeding`."""
+    write_units: float = 0.0
+    read_units: float = 0.0
+
+
 class Usage(Model):
     """What the run used, for the tally; filled in as it happens."""
 
+    units: list[UnitsUsed] = Field(default_factory=list)
+    """Request units by table and GSI (full scale), as console.cost.tally records them."""
     write_request_units: float = 0.0
-    """On-demand tables: write request units consumed (full scale)."""
+    """Earlier state files' on-demand write units (tables only); read as the table's."""
     read_request_units: float = 0.0
-    """On-demand tables: read request units consumed (full scale)."""
+    """Earlier state files' on-demand read units."""
     get_metric_data_metrics: int = 0
     """Metrics requested from CloudWatch GetMetricData (billed per 1,000)."""
     contributor_insights_events: int = 0

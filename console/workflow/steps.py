@@ -63,7 +63,7 @@ def plan(
     """What `up` would create (tables, GSIs, capacity, warm throughput, on-demand maximum,
     fleet), its price per hour while up and while workers run, and the estimated cost of
     the whole run. Creates nothing and calls no AWS API (prices: the dated table, see
-    console/infra/prices.py)."""
+    console/cost/prices.py)."""
     return make_plan(playbook_path, settings, options or UpOptions())
 
 
@@ -352,18 +352,18 @@ def tally(run_id: str, settings: Settings, refresh_prices: bool = False) -> Cost
     the dashboard and GetMetricData requests, Fargate vCPU- and GB-seconds from each
     task's pull start to its stop. Locally: what the same run would have cost on AWS.
     `refresh_prices` fetches the prices from the Price List API first."""
-    from console.workflow.tallying import tally_state
+    from console.cost.tally import tally_state
 
     store = store_for(settings)
     state = store.load(run_id)
     prices = None
     if refresh_prices:
+        from console.cost.pricelist import PRICING_REGION, fetch_prices, pricing_client
         from console.workflow import aws
-        from console.workflow.pricelist import fetch_prices, pricing_client
 
-        with aws_errors("pricing:GetProducts", "us-east-1"):
+        with aws_errors("pricing:GetProducts", PRICING_REGION):
             prices = fetch_prices(pricing_client(aws.session(settings)), settings.prices_region)
-    result = tally_state(state, settings, prices)
+    result = tally_state(state, settings.price_region, prices)
     with contextlib.suppress(StateError), run_lock(store.run_dir(run_id), "tally"):
         state = store.load(run_id)
         state.cost_so_far_usd = result.total_usd

@@ -159,10 +159,9 @@ class RecordedTableRun:
         table_run.result_path = str(path)
         table_run.status = Status.DONE
         table_run.finished_at = utc_now()
-        if table.billing_mode == "PAY_PER_REQUEST":
-            totals = full.totals()
-            state.usage.write_request_units += totals.consumed_wcu
-            state.usage.read_request_units += totals.consumed_rcu
+        from console.cost.tally import record_run_units
+
+        record_run_units(state.usage, table.name, full)
         self._record_tasks(table_run)
         self.store.save(state)
 
@@ -188,6 +187,9 @@ class RecordedTableRun:
                 progress=self._say,  # a bar and the time left; Ctrl-C stops it too
             )
         table.seeded_items = n
+        from console.cost.tally import record_seed_units
+
+        record_seed_units(self.state.usage, self.playbook, spec, table.name, n)
         self.store.save(self.state)
         self.hooks.say(f"seeded {n:,} items into {table.name}")
 

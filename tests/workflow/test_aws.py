@@ -49,7 +49,7 @@ def test_plan_on_aws_without_credentials_prints_the_plan_then_says_why(
     no_credentials_env(cli, tmp_path)
     out = cli("plan", str(M1), "--target", "aws")
     assert out.returncode == EXIT_USAGE == 2
-    assert "estimated cost: $" in out.stdout
+    assert "estimated cost = $" in out.stdout
     assert "$39.78/h while up" in out.stdout
     assert "no AWS credentials found" in out.stdout and "AWS_PROFILE" in out.stdout
     assert "Traceback" not in out.stdout + out.stderr
@@ -314,7 +314,7 @@ def test_up_run_tally_down_on_aws(
 
         cost = tally(RUN_ID, settings)
         assert not cost.hypothetical
-        assert any(line.unit == "vCPU-hour" and "12 task(s)" in line.what for line in cost.lines)
+        assert any(line.unit == "vCPU-h" and "12 tasks" in line.what for line in cost.lines)
 
         # terraform destroy "succeeds" but the fake deleted nothing: the sweep finds each
         # resource, confirms it by its own Describe, and says how to delete it
