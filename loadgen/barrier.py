@@ -94,11 +94,19 @@ def coordinator_go(
     poll_s: float = 0.25,
     on_status: Callable[[int, int], None] | None = None,
     clock: Callable[[], float] = time.time,
+    gone: Callable[[], str | None] | None = None,
+    gone_every_s: float = 2.0,
 ) -> tuple[float, list[int]]:
     """Wait until all `expected` workers are ready (or `required` of them at the timeout),
-    then write GO with T0 = now + `lead_s`. Returns (T0, admitted workers)."""
+    then write GO with T0 = now + `lead_s` on `clock`. Returns (T0, admitted workers).
+
+    `gone` is asked every `gone_every_s` while waiting: a reason when no worker can still
+    come (all stopped), and the barrier fails at once with it instead of at the timeout
+    (a fleet of Fargate tasks that cannot pull their image would wait minutes for nothing).
+    """
     give_up = clock() + timeout_s
     last = -1
+    asked_at: float | None = None
     while True:
         ready = store.ready_workers()
         if on_status is not None and len(ready) != last:
@@ -106,6 +114,13 @@ def coordinator_go(
             last = len(ready)
         if len(ready) >= expected:
             break
+        if gone is not None and (asked_at is None or clock() - asked_at >= gone_every_s):
+            asked_at = clock()
+            why = gone()
+            if why is not None and len(store.ready_workers()) < required:
+                message = f"{len(ready)} of {expected} workers ready: {why}; aborting"
+                store.put_abort(message)
+                raise BarrierTimeout(message)
         if clock() > give_up:
             if len(ready) >= required:
                 break

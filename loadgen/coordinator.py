@@ -50,6 +50,9 @@ class FleetOptions:
     """After a stop (`run_fleet`'s stop_when), how long to wait for final items: a worker
     sees the stop at its next progress write and then waits for its requests in flight."""
     poll_s: float = 0.5
+    clock: Callable[[], float] = time.time
+    """The wall clock T0 is taken from, one every worker shares (the workers read their
+    own, NTP-synced on Fargate): a server's, when the operator's may be off."""
 
 
 StopCheck = Callable[[], str | None]
@@ -76,6 +79,7 @@ def run_fleet(
     store.put_plan(plan)
     try:
         fleet.start(plan.run_id, plan.workers, env)
+        now = options.clock
         t0, admitted = coordinator_go(
             store,
             plan.workers,
@@ -83,22 +87,24 @@ def run_fleet(
             options.barrier_timeout_s,
             options.lead_s,
             on_status=lambda n, m: say(f"{n} of {m} workers ready"),
+            clock=now,
+            gone=lambda: fleet_gone(fleet),
         )
-        say(f"GO: {len(admitted)} of {plan.workers} workers, T0 in {t0 - time.time():.1f} s")
+        say(f"GO: {len(admitted)} of {plan.workers} workers, T0 in {t0 - now():.1f} s")
         collect_by = t0 + plan.duration_s + plan.drain_s + options.collect_grace_s
-        while time.time() < collect_by:
+        while now() < collect_by:
             if set(store.reports("final")) >= set(admitted) or fleet.running() == 0:
                 break
             if stopped is None and stop_when is not None:
                 stopped = stop_when()
                 if stopped is not None:
-                    at = time.time() - t0
+                    at = now() - t0
                     say(f"stopping the run at t={at:.0f} s: {stopped}")
                     stopped = f"stopped at t={at:.1f} s: {stopped}"
                     store.put_abort(
                         f"the run was stopped at t={at:.1f} s (its first note says why)"
                     )
-                    collect_by = min(collect_by, time.time() + options.stop_grace_s)
+                    collect_by = min(collect_by, now() + options.stop_grace_s)
             time.sleep(options.poll_s)
         finals = store.reports("final")
         progress = store.reports("progress")
@@ -111,6 +117,16 @@ def run_fleet(
         run.notes.insert(0, stopped)
         run.partial = True
     return run
+
+
+def fleet_gone(fleet: Fleet) -> str | None:
+    """Why the barrier can never fill: every worker has already stopped (a Fargate task
+    that could not pull its image, a process that crashed at start), with each one's
+    reasons from the fleet's notes; None while any still starts or runs."""
+    if fleet.running() > 0:
+        return None
+    reasons = "; ".join(fleet.notes()) or "no reason given"
+    return f"every worker stopped before the start barrier: {reasons}"
 
 
 def stop_fleet(fleet: Fleet, say: Notify) -> str | None:

@@ -4,7 +4,7 @@ Pure: a `PlaybookResult` (from the simulation or a live run) and the playbook go
 one `Verdict` per criterion comes out. A criterion's runs (its table, repeat and phase)
 are taken together: counts are added before any rate is formed, peaks are the highest of
 the runs, the first throttle the earliest, latencies are merged histograms. The cost of
-a run is priced by the caller (console.infra.cost), because prices live in the console.
+a run is priced by the caller (console.cost.measured_usage.run_cost_at): prices live in the console.
 """
 
 from __future__ import annotations

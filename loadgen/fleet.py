@@ -117,6 +117,19 @@ class LocalFleet:
         return out
 
 
+def stop_reasons(task: dict[str, Any]) -> str:
+    """Why a task stopped, as DescribeTasks says: `stoppedReason`, then each container's
+    `reason` (e.g. CannotPullContainerError: ...) or exit code
+    (https://docs.aws.amazon.com/AmazonECS/latest/developerguide/stopped-task-errors.html)."""
+    parts = [str(task.get("stoppedReason") or "").strip()]
+    for c in task.get("containers", []):
+        why = str(c.get("reason") or "").strip()
+        code = c.get("exitCode")
+        if why or code not in (None, 0):
+            parts.append(f"{c.get('name', 'container')}: {why or f'exit code {code}'}")
+    return "; ".join(p for p in parts if p) or "no reason given"
+
+
 @dataclass
 class EcsNetwork:
     """awsvpcConfiguration from the Terraform outputs."""
@@ -160,6 +173,8 @@ class EcsFleet:
     retry_delay_s: float = 2.0
     """Wait before a retry, times the attempt number (capacity errors clear in seconds)."""
     sleep: Callable[[float], None] = time.sleep
+    statuses: dict[str, str] = field(default_factory=dict)
+    """Each task's lastStatus when last described (the task lifecycle)."""
     _stopped: dict[str, str] = field(default_factory=dict)
 
     def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
@@ -235,12 +250,11 @@ class EcsFleet:
     def running(self) -> int:
         alive = 0
         for task in self._describe():
+            self.statuses[task["taskArn"]] = str(task.get("lastStatus", ""))
             if task.get("lastStatus") == "STOPPED":
                 codes = [c.get("exitCode") for c in task.get("containers", [])]
                 if any(code != 0 for code in codes) or not codes:
-                    self._stopped[task["taskArn"]] = (
-                        f"{task.get('stoppedReason', '')} (exit codes {codes})"
-                    )
+                    self._stopped[task["taskArn"]] = f"{stop_reasons(task)} (exit codes {codes})"
             else:
                 alive += 1
         return alive

@@ -20,6 +20,7 @@ reports what it measured.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from bisect import bisect_right
 from collections.abc import Callable
@@ -53,9 +54,16 @@ ABANDONED = "AbandonedAtWatchdog"
 
 
 def endpoint_of(plan: RunPlan) -> tuple[str, str, int]:
-    """(scheme, host, port) of the data-plane endpoint: the plan's, or the region's AWS
-    endpoint over HTTPS."""
-    url = plan.endpoint or f"https://dynamodb.{plan.region}.amazonaws.com"
+    """(scheme, host, port) of the data-plane endpoint: the plan's, else the one the AWS
+    SDKs would use: AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL when set (the SDKs'
+    service-specific endpoints, https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html,
+    so the worker's control client and its data plane agree), or the region's over HTTPS."""
+    url = (
+        plan.endpoint
+        or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
+        or os.environ.get("AWS_ENDPOINT_URL")
+        or f"https://dynamodb.{plan.region}.amazonaws.com"
+    )
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"endpoint {url}: expected an http:// or https:// URL")
@@ -140,6 +148,7 @@ class Measurement:
             c.succeeded += 1
             if self._is_write:
                 c.consumed_wcu += outcome.consumed
+                c.add_index_units(outcome.index_consumed)
             else:
                 c.consumed_rcu += outcome.consumed
         elif outcome.kind == "throttled":

@@ -66,6 +66,9 @@ class Outcome:
     """First throttle reason, e.g. TableWriteKeyRangeThroughputExceeded."""
     consumed: float = 0.0
     """Capacity units the base table consumed, when the reply says."""
+    index_consumed: tuple[tuple[str, float], ...] = ()
+    """Capacity units each GSI consumed (ConsumedCapacity.GlobalSecondaryIndexes, with
+    ReturnConsumedCapacity INDEXES): on-demand bills them on top of the table's."""
 
 
 def _exception_name(raw: str) -> str:
@@ -88,9 +91,14 @@ def classify(status: int, body: bytes) -> Outcome:
         if not isinstance(table, dict):
             return Outcome("error", UNREADABLE)
         units = table.get("CapacityUnits", cc.get("CapacityUnits", 0.0))
+        gsis = cc.get("GlobalSecondaryIndexes") if isinstance(cc, dict) else None
         try:
-            return Outcome("ok", consumed=float(units or 0.0))
-        except (TypeError, ValueError):
+            index_consumed = tuple(
+                (str(name), float((used or {}).get("CapacityUnits") or 0.0))
+                for name, used in (gsis.items() if isinstance(gsis, dict) else ())
+            )
+            return Outcome("ok", consumed=float(units or 0.0), index_consumed=index_consumed)
+        except (TypeError, ValueError, AttributeError):
             return Outcome("error", UNREADABLE)
     try:
         data = json.loads(body) if body else {}

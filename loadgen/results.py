@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,11 @@ class Counts:
     late: int = 0
     consumed_wcu: float = 0.0
     consumed_rcu: float = 0.0
+    consumed_wcu_by_index: dict[str, float] = field(default_factory=dict)
+    """Write units each GSI consumed, by index name: what DynamoDB reports in the
+    top-level ConsumedCapacity.GlobalSecondaryIndexes (ReturnConsumedCapacity INDEXES),
+    or what the model charged each index in simulation. `consumed_wcu` is the table's
+    own, as CloudWatch's TableName series counts it; on-demand bills both (console.cost)."""
     by_reason: Counter[str] = field(default_factory=Counter)
     by_exception: Counter[str] = field(default_factory=Counter)
     errors_by_type: Counter[str] = field(default_factory=Counter)
@@ -49,9 +55,15 @@ class Counts:
         self.late += other.late
         self.consumed_wcu += other.consumed_wcu
         self.consumed_rcu += other.consumed_rcu
+        self.add_index_units(other.consumed_wcu_by_index.items())
         self.by_reason.update(other.by_reason)
         self.by_exception.update(other.by_exception)
         self.errors_by_type.update(other.errors_by_type)
+
+    def add_index_units(self, used: Iterable[tuple[str, float]]) -> None:
+        """Add write units consumed on GSIs, (index name, units) pairs."""
+        for index, units in used:
+            self.consumed_wcu_by_index[index] = self.consumed_wcu_by_index.get(index, 0.0) + units
 
     @property
     def outcomes(self) -> int:
@@ -64,6 +76,16 @@ class Counts:
         return self.sent - self.outcomes - self.unaccounted
 
     def to_json(self) -> dict[str, Any]:
+        out = self._to_json()
+        if self.consumed_wcu_by_index:
+            # only when an index consumed something, so results of tables without GSIs
+            # keep their exact earlier form
+            out["consumed_wcu_by_index"] = {
+                k: round(v, 3) for k, v in sorted(self.consumed_wcu_by_index.items())
+            }
+        return out
+
+    def _to_json(self) -> dict[str, Any]:
         return {
             "sent": self.sent,
             "succeeded": self.succeeded,
@@ -91,6 +113,9 @@ class Counts:
             late=int(data.get("late", 0)),
             consumed_wcu=float(data.get("consumed_wcu", 0.0)),
             consumed_rcu=float(data.get("consumed_rcu", 0.0)),
+            consumed_wcu_by_index={
+                k: float(v) for k, v in (data.get("consumed_wcu_by_index") or {}).items()
+            },
             by_reason=Counter(data.get("throttles_by_reason", {})),
             by_exception=Counter(data.get("throttles_by_exception", {})),
             errors_by_type=Counter(data.get("errors_by_type", {})),
@@ -367,6 +392,7 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
         late=r(counts.late),
         consumed_wcu=counts.consumed_wcu * factor,
         consumed_rcu=counts.consumed_rcu * factor,
+        consumed_wcu_by_index={k: v * factor for k, v in counts.consumed_wcu_by_index.items()},
         by_reason=by_reason,
         by_exception=by_exception,
         errors_by_type=errors_by_type,

@@ -465,6 +465,12 @@ class Simulation:
                     gsi_old_parts=old_parts if moved_any else None,
                 )
                 second.consumed_wcu += decision.accepted * units_w
+                if decision.accepted:  # what the model charged each index (on-demand bills it)
+                    second.add_index_units(
+                        (w.index, decision.accepted * (w.units + w.old_units))
+                        for w in writes
+                        if w.units or w.old_units
+                    )
             else:
                 units_r = float(table_units[i]) if table_units is not None else float(fixed_units)
                 decision = self.model.read(

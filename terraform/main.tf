@@ -76,6 +76,8 @@ module "fleet" {
   })
   log_retention_days           = var.log_retention_days
   subnet_ids                   = var.subnet_ids
+  security_group_ids           = var.security_group_ids
+  assign_public_ip             = var.assign_public_ip
   create_dynamodb_vpc_endpoint = var.create_dynamodb_vpc_endpoint
   tags                         = module.spec.tags
 }

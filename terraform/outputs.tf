@@ -19,6 +19,7 @@ output "hotbench" {
     ecr_repository_url  = try(module.fleet[0].ecr_repository_url, null)
     subnets             = try(module.fleet[0].subnet_ids, [])
     security_group_id   = try(module.fleet[0].security_group_id, null)
+    security_group_ids  = try(module.fleet[0].security_group_ids, [])
     assign_public_ip    = try(module.fleet[0].assign_public_ip, false)
     log_group_name      = try(module.fleet[0].log_group_name, null)
     task_count          = var.task_count

@@ -131,6 +131,19 @@ variable "subnet_ids" {
   default     = []
 }
 
+variable "security_group_ids" {
+  description = "Security groups for the workers. Empty (the default) uses the kit's own group (no inbound, HTTPS out). Given groups must allow HTTPS out to ECR, S3, CloudWatch Logs and DynamoDB."
+  type        = list(string)
+  default     = []
+}
+
+variable "assign_public_ip" {
+  description = "Give each worker task a public IP (needed in a public subnet without NAT to pull the image and reach DynamoDB). null (the default): true on the default VPC, false on given subnets."
+  type        = bool
+  default     = null
+  nullable    = true
+}
+
 variable "create_dynamodb_vpc_endpoint" {
   description = "Create a DynamoDB gateway VPC endpoint in the workers' VPC (free; keeps table traffic off NAT)."
   type        = bool

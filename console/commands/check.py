@@ -45,10 +45,16 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
     result = obtain_result(playbook, args, console)
-    from console.infra.cost import run_cost
+    from console.cost.measured_usage import run_cost_in
+    from console.workflow.settings import load_settings
 
+    region = getattr(args, "region", None) or load_settings().prices_region
     outcome = CheckOutcome(
-        playbook.name, args.playbook, result, evaluate(playbook, result, run_cost), advice
+        playbook.name,
+        args.playbook,
+        result,
+        evaluate(playbook, result, run_cost_in(region)),
+        advice,
     )
     report_result(result, args.json, console)  # the results table, partial runs' notes
     if args.mode == "live":
@@ -89,7 +95,10 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
         from console.commands.simulate import simulate_with_progress
 
         return simulate_with_progress(playbook, console, args.quiet, params_from(args).params)
-    if args.target == "aws":
+    from console.commands.workflow import settings_from
+    from console.targets import target_named
+
+    if target_named(settings_from(args)).runs_through_workflow:
         return _live_on_aws(args, console)
     from botocore.exceptions import BotoCoreError, ClientError
 

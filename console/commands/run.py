@@ -89,8 +89,9 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         return _run_step(args, console)
     if args.playbook is None:
         raise UserError("give a PLAYBOOK, or --run RUN_ID for a run made by `hotbench up`")
-    settings = settings_from(args)
-    if settings.target == "aws":
+    from console.targets import target_named
+
+    if target_named(settings_from(args)).runs_through_workflow:
         return _up_run_down(args, console)
     return _one_shot_local(args, console)
 
@@ -114,7 +115,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         pause_scale=args.pause_scale,
         endpoint=args.endpoint,
         seed_limit=args.seed_items,
-        fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout),
+        fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout or 60.0),
         store=args.store,
         max_memory=memory_bound(args.max_memory),
         params=loaded.params,
@@ -233,9 +234,12 @@ def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bo
     parser.add_argument(
         "--barrier-timeout",
         type=float,
-        default=60.0,
+        default=None,
         metavar="S",
-        help="seconds to wait for every worker to be ready (default 60)",
+        help=(
+            "seconds to wait for every worker to be ready (default: 60 locally; on AWS "
+            "300 from RunTask, for Fargate's image pull and start)"
+        ),
     )
 
 

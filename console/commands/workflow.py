@@ -25,9 +25,11 @@ from console.render.workflow_output import (
     print_tally,
     state_json,
 )
+from console.targets import target_for, target_named
 from console.workflow import (
     ConfigError,
     Hooks,
+    RunState,
     Settings,
     UpOptions,
     WarmTarget,
@@ -78,6 +80,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "max_cost_usd",
         "max_cost_of",
         "price_region",
+        "subnet_ids",
+        "security_group_ids",
+        "assign_public_ip",
     )
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
@@ -141,7 +146,7 @@ def _checked_params(args: argparse.Namespace) -> str | None:
     loaded = params_from(args)
     if loaded.path is None:
         return None
-    if settings_from(args).target == "aws":
+    if not target_named(settings_from(args)).tables_are_modelled:
         raise ConfigError(
             "--params sets the emulator's and the simulation's parameters; on AWS the tables "
             "meet AWS's own capacity: drop --params (calibrate from the AWS result instead: "
@@ -223,6 +228,25 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
 def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
     """--create-delay: local only (the emulator `up` starts), so not in the AWS group."""
     parser.add_argument(
+        "--subnet-ids",
+        default=None,
+        metavar="IDS",
+        help="aws: worker subnets, comma-separated (default: the default VPC's; or "
+        "HOTBENCH_SUBNET_IDS)",
+    )
+    parser.add_argument(
+        "--security-group-ids",
+        default=None,
+        metavar="IDS",
+        help="aws: worker security groups, comma-separated (default: the kit's own, HTTPS out)",
+    )
+    parser.add_argument(
+        "--assign-public-ip",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="aws: a public IP per task (default: yes on the default VPC, no on given subnets)",
+    )
+    parser.add_argument(
         "--create-delay",
         type=float,
         default=0.0,
@@ -236,7 +260,8 @@ def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
 
 def handle_plan(args: argparse.Namespace, console: Console) -> int:
     from console.workflow import plan
-    from console.workflow.steps import check_credentials
+    from console.workflow.errors import PreflightFailed
+    from console.workflow.steps import check_credentials, preflight
 
     settings = settings_from(args)
     report = plan(args.playbook, settings, up_options(args))
@@ -244,10 +269,20 @@ def handle_plan(args: argparse.Namespace, console: Console) -> int:
         print_json(report.model_dump(mode="json"))
     else:
         print_plan(report, console)
-    if settings.target == "aws":
-        who = check_credentials(settings)  # the plan is useful without; `up` is not
-        if not args.json:
-            console.print(f"AWS identity: {who}", highlight=False)
+    who = check_credentials(settings)  # the plan is useful without; `up` is not
+    if who is None:
+        return 0  # a target without identities (local) has nothing to check before up
+    findings = preflight(report, settings)
+    if not args.json:
+        console.print(f"AWS identity: {who}", highlight=False)
+        for finding in findings:
+            mark = "[yellow]not checked[/]" if not finding.blocks else "[red]FAIL[/]"
+            console.print(f"preflight {mark} {finding.message}", highlight=False)
+        if not any(f.blocks for f in findings):
+            console.print("preflight: permissions, quotas, Fargate and network OK", highlight=False)
+    blocking = [f for f in findings if f.blocks]
+    if blocking:
+        raise PreflightFailed(blocking)
     return 0
 
 
@@ -389,13 +424,24 @@ def handle_down(args: argparse.Namespace, console: Console) -> int:
     return 0 if report.nothing_left else EXIT_LEFTOVERS
 
 
+def _cost_so_far(state: RunState, price_region: str | None) -> float:
+    """The tally of the state as it is; in a region without recorded prices, the figure
+    the run's last step recorded (its prices were chosen then)."""
+    from console.cost import PricesUnknown
+    from console.cost.tally import tally_state
+
+    try:
+        return tally_state(state, price_region).total_usd
+    except PricesUnknown:
+        return state.cost_so_far_usd
+
+
 def handle_runs(args: argparse.Namespace, console: Console) -> int:
     from console.workflow import runs
-    from console.workflow.tallying import tally_state
 
     settings = settings_from(args)
     found = runs(settings)
-    costs = {s.run_id: tally_state(s, settings).total_usd for s in found}
+    costs = {s.run_id: _cost_so_far(s, settings.price_region) for s in found}
     if args.json:
         print_json([{**state_json(s), "cost_so_far_usd": costs[s.run_id]} for s in found])
         return 0
@@ -423,7 +469,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
             f"{s.current_step} {record.status}",
             str(s.next_step or "-"),
             ("[red]yes, billed[/]" if s.billed else "yes") if s.billable_up else "no",
-            f"${costs[s.run_id]:,.2f}" + (" (on AWS)" if s.target == "local" else ""),
+            f"${costs[s.run_id]:,.2f}" + ("" if target_for(s, settings).billed else " (on AWS)"),
             f"{s.created_at:%Y-%m-%d %H:%M}",
         )
     console.print(table)

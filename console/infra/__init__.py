@@ -4,7 +4,8 @@
 ``apply()`` streams progress and rolls back on failure; ``output()`` returns typed data.
 """
 
-from console.infra.cost import CostEstimate, CostLine, estimate
+from console.cost.lines import CostLine
+from console.cost.tf_estimate import TerraformEstimate, estimate
 from console.infra.outputs import HotbenchOutputs, TableOutput, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
 from console.infra.terraform import DEFAULT_WORKDIR, Plan, Terraform, progress_line
@@ -23,7 +24,6 @@ __all__ = [
     "DEFAULT_WORKDIR",
     "BinaryRunner",
     "CommandResult",
-    "CostEstimate",
     "CostLine",
     "HotbenchOutputs",
     "LibterraformRunner",
@@ -33,6 +33,7 @@ __all__ = [
     "Terraform",
     "TerraformApplyError",
     "TerraformError",
+    "TerraformEstimate",
     "TerraformRunner",
     "estimate",
     "parse_outputs",

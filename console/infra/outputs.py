@@ -42,6 +42,9 @@ class HotbenchOutputs:
     task_count: int
     dashboard_url: str | None
     ecr_repository_url: str | None
+    security_group_ids: tuple[str, ...] = ()
+    """The groups RunTask attaches: the given ones, or the kit's own (older stacks: none
+    listed, `security_group_id` is used)."""
 
     @property
     def has_fleet(self) -> bool:
@@ -86,6 +89,7 @@ def parse_outputs(raw: Mapping[str, Any]) -> HotbenchOutputs:
         container_name=value.get("container_name"),
         subnets=tuple(value.get("subnets") or ()),
         security_group_id=value.get("security_group_id"),
+        security_group_ids=tuple(value.get("security_group_ids") or ()),
         assign_public_ip=bool(value.get("assign_public_ip", False)),
         task_count=int(value.get("task_count") or 1),
         dashboard_url=value.get("dashboard_url"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from console.infra.cost import CostEstimate, estimate
+from console.cost.tf_estimate import TerraformEstimate, estimate
 from console.infra.outputs import HotbenchOutputs, parse_outputs
 from console.infra.plan_summary import PlanSummary, summarize
 from console.infra.tf_errors import TerraformApplyError, TerraformError
@@ -34,7 +34,7 @@ class Plan:
     path: Path
     raw: dict[str, Any]
     summary: PlanSummary
-    cost: CostEstimate
+    cost: TerraformEstimate
 
     def describe(self) -> str:
         """The plan review text: summary lines, then cost lines."""

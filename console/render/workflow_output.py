@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from console.workflow import CostTally, DownReport, PlanReport, RunState
+from console.workflow import CostLine, CostTally, DownReport, PlanReport, RunState
 from console.workflow.samples import IndexSample, WatchFrame
 
 
@@ -41,7 +41,9 @@ def print_plan(report: PlanReport, console: Console) -> None:
         )
     console.print(table)
     fleet = report.fleet
-    kind = "Fargate tasks" if report.target == "aws" else "worker processes (priced as Fargate)"
+    from console.targets import target_class
+
+    kind = target_class(report.target).worker_kind
     console.print(
         f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
         f"{fleet.architecture}"
@@ -49,15 +51,21 @@ def print_plan(report: PlanReport, console: Console) -> None:
     seeding = f", ~{report.seed_s:,.0f} s of seeding first" if report.seed_s else ""
     console.print(
         f"time: {report.load_s:,.0f} s of load, {report.pauses_s:,.0f} s of pauses{seeding}, "
-        f"~{report.setup_s:,.0f} s to set up and tear down"
+        f"~{report.setup_s:,.0f} s of AWS setup ("
+        + ", ".join(
+            f"{s.label} {s.seconds:,.0f} s"
+            for s in report.setup
+            if s.label not in ("load", "pauses")
+        )
+        + ")",
+        highlight=False,
     )
     console.print(
         f"${report.per_hour_while_up:,.2f}/h while up, "
         f"+${report.per_hour_while_running:,.2f}/h while workers run"
     )
-    print_cost_lines(report.lines, console)
     verb = "would cost on AWS" if report.hypothetical else "estimated cost"
-    console.print(f"[bold]{verb}: ${report.estimated_cost_usd:,.2f}[/]")
+    print_cost_lines(report.lines, console, verb)
     _print_prices_and_notes(report, console)
 
 
@@ -72,29 +80,18 @@ def _print_prices_and_notes(priced: PlanReport | CostTally, console: Console) ->
         console.print(f"note: {note}", highlight=False)
 
 
-def print_cost_lines(lines: list[Any], console: Console) -> None:
-    table = Table(header_style="bold", show_edge=False)
-    table.add_column("what")
-    table.add_column("quantity", justify="right")
-    table.add_column("unit")
-    table.add_column("price", justify="right")
-    table.add_column("USD", justify="right")
-    for line in lines:
-        table.add_row(
-            line.what,
-            f"{line.quantity:,.4f}",
-            line.unit,
-            f"{line.unit_price_usd:g}",
-            f"{line.usd:,.4f}",
-        )
-    console.print(table)
+def print_cost_lines(lines: list[CostLine], console: Console, total_label: str) -> None:
+    """The cost table of console.cost.render: 80 columns, lines adding up to the total."""
+    from console.cost.render import cost_text
+
+    for row in cost_text(lines, total_label):
+        console.print(row, highlight=False, markup=False, soft_wrap=True)
 
 
 def print_tally(tally: CostTally, console: Console) -> None:
     head = "would have cost on AWS" if tally.hypothetical else "cost"
     console.print(f"run {tally.run_id} ({tally.target}): {head}")
-    print_cost_lines(tally.lines, console)
-    console.print(f"[bold]total: ${tally.total_usd:,.4f}[/]")
+    print_cost_lines(tally.lines, console, "total")
     _print_prices_and_notes(tally, console)
 
 
@@ -147,7 +144,9 @@ def print_frame(frame: WatchFrame, console: Console) -> None:
         w = frame.workers
         console.print(
             f"[dim]{frame.at:%H:%M:%S} {frame.run_label}: workers {w.ready}/{w.planned} ready, "
-            f"{w.running} running, {w.done} done, {w.lost} lost, {w.late:,} late sends[/]"
+            f"{w.running} running, {w.done} done, {w.lost} lost, {w.late:,} late sends"
+            + (f"; {w.lifecycle}" if w.lifecycle else "")
+            + "[/]"
         )
     if frame.note:
         console.print(f"[yellow]{frame.note}[/]", highlight=False)

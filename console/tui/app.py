@@ -272,7 +272,7 @@ class HotbenchApp(App[int]):
             state = self.session.state
             if state is None:
                 return
-            if state.target == "aws":
+            if self.backend.target(state).hot_key_view == "insights":
                 for variant in variants:
                     rules = self._guard(
                         "contributor insights",

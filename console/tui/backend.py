@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from console.targets import Target, target_for, target_named
 from console.workflow import (
     CostTally,
     DownReport,
@@ -54,8 +55,8 @@ class Backend:
         from loadgen.runners import SimulatedRunner
 
         playbook = load_playbook(path)
-        if self.settings.target == "local":
-            pause_scale = 1.0  # the local emulator's clock skips the rest of each pause
+        if self.target().skips_pauses:
+            pause_scale = 1.0  # the tables' clock skips the rest of each pause
         if pause_scale != 1.0 and playbook.load.runs:
             runs = [
                 r.model_copy(update={"pause_s": r.pause_s * pause_scale})
@@ -107,9 +108,9 @@ class Backend:
     def meter(self, state: RunState) -> CostTally:
         """The cost so far, for the header's meter: the tally's arithmetic over the state
         as it is, read-only (the `tally` step also records itself in the state)."""
-        from console.workflow.tallying import tally_state
+        from console.cost.tally import tally_state
 
-        return tally_state(state, self.settings)
+        return tally_state(state, self.settings.price_region)
 
     def down(self, run_id: str, hooks: Hooks) -> DownReport:
         return workflow.down(run_id, self.settings, hooks)
@@ -140,78 +141,24 @@ class Backend:
             target=state.target,
         )
 
-    def partitions(self, state: RunState, variant: str) -> dict[str, Any] | None:
-        """The emulator's partition map of one table (local runs; None elsewhere)."""
-        if state.emulator is None or variant not in state.tables:
-            return None
-        from console.workflow.local import (
-            metrics,
-            partitions,
-        )
+    def target(self, state: RunState | None = None) -> Target:
+        """The run's own target (its recorded target and region), or the settings' one
+        before a run exists."""
+        return target_for(state, self.settings) if state else target_named(self.settings)
 
-        name = state.tables[variant].name
-        found: dict[str, Any] | None = partitions(state.emulator, name)
-        recent = metrics(state.emulator, seconds=1)
-        if found is None or recent is None:
-            return found
-        # The map's partitions carry units taken since creation; the metrics carry each
-        # partition's utilisation over the last second (the heat against its limit).
-        indexes = (recent.get("tables", {}).get(name) or {}).get("indexes", {})
-        for index in found.get("indexes", []):
-            live = indexes.get(index.get("index") or "$table") or {}
-            heat = {p["id"]: p.get("utilisation") for p in live.get("partitions", [])}
-            for part in index.get("partitions", []):
-                part["utilisation"] = heat.get(part["id"])
-        return found
+    def partitions(self, state: RunState, variant: str) -> dict[str, Any] | None:
+        """The table's partition map with each partition's heat, where the target shows
+        one (the emulator's; None on AWS)."""
+        return self.target(state).partition_map(state, variant)
 
     def insights(
         self, state: RunState, variant: str, clients: tuple[Any, Any] | None = None
     ) -> list[dict[str, Any]] | None:
-        """AWS: each Contributor Insights rule of the table and its GSIs (named as DynamoDB
-        DescribeContributorInsights lists them) with its top contributors over the last
-        five minutes (CloudWatch GetInsightRuleReport, 1-minute periods). None when the
-        playbook did not enable Contributor Insights on the table."""
-        table = state.tables.get(variant)
-        if state.target != "aws" or table is None or not table.contributor_insights:
-            return None
-        from datetime import UTC, datetime, timedelta
-
-        from console.workflow import aws
-        from console.workflow.awserrors import aws_errors
-
-        if clients is None:
-            boto = aws.session(self.settings)
-            clients = (boto.client("dynamodb"), boto.client("cloudwatch"))
-        dynamodb, cloudwatch = clients
-        end = datetime.now(UTC)
-        out: list[dict[str, Any]] = []
-        for index in [None, *(g.name for g in table.gsis)]:
-            where = {"TableName": table.name} | ({"IndexName": index} if index else {})
-            with aws_errors("dynamodb:DescribeContributorInsights", state.region):
-                rules = dynamodb.describe_contributor_insights(**where).get(
-                    "ContributorInsightsRuleList", []
-                )
-            for rule in rules:
-                with aws_errors("cloudwatch:GetInsightRuleReport", state.region):
-                    report = cloudwatch.get_insight_rule_report(
-                        RuleName=rule,
-                        StartTime=end - timedelta(minutes=5),
-                        EndTime=end,
-                        Period=60,
-                        MaxContributorCount=10,
-                        OrderBy="Sum",
-                    )
-                out.append(
-                    {
-                        "index": index,
-                        "rule": rule,
-                        "contributors": [
-                            (" / ".join(c.get("Keys", [])), c.get("ApproximateAggregateValue", 0.0))
-                            for c in report.get("Contributors", [])
-                        ],
-                    }
-                )
-        return out
+        """Each Contributor Insights rule of the table and its GSIs with its top
+        contributors over the last five minutes, where the target has them (AWS). None
+        when the playbook did not enable Contributor Insights on the table."""
+        given = {"dynamodb": clients[0], "cloudwatch": clients[1]} if clients else None
+        return target_for(state, self.settings, given).insights(state, variant)
 
     def export_dir(self, run_id: str) -> Path:
         return self.store.run_dir(run_id)

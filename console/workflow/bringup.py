@@ -1,29 +1,27 @@
-"""`up`'s parts: the cost question, the deadline's reaper, the emulator and tables
-(local), the Terraform kit (aws)."""
+"""`up`'s parts every target shares: the cost question, the deadline's reaper, creating
+tables by CreateTable, a table's record (each target's provisioning: console/targets/)."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from typing import Any
 
-from console.infra.tf_errors import TerraformApplyError
-from console.workflow import local, processes
-from console.workflow.awserrors import aws_errors
+from console.cost.expected_usage import table_use
+from console.workflow import processes
 from console.workflow.errors import CostRefused
 from console.workflow.hooks import Hooks
 from console.workflow.models import PlanReport
-from console.workflow.options import UpOptions
-from console.workflow.planning import table_names, variants_in_runs
-from console.workflow.run_context import find_spec, run_settings
+from console.workflow.planning import variants_in_runs
+from console.workflow.run_context import run_settings
 from console.workflow.run_state import (
-    IndexState,
     RunState,
     StateStore,
     TableState,
-    TerraformState,
     utc_now,
 )
 from console.workflow.settings import Settings
-from loadgen.playbook import Playbook, TableSpec, load_playbook
+from loadgen.playbook import Playbook, TableSpec
 
 REAPER_MODULE = "console.workflow.reaper"
 
@@ -81,33 +79,22 @@ def start_reaper(store: StateStore, state: RunState, settings: Settings) -> None
     store.save(state)
 
 
-def up_local(store: StateStore, state: RunState, options: UpOptions, hooks: Hooks) -> None:
-    playbook = load_playbook(state.playbook_path)
-    if not local.emulator_alive(state.emulator):
-        if state.emulator is not None:
-            hooks.say("the emulator of this run is gone: its tables went with it; starting anew")
-            for table in state.tables.values():
-                table.deleted_at = table.deleted_at or utc_now()
-            state.tables = {}
-            state.results_table = None
-        state.emulator = local.start_emulator(
-            store.run_dir(state.run_id), options, state.scale, hooks
-        )
-        store.save(state)
-    hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
-    client = local.client(state)
-    create_tables(store, state, playbook, client, hooks)
-
-
 def create_tables(
-    store: StateStore, state: RunState, playbook: Playbook, client: Any, hooks: Hooks
+    store: StateStore,
+    state: RunState,
+    playbook: Playbook,
+    client: Any,
+    hooks: Hooks,
+    table_name: Callable[[str, str], str],
 ) -> None:
+    """Each variant's table and the results table, by CreateTable (the local target;
+    on AWS Terraform creates them). `table_name(run_id, variant)` is the target's."""
     from loadgen.resultstore import ResultStore, wait_active
 
     specs = variants_in_runs(playbook)
     for i, spec in enumerate(specs):
         hooks.check_cancel()
-        name = table_names(state.target, state.run_id, spec.name)
+        name = table_name(state.run_id, spec.name)
         hooks.progress("creating tables", i / (len(specs) + 1))
         existing = state.tables.get(spec.name)
         if existing is None or existing.deleted_at is not None:
@@ -136,64 +123,9 @@ def create_tables(
 
 
 def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableState:
-    return TableState(
-        variant=spec.name,
-        name=name,
-        arn=arn,
-        billing_mode=spec.billing_mode,
-        read_capacity=spec.read_capacity,
-        write_capacity=spec.write_capacity,
-        warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
-        warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
-        contributor_insights=spec.contributor_insights is not None,
-        gsis=[
-            IndexState(
-                name=g.name,
-                read_capacity=g.read_capacity,
-                write_capacity=g.write_capacity,
-                warm_read=g.warm_throughput.read if g.warm_throughput else None,
-                warm_write=g.warm_throughput.write if g.warm_throughput else None,
-            )
-            for g in spec.gsis
-        ],
-        created_at=utc_now(),
-    )
-
-
-def up_aws(
-    store: StateStore, state: RunState, settings: Settings, options: UpOptions, hooks: Hooks
-) -> None:
-    from console.workflow import aws
-
-    playbook = load_playbook(state.playbook_path)
-    variants = [s.name for s in variants_in_runs(playbook)]
-    if state.terraform is None:
-        owner = settings.owner or aws.caller_identity(settings)
-        workdir = aws.copy_stack(store.run_dir(state.run_id))
-        assert state.deadline is not None
-        state.terraform = TerraformState(
-            workdir=str(workdir),
-            variables=aws.tf_variables(state, settings, options, owner, variants, state.deadline),
-        )
-        store.save(state)  # from here on, `down` knows where to destroy from
-    with aws_errors("terraform", state.region):
-        tf = aws.terraform(state.terraform, settings)
-        hooks.say("terraform init")
-        tf.init()
-        planned = tf.plan()
-        for line in planned.describe().splitlines():
-            hooks.say(line)
-        hooks.check_cancel()
-        try:
-            outputs = tf.apply(planned, on_progress=hooks.say)
-        except TerraformApplyError as exc:
-            if exc.destroyed:
-                state.terraform.destroyed_at = utc_now()
-                store.save(state)
-            raise
-    state.terraform.outputs = aws.outputs_to_json(outputs)
-    state.terraform.applied_at = utc_now()
-    for variant, table in outputs.tables.items():
-        state.tables[variant] = table_state(find_spec(playbook, variant), table.name, table.arn)
-    state.results_table = outputs.results_table
-    store.save(state)
+    """The state of a table about to be created: the fields the cost record reads
+    (console.cost.expected_usage.table_use, the one reading of a spec's billed shape) plus where
+    and since when."""
+    billed = dataclasses.asdict(table_use(spec, name, ()))
+    del billed["spans"]
+    return TableState(variant=spec.name, arn=arn, created_at=utc_now(), **billed)

@@ -7,6 +7,9 @@ console/exitcodes.py (README: Exit codes); scripts may rely on it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from console import exitcodes
 from console.output import UserError
 
@@ -68,3 +71,19 @@ class InfraError(WorkflowError):
     """Terraform, the emulator or the fleet failed in a way the user did not cause."""
 
     code_default = EXIT_INFRA
+
+
+class PreflightFailed(WorkflowError):
+    """A preflight finding (console/targets/preflight.py) blocks the run: nothing was
+    created. Exit 2 when every finding is a setting to change, 4 when AWS would refuse
+    (permissions, quotas)."""
+
+    def __init__(self, findings: Sequence[Any]) -> None:
+        code = EXIT_USAGE if all(f.kind == "setting" for f in findings) else EXIT_AWS_DENIED
+        lines = "\n".join(f"  - {f.message}" for f in findings)
+        super().__init__(
+            f"preflight: {len(findings)} problem(s) to fix before anything is created "
+            f"(nothing was created):\n{lines}",
+            code,
+        )
+        self.findings = list(findings)

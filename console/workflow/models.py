@@ -10,6 +10,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from console.cost.lines import CostLine
 from console.workflow.settings import Target
 
 
@@ -17,15 +18,11 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class CostLine(Frozen):
-    """One priced quantity: `quantity` `unit`s at `unit_price_usd` each."""
+class SetupSpan(Frozen):
+    """A stretch of the run the tables stand through (apply, seeding, load, ...)."""
 
-    what: str
-    quantity: float
-    unit: str
-    unit_price_usd: float
-    usd: float
-    note: str | None = None
+    label: str
+    seconds: float
 
 
 class PlannedIndex(Frozen):
@@ -82,7 +79,9 @@ class PlanReport(Frozen):
     pauses_s: float
     """Seconds of pauses between repeats (the tables stay up, billed)."""
     setup_s: float
-    """Estimated seconds for up, seeding and down (tables stay up, billed)."""
+    """Seconds of the AWS setup: apply, image, seeding, fleet starts, destroy (billed)."""
+    setup: list[SetupSpan] = Field(default_factory=list)
+    """The spans the tables stand through, in order, as the estimate prices them."""
     seed_s: float = 0.0
     """Expected seconds of seeding, every table at loadgen.seed.seed_rate (what the table
     takes at the run's scale, halved): the wait before the first load."""

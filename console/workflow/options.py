@@ -52,6 +52,8 @@ class RunOptions:
     physics too)."""
     seed_items: int | None = None
     """Seed at most this many items per table (None: the playbook's seed_items)."""
-    barrier_timeout_s: float = 60.0
+    barrier_timeout_s: float | None = None
+    """Seconds the start barrier waits from the fleet's start; None: the target's
+    default (60 s locally, 300 s on AWS, where a task pulls its image first)."""
     timeout_s: float | None = None
     """Per-request timeout (None: the instrument's default)."""

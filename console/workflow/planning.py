@@ -1,37 +1,31 @@
 """The plan: what a playbook's run creates and what it costs, before anything exists.
 
-The same arithmetic (console.workflow.costing) prices the plan and the tally, so the
-estimate accepted before `up` and the figure after `down` can be compared line by line.
+The cost is console.cost's: the record the run is expected to leave (console.cost.expected_usage,
+AWS setup included for both targets) priced by the one function that also prices the
+check and the tally, so the estimate accepted before `up` and the figure after `down`
+can be compared line by line.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from console.infra.cost import provisioned_units
-from console.infra.prices import HOURS_PER_MONTH, PriceTable, price_table
-from console.workflow.costing import (
-    BilledUsage,
-    ProvisionedUse,
-    TaskUse,
-    price_usage,
-    read_request_units,
-    warm_excess,
-    write_request_units,
+from console.cost.estimate import estimate_run
+from console.cost.expected_usage import seeding_s, table_use
+from console.cost.price import capacity_per_hour
+from console.cost.prices import PriceTable, price_table
+from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
+from console.workflow import cloudwatch
+from console.workflow.models import (
+    PlannedFleet,
+    PlannedIndex,
+    PlannedTable,
+    PlanReport,
+    SetupSpan,
 )
-from console.workflow.models import PlannedFleet, PlannedIndex, PlannedTable, PlanReport
 from console.workflow.options import UpOptions
 from console.workflow.settings import Settings, Target
-from loadgen.arrivals import Schedule
 from loadgen.playbook import Playbook, TableSpec, load_playbook
-from loadgen.seed import seed_rate
-
-SETUP_S = {"local": 30.0, "aws": 900.0}
-"""Seconds the tables stand before and after the load: the emulator starts in seconds;
-on AWS, apply and destroy of the kit take minutes each (estimate, not measured here)."""
-TASK_START_S = 60.0
-"""Seconds a Fargate task is billed before the barrier opens (image pull, start):
-an estimate; tally uses each task's real pull-start and stop times."""
 
 
 def table_names(target: Target, run_id: str, variant: str) -> str:
@@ -44,24 +38,6 @@ def variants_in_runs(playbook: Playbook) -> list[TableSpec]:
     """The tables the load touches, in playbook order (only these are created)."""
     used = {r.table for r in playbook.runs()}
     return [t for t in playbook.tables if t.name in used]
-
-
-def _raises_warm(spec: TableSpec) -> bool:
-    on_demand = spec.billing_mode != "PROVISIONED"
-    owners = [(spec.warm_throughput, spec.read_capacity, spec.write_capacity)] + [
-        (g.warm_throughput, g.read_capacity, g.write_capacity) for g in spec.gsis
-    ]
-    return any(
-        warm is not None and any(warm_excess(on_demand, warm.read, warm.write, rcu, wcu))
-        for warm, rcu, wcu in owners
-    )
-
-
-def table_per_hour(spec: TableSpec, prices: PriceTable) -> float:
-    if spec.billing_mode != "PROVISIONED":
-        return 0.0
-    rcu, wcu = provisioned_units(spec)
-    return wcu * prices.provisioned_wcu_hour + rcu * prices.provisioned_rcu_hour
 
 
 def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTable:
@@ -92,15 +68,16 @@ def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTabl
             for g in spec.gsis
         ],
         seed_items=spec.seed_items,
-        per_hour_usd=table_per_hour(spec, prices),
+        per_hour_usd=capacity_per_hour(table_use(spec, name, ()), prices),
     )
 
 
-def fargate_per_hour(options: UpOptions, prices: PriceTable) -> float:
-    arch = options.cpu_architecture
-    vcpu, gb = options.task_cpu / 1024, options.task_memory / 1024
-    return options.workers * (
-        vcpu * prices.fargate_vcpu_hour.get(arch, 0.0) + gb * prices.fargate_gb_hour.get(arch, 0.0)
+def fleet_of(options: UpOptions) -> FleetShape:
+    return FleetShape(
+        options.workers,
+        options.task_cpu / 1024,
+        options.task_memory / 1024,
+        options.cpu_architecture,
     )
 
 
@@ -111,79 +88,37 @@ def make_plan(
     run_id: str = "<run-id>",
     prices: PriceTable | None = None,
 ) -> PlanReport:
+    """The plan of `playbook_path` on `settings.target`; its cost is what the run would
+    be billed on AWS (`prices`, or the recorded table of the prices region, refused with
+    a clear message when there is none)."""
     playbook = load_playbook(playbook_path)
     target = settings.target
-    notes: list[str] = []
-    if prices is None:
-        prices, fallback = price_table(settings.prices_region)
-        if fallback:
-            notes.append(fallback)
+    prices = prices or price_table(settings.prices_region)
     specs = variants_in_runs(playbook)
-    tables = [planned_table(s, table_names(target, run_id, s.name), prices) for s in specs]
-    load_s = pauses_s = 0.0
-    usage = BilledUsage()
-    vcpu, gb = options.task_cpu / 1024, options.task_memory / 1024
-    for run in playbook.runs():
-        spec = playbook.table(run.table)
-        run_s = sum(p.duration_s for p in playbook.load.phases)
-        load_s += run_s * run.repeats
-        pauses_s += run.pause_s * (run.repeats - 1)
-        usage.tasks += [
-            TaskUse(
-                f"{run.table}#{repeat} worker {w}",
-                vcpu,
-                gb,
-                run_s + TASK_START_S,
-                options.cpu_architecture,
-            )
-            for repeat in range(1, run.repeats + 1)
-            for w in range(options.workers)
-        ]
-        if spec.billing_mode == "PROVISIONED":
-            continue
-        for phase in playbook.load.phases:
-            requests = Schedule.for_phase(phase, 1.0).total * run.repeats
-            if phase.operation in ("put", "update"):
-                # each GSI write is billed like a table write (upper bound: every item
-                # projects into every index)
-                usage.write_request_units += write_request_units(requests, spec.item_size_bytes) * (
-                    1 + len(spec.gsis)
-                )
-            else:
-                usage.read_request_units += read_request_units(
-                    requests, spec.item_size_bytes, phase.consistent_read
-                )
-    setup_s = SETUP_S[target]
-    up_hours = (load_s + pauses_s + setup_s) / 3600
-    scale = options.scale if target == "local" else 1.0
-    seed_s = sum(s.seed_items / seed_rate(playbook, s, scale) for s in specs if s.seed_items)
-    usage.provisioned = []
-    for spec, table in zip(specs, tables, strict=True):
-        if spec.billing_mode == "PROVISIONED":
-            read, write = provisioned_units(spec)
-            usage.provisioned.append(ProvisionedUse(table.name, write, read, up_hours))
-    usage.dashboard_hours = up_hours
-    usage.contributor_insights_rule_hours = sum(
-        (2 if t.sort_key is None else 4) * up_hours for t in specs if t.contributor_insights
+    names = {s.name: table_names(target, run_id, s.name) for s in specs}
+    tables = [planned_table(s, names[s.name], prices) for s in specs]
+    fleet = fleet_of(options)
+    setup = AwsSetup(
+        image_s=0.0 if settings.worker_image else IMAGE_S,
+        metrics_per_index_minute=len(cloudwatch.METRICS),
     )
-    if any(_raises_warm(t) for t in specs):
-        notes.append(
-            "warm throughput above the defaults is billed once per raise; its price is "
-            "not recorded (not in the estimate)"
-        )
+    est = estimate_run(playbook, specs, names, fleet, setup, prices)
+    scale = options.scale if target == "local" else 1.0  # seeding's wait runs at it
+    notes = list(est.bill.notes)
     if any(t.billing_mode != "PROVISIONED" and t.gsis for t in specs):
-        notes.append("on-demand GSI writes priced as if every item projects into every GSI")
-    if any(t.seed_items for t in specs):
-        notes.append("seeding writes are not in the estimate")
+        notes.append(
+            "on-demand GSI writes: one index entry per put of a new item; a rewrite that "
+            "moves an index key costs that index two (`hotbench check` simulates it)"
+        )
+    notes.append(
+        "setup: apply, image and destroy times are estimates; each fleet start is priced at "
+        f"{setup.fleet_start_s:.0f} s (tasks are billed from their image pull)"
+    )
     if target == "local":
         notes.append(
             "local target: the emulator is free; these are the prices of the same run on "
-            f"AWS at full scale ({settings.prices_region})"
+            f"AWS at full scale ({prices.region}), AWS setup included"
         )
-    lines, price_notes = price_usage(usage, prices)
-    per_hour_up = sum(t.per_hour_usd for t in tables) + (
-        (prices.dashboard_month or 0) / HOURS_PER_MONTH
-    )
     return PlanReport(
         target=target,
         region=settings.region,
@@ -191,23 +126,24 @@ def make_plan(
         playbook_name=playbook.name,
         tables=tables,
         fleet=PlannedFleet(
-            workers=options.workers,
-            vcpu=vcpu,
-            memory_gb=gb,
-            architecture=options.cpu_architecture,
-            per_hour_usd=fargate_per_hour(options, prices),
+            workers=fleet.workers,
+            vcpu=fleet.vcpu,
+            memory_gb=fleet.memory_gb,
+            architecture=fleet.architecture,
+            per_hour_usd=est.per_hour_while_running,
         ),
-        load_s=load_s,
-        pauses_s=pauses_s,
-        setup_s=setup_s,
-        seed_s=seed_s,
-        per_hour_while_up=per_hour_up,
-        per_hour_while_running=fargate_per_hour(options, prices),
-        lines=lines,
-        estimated_cost_usd=sum(line.usd for line in lines),
+        load_s=est.expected.load_s,
+        pauses_s=est.expected.pauses_s,
+        setup_s=est.expected.setup_s,
+        seed_s=sum(seeding_s(playbook, s, scale) for s in specs),
+        setup=[SetupSpan(label=s.label, seconds=s.seconds) for s in est.expected.spans],
+        per_hour_while_up=est.per_hour_while_up,
+        per_hour_while_running=est.per_hour_while_running,
+        lines=est.bill.lines,
+        estimated_cost_usd=est.total_usd,
         prices_region=prices.region,
         prices_as_of=prices.as_of,
         prices_source=prices.source,
         hypothetical=target == "local",
-        notes=notes + price_notes,
+        notes=notes,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.workflow import local
+from console.targets import run_settings, target_for
 from console.workflow.errors import StateError
 from console.workflow.run_state import RunState
 from console.workflow.settings import Settings
@@ -13,16 +13,11 @@ from loadgen.playbook import Playbook, TableSpec
 
 
 def dynamodb_client(state: RunState, settings: Settings) -> Any:
-    if state.target == "local":
-        return local.client(state)
-    from console.workflow import aws
-
-    return aws.session(run_settings(state, settings)).client("dynamodb")
+    """A DynamoDB client on the run's own tables (its target's endpoint and region)."""
+    return target_for(state, settings).dynamodb_client(state)
 
 
-def run_settings(state: RunState, settings: Settings) -> Settings:
-    """The settings with the run's own target and region (recorded at `up`)."""
-    return settings.model_copy(update={"target": state.target, "region": state.region})
+__all__ = ["dynamodb_client", "find_spec", "run_settings"]
 
 
 def find_spec(playbook: Playbook, variant: str) -> TableSpec:

@@ -84,6 +84,8 @@ class IndexState(Model):
     """A GSI as created: its capacity (provisioned) and warm throughput."""
 
     name: str
+    has_sort_key: bool = False
+    """Contributor Insights keeps twice the rules for a key with a sort key."""
     read_capacity: int | None = None
     write_capacity: int | None = None
     warm_read: int | None = None
@@ -97,6 +99,8 @@ class TableState(Model):
     name: str
     arn: str | None = None
     billing_mode: Literal["PROVISIONED", "PAY_PER_REQUEST"]
+    has_sort_key: bool = False
+    """Contributor Insights keeps twice the rules for a key with a sort key."""
     read_capacity: int | None = None
     write_capacity: int | None = None
     warm_read: int | None = None
@@ -120,6 +124,13 @@ class TaskRecord(Model):
     vcpu: float = 1.0
     memory_gb: float = 2.0
     architecture: str = "X86_64"
+    last_status: str | None = None
+    """ECS's lastStatus when last described (PROVISIONING ... RUNNING ... STOPPED), or
+    MISSING once ECS forgot the task (about an hour after it stopped)."""
+    last_seen_at: datetime | None = None
+    """When DescribeTasks last answered for it: the bill's end when the stop is unknown."""
+    stopped_reason: str | None = None
+    """ECS's stoppedReason and each container's reason (e.g. CannotPullContainerError)."""
 
 
 class TableRun(Model):
@@ -155,13 +166,27 @@ class TerraformState(Model):
     destroyed_at: datetime | None = None
 
 
+class UnitsUsed(Model):
+    """Request units one table (index None) or one GSI consumed in one part of the run."""
+
+    table: str
+    """Physical table name."""
+    index: str | None = None
+    label: str = "load"
+    """`load` or `seeding`."""
+    write_units: float = 0.0
+    read_units: float = 0.0
+
+
 class Usage(Model):
     """What the run used, for the tally; filled in as it happens."""
 
+    units: list[UnitsUsed] = Field(default_factory=list)
+    """Request units by table and GSI (full scale), as console.cost.tally records them."""
     write_request_units: float = 0.0
-    """On-demand tables: write request units consumed (full scale)."""
+    """Earlier state files' on-demand write units (tables only); read as the table's."""
     read_request_units: float = 0.0
-    """On-demand tables: read request units consumed (full scale)."""
+    """Earlier state files' on-demand read units."""
     get_metric_data_metrics: int = 0
     """Metrics requested from CloudWatch GetMetricData (billed per 1,000)."""
     contributor_insights_events: int = 0
@@ -241,7 +266,9 @@ class RunState(Model):
     def billed(self) -> bool:
         """Up on a target that charges for it: a local run's emulator holds a process
         but costs nothing, so `runs` and the JSON never call it billable."""
-        return self.billable_up and self.target != "local"
+        from console.targets import target_class
+
+        return self.billable_up and bool(target_class(self.target).billed)
 
     @property
     def billable_up(self) -> bool:
@@ -250,9 +277,9 @@ class RunState(Model):
             return False
         if self.leftovers:
             return True
-        if self.target == "local":
+        if self.emulator is not None:
             # the tables live in the emulator's memory: up while it runs, gone with it
-            return self.emulator is not None and self.emulator.stopped_at is None
+            return self.emulator.stopped_at is None
         return bool(
             any(t.deleted_at is None and t.created_at is not None for t in self.tables.values())
             or (

@@ -58,6 +58,17 @@ class WorkerStatus(Frozen):
     """Requests sent late (the instrument could not keep the schedule) so far."""
     done: int = 0
     lost: int = 0
+    tasks: dict[str, int] = Field(default_factory=dict)
+    """AWS: the table run's tasks per lifecycle state as last described (PROVISIONING,
+    PENDING, RUNNING, STOPPED, MISSING); empty for worker processes."""
+
+    @property
+    def lifecycle(self) -> str:
+        """`tasks 2 PENDING, 1 RUNNING` (ECS's order), or "" when there are no tasks."""
+        order = ["PROVISIONING", "PENDING", "ACTIVATING", "RUNNING", "DEACTIVATING"]
+        order += ["STOPPING", "DEPROVISIONING", "STOPPED", "MISSING"]
+        known = sorted(self.tasks, key=lambda s: order.index(s) if s in order else len(order))
+        return ("tasks " + ", ".join(f"{self.tasks[s]} {s}" for s in known)) if known else ""
 
 
 class WatchFrame(Frozen):

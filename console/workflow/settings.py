@@ -10,17 +10,20 @@ from __future__ import annotations
 import difflib
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
 
-Target = Literal["local", "aws"]
+TargetName = Literal["local", "aws"]
+Target = TargetName
+"""The old name of TargetName (the protocol of that name is console.targets.Target)."""
 
 TOML_FILE = "hotbench.toml"
 
@@ -66,7 +69,7 @@ class Settings(BaseSettings):
         validate_default=True,
     )
 
-    target: Target = "local"
+    target: TargetName = "local"
     """local: the emulator on loopback; aws: the Terraform stack in an account."""
     region: str = "us-east-1"
     """AWS region of the stack (ignored locally except for prices)."""
@@ -88,8 +91,23 @@ class Settings(BaseSettings):
     """Hard wall-clock limit per run, from `up`; then `down` runs by itself."""
     worker_image: str | None = None
     """AWS: the worker container image; None: the run's ECR repository `:latest`."""
+    subnet_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """AWS: subnets for the worker tasks; empty: the default VPC's (`plan` says when the
+    region has none). Private subnets need NAT or VPC endpoints (docs/terraform.md)."""
+    security_group_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """AWS: security groups for the tasks; empty: the kit's own (HTTPS out only)."""
+    assign_public_ip: bool | None = None
+    """AWS: a public IP per task; None: on the default VPC yes, on given subnets no."""
     owner: str | None = None
     """AWS: the `hotbench:owner` tag; None: the caller's identity (STS)."""
+
+    @field_validator("subnet_ids", "security_group_ids", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        """`subnet-a,subnet-b` from a flag or HOTBENCH_SUBNET_IDS; a list from TOML."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
 
     @property
     def prices_region(self) -> str:

@@ -19,16 +19,12 @@ from datetime import timedelta
 from pathlib import Path
 
 from console.output import write_json
-from console.workflow import local, processes
+from console.targets import target_for, target_named
+from console.targets.interface import Finding
+from console.workflow import processes
 from console.workflow.awserrors import aws_errors
-from console.workflow.bringup import (
-    confirm_cost,
-    refuse_over_limit,
-    start_reaper,
-    up_aws,
-    up_local,
-)
-from console.workflow.errors import ConfigError, InfraError, StateError
+from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
+from console.workflow.errors import ConfigError, PreflightFailed, StateError
 from console.workflow.hooks import Hooks
 from console.workflow.lock import run_lock
 from console.workflow.models import CostTally, DownReport, PlanReport
@@ -48,7 +44,6 @@ from console.workflow.samples import WatchFrame
 from console.workflow.settings import Settings
 from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
-from console.workflow.teardown import down_aws, down_local
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
@@ -63,15 +58,21 @@ def plan(
     """What `up` would create (tables, GSIs, capacity, warm throughput, on-demand maximum,
     fleet), its price per hour while up and while workers run, and the estimated cost of
     the whole run. Creates nothing and calls no AWS API (prices: the dated table, see
-    console/infra/prices.py)."""
+    console/cost/prices.py)."""
     return make_plan(playbook_path, settings, options or UpOptions())
 
 
-def check_credentials(settings: Settings) -> str:
-    """AWS: the caller's ARN, or CredentialsError (exit 2) before anything is created."""
-    from console.workflow import aws
+def check_credentials(settings: Settings) -> str | None:
+    """Who the target would create the run as (AWS: the caller's ARN), or CredentialsError
+    (exit 2) before anything is created; None for a target without identities (local)."""
+    return target_named(settings).identity()
 
-    return aws.caller_identity(settings)
+
+def preflight(report: PlanReport, settings: Settings) -> list[Finding]:
+    """What must be fixed before `up` may create anything (permissions, quotas, network),
+    each naming the action, quota or setting and the fix; empty: nothing found. Findings
+    of kind `not-checked` say what could not be checked (and block nothing)."""
+    return target_named(settings).preflight(report)
 
 
 # -- up ------------------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def up(
     store = store_for(settings)
     if run_id is not None and store.path(run_id).exists():
         state = store.load(run_id)
-        refuse_up_of_a_gone_run(state)
+        refuse_up_of_a_gone_run(state, settings)
         if state.record(Step.UP).status == Status.DONE:
             hooks.say(f"run {run_id} is already up")
             return state
@@ -116,17 +117,17 @@ def up(
             params_file=options.params_file,
         )
     else:
-        if settings.target == "local" and not 0 < options.scale <= 1:
-            raise ConfigError(
-                "--scale must be in (0, 1]: the fraction of the playbook's rates offered"
-            )
+        target = target_named(settings)
+        target.check_up_options(options)
         if options.workers < 1:
             raise ConfigError("--workers must be at least 1")
         run_id = run_id or new_run_id()
         report = make_plan(playbook_path, settings, options, run_id=run_id)
         refuse_over_limit(report, settings)
-        if settings.target == "aws":
-            check_credentials(settings)  # before the question, and before anything exists
+        target.identity()  # credentials before the question, and before anything exists
+        failed = [f for f in target.preflight(report) if f.blocks]
+        if failed:
+            raise PreflightFailed(failed)
         confirm_cost(report, hooks)
         playbook = load_playbook(playbook_path)
         now = utc_now()
@@ -139,7 +140,7 @@ def up(
             created_at=now,
             deadline=now + timedelta(seconds=settings.max_wall_s),
             estimated_cost_usd=report.estimated_cost_usd,
-            scale=options.scale if settings.target == "local" else 1.0,
+            scale=target.run_scale(options),
             workers=options.workers,
         )
         state.record(Step.PLAN).status = Status.DONE
@@ -152,14 +153,11 @@ def up(
             return state  # another command finished it meanwhile
         with step(store, state, Step.UP):
             start_reaper(store, state, settings)
-            if state.target == "local":
-                up_local(store, state, options, hooks)
-            else:
-                up_aws(store, state, settings, options, hooks)
+            target_for(state, settings).provision(store, state, options, hooks)
     return state
 
 
-def refuse_up_of_a_gone_run(state: RunState) -> None:
+def refuse_up_of_a_gone_run(state: RunState, settings: Settings) -> None:
     """`up --run` on a run that is down, or whose emulator died and took its tables
     with it, must not say "already up" (the next `run` would fail): exit 5 with the way
     on. Nothing is restarted in place: a run's tables and results table are recreated
@@ -169,11 +167,10 @@ def refuse_up_of_a_gone_run(state: RunState) -> None:
             f"run {state.run_id} is down; `hotbench up {state.playbook_path}` (without "
             "--run) starts a new run"
         )
-    emu = state.emulator
-    if state.target == "local" and emu is not None and not local.emulator_alive(emu):
+    gone = target_for(state, settings).gone(state)
+    if gone is not None:
         raise StateError(
-            f"the emulator of run {state.run_id} is gone (pid {emu.pid}), and its tables "
-            f"with it: `hotbench down {state.run_id}` clears the run, then `hotbench up "
+            f"{gone}: `hotbench down {state.run_id}` clears the run, then `hotbench up "
             f"{state.playbook_path}` starts a new one"
         )
 
@@ -247,14 +244,7 @@ def _prewarm_locked(
                     waiting.append((table.name, target.index))
             store.save(state)
         wait_warm(client, waiting, timeout_s, hooks, state.region)
-        if state.target == "local" and state.emulator is not None:
-            for table in state.tables.values():
-                parts = local.partitions(state.emulator, table.name)
-                for index in (parts or {}).get("indexes", []):
-                    hooks.say(
-                        f"{table.variant}{'/' + index['index'] if index.get('index') else ''}: "
-                        f"{index.get('partition_count')} partition(s)"
-                    )
+        target_for(state, settings).after_prewarm(state, hooks)
 
 
 # -- run -----------------------------------------------------------------------------------
@@ -289,14 +279,10 @@ def _run_locked(
             for k in range(1, r.repeats + 1)
         ]
     with step(store, state, Step.RUN):
-        if state.target == "local" and not local.emulator_alive(state.emulator):
-            raise InfraError(
-                f"the emulator of run {run_id} is not running (pid "
-                f"{state.emulator.pid if state.emulator else '?'} gone): its tables went "
-                f"with it; `hotbench down {run_id}` and a new `hotbench up`"
-            )
-        client = dynamodb_client(state, settings)
-        runner = RecordedTableRun(store, state, settings, playbook, options, hooks, client)
+        target = target_for(state, settings)
+        target.require_alive(state)
+        client = target.dynamodb_client(state)
+        runner = RecordedTableRun(store, state, target, playbook, options, hooks, client)
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue
@@ -352,18 +338,18 @@ def tally(run_id: str, settings: Settings, refresh_prices: bool = False) -> Cost
     the dashboard and GetMetricData requests, Fargate vCPU- and GB-seconds from each
     task's pull start to its stop. Locally: what the same run would have cost on AWS.
     `refresh_prices` fetches the prices from the Price List API first."""
-    from console.workflow.tallying import tally_state
+    from console.cost.tally import tally_state
 
     store = store_for(settings)
     state = store.load(run_id)
     prices = None
     if refresh_prices:
-        from console.workflow import aws
-        from console.workflow.pricelist import fetch_prices, pricing_client
+        from console.cost.pricelist import PRICING_REGION, fetch_prices, pricing_client
+        from console.targets import aws_kit as aws
 
-        with aws_errors("pricing:GetProducts", "us-east-1"):
+        with aws_errors("pricing:GetProducts", PRICING_REGION):
             prices = fetch_prices(pricing_client(aws.session(settings)), settings.prices_region)
-    result = tally_state(state, settings, prices)
+    result = tally_state(state, settings.price_region, prices)
     with contextlib.suppress(StateError), run_lock(store.run_dir(run_id), "tally"):
         state = store.load(run_id)
         state.cost_so_far_usd = result.total_usd
@@ -390,10 +376,7 @@ def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
         state = store.load(run_id)  # what the interrupted holder saved
         settings = run_settings(state, settings)
         with step(store, state, Step.DOWN):
-            if state.target == "local":
-                report = down_local(store, state, hooks)
-            else:
-                report = down_aws(store, state, settings, hooks)
+            report = target_for(state, settings).teardown(store, state, hooks)
             state.leftovers = [f"{x.kind} {x.id}" for x in report.leftovers]
             store.save(state)
         if state.reaper_pid is not None and state.reaper_pid != os.getpid():
@@ -409,6 +392,5 @@ def runs(settings: Settings) -> list[RunState]:
     local run, whether its emulator is really alive is checked (a reboot ends it)."""
     out = store_for(settings).all_runs()
     for state in out:
-        if state.target == "local" and state.emulator and not local.emulator_alive(state.emulator):
-            state.emulator.stopped_at = state.emulator.stopped_at or utc_now()
+        target_for(state, settings).refresh(state)
     return out

@@ -5,7 +5,9 @@ but it keeps listing deleted resources for a while, so each hit is confirmed by 
 service's Describe call before it is called a leftover
 (https://docs.aws.amazon.com/resourcegroupstagging/latest/APIReference/API_GetResources.html).
 IAM roles are not in the Tagging API: they are found with ListRoles + ListRoleTags.
-CloudWatch dashboards carry no tags: the run's is looked up by name.
+CloudWatch dashboards carry no tags: the run's is looked up by name. A resource that is
+gone by the time it is described (a cluster already deleted, a role deleted between two
+calls, a task ECS forgot) is gone, never an error that hides what else is left.
 """
 
 from __future__ import annotations
@@ -22,10 +24,28 @@ RESOURCE_TYPES = [
     "ecs:task",
     "logs:log-group",
     "ecr:repository",
+    "ec2:security-group",
+    "ec2:vpc-endpoint",
 ]
+"""Every taggable type the kit creates (terraform/): tables, the fleet's cluster, task
+definition and tasks, its log group and image repository, the workers' security group
+and the optional DynamoDB VPC endpoint."""
 ROLE_PREFIX = "hotbench-"
 """The kit names every role `hotbench-<run_id>-...`: only those roles' tags are read
 (ListRoleTags is one call per role; an account may have thousands)."""
+GONE = {
+    "ResourceNotFoundException",
+    "ResourceNotFound",
+    "ClusterNotFoundException",
+    "RepositoryNotFoundException",
+    "NoSuchEntity",
+    "InvalidGroup.NotFound",
+    "InvalidVpcEndpointId.NotFound",
+    "InvalidParameterException",
+    "ClientException",
+}
+"""What each service answers for a resource that no longer exists (a task definition or
+task ECS forgot answers ClientException / InvalidParameterException): gone, not an error."""
 
 
 def _error_code(exc: Exception) -> str:
@@ -53,24 +73,29 @@ def _name(arn: str) -> str:
 
 
 class Confirmer:
-    """Each kind's own Describe: does this ARN still exist (and cost)?"""
+    """Each kind's own Describe: does this ARN still exist (and cost)? A service that
+    answers "not found" (GONE) means gone; any other error propagates to the caller,
+    which reports the sweep as failed rather than "nothing left"."""
 
     def __init__(self, client: Callable[[str], Any], region: str) -> None:
         self.client = client
         self.region = region
 
     def check(self, arn: str) -> Leftover | None:
+        try:
+            return self._check(arn)
+        except Exception as exc:
+            if _error_code(exc) in GONE:
+                return None
+            raise
+
+    def _check(self, arn: str) -> Leftover | None:
         service = arn.split(":")[2] if arn.count(":") >= 5 else ""
         resource = arn.split(":", 5)[5] if arn.count(":") >= 5 else ""
         name = _name(arn)
         r = f"--region {self.region}"
         if service == "dynamodb" and resource.startswith("table/"):
-            try:
-                table = self.client("dynamodb").describe_table(TableName=name)["Table"]
-            except Exception as exc:
-                if _error_code(exc) == "ResourceNotFoundException":
-                    return None
-                raise
+            table = self.client("dynamodb").describe_table(TableName=name)["Table"]
             if table.get("TableStatus") == "DELETING":
                 return None
             return Leftover(
@@ -88,18 +113,16 @@ class Confirmer:
                 delete_command=f"aws ecs delete-cluster --cluster {arn} {r}",
             )
         if service == "ecs" and resource.startswith("task-definition/"):
-            try:
-                td = self.client("ecs").describe_task_definition(taskDefinition=arn)
-            except Exception as exc:
-                if _error_code(exc) in ("ClientException", "InvalidParameterException"):
-                    return None
-                raise
+            td = self.client("ecs").describe_task_definition(taskDefinition=arn)
             if td["taskDefinition"].get("status") in ("INACTIVE", "DELETE_IN_PROGRESS"):
-                return None
+                return None  # deregistered: free (deleted by `down`, see delete_inactive)
             return Leftover(
                 kind="ecs:task-definition",
                 id=arn,
-                delete_command=f"aws ecs deregister-task-definition --task-definition {arn} {r}",
+                delete_command=(
+                    f"aws ecs deregister-task-definition --task-definition {arn} {r} && "
+                    f"aws ecs delete-task-definitions --task-definitions {arn} {r}"
+                ),
             )
         if service == "ecs" and resource.startswith("task/"):
             cluster = resource.split("/")[1] if resource.count("/") >= 2 else None
@@ -107,7 +130,7 @@ class Confirmer:
                 return None
             tasks = self.client("ecs").describe_tasks(cluster=cluster, tasks=[arn]).get("tasks", [])
             if not tasks or tasks[0].get("lastStatus") == "STOPPED":
-                return None
+                return None  # a MISSING failure: forgotten an hour after it stopped
             return Leftover(
                 kind="ecs:task",
                 id=arn,
@@ -123,16 +146,35 @@ class Confirmer:
                 delete_command=f"aws logs delete-log-group --log-group-name {name} {r}",
             )
         if service == "ecr":
-            try:
-                self.client("ecr").describe_repositories(repositoryNames=[name])
-            except Exception as exc:
-                if _error_code(exc) == "RepositoryNotFoundException":
-                    return None
-                raise
+            self.client("ecr").describe_repositories(repositoryNames=[name])
             return Leftover(
                 kind="ecr:repository",
                 id=arn,
+                # --force: its images too (an image alone is billed for its storage)
                 delete_command=f"aws ecr delete-repository --repository-name {name} --force {r}",
+            )
+        if service == "ec2" and resource.startswith("security-group/"):
+            found = self.client("ec2").describe_security_groups(GroupIds=[name])
+            if not found.get("SecurityGroups"):
+                return None
+            return Leftover(
+                kind="ec2:security-group",
+                id=arn,
+                delete_command=f"aws ec2 delete-security-group --group-id {name} {r}",
+            )
+        if service == "ec2" and resource.startswith("vpc-endpoint/"):
+            found = self.client("ec2").describe_vpc_endpoints(VpcEndpointIds=[name])
+            live = [
+                e
+                for e in found.get("VpcEndpoints", [])
+                if str(e.get("State", "")).lower() not in ("deleted", "deleting")
+            ]
+            if not live:
+                return None
+            return Leftover(
+                kind="ec2:vpc-endpoint",
+                id=arn,
+                delete_command=f"aws ec2 delete-vpc-endpoints --vpc-endpoint-ids {name} {r}",
             )
         # A kind we cannot confirm: listed, never silently dropped.
         return Leftover(
@@ -151,7 +193,12 @@ def role_leftovers(iam: Any, tag_key: str, run_id: str) -> list[Leftover]:
             name = role["RoleName"]
             if not name.startswith(ROLE_PREFIX):
                 continue
-            tags = iam.list_role_tags(RoleName=name).get("Tags", [])
+            try:
+                tags = iam.list_role_tags(RoleName=name).get("Tags", [])
+            except Exception as exc:
+                if _error_code(exc) in GONE:
+                    continue  # deleted between ListRoles and ListRoleTags
+                raise
             if any(t["Key"] == tag_key and t["Value"] == run_id for t in tags):
                 out.append(
                     Leftover(
@@ -176,7 +223,7 @@ def dashboard_leftover(cloudwatch: Any, run_id: str, region: str) -> Leftover | 
     try:
         cloudwatch.get_dashboard(DashboardName=name)
     except Exception as exc:
-        if _error_code(exc) in ("ResourceNotFound", "ResourceNotFoundException"):
+        if _error_code(exc) in GONE:
             return None
         raise
     return Leftover(

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
-from console.workflow import local
-from console.workflow.awserrors import aws_errors
+from console.targets import MetricsSource, Target, target_for
 from console.workflow.errors import WorkflowError
 from console.workflow.run_state import RunState, StateStore, Status, Step, TableRun, utc_now
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
@@ -42,11 +41,9 @@ class Watcher:
         self.worker_done: dict[str, int] = {}
         """fleet run id -> last run second emitted from the workers."""
         self.worker_flushed: set[str] = set()
-        self.emulator_done: dict[tuple[str, str | None], int] = {}
-        self.cloudwatch_done: dict[tuple[str, str | None], datetime] = {}
-        self.cloudwatch_next = 0.0
+        self._target: Target | None = None
+        self._source: MetricsSource | None = None
         self._client: Any = None
-        self._cloudwatch: Any = None
         self._pending_metrics = 0
 
     # -- the loop ------------------------------------------------------------------------
@@ -105,13 +102,18 @@ class Watcher:
             if not ended or current is None:
                 # an ended run's final status too ("2 done"), while no other runs
                 workers, label = status, tr.label
-        if state.target == "local":
-            samples += self._emulator(state, flush=finished)
-        else:
-            try:
-                samples += self._cloudwatch_samples(state)
-            except WorkflowError as exc:
-                notes.append(f"cloudwatch: {exc}")
+        if workers is not None and label is not None:
+            run_of = next((tr for tr in state.table_runs if tr.label == label), None)
+            if run_of is not None:
+                workers = workers.model_copy(update={"tasks": lifecycle(state, run_of)})
+        source = self.source(state)
+        try:
+            samples += source.samples(state, finished)
+        except WorkflowError as exc:
+            notes.append(f"{source.label}: {exc}")
+        if source.requested:
+            self._count_metrics(source.requested)
+            source.requested = 0
         return WatchFrame(
             at=utc_now(),
             run_label=label,
@@ -123,14 +125,20 @@ class Watcher:
 
     # -- sources -------------------------------------------------------------------------
 
+    def target(self, state: RunState) -> Target:
+        """The run's own target, in the run's recorded region (not the settings')."""
+        if self._target is None:
+            self._target = target_for(state, self.settings)
+        return self._target
+
+    def source(self, state: RunState) -> MetricsSource:
+        if self._source is None:
+            self._source = self.target(state).metrics_source()
+        return self._source
+
     def client(self, state: RunState) -> Any:
         if self._client is None:
-            if state.target == "local":
-                self._client = local.client(state)
-            else:
-                from console.workflow import aws
-
-                self._client = aws.session(self.settings).client("dynamodb")
+            self._client = self.target(state).dynamodb_client(state)
         return self._client
 
     def _workers(
@@ -201,79 +209,6 @@ class Watcher:
             self.worker_done[table_run.fleet_run_id] = t
         return samples, status
 
-    def _emulator(self, state: RunState, flush: bool = False) -> list[IndexSample]:
-        """The emulator's complete seconds not yet sent; with `flush` (the run is over, no
-        more traffic comes) the current second too, or a short run's last second would
-        never be sent."""
-        emu = state.emulator
-        if emu is None or emu.stopped_at is not None:
-            return []
-        data = local.metrics(emu, seconds=10)
-        if data is None:
-            return []
-        by_name = {t.name: t.variant for t in state.tables.values()}
-        now_s = float(data.get("now_s", 0.0))
-        base = utc_now() - timedelta(seconds=now_s)
-        out = []
-        for name, table in (data.get("tables") or {}).items():
-            variant = by_name.get(name)
-            if variant is None:
-                continue  # the results table, or another run's
-            for index in (table.get("indexes") or {}).values():
-                key = (variant, index.get("index"))
-                done = self.emulator_done.get(key, -1)
-                for second in index.get("seconds", []):
-                    t = int(second["t"])
-                    if t <= done or (t >= int(now_s) and not flush):  # the second goes on
-                        continue
-                    out.append(
-                        IndexSample(
-                            source="emulator",
-                            table=variant,
-                            index=index.get("index"),
-                            start=base + timedelta(seconds=t),
-                            accepted=float(second.get("accepted", 0.0)),
-                            throttled=float(second.get("throttled", 0.0)),
-                            throttled_by_reason=dict(second.get("throttles_by_reason", {})),
-                            consumed_wcu=float(second.get("consumed_wcu", 0.0)),
-                            consumed_rcu=float(second.get("consumed_rcu", 0.0)),
-                        )
-                    )
-                    self.emulator_done[key] = t
-        return out
-
-    def _cloudwatch_samples(self, state: RunState) -> list[IndexSample]:
-        """Every minute: the last 5 minutes of 1-minute series, new periods only."""
-        import time
-
-        from console.workflow import aws, cloudwatch
-
-        if time.monotonic() < self.cloudwatch_next:
-            return []
-        self.cloudwatch_next = time.monotonic() + cloudwatch.PERIOD_S
-        targets = [
-            (t.variant, t.name, index)
-            for t in state.tables.values()
-            if t.deleted_at is None
-            for index in [None, *(g.name for g in t.gsis)]
-        ]
-        if not targets:
-            return []
-        if self._cloudwatch is None:
-            self._cloudwatch = aws.session(self.settings).client("cloudwatch")
-        start, end = cloudwatch.window(utc_now())
-        with aws_errors("cloudwatch:GetMetricData", state.region):
-            samples, requested = cloudwatch.fetch(self._cloudwatch, targets, start, end)
-        self._count_metrics(requested)
-        out = []
-        for s in samples:
-            key = (s.table, s.index)
-            if key in self.cloudwatch_done and s.start <= self.cloudwatch_done[key]:
-                continue
-            self.cloudwatch_done[key] = s.start
-            out.append(s)
-        return out
-
     def _count_metrics(self, requested: int) -> None:
         """GetMetricData is billed per metric requested: the tally adds these up. The
         count is saved under the run's lock when no step holds it (watch never waits for
@@ -291,3 +226,14 @@ class Watcher:
                 self._pending_metrics = 0
         except StateError:
             pass
+
+
+def lifecycle(state: RunState, table_run: TableRun) -> dict[str, int]:
+    """How many of the table run's workers are in each lifecycle state as last recorded
+    (ECS's PROVISIONING, PENDING, RUNNING, STOPPED, or MISSING once forgotten): what the
+    watch and the console show while the barrier waits. Empty for processes."""
+    out: dict[str, int] = {}
+    for task in state.tasks:
+        if task.run_label == table_run.label and task.last_status:
+            out[task.last_status] = out.get(task.last_status, 0) + 1
+    return out

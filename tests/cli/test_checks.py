@@ -234,8 +234,8 @@ def test_an_unreachable_live_endpoint_exits_2_with_the_fix(tmp_path: Path) -> No
 
 
 def test_run_cost_prices_capacity_pro_rata_and_on_demand_by_units_used() -> None:
-    from console.infra import prices
-    from console.infra.cost import run_cost
+    from console.cost.measured_usage import run_cost_at
+    from console.cost.prices import US_EAST_1 as prices
     from loadgen.playbook import parse_playbook
     from loadgen.results import Counts, PhaseResult, RunResult
 
@@ -265,14 +265,21 @@ def test_run_cost_prices_capacity_pro_rata_and_on_demand_by_units_used() -> None
             },
         }
     )
+    run_cost = run_cost_at(prices)
     run = RunResult("prov", 1, 1800.0)
     # Half an hour of 1,610 provisioned units, used or not.
-    expected = 0.5 * (110 * prices.PROVISIONED_RCU_HOUR + 1500 * prices.PROVISIONED_WCU_HOUR)
+    expected = 0.5 * (110 * prices.provisioned_rcu_hour + 1500 * prices.provisioned_wcu_hour)
     assert run_cost(playbook.table("prov"), run) == pytest.approx(expected)
-    # On demand: 1,000 writes of 3 KB succeeded (3 WCU each) plus one KEYS_ONLY index write
-    # each; the 500 throttled cost nothing.
-    counts = Counts(sent=1500, succeeded=1000, throttled=500, consumed_wcu=3000.0)
+    # On demand: 1,000 writes of 3 KB succeeded (3 WCU each) plus the one KEYS_ONLY index
+    # write each that the run's counts hold for the GSI; the 500 throttled cost nothing.
+    counts = Counts(
+        sent=1500,
+        succeeded=1000,
+        throttled=500,
+        consumed_wcu=3000.0,
+        consumed_wcu_by_index={"g": 1000.0},
+    )
     od = RunResult("od", 1, 1800.0, seconds={0: counts})
     od.phases = [PhaseResult("w", "put", 0, 1800, 1500, counts)]
-    expected = (3000 + 1000) / 1e6 * prices.ON_DEMAND_PER_MILLION_WRITE_UNITS
+    expected = (3000 + 1000) / 1e6 * prices.on_demand_per_million_write_units
     assert run_cost(playbook.table("od"), od) == pytest.approx(expected)

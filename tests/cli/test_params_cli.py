@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from console.cli import main
-from console.workflow.local import emulator_argv
+from console.targets.emulator_process import emulator_argv
 from console.workflow.options import UpOptions
 from tests.conftest import PLAYBOOKS
 

@@ -12,7 +12,7 @@ from console import exitcodes
 from console.cli import build_parser, main
 from console.commands.run import live_options
 from console.commands.workflow import up_options
-from console.workflow.local import emulator_argv
+from console.targets.emulator_process import emulator_argv
 from emulator.server import EmulatorServer
 
 FRESH_KEYS = """

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tfkit import load_fixture
 
-from console.infra import estimate, prices, summarize
-from console.infra.cost import WHILE_RUNNING
+from console.cost.prices import US_EAST_1
+from console.infra import estimate, summarize
 
 
 def test_create_plan_counts_managed_resources_per_type() -> None:
@@ -48,21 +48,50 @@ def test_m1_cost_matches_hand_arithmetic() -> None:
     # 4 tasks x (1 vCPU x 0.04048 + 2 GB x 0.004445), x86
     assert cost.per_hour_while_running == pytest.approx(4 * (0.04048 + 2 * 0.004445))
     assert any("on-demand" in n and "badOnDemand" in n for n in cost.notes)
-    assert any(line.when == WHILE_RUNNING for line in cost.lines)
-    assert cost.describe()[0].startswith("Estimated cost: $39.78/h while up, plus $0.20/h")
+    assert [x.unit for x in cost.running.lines] == ["vCPU-h", "GB-h"]
+    text = cost.describe()
+    assert text[0].startswith("Estimated cost: $39.78/h while up, plus $0.20/h")
+    assert all(len(row) <= 80 for row in text[1:] if " x $" in row)
 
 
 def test_cost_uses_after_state_and_arm_prices() -> None:
     cost = estimate(load_fixture("plan_changes.json"))
     # bad updated to 2,000 RCU; good replaced; badOnDemand deleted (not priced).
-    bad = 10_000 * prices.PROVISIONED_WCU_HOUR + 2_000 * prices.PROVISIONED_RCU_HOUR
-    good = 10_000 * prices.PROVISIONED_WCU_HOUR + 1_000 * prices.PROVISIONED_RCU_HOUR
+    wcu, rcu = US_EAST_1.provisioned_wcu_hour, US_EAST_1.provisioned_rcu_hour
+    bad = 10_000 * wcu + 2_000 * rcu
+    good = 10_000 * wcu + 1_000 * rcu
     assert cost.per_hour_while_up == pytest.approx(bad + good)
     # task_count 2 from plan variables, 2 vCPU / 4 GB ARM64
-    arm = 2 * prices.FARGATE_VCPU_HOUR["ARM64"] + 4 * prices.FARGATE_GB_HOUR["ARM64"]
+    arm = 2 * US_EAST_1.fargate_vcpu_hour["ARM64"] + 4 * US_EAST_1.fargate_gb_hour["ARM64"]
     assert cost.per_hour_while_running == pytest.approx(2 * arm)
 
 
 def test_task_count_argument_overrides_plan_variable() -> None:
     cost = estimate(load_fixture("plan_create.json"), task_count=10)
     assert cost.per_hour_while_running == pytest.approx(10 * (0.04048 + 2 * 0.004445))
+
+
+def test_cost_reads_the_plan_region_and_refuses_one_without_prices() -> None:
+    from console.cost import PricesUnknown
+
+    plan = load_fixture("plan_create.json")
+    plan["variables"]["region"] = {"value": "eu-west-1"}
+    with pytest.raises(PricesUnknown, match="eu-west-1"):
+        estimate(plan)
+
+
+def test_contributor_insights_of_a_planned_table_is_priced_by_its_key_shape() -> None:
+    plan = load_fixture("plan_create.json")
+    plan["resource_changes"].append(
+        {
+            "address": "module.table[\"bad\"].aws_dynamodb_contributor_insights.this[0]",
+            "mode": "managed",
+            "type": "aws_dynamodb_contributor_insights",
+            "change": {"actions": ["create"], "after": {"table_name": "hotbench-m1-demo-bad"}},
+        }
+    )
+    with_insights = estimate(plan).per_hour_while_up
+    # bad has a sort key: 4 rules x $0.50 per rule-month / 730 h
+    assert with_insights - estimate(load_fixture("plan_create.json")).per_hour_while_up == (
+        pytest.approx(4 * 0.50 / 730)
+    )

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from console.targets.emulator_process import stop_emulator
 from console.tui.backend import Backend
 from console.workflow import Hooks, load_settings
-from console.workflow.local import stop_emulator
 
 TINY = Path(__file__).with_name("tiny.yaml")
 

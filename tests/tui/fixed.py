@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from console.cost.tally import tally_state
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.workflow import (
@@ -21,7 +22,6 @@ from console.workflow import (
     load_settings,
 )
 from console.workflow.run_state import EmulatorProcess, IndexState, TableRun, TableState
-from console.workflow.tallying import tally_state
 from loadgen.results import PlaybookResult
 
 TINY = Path(__file__).with_name("tiny.yaml")
@@ -179,7 +179,7 @@ class FixedBackend(Backend):
         return [fixed_state("hb-1130110000-cafe", up=False), fixed_state()]
 
     def meter(self, state: RunState) -> CostTally:
-        return tally_state(state, self.settings, now=NOW)
+        return tally_state(state, self.settings.price_region, now=NOW)
 
 
 def fixed_app(_tmp: Path | None = None) -> HotbenchApp:
@@ -202,7 +202,7 @@ def fill(app: HotbenchApp, results: bool = False) -> None:
     s.state = fixed_state()
     for frame in frames(s.preview):
         s.add_frame(frame)
-    s.tally = tally_state(s.state, b.settings, now=NOW)
+    s.tally = tally_state(s.state, b.settings.price_region, now=NOW)
     s.partitions = {"hot": PARTITIONS}
     s.hot_keys = {}
     s.log = ["od#1: 2 of 2 workers running"]

@@ -24,6 +24,7 @@ from console.workflow.errors import (
     InfraError,
 )
 from console.workflow.run_state import StateStore, Status, Step
+from tests.targets.faults import aws_quotas
 from tests.workflow.conftest import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +50,7 @@ def test_plan_on_aws_without_credentials_prints_the_plan_then_says_why(
     no_credentials_env(cli, tmp_path)
     out = cli("plan", str(M1), "--target", "aws")
     assert out.returncode == EXIT_USAGE == 2
-    assert "estimated cost: $" in out.stdout
+    assert "estimated cost = $" in out.stdout
     assert "$39.78/h while up" in out.stdout
     assert "no AWS credentials found" in out.stdout and "AWS_PROFILE" in out.stdout
     assert "Traceback" not in out.stdout + out.stderr
@@ -214,6 +215,13 @@ def test_no_credentials_is_the_credentials_message(
 # -- up, run, tally, down with moto and the fake Terraform ---------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _aws_default_quotas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's DescribeLimits is below AWS's defaults and below M1: the preflight would
+    refuse the run (tests/targets/faults.py)."""
+    aws_quotas(monkeypatch)
+
+
 def stack_as_terraform_would_make_it() -> dict[str, str]:
     """What apply would have created (the fake Terraform creates nothing): the tables,
     results table, cluster, task definition, log group, ECR repository and roles of the
@@ -314,7 +322,7 @@ def test_up_run_tally_down_on_aws(
 
         cost = tally(RUN_ID, settings)
         assert not cost.hypothetical
-        assert any(line.unit == "vCPU-hour" and "12 task(s)" in line.what for line in cost.lines)
+        assert any(line.unit == "vCPU-h" and "12 tasks" in line.what for line in cost.lines)
 
         # terraform destroy "succeeds" but the fake deleted nothing: the sweep finds each
         # resource, confirms it by its own Describe, and says how to delete it
@@ -355,7 +363,7 @@ def test_up_run_tally_down_on_aws(
 def test_the_sweep_trusts_describe_not_the_tagging_api(aws: None) -> None:
     """The Tagging API lists deleted resources for a while: a hit whose Describe says it is
     gone (or being deleted) is not a leftover; logs and ECR confirmed by their own calls."""
-    from console.workflow.sweep import sweep
+    from console.workflow.sweep import RESOURCE_TYPES, sweep
 
     boto3.client("logs").create_log_group(logGroupName=f"/hotbench/{RUN_ID}")
     boto3.client("ecr").create_repository(repositoryName=f"hotbench-{RUN_ID}-worker")
@@ -374,14 +382,7 @@ def test_the_sweep_trusts_describe_not_the_tagging_api(aws: None) -> None:
         {"ResourceTagMappingList": [{"ResourceARN": a, "Tags": TAG} for a in listed]},
         {
             "TagFilters": [{"Key": "hotbench:run-id", "Values": [RUN_ID]}],
-            "ResourceTypeFilters": [
-                "dynamodb:table",
-                "ecs:cluster",
-                "ecs:task-definition",
-                "ecs:task",
-                "logs:log-group",
-                "ecr:repository",
-            ],
+            "ResourceTypeFilters": RESOURCE_TYPES,
             "ResourcesPerPage": 100,
         },
     )

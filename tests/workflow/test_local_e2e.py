@@ -110,7 +110,7 @@ def test_plan_up_prewarm_run_tally_down_leaves_nothing(cli: Cli, short_playbook:
 
     tally = cli.json("tally", run_id)
     assert tally["hypothetical"] is True
-    units = next(line for line in tally["lines"] if line["unit"] == "million WRU")
+    units = next(line for line in tally["lines"] if line["unit"] == "M WRU")
     # the on-demand table took two runs of 1,200 one-unit writes
     assert units["quantity"] * 1e6 == 2400
 

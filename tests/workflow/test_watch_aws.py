@@ -92,7 +92,7 @@ def test_cloudwatch_minutes_per_table_and_gsi(aws: object, tmp_path: Path) -> No
     # 12 metrics for the table and 12 for its GSI, counted for the tally
     assert store.load("r1").usage.get_metric_data_metrics == 24
     # the next poll a minute later does not repeat the same minute
-    watcher.cloudwatch_next = 0.0
+    watcher.source(store.load("r1")).next_at = 0.0  # as a minute later
     again = watcher.frame(store.load("r1"))
     assert [s for s in again.samples if s.start == minute] == []
     assert store.load("r1").usage.get_metric_data_metrics == 48

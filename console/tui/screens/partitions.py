@@ -66,7 +66,7 @@ class PartitionsScreen(TuiScreen):
         if state is None or variant is None:
             head.update("Nothing is up: partitions exist once the tables do.")
             return
-        if state.target == "aws":
+        if self.console.backend.target(state).hot_key_view == "insights":
             head.update(
                 Text.assemble(
                     (variant, "bold"),

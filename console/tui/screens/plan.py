@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from console.cost.render import cost_text
 from console.tui.screens.base import TuiScreen
 from console.tui.widgets.preview_chart import PreviewChart
 from console.workflow import PlannedTable, PlanReport
@@ -193,12 +194,9 @@ class PlanScreen(TuiScreen):
             f"\n  ${plan.per_hour_while_up:,.2f}/hour while up, "
             f"${plan.per_hour_while_running:,.2f}/hour while workers run\n"
         )
-        for line in plan.lines:
-            text.append(
-                f"  {line.what}: {line.quantity:,.2f} {line.unit} x ${line.unit_price_usd:g} "
-                f"= ${line.usd:,.4f}\n",
-                style="dim",
-            )
-        text.append(f"  this run: ${plan.estimated_cost_usd:,.2f}", style="bold")
+        *rows, total = cost_text(plan.lines, "this run")
+        for row in rows:
+            text.append(row + "\n", style="dim")
+        text.append(total, style="bold")
         text.append(f"  (prices {plan.prices_region}, {plan.prices_as_of})", style="dim")
         return text

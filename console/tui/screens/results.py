@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
+from console.cost.render import cost_text
 from console.tui.export import compare, ms, pct, points, seconds
 from console.tui.screens.base import TuiScreen
 
@@ -46,7 +47,7 @@ class ResultsScreen(TuiScreen):
                 (
                     f", pauses x{self.console.run_options.pause_scale:g} as run)"
                     if self.console.run_options.pause_scale != 1.0
-                    and self.console.backend.settings.target == "aws"
+                    and not self.console.backend.target().skips_pauses
                     else ")",
                     "dim",
                 ),
@@ -105,8 +106,9 @@ class ResultsScreen(TuiScreen):
             text = Text("cost", style="bold")
             if tally.hypothetical:
                 text.append("  (what the same run would have cost on AWS)", style="dim")
-            for line in tally.lines:
-                text.append(f"\n  {line.what}: {line.quantity:,.3f} {line.unit} = ${line.usd:,.4f}")
-            text.append(f"\n  total ${tally.total_usd:,.4f}", style="bold")
+            *cost_rows, total = cost_text(tally.lines, "total")
+            for cost_row in cost_rows:
+                text.append("\n" + cost_row)
+            text.append("\n" + total, style="bold")
             text.append(f"  (prices {tally.prices_region}, {tally.prices_as_of})", style="dim")
             self.query_one("#results-tally", Static).update(text)

@@ -164,6 +164,8 @@ class RunScreen(TuiScreen):
         t0 = watched.go_at if watched else None
         fleet = watched.workers if watched else None
         waiting = f"{fleet.ready} of {fleet.planned} workers ready" if fleet else "seeding"
+        if fleet is not None and fleet.lifecycle:  # AWS: where the tasks are while waiting
+            waiting += f" ({fleet.lifecycle})"
         pause_until = next_label = None
         finished = [r for r in mine if r.status == Status.DONE and r.finished_at]
         pending = [r for r in mine if r.status == Status.PENDING]

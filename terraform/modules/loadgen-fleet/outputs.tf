@@ -38,9 +38,14 @@ output "security_group_id" {
   value       = aws_security_group.workers.id
 }
 
+output "security_group_ids" {
+  description = "Security groups to pass to RunTask: the given ones, or this module's own."
+  value       = length(var.security_group_ids) > 0 ? var.security_group_ids : [aws_security_group.workers.id]
+}
+
 output "assign_public_ip" {
-  description = "Whether RunTask must assign a public IP: true on the default VPC's public subnets, which have no NAT."
-  value       = local.use_default_vpc
+  description = "Whether RunTask must assign a public IP: as given, else true on the default VPC's public subnets, which have no NAT."
+  value       = coalesce(var.assign_public_ip, local.use_default_vpc)
 }
 
 output "vpc_id" {

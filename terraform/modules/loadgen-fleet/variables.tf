@@ -104,6 +104,19 @@ variable "subnet_ids" {
   default     = []
 }
 
+variable "security_group_ids" {
+  description = "Security groups for the worker tasks. Empty (the default) uses this module's own group (no inbound, HTTPS out)."
+  type        = list(string)
+  default     = []
+}
+
+variable "assign_public_ip" {
+  description = "Public IP for each task; null (the default): true on the default VPC (public subnets without NAT), false on given subnets."
+  type        = bool
+  default     = null
+  nullable    = true
+}
+
 variable "create_dynamodb_vpc_endpoint" {
   description = "Create a DynamoDB gateway VPC endpoint on route_table_ids (or every route table of the VPC). Free; keeps table traffic off NAT gateways. Affects every workload in that VPC's route tables."
   type        = bool

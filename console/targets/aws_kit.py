@@ -1,4 +1,5 @@
-"""The AWS target: credentials, the Terraform kit per run, the Fargate fleet, task times.
+"""The AWS kit's parts (the target itself: console/targets/aws.py): credentials, the
+Terraform kit per run, the Fargate fleet of its outputs.
 
 Each run gets its own copy of the kit (`runs/<id>/terraform/`), so its Terraform state
 lives beside the run's state and `down` can destroy it from the run folder alone, even
@@ -18,7 +19,7 @@ from console.infra.tf_exec import runner_from_env
 from console.workflow.awserrors import aws_errors
 from console.workflow.errors import StateError
 from console.workflow.options import UpOptions
-from console.workflow.run_state import RunState, TaskRecord, TerraformState
+from console.workflow.run_state import RunState, TerraformState
 from console.workflow.settings import Settings
 from loadgen.fleet import EcsFleet, EcsNetwork
 
@@ -75,6 +76,12 @@ def tf_variables(
     }
     if settings.worker_image:
         variables["worker_image"] = settings.worker_image
+    if settings.subnet_ids:
+        variables["subnet_ids"] = list(settings.subnet_ids)
+    if settings.security_group_ids:
+        variables["security_group_ids"] = list(settings.security_group_ids)
+    if settings.assign_public_ip is not None:
+        variables["assign_public_ip"] = settings.assign_public_ip
     return variables
 
 
@@ -103,6 +110,7 @@ def outputs_from_state(state: RunState) -> HotbenchOutputs:
         for variant, t in raw["tables"].items()
     }
     raw["subnets"] = tuple(raw.get("subnets") or ())
+    raw["security_group_ids"] = tuple(raw.get("security_group_ids") or ())
     return HotbenchOutputs(**raw)
 
 
@@ -126,38 +134,9 @@ def make_fleet(state: RunState, outputs: HotbenchOutputs, ecs: Any) -> EcsFleet:
         container=outputs.container_name,
         network=EcsNetwork(
             subnets=list(outputs.subnets),
-            security_groups=[outputs.security_group_id] if outputs.security_group_id else [],
+            security_groups=list(outputs.security_group_ids)
+            or ([outputs.security_group_id] if outputs.security_group_id else []),
             assign_public_ip=outputs.assign_public_ip,
         ),
         tags=tags,
     )
-
-
-def task_records(
-    ecs: Any, cluster: str, arns: list[str], run_label: str, state: RunState
-) -> list[TaskRecord]:
-    """Each task's billed span: Fargate bills from the start of the image pull to the
-    task's stop (https://aws.amazon.com/fargate/pricing/), as DescribeTasks reports."""
-    out: list[TaskRecord] = []
-    variables = state.terraform.variables if state.terraform else {}
-    vcpu = float(variables.get("task_cpu", 1024)) / 1024
-    gb = float(variables.get("task_memory", 2048)) / 1024
-    arch = str(variables.get("cpu_architecture", "X86_64"))
-    for i in range(0, len(arns), 100):
-        with aws_errors("ecs:DescribeTasks", state.region):
-            described = ecs.describe_tasks(cluster=cluster, tasks=arns[i : i + 100])
-        for task in described.get("tasks", []):
-            out.append(
-                TaskRecord(
-                    id=task["taskArn"],
-                    run_label=run_label,
-                    pull_started_at=task.get("pullStartedAt") or task.get("createdAt"),
-                    stopped_at=task.get("stoppedAt")
-                    if task.get("lastStatus") == "STOPPED"
-                    else None,
-                    vcpu=vcpu,
-                    memory_gb=gb,
-                    architecture=arch,
-                )
-            )
-    return out

@@ -1,4 +1,4 @@
-"""The local target: a detached `hotbench emulator serve` and its tables.
+"""The local target's emulator process: a detached `hotbench emulator serve` and its tables.
 
 The emulator runs as its own process (not inside the command), so it outlives `up` and
 serves `prewarm`, `run`, `watch` and `tally` from separate commands, and survives the

@@ -1,0 +1,55 @@
+"""What a run would cost before it exists: on its target, and for a local run on AWS.
+
+Both are the same figure: a local run is free, and what the same run would cost on AWS
+is the AWS run's estimate (console.cost.expected_usage prices the AWS setup either way). `up`
+compares it with `--max-cost-usd`; the plan prints it as "estimated cost" (aws) or
+"would cost on AWS" (local).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from console.cost.expected_usage import ExpectedUse, expected_use
+from console.cost.price import Bill, price, while_running_per_hour, while_up_per_hour
+from console.cost.prices import PriceTable
+from console.cost.setup import AwsSetup, FleetShape
+from loadgen.playbook import Playbook, TableSpec
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The expected record, its bill, and the per-hour figures of what stands."""
+
+    expected: ExpectedUse
+    bill: Bill
+    per_hour_while_up: float
+    per_hour_while_running: float
+
+    @property
+    def total_usd(self) -> float:
+        return self.bill.total_usd
+
+
+def estimate_run(
+    playbook: Playbook,
+    specs: list[TableSpec],
+    names: Mapping[str, str],
+    fleet: FleetShape,
+    setup: AwsSetup,
+    prices: PriceTable,
+) -> Estimate:
+    """The run of `playbook` on AWS at `prices`: the one estimate of what a run costs on
+    its target (aws) and of what a local run would cost on AWS."""
+    expected = expected_use(playbook, specs, names, fleet, setup)
+    bill = price(expected.record, prices)
+    per_fleet = expected.record.tasks[: fleet.workers]
+    from console.cost.record import UsageRecord
+
+    return Estimate(
+        expected,
+        bill,
+        while_up_per_hour(expected.record, prices),
+        while_running_per_hour(UsageRecord(tasks=list(per_fleet)), prices),
+    )

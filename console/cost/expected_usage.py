@@ -1,0 +1,159 @@
+"""The record a plan expects: what a playbook's run on AWS would use, before it exists.
+
+Used for `--target aws` and for a local plan's "would cost on AWS" line alike: both
+price the AWS setup (console.cost.setup) around the load, because that is what the same
+run would be billed on AWS.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from console.cost import rules
+from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
+from console.cost.setup import AwsSetup, FleetShape
+from loadgen.arrivals import Schedule
+from loadgen.playbook import Distribution, Playbook, TableSpec
+from loadgen.seed import seed_rate
+
+
+@dataclass(frozen=True)
+class ExpectedUse:
+    """The expected record and the timeline its tables stand through."""
+
+    record: UsageRecord
+    spans: tuple[Span, ...]
+    load_s: float
+    pauses_s: float
+
+    @property
+    def setup_s(self) -> float:
+        """Everything but load and pauses: apply, image, seeding, fleet starts, destroy."""
+        return sum(s.seconds for s in self.spans) - self.load_s - self.pauses_s
+
+
+def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
+    """A table of the playbook as the record holds it (capacity, keys, warm throughput)."""
+    return TableUse(
+        name=name,
+        billing_mode=spec.billing_mode,
+        has_sort_key=spec.sort_key is not None,
+        spans=spans,
+        read_capacity=spec.read_capacity,
+        write_capacity=spec.write_capacity,
+        warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
+        warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
+        contributor_insights=spec.contributor_insights is not None,
+        gsis=tuple(
+            IndexUse(
+                name=g.name,
+                has_sort_key=g.sort_key is not None,
+                read_capacity=g.read_capacity,
+                write_capacity=g.write_capacity,
+                warm_read=g.warm_throughput.read if g.warm_throughput else None,
+                warm_write=g.warm_throughput.write if g.warm_throughput else None,
+            )
+            for g in spec.gsis
+        ),
+    )
+
+
+def put_units(
+    spec: TableSpec,
+    attributes: dict[str, Distribution],
+    name: str,
+    puts: float,
+    label: str,
+) -> list[RequestUnits]:
+    """The table's and every GSI's write units of `puts` new items drawn from `attributes`
+    (rules.expected_put_units)."""
+    plan = rules.write_plan(spec, attributes, False, True)
+    table, per_index = rules.expected_put_units(plan, puts)
+    return [RequestUnits(name, None, write_units=table, label=label)] + [
+        RequestUnits(name, index, write_units=units, label=label)
+        for index, units in per_index.items()
+    ]
+
+
+def seeding_s(playbook: Playbook, spec: TableSpec, scale: float = 1.0) -> float:
+    """Seconds seeding takes at the rate the seeder really paces itself (loadgen.seed;
+    at full scale on AWS)."""
+    if not spec.seed_items:
+        return 0.0
+    return spec.seed_items / seed_rate(playbook, spec, scale)
+
+
+def expected_use(
+    playbook: Playbook,
+    specs: list[TableSpec],
+    names: Mapping[str, str],
+    fleet: FleetShape,
+    setup: AwsSetup,
+) -> ExpectedUse:
+    """The run of `playbook` on AWS, second by second as the workflow runs it: apply (and
+    the worker image), then per table run: seeding (first run of a seeded table), the
+    fleet's start, the load, the pause before a repeat; then destroy. Every table stands
+    from apply to destroy; each task is billed from its pull start to the load's end."""
+    record = UsageRecord()
+    t = setup.apply_s + setup.image_s
+    seed_s = starts_s = load_s = pauses_s = 0.0
+    seeded: set[str] = set()
+    run_s = sum(p.duration_s for p in playbook.load.phases)
+    for run in playbook.runs():
+        spec = playbook.table(run.table)
+        name = names[spec.name]
+        if spec.name not in seeded:
+            seeded.add(spec.name)
+            seconds = seeding_s(playbook, spec)
+            seed_s += seconds
+            t += seconds
+            if spec.seed_items:
+                seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
+                record.requests += put_units(spec, seed, name, spec.seed_items, "seeding")
+        for repeat in range(1, run.repeats + 1):
+            pull_start = t
+            t += setup.fleet_start_s + run_s
+            starts_s += setup.fleet_start_s
+            load_s += run_s
+            record.tasks += [
+                TaskUse(
+                    f"{spec.name}#{repeat} worker {w}",
+                    fleet.vcpu,
+                    fleet.memory_gb,
+                    pull_start,
+                    t,
+                    fleet.architecture,
+                )
+                for w in range(fleet.workers)
+            ]
+            if repeat < run.repeats:
+                t += run.pause_s
+                pauses_s += run.pause_s
+        for phase in playbook.load.phases:
+            requests = Schedule.for_phase(phase, 1.0).total * run.repeats
+            attributes = {**playbook.load.attributes, **phase.attributes}
+            if phase.operation in ("put", "update"):
+                record.requests += put_units(spec, attributes, name, requests, "load")
+            else:
+                plan = rules.write_plan(spec, attributes, phase.consistent_read, False)
+                reads = rules.expected_read_units(plan, requests)
+                record.requests.append(RequestUnits(name, None, read_units=reads, label="load"))
+    named = [
+        ("apply (est.)", setup.apply_s),
+        ("image (est.)", setup.image_s),
+        ("seeding", seed_s),
+        ("fleet starts", starts_s),
+        ("load", load_s),
+        ("pauses", pauses_s),
+        ("destroy (est.)", setup.destroy_s),
+    ]
+    spans = tuple(Span(label, s) for label, s in named if s > 0)
+    record.tables = [table_use(s, names[s.name], spans) for s in specs]
+    record.dashboard_s = sum(s.seconds for s in spans)
+    if setup.metrics_per_index_minute:
+        indexes = sum(1 + len(s.gsis) for s in specs)
+        minutes = math.ceil((starts_s + load_s + pauses_s) / 60)
+        record.get_metric_data_metrics = setup.metrics_per_index_minute * indexes * minutes
+    return ExpectedUse(record, spans, load_s, pauses_s)

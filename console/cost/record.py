@@ -1,0 +1,99 @@
+"""The usage record: what a run used that AWS bills, and for how long.
+
+The plan builds the record it expects, `check` the record of its simulated or live run,
+the tally the record of what ran, the Terraform estimate one hour of what a plan leaves
+standing; `console.cost.price.price` turns any of them into cost lines with one region's
+prices. Nothing here knows a price, so the four can only differ in what they record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of time something stood, named for what it was spent on."""
+
+    label: str
+    """e.g. `apply`, `seeding`, `load`, `pauses`, `destroy`, or `bad` (a tally's table)."""
+    seconds: float
+
+
+@dataclass(frozen=True)
+class IndexUse:
+    """One GSI as created."""
+
+    name: str
+    has_sort_key: bool
+    read_capacity: int | None = None
+    write_capacity: int | None = None
+    warm_read: int | None = None
+    warm_write: int | None = None
+
+
+@dataclass(frozen=True)
+class TableUse:
+    """One table as created, and the spans it stood through (created to deleted)."""
+
+    name: str
+    billing_mode: str
+    """PROVISIONED or PAY_PER_REQUEST."""
+    has_sort_key: bool
+    spans: tuple[Span, ...]
+    read_capacity: int | None = None
+    write_capacity: int | None = None
+    warm_read: int | None = None
+    warm_write: int | None = None
+    contributor_insights: bool = False
+    gsis: tuple[IndexUse, ...] = ()
+
+    @property
+    def on_demand(self) -> bool:
+        return self.billing_mode == "PAY_PER_REQUEST"
+
+    @property
+    def stood_s(self) -> float:
+        return sum(s.seconds for s in self.spans)
+
+
+@dataclass(frozen=True)
+class RequestUnits:
+    """Request units consumed on one table (index None) or one of its GSIs."""
+
+    table: str
+    index: str | None
+    write_units: float = 0.0
+    read_units: float = 0.0
+    label: str = "load"
+    """`load` or `seeding`: which part of the run spent them (shown as separate lines)."""
+
+
+@dataclass(frozen=True)
+class TaskUse:
+    """One Fargate task (or, priced as one, a local worker), by its billed times."""
+
+    id: str
+    vcpu: float
+    memory_gb: float
+    pull_start_s: float
+    """Seconds from the record's origin to the start of the image pull (billing starts)."""
+    stop_s: float
+    """Seconds from the record's origin to the task's stop (billing ends)."""
+    architecture: str = "X86_64"
+
+
+@dataclass
+class UsageRecord:
+    """Everything one run used that AWS bills."""
+
+    tables: list[TableUse] = field(default_factory=list)
+    requests: list[RequestUnits] = field(default_factory=list)
+    tasks: list[TaskUse] = field(default_factory=list)
+    dashboard_s: float = 0.0
+    """Seconds the run's CloudWatch dashboard existed."""
+    get_metric_data_metrics: int = 0
+    contributor_insights_events: int = 0
+
+    def table(self, name: str) -> TableUse | None:
+        return next((t for t in self.tables if t.name == name), None)

@@ -1,0 +1,49 @@
+"""How long an AWS run's setup keeps things standing before and after the load.
+
+The plan prices these spans for `--target aws` and for a local plan's "would cost on AWS"
+alike; the tally prices what really happened instead. Figures without a measurement are
+named estimates here and in the plan's lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+APPLY_S: Final = 450.0
+"""Estimate, not measured: `terraform apply` of the kit (tables, IAM, ECS cluster, log
+group, dashboard); the tables stand from its first minutes."""
+DESTROY_S: Final = 450.0
+"""Estimate, not measured: `terraform destroy` of the kit."""
+IMAGE_S: Final = 300.0
+"""Estimate, not measured: building and pushing the worker image when no
+`--worker-image` is given."""
+FARGATE_START_S: Final = 180.0
+"""A task's start, RunTask to RUNNING (ENI attach, image pull, start): AWS publishes no
+figure; reports commonly put it at 1-3 minutes
+(https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-lifecycle-explanation.html
+for the states it passes). The upper end is used, and a task is billed through it
+(Fargate bills from the image pull's start). A local worker is priced as a task started
+this long before its table run."""
+
+
+@dataclass(frozen=True)
+class FleetShape:
+    """The workers of each table run, as Fargate tasks."""
+
+    workers: int
+    vcpu: float = 1.0
+    memory_gb: float = 2.0
+    architecture: str = "X86_64"
+
+
+@dataclass(frozen=True)
+class AwsSetup:
+    """The setup spans the plan prices (seconds), and what the watch asks of CloudWatch."""
+
+    apply_s: float = APPLY_S
+    image_s: float = IMAGE_S
+    fleet_start_s: float = FARGATE_START_S
+    destroy_s: float = DESTROY_S
+    metrics_per_index_minute: int = 0
+    """GetMetricData metrics the watch requests per table or GSI each minute (0: none)."""

@@ -1,0 +1,160 @@
+"""The record of what a run used, from its state: what the tally prices.
+
+Everything comes from the state: when each table was created and deleted, its capacity,
+the request units each table and GSI consumed (recorded here as each table run and each
+seeding ends), each task's pull start and stop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from console.cost import rules
+from console.cost.measured_usage import run_units
+from console.cost.price import price
+from console.cost.prices import PriceTable, price_table
+from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
+from console.cost.setup import FARGATE_START_S, FleetShape
+from console.workflow.models import CostTally
+from console.workflow.run_state import RunState, UnitsUsed, Usage, utc_now
+from loadgen.playbook import Playbook, TableSpec
+from loadgen.results import RunResult
+
+
+def record_run_units(usage: Usage, table_name: str, run: RunResult) -> None:
+    """Add a finished table run's request units (table and each GSI) to the state."""
+    usage.units += [
+        UnitsUsed(
+            table=u.table,
+            index=u.index,
+            label="load",
+            write_units=u.write_units,
+            read_units=u.read_units,
+        )
+        for u in run_units(table_name, run)
+    ]
+
+
+def record_seed_units(
+    usage: Usage, playbook: Playbook, spec: TableSpec, table_name: str, items: int
+) -> None:
+    """Add the write units of `items` seeded items (table and each GSI) to the state.
+    Seeding's BatchWriteItem does not ask for ConsumedCapacity, so the charging rule
+    says what they cost (each is a new item: one entry in every GSI)."""
+    seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
+    table, per_index = rules.expected_put_units(rules.write_plan(spec, seed, False, True), items)
+    usage.units.append(UnitsUsed(table=table_name, label="seeding", write_units=table))
+    usage.units += [
+        UnitsUsed(table=table_name, index=i, label="seeding", write_units=u)
+        for i, u in per_index.items()
+    ]
+
+
+BILLED_FIELDS = {f.name for f in dataclasses.fields(TableUse)} - {"spans"}
+"""The fields of a TableState the record holds (TableUse's, which bringup.table_state
+fills from the spec)."""
+
+
+def _seconds(start: datetime | None, end: datetime | None, now: datetime) -> float:
+    if start is None:
+        return 0.0
+    return max(0.0, ((end or now) - start).total_seconds())
+
+
+def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord:
+    """What the run has used so far (everything still up counts until `now`)."""
+    now = now or utc_now()
+    origin = state.created_at
+    record = UsageRecord(
+        get_metric_data_metrics=state.usage.get_metric_data_metrics,
+        contributor_insights_events=state.usage.contributor_insights_events,
+    )
+    for t in state.tables.values():
+        billed = t.model_dump(include=BILLED_FIELDS)
+        billed["gsis"] = tuple(IndexUse(**g) for g in billed["gsis"])
+        spans = (Span(t.name, _seconds(t.created_at, t.deleted_at, now)),)
+        record.tables.append(TableUse(spans=spans, **billed))
+    record.requests = [
+        RequestUnits(u.table, u.index, u.write_units, u.read_units, u.label)
+        for u in state.usage.units
+    ]
+    if not state.usage.units and (
+        state.usage.write_request_units or state.usage.read_request_units
+    ):
+        # a state file from before units were kept by table: its totals, on the first
+        # on-demand table (they were only counted for on-demand tables)
+        first = next((t.name for t in state.tables.values() if t.billing_mode != "PROVISIONED"), "")
+        record.requests.append(
+            RequestUnits(
+                first, None, state.usage.write_request_units, state.usage.read_request_units
+            )
+        )
+    created = [t.created_at for t in state.tables.values() if t.created_at]
+    if created:  # locally: the dashboard the same run would have on AWS
+        deleted = [t.deleted_at for t in state.tables.values()]
+        end = None if any(d is None for d in deleted) else max(d for d in deleted if d)
+        record.dashboard_s = _seconds(min(created), end, now)
+    record.tasks = _tasks(state, origin, now)
+    return record
+
+
+def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
+    """AWS: each task from DescribeTasks' pull start to its stop (still running: now).
+    Locally: each worker of a table run, priced as a Fargate task started FARGATE_START_S
+    before the run (the same rule the plan uses)."""
+    out: list[TaskUse] = []
+    if state.target == "aws":
+        for t in state.tasks:
+            if t.pull_started_at is None:
+                # launched, but DescribeTasks never said it pulled (stopped before, or
+                # forgotten by ECS): priced at the one-minute minimum rather than as free
+                start = stop = 0.0
+            else:
+                start = _seconds(origin, t.pull_started_at, now)
+                stop = _seconds(origin, t.stopped_at, now)
+            out.append(TaskUse(t.id, t.vcpu, t.memory_gb, start, stop, t.architecture))
+        return out
+    for run in state.table_runs:
+        if run.started_at is None:
+            continue
+        start = _seconds(origin, run.started_at, now) - FARGATE_START_S
+        stop = _seconds(origin, run.finished_at, now)
+        shape = FleetShape(state.workers)  # the plan's default task shape
+        out += [
+            TaskUse(f"{run.label} worker {w}", shape.vcpu, shape.memory_gb, start, stop)
+            for w in range(shape.workers)
+        ]
+    return out
+
+
+def tally_state(
+    state: RunState,
+    prices_region: str | None = None,
+    prices: PriceTable | None = None,
+    now: datetime | None = None,
+) -> CostTally:
+    """The tally of `state`: its record priced at `prices` (default: the recorded table of
+    `prices_region`, else the run's region; refused when none is recorded)."""
+    prices = prices or price_table(prices_region or state.region)
+    bill = price(record_of_state(state, now), prices)
+    notes = list(bill.notes)
+    if state.target == "local":
+        notes.append(
+            "local target: nothing was billed; this is what the same run would have cost "
+            "on AWS (request units at full scale; workers as Fargate tasks started "
+            f"{FARGATE_START_S:.0f} s before each table run)"
+        )
+    if state.billable_up:
+        notes.append("the run is still up: the total grows until `hotbench down`")
+    return CostTally(
+        run_id=state.run_id,
+        target=state.target,
+        lines=bill.lines,
+        total_usd=bill.total_usd,
+        prices_region=prices.region,
+        prices_as_of=prices.as_of,
+        prices_source=prices.source,
+        hypothetical=state.target == "local",
+        notes=notes,
+    )

@@ -1,0 +1,558 @@
+"""The AWS target: the Terraform kit in the run's account and region, Fargate workers,
+CloudWatch's series, Contributor Insights, and a teardown nothing can block.
+
+What a first run on a real account meets and moto does not (docs/terraform.md):
+- a Fargate task takes minutes from RunTask to RUNNING (ENI, image pull without cache,
+  interpreter start), and may stop before it runs (CannotPullContainerError): the
+  barrier waits `AWS_BARRIER_TIMEOUT_S` from RunTask and fails at once when every task
+  has stopped, with each task's reasons;
+- about an hour after a task stopped, ECS forgets it: DescribeTasks answers a MISSING
+  failure and StopTask InvalidParameterException. `down` describes first, skips what is
+  STOPPED or MISSING, collects StopTask errors per task, and always runs the destroy;
+- the operator's clock may be seconds off the NTP-synced tasks: T0 is taken on the
+  DynamoDB endpoint's clock (its `Date` header), which every worker's clock follows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from console.infra.tf_errors import TerraformApplyError, TerraformError
+from console.targets import aws_kit as kit
+from console.targets.interface import Finding, HotKeyView
+from console.workflow import cloudwatch
+from console.workflow.awserrors import aws_errors
+from console.workflow.bringup import table_state
+from console.workflow.errors import StateError, WorkflowError
+from console.workflow.hooks import Hooks
+from console.workflow.models import DownReport, Leftover, PlanReport
+from console.workflow.options import RunOptions, UpOptions
+from console.workflow.planning import variants_in_runs
+from console.workflow.run_context import find_spec
+from console.workflow.run_state import (
+    RunState,
+    StateStore,
+    TableRun,
+    TaskRecord,
+    TerraformState,
+    utc_now,
+)
+from console.workflow.samples import IndexSample
+from console.workflow.settings import Settings, TargetName
+from loadgen.fleet import stop_reasons
+from loadgen.playbook import load_playbook
+
+AWS_BARRIER_TIMEOUT_S = 300.0
+"""From RunTask: ENI attach, an uncached image pull and the interpreter's start commonly
+take 1-3 minutes on Fargate (AWS blog "Speeding up task launch"; no official figure)."""
+SEEN_EVERY_S = 30.0
+"""How often a running fleet's tasks are described into the state (last seen, status),
+so a killed command leaves a bill that ends near when the tasks were last seen."""
+GONE_CODES = {
+    "ClusterNotFoundException",
+    "InvalidParameterException",
+    "ResourceNotFoundException",
+    "NoSuchEntity",
+}
+"""Errors ECS gives for a task or cluster it no longer knows (forgotten or deleted)."""
+
+
+def _code(exc: BaseException) -> str:
+    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+
+class AwsTarget:
+    name: TargetName = "aws"
+    billed = True
+    skips_pauses = False
+    hot_key_view: HotKeyView = "insights"
+    runs_through_workflow = True
+    tables_are_modelled = False
+    setup_s = 900.0
+    """Apply and destroy of the kit take minutes each (an estimate, not measured here)."""
+    worker_kind = "Fargate tasks"
+
+    def __init__(self, settings: Settings, clients: Mapping[str, Any] | None = None) -> None:
+        self.settings = settings
+        self._session: Any = None
+        self._clients = dict(clients or {})
+
+    def session(self) -> Any:
+        if self._session is None:
+            self._session = kit.session(self.settings)
+        return self._session
+
+    def client(self, service: str) -> Any:
+        """One client per service, made once from the run's session (region, profile)."""
+        if service not in self._clients:
+            self._clients[service] = self.session().client(service)
+        return self._clients[service]
+
+    # -- before anything exists ----------------------------------------------------------
+    def table_name(self, run_id: str, variant: str) -> str:
+        return f"hotbench-{run_id}-{variant}"  # the Terraform kit's names
+
+    def check_up_options(self, options: UpOptions) -> None:
+        return None  # AWS runs at full scale: --scale is the local emulator's
+
+    def run_scale(self, options: UpOptions) -> float:
+        return 1.0
+
+    def identity(self) -> str | None:
+        return kit.caller_identity(self.settings, self.session())
+
+    def preflight(self, report: PlanReport) -> list[Finding]:
+        from console.targets.preflight import preflight
+
+        return preflight(self.session(), self.settings, report)
+
+    # -- up and down ---------------------------------------------------------------------
+    def provision(
+        self, store: StateStore, state: RunState, options: UpOptions, hooks: Hooks
+    ) -> None:
+        playbook = load_playbook(state.playbook_path)
+        variants = [s.name for s in variants_in_runs(playbook)]
+        if state.terraform is None:
+            owner = self.settings.owner or kit.caller_identity(self.settings, self.session())
+            workdir = kit.copy_stack(store.run_dir(state.run_id))
+            assert state.deadline is not None
+            state.terraform = TerraformState(
+                workdir=str(workdir),
+                variables=kit.tf_variables(
+                    state, self.settings, options, owner, variants, state.deadline
+                ),
+            )
+            store.save(state)  # from here on, `down` knows where to destroy from
+        with aws_errors("terraform", state.region):
+            tf = kit.terraform(state.terraform, self.settings)
+            hooks.say("terraform init")
+            tf.init()
+            planned = tf.plan()
+            for line in planned.describe().splitlines():
+                hooks.say(line)
+            hooks.check_cancel()
+            try:
+                outputs = tf.apply(planned, on_progress=hooks.say)
+            except TerraformApplyError as exc:
+                if exc.destroyed:
+                    state.terraform.destroyed_at = utc_now()
+                    store.save(state)
+                raise
+        state.terraform.outputs = kit.outputs_to_json(outputs)
+        state.terraform.applied_at = utc_now()
+        for variant, table in outputs.tables.items():
+            state.tables[variant] = table_state(find_spec(playbook, variant), table.name, table.arn)
+        state.results_table = outputs.results_table
+        store.save(state)
+
+    def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
+        """Tasks first (described, then stopped; every error a note), then the destroy,
+        which nothing before it can prevent, then the sweep (its own errors a note)."""
+        removed: list[str] = []
+        notes: list[str] = []
+        try:
+            if any(t.stopped_at is None for t in state.tasks):
+                stopped, problems = stop_tasks(state, self.client("ecs"))
+                removed += [f"task {arn}" for arn in stopped]
+                notes += problems
+        except Exception as exc:  # credentials, throttling: the destroy still runs
+            notes.append(f"could not stop the run's tasks ({_describe_error(exc)})")
+        store.save(state)
+        tf_state = state.terraform
+        if tf_state is not None and tf_state.destroyed_at is None:
+            hooks.say("terraform destroy")
+            try:
+                with aws_errors("terraform destroy", state.region):
+                    kit.terraform(tf_state, self.settings).destroy(on_progress=hooks.say)
+                tf_state.destroyed_at = utc_now()
+                removed.append("terraform stack")
+                for table in state.tables.values():
+                    table.deleted_at = table.deleted_at or tf_state.destroyed_at
+                # the stack's cluster is gone: no task of it can still run or bill
+                for task in state.tasks:
+                    if task.stopped_at is None:
+                        task.stopped_at = task.last_seen_at or tf_state.destroyed_at
+            except (WorkflowError, TerraformError) as exc:
+                notes.append(f"terraform destroy failed: {exc}")
+            store.save(state)
+        if tf_state is not None and tf_state.destroyed_at is not None:
+            notes += self._delete_task_definition(state)
+        hooks.say("sweeping by tag hotbench:run-id=" + state.run_id)
+        try:
+            leftovers = self.sweep(state)
+        except Exception as exc:
+            notes.append(
+                f"the sweep by tag failed ({_describe_error(exc)}): what is left is unknown"
+            )
+            leftovers = [
+                Leftover(
+                    kind="unknown",
+                    id=f"tag hotbench:run-id={state.run_id}",
+                    delete_command=(
+                        "aws resourcegroupstaggingapi get-resources --tag-filters "
+                        f"Key=hotbench:run-id,Values={state.run_id} --region {state.region}"
+                    ),
+                )
+            ]
+        return DownReport(
+            run_id=state.run_id, target=self.name, removed=removed, leftovers=leftovers, notes=notes
+        )
+
+    def _delete_task_definition(self, state: RunState) -> list[str]:
+        """Destroy deregisters the task definition, which then stays INACTIVE (free, but
+        listed for ever) unless deleted: DeleteTaskDefinitions, once it is INACTIVE
+        (https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_DeleteTaskDefinitions.html)."""
+        arn = (
+            (state.terraform.outputs or {}).get("task_definition_arn") if state.terraform else None
+        )
+        if not arn:
+            return []
+        ecs = self.client("ecs")
+        try:
+            described = ecs.describe_task_definition(taskDefinition=arn)["taskDefinition"]
+            if described.get("status") != "INACTIVE":
+                return []  # still registered: the sweep lists it with its commands
+            ecs.delete_task_definitions(taskDefinitions=[arn])
+        except Exception as exc:
+            if _code(exc) in GONE_CODES | {"ClientException"}:
+                return []  # already deleted, or never registered
+            return [
+                f"the deregistered task definition {arn} was not deleted ({_describe_error(exc)}); "
+                f"free, but listed: aws ecs delete-task-definitions --task-definitions {arn}"
+            ]
+        return []
+
+    def sweep(self, state: RunState) -> list[Leftover]:
+        from console.workflow.sweep import sweep
+
+        with aws_errors("tag:GetResources", state.region):
+            return sweep(self.client, kit.RUN_TAG, state.run_id, state.region)
+
+    # -- while up ------------------------------------------------------------------------
+    def dynamodb_client(self, state: RunState) -> Any:
+        return self.client("dynamodb")
+
+    def require_alive(self, state: RunState) -> None:
+        return None  # the stack is checked by the calls themselves (clear AWS errors)
+
+    def gone(self, state: RunState) -> str | None:
+        return None  # an AWS table does not vanish by itself
+
+    def refresh(self, state: RunState) -> None:
+        return None
+
+    def after_prewarm(self, state: RunState, hooks: Hooks) -> None:
+        return None  # DynamoDB shows no partition counts
+
+    def fleet(self, store: StateStore, state: RunState) -> EcsFleetBinding:
+        return EcsFleetBinding(self, store, state)
+
+    def metrics_source(self) -> CloudWatchMetrics:
+        return CloudWatchMetrics(self)
+
+    def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
+        return None  # DynamoDB does not publish its partitions
+
+    def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
+        """Each Contributor Insights rule of the table and its GSIs (named as DynamoDB
+        DescribeContributorInsights lists them) with its top contributors over the last
+        five minutes (CloudWatch GetInsightRuleReport, 1-minute periods). None when the
+        playbook did not enable Contributor Insights on the table."""
+        from datetime import timedelta
+
+        table = state.tables.get(variant)
+        if table is None or not table.contributor_insights:
+            return None
+        dynamodb, watch = self.client("dynamodb"), self.client("cloudwatch")
+        end = datetime.now(UTC)
+        out: list[dict[str, Any]] = []
+        for index in [None, *(g.name for g in table.gsis)]:
+            where = {"TableName": table.name} | ({"IndexName": index} if index else {})
+            with aws_errors("dynamodb:DescribeContributorInsights", state.region):
+                rules = dynamodb.describe_contributor_insights(**where).get(
+                    "ContributorInsightsRuleList", []
+                )
+            for rule in rules:
+                with aws_errors("cloudwatch:GetInsightRuleReport", state.region):
+                    report = watch.get_insight_rule_report(
+                        RuleName=rule,
+                        StartTime=end - timedelta(minutes=5),
+                        EndTime=end,
+                        Period=60,
+                        MaxContributorCount=10,
+                        OrderBy="Sum",
+                    )
+                out.append(
+                    {
+                        "index": index,
+                        "rule": rule,
+                        "contributors": [
+                            (" / ".join(c.get("Keys", [])), c.get("ApproximateAggregateValue", 0.0))
+                            for c in report.get("Contributors", [])
+                        ],
+                    }
+                )
+        return out
+
+
+def _describe_error(exc: BaseException) -> str:
+    code = _code(exc)
+    return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
+
+
+def describe_tasks(ecs: Any, state: RunState, tasks: list[TaskRecord]) -> None:
+    """Refresh `tasks` in place from DescribeTasks: status, last seen, and for a stopped
+    task its stop time and reasons. A task ECS no longer knows (a MISSING failure, or a
+    cluster deleted) is recorded as stopped when it was last seen: it bills no more."""
+    try:
+        cluster = kit.outputs_from_state(state).cluster_arn
+    except StateError:
+        cluster = None
+    now = utc_now()
+    by_id = {t.id: t for t in tasks}
+    for i in range(0, len(tasks), 100):
+        batch = [t.id for t in tasks[i : i + 100]]
+        try:
+            if cluster is None:
+                raise _Gone("the run has no cluster recorded")
+            described = ecs.describe_tasks(cluster=cluster, tasks=batch)
+        except Exception as exc:
+            if not isinstance(exc, _Gone) and _code(exc) not in GONE_CODES:
+                raise
+            for arn in batch:  # the cluster is gone, and its tasks with it
+                _forgotten(by_id[arn], now, f"cluster gone ({_code(exc) or exc})")
+            continue
+        for task in described.get("tasks", []):
+            record = by_id.get(task["taskArn"])
+            if record is None:
+                continue
+            record.last_status = task.get("lastStatus")
+            record.last_seen_at = now
+            record.pull_started_at = (
+                task.get("pullStartedAt") or task.get("createdAt") or record.pull_started_at
+            )
+            if task.get("lastStatus") == "STOPPED":
+                record.stopped_at = task.get("stoppedAt") or now
+                record.stopped_reason = stop_reasons(task)
+        for failure in described.get("failures", []):
+            record = by_id.get(str(failure.get("arn", "")))
+            if record is not None and failure.get("reason") == "MISSING":
+                _forgotten(record, now, "forgotten by ECS (MISSING)")
+
+
+class _Gone(Exception):
+    pass
+
+
+def _forgotten(record: TaskRecord, now: datetime, why: str) -> None:
+    if record.stopped_at is None:
+        record.stopped_at = record.last_seen_at or record.pull_started_at or now
+        record.last_status = "MISSING"
+        record.stopped_reason = record.stopped_reason or why
+
+
+def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> tuple[list[str], list[str]]:
+    """Stop the run's tasks that may still run: describe first, skip STOPPED and MISSING
+    ones, StopTask the rest, one error per task collected, never raised. Returns (ARNs
+    stopped, problems)."""
+    problems: list[str] = []
+    open_tasks = [
+        t for t in state.tasks if t.stopped_at is None and (label is None or t.run_label == label)
+    ]
+    if not open_tasks:
+        return [], problems
+    try:
+        describe_tasks(ecs, state, open_tasks)
+    except Exception as exc:
+        problems.append(f"DescribeTasks failed ({_describe_error(exc)}): stopping each anyway")
+    try:
+        cluster = kit.outputs_from_state(state).cluster_arn
+    except StateError:
+        return [], problems
+    stopped: list[str] = []
+    for task in open_tasks:
+        if task.stopped_at is not None:
+            continue
+        try:
+            ecs.stop_task(cluster=cluster, task=task.id, reason="hotbench: run stopped")
+        except Exception as exc:
+            if _code(exc) in GONE_CODES:
+                _forgotten(task, utc_now(), f"gone ({_code(exc)})")
+                continue
+            problems.append(f"StopTask {task.id}: {_describe_error(exc)}")
+            continue
+        task.stopped_at = utc_now()
+        stopped.append(task.id)
+    return stopped, problems
+
+
+class EcsFleetBinding:
+    """Fargate tasks of the run's stack, pointed at the region's DynamoDB."""
+
+    endpoint: str | None = None
+
+    def __init__(self, target: AwsTarget, store: StateStore, state: RunState) -> None:
+        self.target, self.store, self.state = target, store, state
+        self.ecs = target.client("ecs")
+        self._seen_at = 0.0
+
+    def new_fleet(self) -> Any:
+        return kit.make_fleet(self.state, kit.outputs_from_state(self.state), self.ecs)
+
+    def record_started(self, fleet: Any, table_run: TableRun) -> None:
+        known = {t.id for t in self.state.tasks}
+        self.state.tasks += [
+            task_record(self.state, arn, table_run.label)
+            for arn in fleet.task_arns
+            if arn not in known
+        ]
+        self.store.save(self.state)
+
+    def seen(self, table_run: TableRun) -> None:
+        """Called as the coordinator polls the fleet: every SEEN_EVERY_S, the tasks'
+        lifecycle and last-seen time into the state (watch and the console show it)."""
+        if time.monotonic() - self._seen_at < SEEN_EVERY_S and self._seen_at:
+            return
+        self._seen_at = time.monotonic()
+        # a display and a bill bound: an AWS hiccup here must not fail the run (the next
+        # describe, or the one when the table run ends, records it)
+        with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
+            describe_tasks(
+                self.ecs,
+                self.state,
+                [t for t in self.state.tasks if t.run_label == table_run.label],
+            )
+            self.store.save(self.state)
+
+    def record_finished(self, table_run: TableRun) -> None:
+        # best effort: `down` describes the tasks again before it bills or stops them
+        with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
+            describe_tasks(
+                self.ecs,
+                self.state,
+                [t for t in self.state.tasks if t.run_label == table_run.label],
+            )
+
+    def stop_orphans(self, table_run: TableRun) -> None:
+        stop_tasks(self.state, self.ecs, label=table_run.label)
+
+    def skipper(self) -> Callable[[float], None] | None:
+        return None  # AWS's clock cannot be skipped
+
+    def clock(self) -> Callable[[], float]:
+        client = self.target.client("dynamodb")
+        return ServerClock(lambda: _dynamodb_date(client)).now
+
+    def barrier_timeout_s(self, options: RunOptions) -> float:
+        return options.barrier_timeout_s or AWS_BARRIER_TIMEOUT_S
+
+
+def task_record(state: RunState, arn: str, label: str) -> TaskRecord:
+    variables = state.terraform.variables if state.terraform else {}
+    return TaskRecord(
+        id=arn,
+        run_label=label,
+        pull_started_at=utc_now(),
+        vcpu=float(variables.get("task_cpu", 1024)) / 1024,
+        memory_gb=float(variables.get("task_memory", 2048)) / 1024,
+        architecture=str(variables.get("cpu_architecture", "X86_64")),
+    )
+
+
+def _dynamodb_date(client: Any) -> datetime:
+    """The `Date` header of one cheap DynamoDB call: the endpoint's own clock."""
+    reply = client.list_tables(Limit=1)
+    return parsedate_to_datetime(reply["ResponseMetadata"]["HTTPHeaders"]["date"])
+
+
+class ServerClock:
+    """Wall-clock time as a server tells it, from its HTTP `Date` headers.
+
+    A `Date` has whole seconds, taken between our send and our receive, so each sample
+    bounds the offset (server - local) to [date - received, date + 1 - sent]; samples
+    spread over a second intersect to a window of about the round trip. T0 from this
+    clock lines up NTP-synced workers even when the operator's clock is seconds off.
+    Our own arithmetic, because no library measures an offset from `Date` headers.
+    """
+
+    SAMPLES = 8
+    SPACING_S = 0.13
+    """8 samples 0.13 s apart span a second: one crosses the server's second boundary."""
+
+    def __init__(
+        self,
+        date: Callable[[], datetime],
+        local: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.date, self.local, self.sleep = date, local, sleep
+        self.offset_s: float | None = None
+
+    def measure(self) -> float:
+        low, high = -float("inf"), float("inf")
+        for i in range(self.SAMPLES):
+            if i:
+                self.sleep(self.SPACING_S)
+            sent = self.local()
+            server = self.date().timestamp()
+            received = self.local()
+            low = max(low, server - received)
+            high = min(high, server + 1.0 - sent)
+        if low > high:  # the server's clock jumped between samples: take the last bound
+            low = high
+        self.offset_s = (low + high) / 2
+        return self.offset_s
+
+    def now(self) -> float:
+        if self.offset_s is None:
+            self.measure()
+        assert self.offset_s is not None
+        return self.local() + self.offset_s
+
+
+class CloudWatchMetrics:
+    """CloudWatch's 1-minute series of the run's tables and GSIs: every minute, the last
+    5 minutes, new periods only. GetMetricData is billed per metric: counted."""
+
+    label = "cloudwatch"
+
+    def __init__(self, target: AwsTarget) -> None:
+        self.target = target
+        self.done: dict[tuple[str, str | None], datetime] = {}
+        self.next_at = 0.0
+        self.requested = 0
+        self._client: Any = None
+
+    def samples(self, state: RunState, flush: bool) -> list[IndexSample]:
+        if time.monotonic() < self.next_at:
+            return []
+        self.next_at = time.monotonic() + cloudwatch.PERIOD_S
+        targets = [
+            (t.variant, t.name, index)
+            for t in state.tables.values()
+            if t.deleted_at is None
+            for index in [None, *(g.name for g in t.gsis)]
+        ]
+        if not targets:
+            return []
+        if self._client is None:
+            self._client = self.target.client("cloudwatch")
+        start, end = cloudwatch.window(utc_now())
+        with aws_errors("cloudwatch:GetMetricData", state.region):
+            samples, requested = cloudwatch.fetch(self._client, targets, start, end)
+        self.requested += requested
+        out = []
+        for s in samples:
+            key = (s.table, s.index)
+            if key in self.done and s.start <= self.done[key]:
+                continue
+            self.done[key] = s.start
+            out.append(s)
+        return out

@@ -1,0 +1,322 @@
+"""The local target: a detached `hotbench emulator serve` on loopback, its tables, and
+worker processes on this machine.
+
+Nothing here is billed: the tally prices what the same run would cost on AWS. The
+emulator's clock can be skipped, so a pause between repeats passes at once for the
+physics (splits, cooling) while the wall waits only `pause_scale` of it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import httpx
+
+from console.targets import emulator_process as emulator
+from console.targets.interface import Finding, HotKeyView
+from console.workflow import processes
+from console.workflow.bringup import create_tables
+from console.workflow.errors import ConfigError, InfraError
+from console.workflow.hooks import Hooks
+from console.workflow.models import DownReport, Leftover, PlanReport
+from console.workflow.options import RunOptions, UpOptions
+from console.workflow.processes import WORKER_MARKER
+from console.workflow.run_state import RunState, StateStore, TableRun, utc_now
+from console.workflow.samples import IndexSample
+from console.workflow.settings import Settings, TargetName
+from loadgen.playbook import load_playbook
+
+LOCAL_BARRIER_TIMEOUT_S = 60.0
+"""A worker process is ready in a second or two; a minute still fails a broken start."""
+LOCAL_TASK_START_S = 60.0
+"""Locally there is no Fargate: each worker is priced as a task billed from one minute
+before its table run (image pull and start, an estimate) to its end."""
+
+
+class LocalTarget:
+    name: TargetName = "local"
+    billed = False
+    skips_pauses = True
+    hot_key_view: HotKeyView = "partitions"
+    runs_through_workflow = False
+    tables_are_modelled = True
+    setup_s = 30.0
+    """The emulator starts in seconds; tables are ACTIVE at once (create delay 0)."""
+    worker_kind = "worker processes (priced as Fargate)"
+
+    def __init__(self, settings: Settings, clients: object = None) -> None:
+        self.settings = settings  # `clients`: AWS clients, none of which are used here
+
+    # -- before anything exists ----------------------------------------------------------
+    def table_name(self, run_id: str, variant: str) -> str:
+        return f"{run_id}-{variant}"  # the run id already starts with `hb-`
+
+    def check_up_options(self, options: UpOptions) -> None:
+        if not 0 < options.scale <= 1:
+            raise ConfigError(
+                "--scale must be in (0, 1]: the fraction of the playbook's rates offered"
+            )
+
+    def run_scale(self, options: UpOptions) -> float:
+        return options.scale
+
+    def identity(self) -> str | None:
+        return None
+
+    def preflight(self, report: PlanReport) -> list[Finding]:
+        return []
+
+    # -- up and down ---------------------------------------------------------------------
+    def provision(
+        self, store: StateStore, state: RunState, options: UpOptions, hooks: Hooks
+    ) -> None:
+        playbook = load_playbook(state.playbook_path)
+        if not emulator.emulator_alive(state.emulator):
+            if state.emulator is not None:
+                hooks.say(
+                    "the emulator of this run is gone: its tables went with it; starting anew"
+                )
+                for table in state.tables.values():
+                    table.deleted_at = table.deleted_at or utc_now()
+                state.tables = {}
+                state.results_table = None
+            state.emulator = emulator.start_emulator(
+                store.run_dir(state.run_id), options, state.scale, hooks
+            )
+            store.save(state)
+        hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
+        create_tables(store, state, playbook, emulator.client(state), hooks, self.table_name)
+
+    def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
+        removed: list[str] = []
+        leftovers: list[Leftover] = []
+        notes: list[str] = []
+        for table_run in state.table_runs:
+            for pid in table_run.worker_pids:
+                if processes.is_ours(pid, WORKER_MARKER):
+                    processes.stop(pid, WORKER_MARKER)
+                    removed.append(f"worker process {pid}")
+        emu = state.emulator
+        names = [t.name for t in state.tables.values() if t.deleted_at is None]
+        if state.results_table:
+            names.append(state.results_table)
+        if emu is not None and emulator.emulator_alive(emu):
+            client = emulator.client(state)
+            for name in names:
+                try:
+                    client.delete_table(TableName=name)
+                    removed.append(f"table {name}")
+                except Exception as exc:
+                    if getattr(exc, "response", {}).get("Error", {}).get("Code") != (
+                        "ResourceNotFoundException"
+                    ):
+                        leftovers.append(
+                            Leftover(
+                                kind="dynamodb:table", id=name, delete_command=f"kill {emu.pid}"
+                            )
+                        )
+            remaining = set(client.list_tables().get("TableNames", [])) & set(names)
+            for name in sorted(remaining):
+                leftovers.append(
+                    Leftover(kind="dynamodb:table", id=name, delete_command=f"kill {emu.pid}")
+                )
+            if emulator.stop_emulator(emu):
+                removed.append(f"emulator process {emu.pid}")
+                # its tables lived in its memory: none survives it
+                leftovers = [x for x in leftovers if x.kind != "dynamodb:table"]
+            else:
+                leftovers.append(
+                    Leftover(kind="process", id=str(emu.pid), delete_command=f"kill -9 {emu.pid}")
+                )
+        elif emu is not None and emu.stopped_at is None and names:
+            notes.append(f"the emulator (pid {emu.pid}) was already gone; its tables went with it")
+        now = utc_now()
+        if emu is not None and not emulator.emulator_alive(emu):
+            emu.stopped_at = emu.stopped_at or now
+        for table in state.tables.values():
+            if table.deleted_at is None and not any(x.id == table.name for x in leftovers):
+                table.deleted_at = now
+        return DownReport(
+            run_id=state.run_id, target=self.name, removed=removed, leftovers=leftovers, notes=notes
+        )
+
+    def sweep(self, state: RunState) -> list[Leftover]:
+        """The emulator's tables die with it: what is left is a process still running."""
+        emu = state.emulator
+        if emu is not None and emulator.emulator_alive(emu):
+            return [Leftover(kind="process", id=str(emu.pid), delete_command=f"kill {emu.pid}")]
+        return []
+
+    # -- while up ------------------------------------------------------------------------
+    def dynamodb_client(self, state: RunState) -> Any:
+        return emulator.client(state)
+
+    def require_alive(self, state: RunState) -> None:
+        if not emulator.emulator_alive(state.emulator):
+            raise InfraError(
+                f"the emulator of run {state.run_id} is not running (pid "
+                f"{state.emulator.pid if state.emulator else '?'} gone): its tables went "
+                f"with it; `hotbench down {state.run_id}` and a new `hotbench up`"
+            )
+
+    def gone(self, state: RunState) -> str | None:
+        emu = state.emulator
+        if emu is not None and not emulator.emulator_alive(emu):
+            return (
+                f"the emulator of run {state.run_id} is gone (pid {emu.pid}), and its "
+                "tables with it"
+            )
+        return None
+
+    def refresh(self, state: RunState) -> None:
+        if state.emulator and not emulator.emulator_alive(state.emulator):
+            state.emulator.stopped_at = state.emulator.stopped_at or utc_now()
+
+    def after_prewarm(self, state: RunState, hooks: Hooks) -> None:
+        if state.emulator is None:
+            return
+        for table in state.tables.values():
+            parts = emulator.partitions(state.emulator, table.name)
+            for index in (parts or {}).get("indexes", []):
+                hooks.say(
+                    f"{table.variant}{'/' + index['index'] if index.get('index') else ''}: "
+                    f"{index.get('partition_count')} partition(s)"
+                )
+
+    def fleet(self, store: StateStore, state: RunState) -> LocalFleetBinding:
+        return LocalFleetBinding(store, state)
+
+    def metrics_source(self) -> EmulatorMetrics:
+        return EmulatorMetrics()
+
+    def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
+        if state.emulator is None or variant not in state.tables:
+            return None
+        name = state.tables[variant].name
+        found = emulator.partitions(state.emulator, name)
+        recent = emulator.metrics(state.emulator, seconds=1)
+        if found is None or recent is None:
+            return found
+        # The map's partitions carry units taken since creation; the metrics carry each
+        # partition's utilisation over the last second (the heat against its limit).
+        indexes = (recent.get("tables", {}).get(name) or {}).get("indexes", {})
+        for index in found.get("indexes", []):
+            live = indexes.get(index.get("index") or "$table") or {}
+            heat = {p["id"]: p.get("utilisation") for p in live.get("partitions", [])}
+            for part in index.get("partitions", []):
+                part["utilisation"] = heat.get(part["id"])
+        return found
+
+    def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
+        return None  # the emulator has no Contributor Insights: its partition map shows more
+
+
+class LocalFleetBinding:
+    """Worker processes on this machine, pointed at the run's emulator."""
+
+    def __init__(self, store: StateStore, state: RunState) -> None:
+        self.store, self.state = store, state
+        self.endpoint = state.emulator.endpoint if state.emulator else None
+
+    def new_fleet(self) -> Any:
+        from loadgen.fleet import LocalFleet
+        from loadgen.live import LOCAL_CREDENTIALS
+
+        return LocalFleet(
+            log_dir=str(self.store.run_dir(self.state.run_id) / "workers"),
+            extra_env=LOCAL_CREDENTIALS,
+        )
+
+    def record_started(self, fleet: Any, table_run: TableRun) -> None:
+        table_run.worker_pids = [p.pid for p in fleet.procs.values()]
+        self.store.save(self.state)
+
+    def seen(self, table_run: TableRun) -> None:
+        return None  # a process's life is its table run's: nothing to record
+
+    def record_finished(self, table_run: TableRun) -> None:
+        return None  # the table run's own start and end are the workers' span
+
+    def stop_orphans(self, table_run: TableRun) -> None:
+        for pid in table_run.worker_pids:
+            processes.stop(pid, WORKER_MARKER)
+
+    def skipper(self) -> Callable[[float], None] | None:
+        if self.endpoint is None:
+            return None
+        endpoint = self.endpoint
+
+        def skip(seconds: float) -> None:
+            """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
+            try:
+                reply = httpx.post(
+                    f"{endpoint}/_hotbench/skip", params={"seconds": seconds}, timeout=10
+                )
+                reply.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise InfraError(
+                    f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
+                    "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
+                ) from None
+
+        return skip
+
+    def clock(self) -> Callable[[], float]:
+        return time.time  # workers and coordinator share this machine's clock
+
+    def barrier_timeout_s(self, options: RunOptions) -> float:
+        return options.barrier_timeout_s or LOCAL_BARRIER_TIMEOUT_S
+
+
+class EmulatorMetrics:
+    """The emulator's per-second metrics (`/_hotbench/metrics`), complete seconds only."""
+
+    label = "emulator"
+
+    def __init__(self) -> None:
+        self.done: dict[tuple[str, str | None], int] = {}
+        self.requested = 0  # free: nothing is billed
+
+    def samples(self, state: RunState, flush: bool) -> list[IndexSample]:
+        """The emulator's complete seconds not yet sent; with `flush` (the run is over, no
+        more traffic comes) the current second too, or a short run's last second would
+        never be sent."""
+        emu = state.emulator
+        if emu is None or emu.stopped_at is not None:
+            return []
+        data = emulator.metrics(emu, seconds=10)
+        if data is None:
+            return []
+        by_name = {t.name: t.variant for t in state.tables.values()}
+        now_s = float(data.get("now_s", 0.0))
+        base = utc_now() - timedelta(seconds=now_s)
+        out = []
+        for name, table in (data.get("tables") or {}).items():
+            variant = by_name.get(name)
+            if variant is None:
+                continue  # the results table, or another run's
+            for index in (table.get("indexes") or {}).values():
+                key = (variant, index.get("index"))
+                done = self.done.get(key, -1)
+                for second in index.get("seconds", []):
+                    t = int(second["t"])
+                    if t <= done or (t >= int(now_s) and not flush):  # the second goes on
+                        continue
+                    out.append(
+                        IndexSample(
+                            source="emulator",
+                            table=variant,
+                            index=index.get("index"),
+                            start=base + timedelta(seconds=t),
+                            accepted=float(second.get("accepted", 0.0)),
+                            throttled=float(second.get("throttled", 0.0)),
+                            throttled_by_reason=dict(second.get("throttles_by_reason", {})),
+                            consumed_wcu=float(second.get("consumed_wcu", 0.0)),
+                            consumed_rcu=float(second.get("consumed_rcu", 0.0)),
+                        )
+                    )
+                    self.done[key] = t
+        return out

@@ -1,0 +1,313 @@
+"""Before money: may the caller do what the run will do, does the plan fit the account's
+quotas, can the region run Fargate, and can the workers get a network?
+
+Each finding names the action, quota or setting and the fix, and `up` creates nothing
+while one blocks (`plan --target aws` prints them). Sources:
+- IAM SimulatePrincipalPolicy answers, for a list of actions, whether the caller's
+  policies allow each, before anything is created
+  (https://docs.aws.amazon.com/IAM/latest/APIReference/API_SimulatePrincipalPolicy.html);
+  the caller may not be allowed to call it, and then we say what we could not check.
+- DynamoDB DescribeLimits gives the account's and a table's maximum provisioned capacity
+  (defaults 80,000 / 40,000; a plan above them fails half way through an apply with
+  LimitExceededException:
+  https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeLimits.html).
+- The public Systems Manager parameter
+  `/aws/service/global-infrastructure/regions/<region>/services/fargate` exists where
+  Fargate does (https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-public-parameters-global-infrastructure.html).
+- Accounts made by landing zones often have no default VPC: without `subnet_ids` the kit
+  would stop at its precondition after the tables exist.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from console.targets.interface import Finding
+from console.workflow.errors import PreflightFailed
+from console.workflow.models import PlanReport
+from console.workflow.settings import Settings
+
+__all__ = ["PreflightFailed", "operator_policy", "preflight"]
+
+OPERATOR_ACTIONS: dict[str, list[str]] = {
+    "terraform: the tables and the results table": [
+        "dynamodb:CreateTable",
+        "dynamodb:DeleteTable",
+        "dynamodb:DescribeTable",
+        "dynamodb:DescribeContinuousBackups",
+        "dynamodb:DescribeTimeToLive",
+        "dynamodb:UpdateTimeToLive",
+        "dynamodb:ListTagsOfResource",
+        "dynamodb:TagResource",
+        "dynamodb:UntagResource",
+        "dynamodb:UpdateContributorInsights",
+        "dynamodb:DescribeContributorInsights",
+    ],
+    "terraform: the fleet (cluster, task definition, roles, logs, image repository)": [
+        "ecs:CreateCluster",
+        "ecs:DeleteCluster",
+        "ecs:DescribeClusters",
+        "ecs:RegisterTaskDefinition",
+        "ecs:DeregisterTaskDefinition",
+        "ecs:DeleteTaskDefinitions",
+        "ecs:DescribeTaskDefinition",
+        "ecs:TagResource",
+        "iam:CreateRole",
+        "iam:DeleteRole",
+        "iam:GetRole",
+        "iam:TagRole",
+        "iam:PutRolePolicy",
+        "iam:GetRolePolicy",
+        "iam:DeleteRolePolicy",
+        "iam:ListRolePolicies",
+        "iam:ListAttachedRolePolicies",
+        "iam:ListInstanceProfilesForRole",
+        "iam:PassRole",
+        "logs:CreateLogGroup",
+        "logs:DeleteLogGroup",
+        "logs:DescribeLogGroups",
+        "logs:PutRetentionPolicy",
+        "logs:TagResource",
+        "logs:ListTagsForResource",
+        "ecr:CreateRepository",
+        "ecr:DeleteRepository",
+        "ecr:DescribeRepositories",
+        "ecr:TagResource",
+        "ecr:ListTagsForResource",
+        "ecr:PutLifecyclePolicy",
+        "ecr:GetLifecyclePolicy",
+        "ecr:DeleteLifecyclePolicy",
+        "ec2:DescribeVpcs",
+        "ec2:DescribeSubnets",
+        "ec2:DescribeRouteTables",
+        "ec2:DescribeSecurityGroups",
+        "ec2:CreateSecurityGroup",
+        "ec2:DeleteSecurityGroup",
+        "ec2:AuthorizeSecurityGroupEgress",
+        "ec2:RevokeSecurityGroupEgress",
+        "ec2:CreateTags",
+        "ec2:DescribeVpcEndpoints",
+        "ec2:CreateVpcEndpoint",
+        "ec2:DeleteVpcEndpoints",
+        "cloudwatch:PutDashboard",
+        "cloudwatch:GetDashboard",
+        "cloudwatch:DeleteDashboards",
+    ],
+    "the worker image (a push to the run's repository)": [
+        "ecr:GetAuthorizationToken",
+        "ecr:BatchCheckLayerAvailability",
+        "ecr:InitiateLayerUpload",
+        "ecr:UploadLayerPart",
+        "ecr:CompleteLayerUpload",
+        "ecr:PutImage",
+        "ecr:DescribeImages",
+        "ecr:BatchDeleteImage",
+    ],
+    "run: seeding, the barrier, pre-warming and the fleet": [
+        "dynamodb:BatchWriteItem",
+        "dynamodb:PutItem",
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        "dynamodb:UpdateTable",
+        "dynamodb:ListTables",
+        "ecs:RunTask",
+        "ecs:StopTask",
+        "ecs:DescribeTasks",
+    ],
+    "watch, tally, down and the sweep": [
+        "cloudwatch:GetMetricData",
+        "cloudwatch:GetInsightRuleReport",
+        "tag:GetResources",
+        "iam:ListRoles",
+        "iam:ListRoleTags",
+        "pricing:GetProducts",
+    ],
+    "preflight itself": [
+        "sts:GetCallerIdentity",
+        "iam:SimulatePrincipalPolicy",
+        "dynamodb:DescribeLimits",
+        "ssm:GetParameter",
+    ],
+}
+"""Every action a run calls as the operator, by when. docs/terraform.md's operator
+policy is `operator_policy()` of this list (a test keeps them equal)."""
+
+
+def all_actions() -> list[str]:
+    return sorted({a for actions in OPERATOR_ACTIONS.values() for a in actions})
+
+
+def operator_policy() -> dict[str, Any]:
+    """The least-privilege operator policy that passes the permission check. Resources
+    are `*`: the kit's names carry the run id, unknown before `up`; the tag condition
+    a reviewer may add is in docs/terraform.md."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "HotbenchOperator", "Effect": "Allow", "Action": all_actions(), "Resource": "*"}
+        ],
+    }
+
+
+def operator_policy_json() -> str:
+    return json.dumps(operator_policy(), indent=2)
+
+
+def _code(exc: BaseException) -> str:
+    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+
+def principal_arn(caller_arn: str) -> str:
+    """SimulatePrincipalPolicy wants a user or role ARN; STS gives an assumed role's
+    session (`arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION`): the role's ARN is
+    `arn:aws:iam::ACCOUNT:role/ROLE` (a role with a path needs its path: then the
+    simulation answers NoSuchEntity and we say it was not checked)."""
+    parts = caller_arn.split(":", 5)
+    if len(parts) == 6 and parts[2] == "sts" and parts[5].startswith("assumed-role/"):
+        role = parts[5].split("/")[1]
+        return f"arn:aws:iam::{parts[4]}:role/{role}"
+    return caller_arn
+
+
+def check_permissions(iam: Any, caller_arn: str, actions: list[str]) -> list[Finding]:
+    source = principal_arn(caller_arn)
+    denied: list[str] = []
+    try:
+        for i in range(0, len(actions), 50):  # one call answers for a batch of actions
+            paginator = iam.get_paginator("simulate_principal_policy")
+            for page in paginator.paginate(PolicySourceArn=source, ActionNames=actions[i : i + 50]):
+                denied += [
+                    r["EvalActionName"]
+                    for r in page.get("EvaluationResults", [])
+                    if r.get("EvalDecision") != "allowed"
+                ]
+    except Exception as exc:
+        why = _code(exc) or type(exc).__name__
+        return [
+            Finding(
+                "not-checked",
+                f"permissions not checked: iam:SimulatePrincipalPolicy on {source} answered "
+                f"{why}; the run calls {len(actions)} actions (docs/terraform.md lists them "
+                "with the operator policy)",
+            )
+        ]
+    if not denied:
+        return []
+    return [
+        Finding(
+            "permission",
+            f"{source} may not call {', '.join(sorted(denied))}: attach the operator policy "
+            "of docs/terraform.md (its JSON lists every action the run calls)",
+        )
+    ]
+
+
+def check_quotas(dynamodb: Any, report: PlanReport) -> list[Finding]:
+    try:
+        limits = dynamodb.describe_limits()
+    except Exception as exc:
+        return [
+            Finding(
+                "not-checked",
+                f"capacity quotas not checked: dynamodb:DescribeLimits answered "
+                f"{_code(exc) or type(exc).__name__}",
+            )
+        ]
+    out: list[Finding] = []
+    total_read = total_write = 0
+    for table in report.tables:
+        read = (table.read_capacity or 0) + sum(g.read_capacity or 0 for g in table.gsis)
+        write = (table.write_capacity or 0) + sum(g.write_capacity or 0 for g in table.gsis)
+        total_read += read
+        total_write += write
+        for what, units, limit in (
+            ("read", read, limits.get("TableMaxReadCapacityUnits")),
+            ("write", write, limits.get("TableMaxWriteCapacityUnits")),
+        ):
+            if limit is not None and units > limit:
+                out.append(
+                    Finding(
+                        "quota",
+                        f"table {table.variant}: {units:,} provisioned {what} units (GSIs "
+                        f"included) over the table quota of {limit:,}: lower the playbook's "
+                        "capacity or raise the quota in Service Quotas (DynamoDB, "
+                        f"'Table-level {what} throughput limit')",
+                    )
+                )
+    for what, units, limit in (
+        ("read", total_read, limits.get("AccountMaxReadCapacityUnits")),
+        ("write", total_write, limits.get("AccountMaxWriteCapacityUnits")),
+    ):
+        if limit is not None and units > limit:
+            out.append(
+                Finding(
+                    "quota",
+                    f"the run's tables provision {units:,} {what} units in all, over the "
+                    f"account quota of {limit:,} in this region (other tables count too): "
+                    f"fewer tables per run, or raise 'Account-level {what} throughput limit "
+                    "(Provisioned mode)' in Service Quotas",
+                )
+            )
+    return out
+
+
+def check_fargate(ssm: Any, region: str) -> list[Finding]:
+    name = f"/aws/service/global-infrastructure/regions/{region}/services/fargate"
+    try:
+        ssm.get_parameter(Name=name)
+    except Exception as exc:
+        if _code(exc) == "ParameterNotFound":
+            return [
+                Finding(
+                    "setting",
+                    f"region {region} has no AWS Fargate: choose another with --region "
+                    "(HOTBENCH_REGION)",
+                )
+            ]
+        return [
+            Finding(
+                "not-checked",
+                f"Fargate in {region} not checked: ssm:GetParameter answered "
+                f"{_code(exc) or type(exc).__name__}",
+            )
+        ]
+    return []
+
+
+def check_network(ec2: Any, settings: Settings) -> list[Finding]:
+    if settings.subnet_ids:
+        return []
+    try:
+        vpcs = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])["Vpcs"]
+    except Exception as exc:
+        return [
+            Finding(
+                "not-checked",
+                f"the default VPC not checked: ec2:DescribeVpcs answered "
+                f"{_code(exc) or type(exc).__name__}",
+            )
+        ]
+    if vpcs:
+        return []
+    return [
+        Finding(
+            "setting",
+            f"region {settings.region} has no default VPC and no subnets were given: pass "
+            "--subnet-ids subnet-a,subnet-b (HOTBENCH_SUBNET_IDS; subnets without a NAT "
+            "gateway need --assign-public-ip or VPC endpoints for ECR, S3, Logs and "
+            "DynamoDB), or create one with `aws ec2 create-default-vpc`",
+        )
+    ]
+
+
+def preflight(session: Any, settings: Settings, report: PlanReport) -> list[Finding]:
+    """Every check, in the order a fix is cheapest; credentials were checked before."""
+    from console.targets.aws_kit import caller_identity
+
+    caller = caller_identity(settings, session)
+    findings = check_network(session.client("ec2"), settings)
+    findings += check_fargate(session.client("ssm"), settings.region)
+    findings += check_quotas(session.client("dynamodb"), report)
+    findings += check_permissions(session.client("iam"), caller, all_actions())
+    return findings

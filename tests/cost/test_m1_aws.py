@@ -1,0 +1,83 @@
+"""The M1 plan on `--target aws`, against figures worked out by hand.
+
+M1 (docs/reference.md#m1-hot-partition-by-key-design, playbooks/hot-partition.yaml):
+bad, good, goodGsi (with 3 GSIs) provisioned at 10,000 WCU / 1,000 RCU each, badOnDemand
+on demand and run three times with 10-minute pauses; 4,000 writes/s for 120 s per run;
+15,000 seed items per table. us-east-1 prices as in tests/cost/test_price.py.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from console.render.workflow_output import print_plan
+from console.workflow.models import PlanReport
+from console.workflow.options import UpOptions
+from console.workflow.planning import make_plan
+from console.workflow.settings import Settings
+
+CAPACITY_PER_H = 6 * (10_000 * 0.00065 + 1_000 * 0.00013)
+"""bad, good, goodGsi and its 3 GSIs: 6 x $6.63 = $39.78 per hour, used or not."""
+SPANS = {
+    "apply (est.)": 450.0,
+    "image (est.)": 300.0,
+    # seeding at the seeder's pace (half of what the hottest key and the table take):
+    # bad 15,000 / 1,500 per s (3 warehouses x 1,000 WCU / 2) = 10 s; good 15,000 / 5,000
+    # (half its 10,000 WCU) = 3 s; goodGsi 10 s (its GSIs' 3 warehouse keys); badOnDemand
+    # 10 s
+    "seeding": 33.0,
+    "fleet starts": 6 * 180.0,  # 6 table runs, each fleet billed from its image pull
+    "load": 6 * 120.0,
+    "pauses": 2 * 600.0,
+    "destroy (est.)": 450.0,
+}
+STOOD_S = sum(SPANS.values())  # 4,233 s
+
+
+@pytest.fixture(scope="module")
+def report() -> PlanReport:
+    return make_plan("playbooks/hot-partition.yaml", Settings(target="aws"), UpOptions(workers=4))
+
+
+def test_m1_costs_39_78_per_hour_while_up(report: PlanReport) -> None:
+    assert pytest.approx(39.78) == CAPACITY_PER_H
+    assert report.per_hour_while_up == pytest.approx(39.78 + 3.0 / 730)  # + the dashboard
+    # 4 tasks x (1 vCPU x $0.04048 + 2 GB x $0.004445) = $0.19748 per hour while they run
+    assert report.per_hour_while_running == pytest.approx(0.19748)
+
+
+def test_m1_estimate_prices_each_setup_span_the_tables_stand_through(report: PlanReport) -> None:
+    assert {s.label: s.seconds for s in report.setup} == pytest.approx(SPANS, abs=0.5)
+    lines = {x.what: x for x in report.lines}
+    for label, seconds in SPANS.items():
+        line = lines[f"capacity, {label}"]
+        assert line.unit_price_usd == pytest.approx(39.78)
+        assert line.usd == pytest.approx(seconds / 3600 * 39.78, rel=0.02)
+    assert report.setup_s == pytest.approx(450 + 300 + 33 + 1080 + 450, abs=1)
+
+
+def test_m1_estimate_adds_up_by_hand(report: PlanReport) -> None:
+    capacity = STOOD_S / 3600 * 39.78  # $46.77
+    on_demand = (3 * 480_000 + 15_000) / 1e6 * 0.625  # badOnDemand's runs and seeding
+    # 24 tasks (6 runs x 4 workers), each 180 s start + 120 s load = 2 h in all
+    fargate = 2.0 * 0.04048 + 2.0 * 2 * 0.004445
+    dashboard = STOOD_S / (730 * 3600) * 3.0
+    # the watch: 12 metrics x 7 tables and GSIs x 50 minutes (fleet starts, load, pauses)
+    get_metric_data = 12 * 7 * 50 / 1000 * 0.01
+    expected = capacity + on_demand + fargate + dashboard + get_metric_data
+    assert expected == pytest.approx(47.83, abs=0.005)
+    assert report.estimated_cost_usd == pytest.approx(expected, abs=0.001)
+
+
+def test_m1_estimate_prints_its_setup_lines_at_80_columns(report: PlanReport) -> None:
+    out = io.StringIO()
+    print_plan(report, Console(file=out, width=80, color_system=None))
+    text = out.getvalue().splitlines()
+    rows = [r for r in text if " x $" in r]
+    assert len(rows) == len(report.lines) and all(len(r) <= 80 for r in rows)
+    assert any(r.strip().startswith("capacity, fleet starts") and "$11.93" in r for r in rows)
+    assert any("estimated cost =" in r and "$47.83" in r for r in text)
+    assert "$39.78/h while up" in "\n".join(text)

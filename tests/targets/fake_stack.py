@@ -1,0 +1,207 @@
+"""A terraform stand-in for the AWS rehearsal: `apply` creates what the kit's outputs name
+(the tables and results table in the DynamoDB endpoint, the cluster, task definition,
+log group, image repository, task role and security group in moto), tagged with the run
+id as the kit tags them; `destroy` deletes each, tolerating what is already gone.
+
+It runs as the `terraform` binary (BinaryRunner), with the rehearsal's environment:
+AWS_ENDPOINT_URL (moto's server) and AWS_ENDPOINT_URL_DYNAMODB (the emulator). What
+Terraform itself does (providers, plans, drift) is not rehearsed: docs/terraform.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import boto3
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+VARS = "fake-stack.vars.json"
+STATE = "fake-stack.state.json"
+PLAN = ROOT / "tests" / "terraform" / "fixtures" / "plan_create.json"
+TAG = "hotbench:run-id"
+
+
+def _code(exc: Exception) -> str:
+    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+
+def apply(variables: dict[str, Any]) -> dict[str, Any]:
+    from loadgen.playbook import load_playbook
+    from loadgen.resultstore import ResultStore
+
+    run_id, region = variables["run_id"], variables["region"]
+    prefix = f"hotbench-{run_id}"
+    tags = {TAG: run_id, "hotbench:owner": str(variables.get("owner", ""))}
+    ddb = boto3.client("dynamodb", region_name=region)
+    playbook = load_playbook(variables["spec_file"])
+    tables: dict[str, Any] = {}
+    for spec in playbook.tables:
+        if variables.get("variants") and spec.name not in variables["variants"]:
+            continue
+        name = f"{prefix}-{spec.name}"
+        print(f'module.table["{spec.name}"].aws_dynamodb_table.this: Creating...', flush=True)
+        arn = ddb.create_table(**spec.create_table_request(name, tags={TAG: run_id}))[
+            "TableDescription"
+        ]["TableArn"]
+        tables[spec.name] = {"name": name, "arn": arn, "gsis": [g.name for g in spec.gsis]}
+    results = f"{prefix}-results"
+    ResultStore(ddb, results, run_id).create_table()
+    results_arn = ddb.describe_table(TableName=results)["Table"]["TableArn"]
+    ecs = boto3.client("ecs", region_name=region)
+    ecs_tags = [{"key": k, "value": v} for k, v in tags.items()]
+    cluster = ecs.create_cluster(clusterName=f"{prefix}-fleet", tags=ecs_tags)["cluster"]
+    iam = boto3.client("iam", region_name=region)
+    role = iam.create_role(
+        RoleName=f"{prefix}-task",
+        AssumeRolePolicyDocument="{}",
+        Tags=[{"Key": k, "Value": v} for k, v in tags.items()],
+    )["Role"]
+    logs = boto3.client("logs", region_name=region)
+    logs.create_log_group(logGroupName=f"/hotbench/{run_id}", tags=tags)
+    ecr = boto3.client("ecr", region_name=region)
+    repo = ecr.create_repository(
+        repositoryName=f"{prefix}-worker", tags=[{"Key": k, "Value": v} for k, v in tags.items()]
+    )["repository"]
+    image = variables.get("worker_image") or f"{repo['repositoryUri']}:latest"
+    task_def = ecs.register_task_definition(
+        family=f"{prefix}-worker",
+        taskRoleArn=role["Arn"],
+        containerDefinitions=[
+            {
+                "name": "worker",
+                "image": image,
+                "memory": int(variables.get("task_memory", 2048)),
+                "essential": True,
+                "environment": [
+                    {"name": "HOTBENCH_RUN_ID", "value": run_id},
+                    {"name": "HOTBENCH_RESULTS_TABLE", "value": results},
+                    {"name": "AWS_REGION", "value": region},
+                ],
+            }
+        ],
+        requiresCompatibilities=["FARGATE"],
+        networkMode="awsvpc",
+        cpu=str(variables.get("task_cpu", 1024)),
+        memory=str(variables.get("task_memory", 2048)),
+        tags=ecs_tags,
+    )["taskDefinition"]
+    ec2 = boto3.client("ec2", region_name=region)
+    subnets = variables.get("subnet_ids") or [
+        s["SubnetId"]
+        for s in ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])[
+            "Subnets"
+        ]
+    ]
+    vpc = ec2.describe_subnets(SubnetIds=subnets[:1])["Subnets"][0]["VpcId"]
+    group = ec2.create_security_group(
+        GroupName=f"{prefix}-workers",
+        Description="hotbench workers",
+        VpcId=vpc,
+        TagSpecifications=[
+            {
+                "ResourceType": "security-group",
+                "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
+            }
+        ],
+    )["GroupId"]
+    print("Apply complete! Resources: 12 added, 0 changed, 0 destroyed.", flush=True)
+    return {
+        "run_id": run_id,
+        "region": region,
+        "tables": tables,
+        "results_table": {"name": results, "arn": results_arn},
+        "cluster_arn": cluster["clusterArn"],
+        "task_definition_arn": task_def["taskDefinitionArn"],
+        "container_name": "worker",
+        "image": image,
+        "ecr_repository_url": repo["repositoryUri"],
+        "subnets": subnets[:2],
+        "security_group_id": group,
+        "security_group_ids": variables.get("security_group_ids") or [group],
+        "assign_public_ip": bool(variables.get("assign_public_ip", True)),
+        "log_group_name": f"/hotbench/{run_id}",
+        "task_count": variables.get("task_count", 1),
+        "dashboard_url": None,
+        "role_name": role["RoleName"],
+        "repository_name": repo["repositoryName"],
+    }
+
+
+def _quietly(call: Any, *args: Any, **kwargs: Any) -> None:
+    """Terraform treats a resource already gone as destroyed."""
+    try:
+        call(*args, **kwargs)
+    except Exception as exc:
+        if not any(w in _code(exc) for w in ("NotFound", "NoSuchEntity", "InvalidGroup")):
+            raise
+
+
+def destroy(made: dict[str, Any]) -> None:
+    region = made["region"]
+    ddb = boto3.client("dynamodb", region_name=region)
+    for table in [*(t["name"] for t in made["tables"].values()), made["results_table"]["name"]]:
+        _quietly(ddb.delete_table, TableName=table)
+    ecs = boto3.client("ecs", region_name=region)
+    _quietly(ecs.deregister_task_definition, taskDefinition=made["task_definition_arn"])
+    _quietly(ecs.delete_cluster, cluster=made["cluster_arn"])
+    _quietly(boto3.client("iam", region_name=region).delete_role, RoleName=made["role_name"])
+    _quietly(
+        boto3.client("logs", region_name=region).delete_log_group,
+        logGroupName=made["log_group_name"],
+    )
+    _quietly(
+        boto3.client("ecr", region_name=region).delete_repository,
+        repositoryName=made["repository_name"],
+        force=True,
+    )
+    _quietly(
+        boto3.client("ec2", region_name=region).delete_security_group,
+        GroupId=made["security_group_id"],
+    )
+    print("Destroy complete! Resources: 12 destroyed.", flush=True)
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    command = argv[0] if argv else ""
+    if command == "init":
+        print("Terraform has been successfully initialized!")
+        return 0
+    if command == "plan":
+        var_file = next((a.split("=", 1)[1] for a in argv if a.startswith("-var-file=")), None)
+        if var_file:
+            Path(VARS).write_text(Path(var_file).read_text())
+        out = next((a.split("=", 1)[1] for a in argv if a.startswith("-out=")), None)
+        if out:
+            Path(out).write_text("fake plan file")
+        print("Plan: 12 to add, 0 to change, 0 to destroy.")
+        return 0
+    if command == "show":
+        print(PLAN.read_text())
+        return 0
+    if command == "apply":
+        made = apply(json.loads(Path(VARS).read_text()))
+        Path(STATE).write_text(json.dumps(made))
+        return 0
+    if command == "output":
+        made = json.loads(Path(STATE).read_text())
+        print(json.dumps({"hotbench": {"value": made, "type": "object", "sensitive": False}}))
+        return 0
+    if command == "destroy":
+        if Path(STATE).exists():
+            destroy(json.loads(Path(STATE).read_text()))
+            Path(STATE).unlink()
+        else:
+            print("No changes. No objects need to be destroyed.")
+        return 0
+    print(f"fake stack: unsupported command {command!r}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""A thin fault layer over moto: AWS's documented behaviours that moto lacks.
+
+Each patch names its source. They are applied per test (monkeypatch), in this process,
+so they also hold for a moto server started in a thread of this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+DYNAMODB_DEFAULT_QUOTAS = {
+    "AccountMaxReadCapacityUnits": 80000,
+    "AccountMaxWriteCapacityUnits": 80000,
+    "TableMaxReadCapacityUnits": 40000,
+    "TableMaxWriteCapacityUnits": 40000,
+}
+"""DynamoDB's default throughput quotas per Region: 40,000 read and write units per table
+(its GSIs included) and 80,000 per account
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html);
+moto's DescribeLimits answers 10,000 / 20,000, below what the M1 playbook provisions."""
+
+
+def aws_quotas(monkeypatch: pytest.MonkeyPatch, quotas: dict[str, int] | None = None) -> None:
+    """DescribeLimits answers AWS's default quotas (or `quotas`)."""
+    from moto.core.responses import ActionResult
+    from moto.dynamodb.responses import DynamoHandler
+
+    answer = dict(quotas or DYNAMODB_DEFAULT_QUOTAS)
+
+    def describe_limits(self: Any) -> Any:
+        return ActionResult(dict(answer))
+
+    monkeypatch.setattr(DynamoHandler, "describe_limits", describe_limits)
+
+
+@dataclass
+class TaskLife:
+    """One task as the fault layer drives it, on the virtual clock."""
+
+    arn: str
+    created: float
+    env: dict[str, str]
+    proc: subprocess.Popen[bytes] | None = None
+    stopped: float | None = None
+
+
+@dataclass
+class Fargate:
+    """ECS tasks that behave as Fargate's do, where moto starts them RUNNING at once and
+    never forgets them. Virtual time advances `step_s` at each DescribeTasks call (the
+    callers poll; nothing here reads the wall clock), so "minutes to RUNNING" is a count
+    of polls, the same on a fast or a loaded machine.
+
+    - PROVISIONING (ENI attach) for `provision_s`, PENDING (image pull, Fargate keeps no
+      image cache) for `pull_s`, then RUNNING: task lifecycle,
+      https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-lifecycle-explanation.html
+    - `pull_error`: the task stops at the end of its pull with stoppedReason and the
+      container's reason CannotPullContainerError,
+      https://docs.aws.amazon.com/AmazonECS/latest/developerguide/stopped-task-error-codes.html
+    - a RUNNING task runs the real worker (`python -m loadgen.worker`) with the task
+      definition's and the overrides' environment, against the rehearsal's DynamoDB; it
+      STOPS when the process exits, with its exit code;
+    - `forget_after_s` after it stopped, ECS forgets a task: DescribeTasks answers a
+      MISSING failure and StopTask InvalidParameterException (ECS staff in
+      https://github.com/aws/amazon-ecs-cli/issues/332);
+    - tagging results that list deleted resources: `ghosts` are added to every
+      GetResources answer ("tagged or previously tagged",
+      https://docs.aws.amazon.com/resourcegroupstagging/latest/APIReference/API_GetResources.html).
+    """
+
+    worker_env: dict[str, str]
+    provision_s: float = 45.0
+    pull_s: float = 105.0
+    step_s: float = 30.0
+    pull_error: str | None = None
+    forget_after_s: float = 3600.0
+    now: float = field(default_factory=time.time)
+    tasks: dict[str, TaskLife] = field(default_factory=dict)
+    ghosts: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    describes: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def advance(self, seconds: float) -> None:
+        with self.lock:
+            self.now += seconds
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from moto.ecs.exceptions import InvalidParameterException
+        from moto.ecs.models import EC2ContainerServiceBackend
+        from moto.ecs.responses import EC2ContainerServiceResponse
+        from moto.resourcegroupstaggingapi.responses import ResourceGroupsTaggingAPIResponse
+
+        fargate = self
+        run_task = EC2ContainerServiceBackend.run_task
+        stop_task = EC2ContainerServiceBackend.stop_task
+        get_resources = ResourceGroupsTaggingAPIResponse.get_resources
+
+        def patched_run_task(backend: Any, *args: Any, **kwargs: Any) -> Any:
+            tasks = run_task(backend, *args, **kwargs)
+            with fargate.lock:
+                for task in tasks:
+                    env = {
+                        e["name"]: e["value"]
+                        for c in backend.describe_task_definition(
+                            task.task_definition_arn
+                        ).container_definitions
+                        for e in c.get("environment") or []
+                    }
+                    for override in (task.overrides or {}).get("containerOverrides", []):
+                        env.update({e["name"]: e["value"] for e in override.get("environment", [])})
+                    fargate.tasks[task.task_arn] = TaskLife(task.task_arn, fargate.now, env)
+                    task.status = "PROVISIONING"
+                    task.created_at = _dt(fargate.now)
+            return tasks
+
+        def patched_stop_task(backend: Any, cluster: str, task_str: str, reason: str) -> Any:
+            life = fargate.tasks.get(task_str)
+            if life is not None and fargate.forgotten(life):
+                raise InvalidParameterException("The referenced task was not found.")
+            task = stop_task(backend, cluster, task_str, reason)
+            if life is not None:
+                with fargate.lock:
+                    fargate.stop(life, task, reason)
+            return task
+
+        def patched_describe_tasks(response: Any) -> Any:
+            from moto.core.responses import ActionResult
+
+            cluster = response._get_param("cluster", "default")
+            wanted = response._get_param("tasks", [])
+            with fargate.lock:
+                fargate.now += fargate.step_s
+                fargate.describes += 1
+                found = response.ecs_backend.describe_tasks(cluster, wanted)
+                tasks, failures = [], []
+                for task in found:
+                    life = fargate.tasks.get(task.task_arn)
+                    if life is not None:
+                        fargate.live(life, task)
+                        if fargate.forgotten(life):
+                            failures.append({"arn": task.task_arn, "reason": "MISSING"})
+                            continue
+                    tasks.append(task)
+                seen = {t.task_arn for t in found}
+                failures += [{"arn": a, "reason": "MISSING"} for a in wanted if a not in seen]
+            return ActionResult({"tasks": tasks, "failures": failures})
+
+        def patched_get_resources(response: Any) -> Any:
+            result = get_resources(response)
+            listed = result.result["ResourceTagMappingList"]
+            wanted = {
+                (f["Key"], v)
+                for f in response._get_param("TagFilters", [])
+                for v in f.get("Values", [])
+            }
+            for arn, tags in fargate.ghosts:
+                if any((k, v) in wanted for k, v in tags.items()):
+                    listed.append(
+                        {
+                            "ResourceARN": arn,
+                            "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
+                        }
+                    )
+            return result
+
+        monkeypatch.setattr(EC2ContainerServiceBackend, "run_task", patched_run_task)
+        monkeypatch.setattr(EC2ContainerServiceBackend, "stop_task", patched_stop_task)
+        monkeypatch.setattr(EC2ContainerServiceResponse, "describe_tasks", patched_describe_tasks)
+        monkeypatch.setattr(
+            ResourceGroupsTaggingAPIResponse, "get_resources", patched_get_resources
+        )
+
+    # -- the lifecycle -------------------------------------------------------------------
+
+    def forgotten(self, life: TaskLife) -> bool:
+        return life.stopped is not None and self.now - life.stopped > self.forget_after_s
+
+    def live(self, life: TaskLife, task: Any) -> None:
+        """Bring `task` to where it is at `self.now`."""
+        if life.stopped is not None or task.status == "STOPPED":
+            if life.stopped is None:
+                self.stop(life, task, task.stopped_reason)
+            return
+        age = self.now - life.created
+        if age < self.provision_s:
+            task.status = "PROVISIONING"
+            return
+        task.pull_started_at = _dt(life.created + self.provision_s)
+        if age < self.provision_s + self.pull_s:
+            task.status = "PENDING"
+            return
+        if self.pull_error is not None:
+            task.stopped_reason = "CannotPullContainerError: " + self.pull_error
+            task.containers[0].reason = "CannotPullContainerError: " + self.pull_error
+            task.containers[0].exitCode = None
+            self.stop(
+                life, task, task.stopped_reason, life.created + self.provision_s + self.pull_s
+            )
+            return
+        task.pull_stopped_at = _dt(life.created + self.provision_s + self.pull_s)
+        if life.proc is None:
+            task.started_at = _dt(self.now)
+            life.proc = subprocess.Popen(
+                [sys.executable, "-m", "loadgen.worker"],
+                env={**os.environ, **self.worker_env, **life.env},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL,
+            )
+        code = life.proc.poll()
+        if code is None:
+            task.status = "RUNNING"
+            return
+        task.containers[0].exitCode = code
+        self.stop(life, task, "Essential container in task exited")
+
+    def stop(self, life: TaskLife, task: Any, reason: str, at: float | None = None) -> None:
+        if life.proc is not None and life.proc.poll() is None:
+            life.proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                life.proc.wait(10)
+        life.stopped = at if at is not None else self.now
+        task.status = "STOPPED"
+        task.desired_status = "STOPPED"
+        task.stopped_reason = task.stopped_reason or reason
+        task.stopped_at = _dt(life.stopped)
+
+    def close(self) -> None:
+        """Kill what the fault layer started (test teardown)."""
+        for life in self.tasks.values():
+            if life.proc is not None and life.proc.poll() is None:
+                life.proc.kill()
+                life.proc.wait(10)
+
+
+def _dt(t: float) -> datetime:
+    return datetime.fromtimestamp(t, UTC)
