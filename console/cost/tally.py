@@ -16,8 +16,9 @@ from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
 from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
 from console.cost.setup import FARGATE_START_S, FleetShape
+from console.targets import target_class
 from console.workflow.models import CostTally
-from console.workflow.run_state import RunState, UnitsUsed, Usage, utc_now
+from console.workflow.run_state import RunState, TaskRecord, UnitsUsed, Usage, utc_now
 from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import RunResult
 
@@ -104,7 +105,7 @@ def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
     Locally: each worker of a table run, priced as a Fargate task started FARGATE_START_S
     before the run (the same rule the plan uses)."""
     out: list[TaskUse] = []
-    if state.target == "aws":
+    if target_class(state.target).billed:  # real tasks, described by ECS
         for t in state.tasks:
             if t.pull_started_at is None:
                 # launched, but DescribeTasks never said it pulled (stopped before, or
@@ -112,7 +113,7 @@ def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
                 start = stop = 0.0
             else:
                 start = _seconds(origin, t.pull_started_at, now)
-                stop = _seconds(origin, t.stopped_at, now)
+                stop = _seconds(origin, _task_end(state, t), now)
             out.append(TaskUse(t.id, t.vcpu, t.memory_gb, start, stop, t.architecture))
         return out
     for run in state.table_runs:
@@ -128,6 +129,17 @@ def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
     return out
 
 
+def _task_end(state: RunState, task: TaskRecord) -> datetime | None:
+    """Where a task's bill ends: its recorded stop; else, once ECS has forgotten it or the
+    run is down, the last time DescribeTasks saw it (never "now" for a task that is gone:
+    ECS forgets a task about an hour after it stops, so "now" would bill hours that did
+    not run); else None, still running, billed until now."""
+    if task.stopped_at is not None:
+        return task.stopped_at
+    gone = task.last_status in ("STOPPED", "MISSING") or not state.billable_up
+    return task.last_seen_at if gone and task.last_seen_at is not None else None
+
+
 def tally_state(
     state: RunState,
     prices_region: str | None = None,
@@ -139,7 +151,8 @@ def tally_state(
     prices = prices or price_table(prices_region or state.region)
     bill = price(record_of_state(state, now), prices)
     notes = list(bill.notes)
-    if state.target == "local":
+    hypothetical = not target_class(state.target).billed
+    if hypothetical:
         notes.append(
             "local target: nothing was billed; this is what the same run would have cost "
             "on AWS (request units at full scale; workers as Fargate tasks started "
@@ -155,6 +168,6 @@ def tally_state(
         prices_region=prices.region,
         prices_as_of=prices.as_of,
         prices_source=prices.source,
-        hypothetical=state.target == "local",
+        hypothetical=hypothetical,
         notes=notes,
     )

@@ -15,6 +15,7 @@ from console.cost.expected_usage import seeding_s, table_use
 from console.cost.price import capacity_per_hour
 from console.cost.prices import PriceTable, price_table
 from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
+from console.targets import target_named
 from console.workflow import cloudwatch
 from console.workflow.models import (
     PlannedFleet,
@@ -24,14 +25,8 @@ from console.workflow.models import (
     SetupSpan,
 )
 from console.workflow.options import UpOptions
-from console.workflow.settings import Settings, Target
+from console.workflow.settings import Settings
 from loadgen.playbook import Playbook, TableSpec, load_playbook
-
-
-def table_names(target: Target, run_id: str, variant: str) -> str:
-    """Physical table name: the Terraform kit's `hotbench-<run_id>-<variant>` on AWS,
-    `<run_id>-<variant>` locally (the run id already starts with `hb-`)."""
-    return f"hotbench-{run_id}-{variant}" if target == "aws" else f"{run_id}-{variant}"
 
 
 def variants_in_runs(playbook: Playbook) -> list[TableSpec]:
@@ -92,10 +87,10 @@ def make_plan(
     be billed on AWS (`prices`, or the recorded table of the prices region, refused with
     a clear message when there is none)."""
     playbook = load_playbook(playbook_path)
-    target = settings.target
+    target = target_named(settings)  # builds no client: it only names and scales
     prices = prices or price_table(settings.prices_region)
     specs = variants_in_runs(playbook)
-    names = {s.name: table_names(target, run_id, s.name) for s in specs}
+    names = {s.name: target.table_name(run_id, s.name) for s in specs}
     tables = [planned_table(s, names[s.name], prices) for s in specs]
     fleet = fleet_of(options)
     setup = AwsSetup(
@@ -103,7 +98,7 @@ def make_plan(
         metrics_per_index_minute=len(cloudwatch.METRICS),
     )
     est = estimate_run(playbook, specs, names, fleet, setup, prices)
-    scale = options.scale if target == "local" else 1.0  # seeding's wait runs at it
+    scale = target.run_scale(options)  # seeding's wait runs at it
     notes = list(est.bill.notes)
     if any(t.billing_mode != "PROVISIONED" and t.gsis for t in specs):
         notes.append(
@@ -114,13 +109,13 @@ def make_plan(
         "setup: apply, image and destroy times are estimates; each fleet start is priced at "
         f"{setup.fleet_start_s:.0f} s (tasks are billed from their image pull)"
     )
-    if target == "local":
+    if not target.billed:
         notes.append(
             "local target: the emulator is free; these are the prices of the same run on "
             f"AWS at full scale ({prices.region}), AWS setup included"
         )
     return PlanReport(
-        target=target,
+        target=settings.target,
         region=settings.region,
         playbook_path=str(playbook_path),
         playbook_name=playbook.name,
@@ -144,6 +139,6 @@ def make_plan(
         prices_region=prices.region,
         prices_as_of=prices.as_of,
         prices_source=prices.source,
-        hypothetical=target == "local",
+        hypothetical=not target.billed,
         notes=notes,
     )

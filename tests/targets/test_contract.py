@@ -113,11 +113,6 @@ def test_the_lifecycle_of_a_run(place: Place) -> None:
     assert not place.store.load(RUN_ID).billable_up
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="console/cost/tally.py and console/workflow/planning.py (moved by issue 23 at "
-    "10:38) still branch on the target's name: the cost record should ask the target",
-)
 def test_no_branch_on_a_target_name_outside_the_targets() -> None:
     """Steps, the console and the commands ask the target; only console/targets/ turns
     a name into an implementation."""
