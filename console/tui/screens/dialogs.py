@@ -62,15 +62,20 @@ class Question(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text(self.title_text), classes="dialog-title")
-            with VerticalScroll(classes="dialog-body"):
+            body = VerticalScroll(classes="dialog-body")
+            body.display = bool(self.lines)  # set here, not on mount: see on_mount
+            with body:
                 yield Static(Text("\n".join(self.lines)), id="dialog-lines")
             with Horizontal(classes="dialog-buttons"):
                 for button_id, label, variant, key in self.buttons:
                     yield Button(f"{label} ({key})", id=button_id, variant=variant)  # type: ignore[arg-type]
 
     def on_mount(self) -> None:
-        self.query_one(".dialog-body").display = bool(self.lines)
-        self.query(Button).last().focus()
+        # A question pushed as the app shuts down is mounted after its children are gone
+        # (seen when a test's app exited with a dialog on its way): nothing to focus then.
+        buttons = self.query(Button)
+        if buttons:
+            buttons.last().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id or "no")
