@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 CHECKOV_VENV := .venv-checkov
 # The emulator's own tests, run a second time on its pure-Python modules (the live fidelity
 # run is left to the compiled pass: it measures the same model over HTTP for minutes).
-PURE_TESTS := tests/emulator -m "not slow"
+PURE_TESTS := tests/emulator -m 'not slow'
 
 .PHONY: run test test-fast test-stress test-differential lint typecheck bench clean checkov native
 

@@ -122,7 +122,12 @@ def main(argv: list[str]) -> int:
     if not argv:
         print("usage: python scripts/passes.py 'NAME: COMMAND ...' ...", file=sys.stderr)
         return 2
-    results = [run_pass(*parse_pass(spec)) for spec in argv]
+    try:  # every spec parsed before any pass runs: a typo fails at once, not at the end
+        passes = [parse_pass(spec) for spec in argv]
+    except ValueError as err:
+        print(f"passes.py: {err}", file=sys.stderr)
+        return 2
+    results = [run_pass(*spec) for spec in passes]
     print("\n".join(summary(results)), flush=True)
     return 0 if all(result.ok for result in results) else 1
 
