@@ -48,13 +48,21 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         # the run screen shows the result's throttle rate, its charts drew the samples
         await pilot.press("3")
 
-        def drawn_all() -> bool:  # the 1 Hz redraw has drawn every watched second
-            return all(
-                (w := s.latest_for(p.variant)) is not None
-                and len(p.query_one(TableChart).lines.get("accepted/s", []))
-                == len(w.samples("workers", p.variant))
-                for p in app.screen.query(TablePane)
-            )
+        def drawn(p: TablePane) -> bool:
+            # the 1 Hz redraw has drawn every watched second, the workers' and the
+            # emulator's (its last second can arrive after the workers' last)
+            w = s.latest_for(p.variant)
+            if w is None or w.go_at is None:
+                return False
+            lines = p.query_one(TableChart).lines
+            go_at = w.go_at
+            endpoint = [x for x in w.samples("emulator", p.variant) if in_run(x, go_at)]
+            return len(lines.get("accepted/s", [])) == len(w.samples("workers", p.variant)) and [
+                *lines.get("WCU/s", [])
+            ] == [x.consumed_wcu for x in endpoint]
+
+        def drawn_all() -> bool:
+            return all(drawn(p) for p in app.screen.query(TablePane))
 
         await until(pilot, drawn_all)
         assert s.result is not None
