@@ -114,31 +114,39 @@ class RecordedTableRun:
         table_run.started_at = utc_now()
         table_run.worker_pids = []
         self.store.save(state)
-        assert state.results_table is not None
-        endpoint = self.fleet.endpoint
-        live = LiveOptions(
-            workers=state.workers,
-            scale=state.scale,
-            endpoint=endpoint,
-            region=state.region,
-            fleet=FleetOptions(
-                barrier_timeout_s=self.fleet.barrier_timeout_s(self.options),
-                clock=self.fleet.clock(),
-            ),
-            fleet_factory=lambda: RecordingFleet(
-                self.fleet.new_fleet(),
-                lambda fleet: self.fleet.record_started(fleet, table_run),
-                hooks.check_cancel,
-                lambda: self.fleet.seen(table_run),
-            ),
-        )
-        if self.options.timeout_s is not None:
-            live.timeout_s = self.options.timeout_s
-        plan = live.plan(
-            table_run.fleet_run_id, self.playbook, spec.name, table.name, table_run.repeat, endpoint
-        )
-        hooks.say(f"running {table_run.label} with {state.workers} workers")
+        # From the save above on, the state says RUNNING: everything after it is inside the
+        # try, so an interrupt (Ctrl-C, or SIGTERM/SIGHUP raised as one) that lands while
+        # the plan is still being made is recorded as interrupted too, never left RUNNING.
         try:
+            assert state.results_table is not None
+            endpoint = self.fleet.endpoint
+            live = LiveOptions(
+                workers=state.workers,
+                scale=state.scale,
+                endpoint=endpoint,
+                region=state.region,
+                fleet=FleetOptions(
+                    barrier_timeout_s=self.fleet.barrier_timeout_s(self.options),
+                    clock=self.fleet.clock(),
+                ),
+                fleet_factory=lambda: RecordingFleet(
+                    self.fleet.new_fleet(),
+                    lambda fleet: self.fleet.record_started(fleet, table_run),
+                    hooks.check_cancel,
+                    lambda: self.fleet.seen(table_run),
+                ),
+            )
+            if self.options.timeout_s is not None:
+                live.timeout_s = self.options.timeout_s
+            plan = live.plan(
+                table_run.fleet_run_id,
+                self.playbook,
+                spec.name,
+                table.name,
+                table_run.repeat,
+                endpoint,
+            )
+            hooks.say(f"running {table_run.label} with {state.workers} workers")
             with aws_errors("ecs:RunTask", state.region):
                 # Local: the emulator's memory bound, once it refuses, stops the run as partial.
                 stop = polled_memory_check(endpoint) if endpoint is not None else None

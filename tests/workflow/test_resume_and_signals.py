@@ -134,11 +134,6 @@ def test_a_one_shot_run_handles_sigterm_and_sighup_as_ctrl_c(
     assert f"interrupted ({sig.name})" in out and "Traceback" not in out
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known race, open: a SIGTERM that lands as the table run starts can leave it "
-    "RUNNING in the state (seen 1 in 4 fresh-clone runs); the run still exits 143",
-)
 def test_sigterm_during_run_then_run_resumes_saying_so(cli: Cli, short_playbook: Path) -> None:
     state = cli.json("up", str(short_playbook), "--yes", "--scale", "0.5")
     run_id = state["run_id"]
