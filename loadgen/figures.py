@@ -21,6 +21,7 @@ RUN_FIELDS = (
     "consumed_rcu_peak_1min",
     "first_throttle_s",
 )
+WRITE_RUN_FIELDS = tuple(f for f in RUN_FIELDS if f != "consumed_rcu_peak_1min")
 PHASE_FIELDS = ("throttle_rate", "succeeded_per_s", "first_throttle_s")
 SERIES_FIELDS = ("succeeded_per_s",)
 LATENCY_FIELDS = ("p50", "p99")
@@ -103,9 +104,9 @@ def figures(result: dict[str, Any]) -> list[Figure]:
     out: list[Figure] = []
     for run in result.get("runs", []):
         label = run_label(run)
-        _add(out, label, "run", run, RUN_FIELDS)
-        if not run.get("consumed_rcu_peak_1min"):
-            out[:] = [f for f in out if not (f.run == label and f.name == "consumed_rcu_peak_1min")]
+        # A run that read nothing has no read peak to compare (a zero says nothing).
+        reads = bool(run.get("consumed_rcu_peak_1min"))
+        _add(out, label, "run", run, RUN_FIELDS if reads else WRITE_RUN_FIELDS)
         offered = run.get("offered")
         for reason, count in sorted(run.get("throttles_by_reason", {}).items()):
             if offered:
