@@ -181,8 +181,6 @@ class Evaluator:
         """`exact`: key the cache on every value (the figures reported at the end)."""
         which = range(len(values)) if exact or self.relevant is None else self.relevant[index]
         key = (index, tuple(round(float(values[i]), 9) for i in which))
-        if exact or self.relevant is None:
-            key = (index, tuple(round(float(v), 9) for v in values))
         hit = self._cache.get(key)
         if hit is not None:
             return hit
