@@ -18,22 +18,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.keys import ItemGenerator, sampler_for
 from loadgen.playbook import (
-    CompositeDist,
-    ConstantDist,
     Distribution,
     Phase,
     Playbook,
     TableSpec,
     Throughput,
-    UniformDist,
-    WeightedDist,
-    ZipfDist,
 )
 from loadgen.writes import IndexPlan, index_plan
 
@@ -264,30 +257,13 @@ class IndexCost:
         return ""
 
 
-def _same_value(dist: Distribution) -> float:
-    """The chance that two independent draws give the same value: the sum of the
-    squared probabilities (what a rewrite's fresh draw keeps of the old value)."""
-    if isinstance(dist, WeightedDist):
-        total = sum(dist.weights.values())
-        return sum((w / total) ** 2 for w in dist.weights.values())
-    if isinstance(dist, UniformDist):
-        return 1.0 / dist.count
-    if isinstance(dist, ZipfDist):
-        weights = np.arange(1, dist.count + 1, dtype=np.float64) ** -dist.s
-        return float(((weights / weights.sum()) ** 2).sum())
-    if isinstance(dist, ConstantDist):
-        return 1.0
-    if isinstance(dist, CompositeDist):
-        return math.prod(_same_value(d) for d in dist.parts.values())
-    return 0.0  # uuid, monotonic: never the same
-
-
 def index_cost(
     plan: IndexPlan, attrs: dict[str, Distribution], rewrites: float, hot: HotKey
 ) -> IndexCost:
     """Each class's units (the one rule) weighed by how often the load's writes fall in
     it: new items, rewrites that move the entry, rewrites that change it in place."""
-    same = {n: _same_value(attrs[n]) for n in (*plan.moving, *plan.watched)}
+    # The chance a fresh draw keeps the old value, from the draws' own weights.
+    same = {n: sampler_for(attrs[n]).same for n in (*plan.moving, *plan.watched)}
     stays = math.prod(same[n] for n in plan.moving)
     moves = 1.0 - stays
     in_place = 1.0 if plan.always_rewritten else 1.0 - math.prod(same[n] for n in plan.watched)

@@ -9,6 +9,7 @@ only the value's hash and order matter to the capacity model.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +45,10 @@ class Sampler:
     top: tuple[int, float] | None = None
     """(index of the most frequent value, its probability), from the same weights the
     draws use; None when values never repeat. `hotbench advise` reads it."""
+    same: float = 0.0
+    """The chance that two independent draws give the same value (the sum of the squared
+    probabilities, from the same weights; 0 when values never repeat): what a rewrite's
+    fresh draw keeps of the old value. `hotbench advise` reads it."""
 
 
 def _renderer(dist: UniformDist | ZipfDist | MonotonicDist) -> Callable[[int], Value]:
@@ -80,17 +85,34 @@ def sampler_for(dist: Distribution) -> Sampler:
         )
         top_w = int(np.argmax(weights))
         top_share = float(weights[top_w] / weights.sum())
-        return Sampler(draw_weighted, render_w, len(values), kind=dist.type, top=(top_w, top_share))
+        total = sum(dist.weights.values())
+        same_w = sum((w / total) ** 2 for w in dist.weights.values())
+        return Sampler(
+            draw_weighted,
+            render_w,
+            len(values),
+            kind=dist.type,
+            top=(top_w, top_share),
+            same=same_w,
+        )
     if isinstance(dist, UniformDist):
         count = dist.count
 
         def draw_uniform(rng: np.random.Generator, n: int, seq: int) -> np.ndarray:
             return rng.integers(0, count, size=n, dtype=np.int64)
 
-        return Sampler(draw_uniform, _renderer(dist), count, kind=dist.type, top=(0, 1.0 / count))
+        return Sampler(
+            draw_uniform,
+            _renderer(dist),
+            count,
+            kind=dist.type,
+            top=(0, 1.0 / count),
+            same=1.0 / count,
+        )
     if isinstance(dist, ZipfDist):
         ranks = np.arange(1, dist.count + 1, dtype=np.float64)
-        zcdf = np.cumsum(ranks**-dist.s)
+        zweights = ranks**-dist.s
+        zcdf = np.cumsum(zweights)
         zcdf /= zcdf[-1]
         # zcdf[0] is now rank 1's weight over the harmonic sum: the most frequent value's share.
 
@@ -100,7 +122,12 @@ def sampler_for(dist: Distribution) -> Sampler:
             ).astype(np.int64)
 
         return Sampler(
-            draw_zipf, _renderer(dist), dist.count, kind=dist.type, top=(0, float(zcdf[0]))
+            draw_zipf,
+            _renderer(dist),
+            dist.count,
+            kind=dist.type,
+            top=(0, float(zcdf[0])),
+            same=float(((zweights / zweights.sum()) ** 2).sum()),
         )
     if isinstance(dist, UuidDist):
 
@@ -131,6 +158,7 @@ def sampler_for(dist: Distribution) -> Sampler:
             1,
             kind=dist.type,
             top=(0, 1.0),
+            same=1.0,
         )
     if isinstance(dist, CompositeDist):
         names = list(dist.parts)
@@ -169,7 +197,12 @@ def sampler_for(dist: Distribution) -> Sampler:
             top_c = top_c * radix + part.top[0]
             share_c *= part.top[1]
         return Sampler(
-            draw_composite, render_composite, total, kind=dist.type, top=(top_c, share_c)
+            draw_composite,
+            render_composite,
+            total,
+            kind=dist.type,
+            top=(top_c, share_c),
+            same=math.prod(part.same for part in parts),
         )
     raise TypeError(f"unknown distribution {dist!r}")
 
