@@ -423,39 +423,50 @@ class Simulation:
         first, counts, inverse = _group(cols, radices, recording)
         groups = len(first)
         second = result.second(int(run_t + 1e-9))
-        order = self.rng.permutation(groups) if groups > 1 else range(groups)
+        order = self.rng.permutation(groups).tolist() if groups > 1 else range(groups)
         accepted_by_group = np.zeros(groups, dtype=np.int64) if recording else None
         names = tk.gsi_names
+        # Each group's values, taken at its first request once for the whole tick as
+        # Python numbers (one gather and one tolist per column, not a numpy scalar index
+        # and a conversion per group and column inside the loop).
+        counts_g = counts.tolist()
+        pk_g = pk_hash[first].tolist()
+        sk_g = sk_pos[first].tolist()
+        part_g = [base_ks.all[p] for p in base_pids[first].tolist()]
+        if table_units is not None:
+            units_g = table_units[first].tolist()
+        else:
+            fixed = int(fixed_units) if tk.is_write else float(fixed_units)
+            units_g = [fixed] * groups
+        gsi_g = [[col[first].tolist() for col in c] for c in gsi_cols]
+        # Whole units each index was charged in this call, added to the second once (a
+        # sum of whole numbers: the same total as adding them group by group).
+        index_units: dict[str, int] = {}
         for grp in order:
-            i = int(first[grp])
-            count = int(counts[grp])
-            part = base_ks.all[int(base_pids[i])]
+            count = counts_g[grp]
+            part = part_g[grp]
             if tk.is_write:
-                units_w = int(table_units[i]) if table_units is not None else int(fixed_units)
+                units_w = units_g[grp]
                 writes = []
                 gparts = []
                 old_parts: list[Partition | None] = []
                 for g, name, gks, c in zip(
-                    plan.indexes, names, tk.gsi_keyspaces, gsi_cols, strict=True
+                    plan.indexes, names, tk.gsi_keyspaces, gsi_g, strict=True
                 ):
                     if len(c) == 3:
-                        writes.append(GsiWrite(name, int(c[0][i]), float(c[1][i]), g.units[NEW][1]))
-                        gparts.append(gks.all[int(c[2][i])])
+                        writes.append(GsiWrite(name, c[0][grp], c[1][grp], g.units[NEW][1]))
+                        gparts.append(gks.all[c[2][grp]])
                         old_parts.append(None)
                         continue
                     gh, gp, gpids, nu, oh, op, opids, ou = c
-                    o = int(ou[i])
-                    writes.append(
-                        GsiWrite(
-                            name, int(gh[i]), float(gp[i]), int(nu[i]), int(oh[i]), float(op[i]), o
-                        )
-                    )
-                    gparts.append(gks.all[int(gpids[i])])
-                    old_parts.append(gks.all[int(opids[i])] if o > 0 else None)
+                    o = ou[grp]
+                    writes.append(GsiWrite(name, gh[grp], gp[grp], nu[grp], oh[grp], op[grp], o))
+                    gparts.append(gks.all[gpids[grp]])
+                    old_parts.append(gks.all[opids[grp]] if o > 0 else None)
                 decision = self.model.write(
                     table,
-                    int(pk_hash[i]),
-                    float(sk_pos[i]),
+                    pk_g[grp],
+                    sk_g[grp],
                     units_w,
                     writes,
                     count,
@@ -466,17 +477,18 @@ class Simulation:
                 )
                 second.consumed_wcu += decision.accepted * units_w
                 if decision.accepted:  # what the model charged each index (on-demand bills it)
-                    second.add_index_units(
-                        (w.index, decision.accepted * (w.units + w.old_units))
-                        for w in writes
-                        if w.units or w.old_units
-                    )
+                    for w in writes:
+                        used = w.units + w.old_units
+                        if used:
+                            index_units[w.index] = (
+                                index_units.get(w.index, 0) + decision.accepted * used
+                            )
             else:
-                units_r = float(table_units[i]) if table_units is not None else float(fixed_units)
+                units_r = units_g[grp]
                 decision = self.model.read(
                     table,
-                    int(pk_hash[i]),
-                    float(sk_pos[i]),
+                    pk_g[grp],
+                    sk_g[grp],
                     units_r,
                     None,
                     count,
@@ -500,6 +512,8 @@ class Simulation:
                 if out.first_throttle_s is None:
                     out.first_throttle_s = phase_t + at
             seen += count
+        if index_units:
+            second.add_index_units(index_units.items())
         if recording and states is not None and rows is not None:
             assert inverse is not None and accepted_by_group is not None
             # A group's first `accepted` requests (in draw order) were admitted.
