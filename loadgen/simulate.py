@@ -218,9 +218,11 @@ class Simulation:
         primary = spec.primary_key_names()
         keys = [k.name for k in spec.key_attributes()]
         needed = False
+        by_phase = []
         for phase in load.phases:
             attributes = {**load.attributes, **phase.attributes}
             generator = ItemGenerator(attributes, keys, primary)
+            by_phase.append((attributes, generator))
             is_write = phase.operation in ("put", "update")
             plan = table_plan(
                 spec, generator, attributes, phase.consistent_read, is_write, self.params
@@ -228,11 +230,9 @@ class Simulation:
             needed = needed or plan.needs_state
         if not needed:
             return
-        for phase in load.phases:
-            attributes = {**load.attributes, **phase.attributes}
+        for attributes, generator in by_phase:
             key = store_key(spec.name, attributes, primary)
             if key not in self._stores:
-                generator = ItemGenerator(attributes, keys, primary)
                 self._stores[key] = _new_states(spec, generator, primary)
         if spec.seed_items == 0 or self.seed_limit == 0:
             return
