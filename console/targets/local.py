@@ -31,9 +31,6 @@ from loadgen.playbook import load_playbook
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
 """A worker process is ready in a second or two; a minute still fails a broken start."""
-LOCAL_TASK_START_S = 60.0
-"""Locally there is no Fargate: each worker is priced as a task billed from one minute
-before its table run (image pull and start, an estimate) to its end."""
 
 
 class LocalTarget:
