@@ -28,7 +28,7 @@ from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.targets import aws_kit as kit
 from console.targets.interface import Finding, HotKeyView
 from console.workflow import cloudwatch
-from console.workflow.awserrors import aws_errors
+from console.workflow.awserrors import aws_errors, error_code
 from console.workflow.bringup import table_state
 from console.workflow.errors import StateError, WorkflowError
 from console.workflow.hooks import Hooks
@@ -62,10 +62,6 @@ GONE_CODES = {
     "NoSuchEntity",
 }
 """Errors ECS gives for a task or cluster it no longer knows (forgotten or deleted)."""
-
-
-def _code(exc: BaseException) -> str:
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
 
 
 class AwsTarget:
@@ -221,7 +217,7 @@ class AwsTarget:
                 return []  # still registered: the sweep lists it with its commands
             ecs.delete_task_definitions(taskDefinitions=[arn])
         except Exception as exc:
-            if _code(exc) in GONE_CODES | {"ClientException"}:
+            if error_code(exc) in GONE_CODES | {"ClientException"}:
                 return []  # already deleted, or never registered
             return [
                 f"the deregistered task definition {arn} was not deleted ({_describe_error(exc)}); "
@@ -303,7 +299,7 @@ class AwsTarget:
 
 
 def _describe_error(exc: BaseException) -> str:
-    code = _code(exc)
+    code = error_code(exc)
     return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
 
 
@@ -324,10 +320,10 @@ def describe_tasks(ecs: Any, state: RunState, tasks: list[TaskRecord]) -> None:
                 raise _Gone("the run has no cluster recorded")
             described = ecs.describe_tasks(cluster=cluster, tasks=batch)
         except Exception as exc:
-            if not isinstance(exc, _Gone) and _code(exc) not in GONE_CODES:
+            if not isinstance(exc, _Gone) and error_code(exc) not in GONE_CODES:
                 raise
             for arn in batch:  # the cluster is gone, and its tasks with it
-                _forgotten(by_id[arn], now, f"cluster gone ({_code(exc) or exc})")
+                _forgotten(by_id[arn], now, f"cluster gone ({error_code(exc) or exc})")
             continue
         for task in described.get("tasks", []):
             record = by_id.get(task["taskArn"])
@@ -383,8 +379,8 @@ def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> tuple[lis
         try:
             ecs.stop_task(cluster=cluster, task=task.id, reason="hotbench: run stopped")
         except Exception as exc:
-            if _code(exc) in GONE_CODES:
-                _forgotten(task, utc_now(), f"gone ({_code(exc)})")
+            if error_code(exc) in GONE_CODES:
+                _forgotten(task, utc_now(), f"gone ({error_code(exc)})")
                 continue
             problems.append(f"StopTask {task.id}: {_describe_error(exc)}")
             continue
