@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -261,8 +261,6 @@ class AwsTarget:
         DescribeContributorInsights lists them) with its top contributors over the last
         five minutes (CloudWatch GetInsightRuleReport, 1-minute periods). None when the
         playbook did not enable Contributor Insights on the table."""
-        from datetime import timedelta
-
         table = state.tables.get(variant)
         if table is None or not table.contributor_insights:
             return None
@@ -420,21 +418,18 @@ class EcsFleetBinding:
         # a display and a bill bound: an AWS hiccup here must not fail the run (the next
         # describe, or the one when the table run ends, records it)
         with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
-            describe_tasks(
-                self.ecs,
-                self.state,
-                [t for t in self.state.tasks if t.run_label == table_run.label],
-            )
+            self._describe(table_run)
             self.store.save(self.state)
 
     def record_finished(self, table_run: TableRun) -> None:
         # best effort: `down` describes the tasks again before it bills or stops them
         with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
-            describe_tasks(
-                self.ecs,
-                self.state,
-                [t for t in self.state.tasks if t.run_label == table_run.label],
-            )
+            self._describe(table_run)
+
+    def _describe(self, table_run: TableRun) -> None:
+        """The table run's own tasks, described into the state."""
+        tasks = [t for t in self.state.tasks if t.run_label == table_run.label]
+        describe_tasks(self.ecs, self.state, tasks)
 
     def stop_orphans(self, table_run: TableRun) -> None:
         stop_tasks(self.state, self.ecs, label=table_run.label)
@@ -524,7 +519,6 @@ class CloudWatchMetrics:
         self.done: dict[tuple[str, str | None], datetime] = {}
         self.next_at = 0.0
         self.requested = 0
-        self._client: Any = None
 
     def samples(self, state: RunState, flush: bool) -> list[IndexSample]:
         if time.monotonic() < self.next_at:
@@ -538,11 +532,10 @@ class CloudWatchMetrics:
         ]
         if not targets:
             return []
-        if self._client is None:
-            self._client = self.target.client("cloudwatch")
+        client = self.target.client("cloudwatch")  # made once by the target, then kept
         start, end = cloudwatch.window(utc_now())
         with aws_errors("cloudwatch:GetMetricData", state.region):
-            samples, requested = cloudwatch.fetch(self._client, targets, start, end)
+            samples, requested = cloudwatch.fetch(client, targets, start, end)
         self.requested += requested
         out = []
         for s in samples:
