@@ -112,7 +112,8 @@ class Confirmer:
         if service == "ecs" and resource.startswith("task-definition/"):
             td = self.client("ecs").describe_task_definition(taskDefinition=arn)
             if td["taskDefinition"].get("status") in ("INACTIVE", "DELETE_IN_PROGRESS"):
-                return None  # deregistered: free (deleted by `down`, see delete_inactive)
+                # deregistered: free (`down` deletes it: AwsTarget._delete_task_definition)
+                return None
             return Leftover(
                 kind="ecs:task-definition",
                 id=arn,
