@@ -348,21 +348,26 @@ def _request_check(operation: str) -> Check:
     return _builder()(shape, False)
 
 
-def prepare(operations: list[str]) -> None:
-    """Build the checks of these operations now, not on their first request."""
-    for operation in operations:
-        _request_check(operation)
+RequestCheck = Callable[[dict[str, Any]], None]
+"""check(request): binds one request to its operation's input shape."""
 
 
-def check_request(operation: str, request: dict[str, Any]) -> None:
-    """Bind `request` to `operation`'s input shape: SerializationException for a member of
-    the wrong JSON type, then one ValidationException listing every constraint it fails.
-    Integer members given as decimals are floored in place, as DynamoDB does."""
-    out: Violations = []
-    _request_check(operation)(request, "", out)
-    if out:
-        shown = out[:MAX_REPORTED]
-        count = len(shown)
-        raise validation(
-            f"{count} validation error{'s' if count > 1 else ''} detected: " + "; ".join(shown)
-        )
+def request_check(operation: str) -> RequestCheck:
+    """The check of `operation`'s requests, built now (not on its first request; the
+    service keeps one per target, found with its handler). It binds a request to the
+    operation's input shape: SerializationException for a member of the wrong JSON type,
+    then one ValidationException listing every constraint it fails. Integer members given
+    as decimals are floored in place, as DynamoDB does."""
+    walk = _request_check(operation)
+
+    def check(request: dict[str, Any]) -> None:
+        out: Violations = []
+        walk(request, "", out)
+        if out:
+            shown = out[:MAX_REPORTED]
+            count = len(shown)
+            raise validation(
+                f"{count} validation error{'s' if count > 1 else ''} detected: " + "; ".join(shown)
+            )
+
+    return check
