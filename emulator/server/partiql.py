@@ -33,10 +33,6 @@ from emulator.server.protocol import DynamoError, member, validation
 from emulator.server.table import Table
 from emulator.server.values import check_value
 
-MAX_BATCH: Final = 25
-"""[AWS] a BatchExecuteStatement holds at most 25 statements."""
-MAX_TRANSACTION: Final = 100
-MAX_STATEMENT_CHARS: Final = 8192
 ERROR_CODES: Final = {
     "ConditionalCheckFailedException": "ConditionalCheckFailed",
     "DuplicateItemException": "DuplicateItem",
@@ -304,12 +300,8 @@ def _delete(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
 
 
 def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
-    """A statement (with its Parameters) as the request that runs it."""
-    if not isinstance(text, str) or not 1 <= len(text) <= MAX_STATEMENT_CHARS:
-        raise validation(
-            "1 validation error detected: Value at 'statement' failed to satisfy constraint: "
-            f"Member must have length between 1 and {MAX_STATEMENT_CHARS}"
-        )
+    """A statement (with its Parameters) as the request that runs it. The statement is
+    a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
     params = parameters if isinstance(parameters, list) else []
     for value in params:
         check_value(value)
@@ -397,15 +389,7 @@ def execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, An
 
 
 def batch_execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    raw = member(req, "Statements", list, required=True)
-    if not 1 <= len(raw) <= MAX_BATCH:
-        raise validation(
-            "1 validation error detected: Value at 'statements' failed to satisfy constraint: "
-            f"Member must have length less than or equal to {MAX_BATCH}"
-            if raw
-            else "1 validation error detected: Value at 'statements' failed to satisfy "
-            "constraint: Member must have length greater than or equal to 1"
-        )
+    raw = member(req, "Statements", list, required=True)  # 1 to 25: shapes.py
     mode = req.get("ReturnConsumedCapacity", "NONE")
     responses: list[dict[str, Any]] = []
     consumed: dict[str, dict[str, Any]] = {}
@@ -459,12 +443,7 @@ def _add_consumed(totals: dict[str, dict[str, Any]], one: dict[str, Any] | None)
 
 
 def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    raw = member(req, "TransactStatements", list, required=True)
-    if not 1 <= len(raw) <= MAX_TRANSACTION:
-        raise validation(
-            "1 validation error detected: Value at 'transactStatements' failed to satisfy "
-            f"constraint: Member must have length between 1 and {MAX_TRANSACTION}"
-        )
+    raw = member(req, "TransactStatements", list, required=True)  # 1 to 100: shapes.py
     statements = []
     for entry in raw:
         if not isinstance(entry, dict):
