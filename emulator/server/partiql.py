@@ -28,6 +28,7 @@ from emulator.server.partiql_parse import (
     malformed,
     parse_value,
     tokenize,
+    with_depth,
 )
 from emulator.server.protocol import DynamoError, member, validation
 from emulator.server.table import Table
@@ -69,13 +70,8 @@ class Statement:
 def _split(tokens: list[Token], words: tuple[str, ...]) -> list[tuple[str, list[Token]]]:
     """The clauses of a statement: (keyword, its tokens) at each top-level keyword."""
     out: list[tuple[str, list[Token]]] = []
-    depth = 0
-    for tok in tokens:
-        if tok.text in ("(", "[", "{", "<<"):
-            depth += 1
-        elif tok.text in (")", "]", "}", ">>"):
-            depth -= 1
-        if depth == 0 and tok.kind == "word" and tok.text.upper() in words:
+    for tok, top in with_depth(tokens):
+        if top and tok.kind == "word" and tok.text.upper() in words:
             out.append((tok.text.upper(), []))
             continue
         if not out:
@@ -272,13 +268,8 @@ def _update(
 
 def _commas(tokens: list[Token]) -> list[list[Token]]:
     out: list[list[Token]] = [[]]
-    depth = 0
-    for tok in tokens:
-        if tok.text in ("(", "[", "{", "<<"):
-            depth += 1
-        elif tok.text in (")", "]", "}", ">>"):
-            depth -= 1
-        if depth == 0 and tok.text == ",":
+    for tok, top in with_depth(tokens):
+        if top and tok.text == ",":
             out.append([])
             continue
         out[-1].append(tok)
