@@ -22,6 +22,7 @@ from console.render.check_reports import (
     write_report,
 )
 from console.render.results_table import report_result
+from emulator.params import CapacityParams
 from loadgen.advise import advise
 from loadgen.criteria import evaluate
 from loadgen.playbook import Playbook, load_playbook
@@ -30,7 +31,7 @@ from loadgen.results import PlaybookResult
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
-    refuse_what_check_cannot_judge(playbook, args)
+    params = refuse_what_check_cannot_judge(playbook, args)
     if args.validate:
         console.print(
             f"{args.playbook}: valid playbook {playbook.name!r}: {len(playbook.tables)} "
@@ -39,12 +40,11 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
         return exitcodes.OK
-    params = params_from(args).params
     advice = advise(playbook, params)
     if not args.quiet:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
-    result = obtain_result(playbook, args, console)
+    result = obtain_result(playbook, args, console, params)
     from console.cost.measured_usage import run_cost_in
     from console.workflow.settings import load_settings
 
@@ -70,22 +70,29 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     return exitcodes.OK if outcome.passed else exitcodes.CHECK_FAILED
 
 
-def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace) -> None:
+def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace) -> CapacityParams:
     """Everything `check` refuses before it runs anything, in one place, so that
     `check --validate` refuses exactly what `check` would (a playbook without criteria,
-    an unknown report type, a target given to a simulation)."""
+    an unknown report type, a bad --params file, a target given to a simulation).
+    Returns the --params file's parameters, loaded once here for the whole check."""
     if not playbook.criteria:
         raise UserError(
             f"{args.playbook}: no criteria to check; add a `criteria:` list (docs/checks.md, "
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
-    params_from(args)  # a bad --params file is refused before anything runs
+    params = params_from(args).params  # a bad --params file is refused before anything runs
     if args.mode == "simulate" and args.target is not None:
         raise UserError("--target applies to --mode live; a simulation needs no target")
+    return params
 
 
-def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console) -> PlaybookResult:
+def obtain_result(
+    playbook: Playbook,
+    args: argparse.Namespace,
+    console: Console,
+    params: CapacityParams,
+) -> PlaybookResult:
     """The playbook's result in the mode and target asked for.
 
     The one place a check gets its measurements: when the operator workflow (plan, up,
@@ -94,7 +101,7 @@ def obtain_result(playbook: Playbook, args: argparse.Namespace, console: Console
     if args.mode == "simulate":
         from console.commands.simulate import simulate_with_progress
 
-        return simulate_with_progress(playbook, console, args.quiet, params_from(args).params)
+        return simulate_with_progress(playbook, console, args.quiet, params)
     from console.commands.workflow import settings_from
     from console.targets import target_named
 

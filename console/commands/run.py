@@ -99,6 +99,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 def live_options(args: argparse.Namespace) -> LiveOptions:
     """LiveOptions from the arguments add_live_arguments defined, checked (also
     `hotbench check --mode live`)."""
+    from console.targets.local import LOCAL_BARRIER_TIMEOUT_S
     from loadgen.coordinator import FleetOptions
     from loadgen.live import LiveOptions
 
@@ -115,7 +116,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         pause_scale=args.pause_scale,
         endpoint=args.endpoint,
         seed_limit=args.seed_items,
-        fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout or 60.0),
+        fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout or LOCAL_BARRIER_TIMEOUT_S),
         store=args.store,
         max_memory=memory_bound(args.max_memory),
         params=loaded.params,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from console.cost.expected_usage import ExpectedUse, expected_use
 from console.cost.price import Bill, price, while_running_per_hour, while_up_per_hour
 from console.cost.prices import PriceTable
+from console.cost.record import UsageRecord
 from console.cost.setup import AwsSetup, FleetShape
 from loadgen.playbook import Playbook, TableSpec
 
@@ -45,8 +46,6 @@ def estimate_run(
     expected = expected_use(playbook, specs, names, fleet, setup)
     bill = price(expected.record, prices)
     per_fleet = expected.record.tasks[: fleet.workers]
-    from console.cost.record import UsageRecord
-
     return Estimate(
         expected,
         bill,

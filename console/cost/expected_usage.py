@@ -77,6 +77,14 @@ def put_units(
     ]
 
 
+def seed_units(playbook: Playbook, spec: TableSpec, name: str, items: float) -> list[RequestUnits]:
+    """The write units of seeding `items` items into the table (and each GSI): new items
+    drawn from the load's attributes with the seed's own on top. The plan expects them;
+    the tally records them once seeding ended (BatchWriteItem reports no consumption)."""
+    seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
+    return put_units(spec, seed, name, items, "seeding")
+
+
 def seeding_s(playbook: Playbook, spec: TableSpec, scale: float = 1.0) -> float:
     """Seconds seeding takes at the rate the seeder really paces itself (loadgen.seed;
     at full scale on AWS)."""
@@ -110,8 +118,7 @@ def expected_use(
             seed_s += seconds
             t += seconds
             if spec.seed_items:
-                seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
-                record.requests += put_units(spec, seed, name, spec.seed_items, "seeding")
+                record.requests += seed_units(playbook, spec, name, spec.seed_items)
         for repeat in range(1, run.repeats + 1):
             pull_start = t
             t += setup.fleet_start_s + run_s

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from console.cost import rules
+from console.cost.expected_usage import seed_units
 from console.cost.measured_usage import run_units
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
@@ -23,18 +23,22 @@ from loadgen.playbook import Playbook, TableSpec
 from loadgen.results import RunResult
 
 
-def record_run_units(usage: Usage, table_name: str, run: RunResult) -> None:
-    """Add a finished table run's request units (table and each GSI) to the state."""
+def _add_units(usage: Usage, units: list[RequestUnits]) -> None:
     usage.units += [
         UnitsUsed(
             table=u.table,
             index=u.index,
-            label="load",
+            label=u.label,
             write_units=u.write_units,
             read_units=u.read_units,
         )
-        for u in run_units(table_name, run)
+        for u in units
     ]
+
+
+def record_run_units(usage: Usage, table_name: str, run: RunResult) -> None:
+    """Add a finished table run's request units (table and each GSI) to the state."""
+    _add_units(usage, run_units(table_name, run))
 
 
 def record_seed_units(
@@ -42,14 +46,9 @@ def record_seed_units(
 ) -> None:
     """Add the write units of `items` seeded items (table and each GSI) to the state.
     Seeding's BatchWriteItem does not ask for ConsumedCapacity, so the charging rule
-    says what they cost (each is a new item: one entry in every GSI)."""
-    seed = {**playbook.load.attributes, **playbook.load.seed_attributes}
-    table, per_index = rules.expected_put_units(rules.write_plan(spec, seed, False, True), items)
-    usage.units.append(UnitsUsed(table=table_name, label="seeding", write_units=table))
-    usage.units += [
-        UnitsUsed(table=table_name, index=i, label="seeding", write_units=u)
-        for i, u in per_index.items()
-    ]
+    says what they cost (each is a new item: one entry in every GSI), as the plan
+    expected them."""
+    _add_units(usage, seed_units(playbook, spec, table_name, items))
 
 
 BILLED_FIELDS = {f.name for f in dataclasses.fields(TableUse)} - {"spans"}

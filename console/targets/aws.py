@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -28,7 +28,7 @@ from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.targets import aws_kit as kit
 from console.targets.interface import Finding, HotKeyView
 from console.workflow import cloudwatch
-from console.workflow.awserrors import aws_errors
+from console.workflow.awserrors import aws_errors, error_code
 from console.workflow.bringup import table_state
 from console.workflow.errors import StateError, WorkflowError
 from console.workflow.hooks import Hooks
@@ -62,10 +62,6 @@ GONE_CODES = {
     "NoSuchEntity",
 }
 """Errors ECS gives for a task or cluster it no longer knows (forgotten or deleted)."""
-
-
-def _code(exc: BaseException) -> str:
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
 
 
 class AwsTarget:
@@ -221,7 +217,7 @@ class AwsTarget:
                 return []  # still registered: the sweep lists it with its commands
             ecs.delete_task_definitions(taskDefinitions=[arn])
         except Exception as exc:
-            if _code(exc) in GONE_CODES | {"ClientException"}:
+            if error_code(exc) in GONE_CODES | {"ClientException"}:
                 return []  # already deleted, or never registered
             return [
                 f"the deregistered task definition {arn} was not deleted ({_describe_error(exc)}); "
@@ -265,8 +261,6 @@ class AwsTarget:
         DescribeContributorInsights lists them) with its top contributors over the last
         five minutes (CloudWatch GetInsightRuleReport, 1-minute periods). None when the
         playbook did not enable Contributor Insights on the table."""
-        from datetime import timedelta
-
         table = state.tables.get(variant)
         if table is None or not table.contributor_insights:
             return None
@@ -303,7 +297,7 @@ class AwsTarget:
 
 
 def _describe_error(exc: BaseException) -> str:
-    code = _code(exc)
+    code = error_code(exc)
     return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
 
 
@@ -324,10 +318,10 @@ def describe_tasks(ecs: Any, state: RunState, tasks: list[TaskRecord]) -> None:
                 raise _Gone("the run has no cluster recorded")
             described = ecs.describe_tasks(cluster=cluster, tasks=batch)
         except Exception as exc:
-            if not isinstance(exc, _Gone) and _code(exc) not in GONE_CODES:
+            if not isinstance(exc, _Gone) and error_code(exc) not in GONE_CODES:
                 raise
             for arn in batch:  # the cluster is gone, and its tasks with it
-                _forgotten(by_id[arn], now, f"cluster gone ({_code(exc) or exc})")
+                _forgotten(by_id[arn], now, f"cluster gone ({error_code(exc) or exc})")
             continue
         for task in described.get("tasks", []):
             record = by_id.get(task["taskArn"])
@@ -383,8 +377,8 @@ def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> tuple[lis
         try:
             ecs.stop_task(cluster=cluster, task=task.id, reason="hotbench: run stopped")
         except Exception as exc:
-            if _code(exc) in GONE_CODES:
-                _forgotten(task, utc_now(), f"gone ({_code(exc)})")
+            if error_code(exc) in GONE_CODES:
+                _forgotten(task, utc_now(), f"gone ({error_code(exc)})")
                 continue
             problems.append(f"StopTask {task.id}: {_describe_error(exc)}")
             continue
@@ -424,21 +418,18 @@ class EcsFleetBinding:
         # a display and a bill bound: an AWS hiccup here must not fail the run (the next
         # describe, or the one when the table run ends, records it)
         with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
-            describe_tasks(
-                self.ecs,
-                self.state,
-                [t for t in self.state.tasks if t.run_label == table_run.label],
-            )
+            self._describe(table_run)
             self.store.save(self.state)
 
     def record_finished(self, table_run: TableRun) -> None:
         # best effort: `down` describes the tasks again before it bills or stops them
         with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
-            describe_tasks(
-                self.ecs,
-                self.state,
-                [t for t in self.state.tasks if t.run_label == table_run.label],
-            )
+            self._describe(table_run)
+
+    def _describe(self, table_run: TableRun) -> None:
+        """The table run's own tasks, described into the state."""
+        tasks = [t for t in self.state.tasks if t.run_label == table_run.label]
+        describe_tasks(self.ecs, self.state, tasks)
 
     def stop_orphans(self, table_run: TableRun) -> None:
         stop_tasks(self.state, self.ecs, label=table_run.label)
@@ -528,7 +519,6 @@ class CloudWatchMetrics:
         self.done: dict[tuple[str, str | None], datetime] = {}
         self.next_at = 0.0
         self.requested = 0
-        self._client: Any = None
 
     def samples(self, state: RunState, flush: bool) -> list[IndexSample]:
         if time.monotonic() < self.next_at:
@@ -542,11 +532,10 @@ class CloudWatchMetrics:
         ]
         if not targets:
             return []
-        if self._client is None:
-            self._client = self.target.client("cloudwatch")
+        client = self.target.client("cloudwatch")  # made once by the target, then kept
         start, end = cloudwatch.window(utc_now())
         with aws_errors("cloudwatch:GetMetricData", state.region):
-            samples, requested = cloudwatch.fetch(self._client, targets, start, end)
+            samples, requested = cloudwatch.fetch(client, targets, start, end)
         self.requested += requested
         out = []
         for s in samples:

@@ -18,6 +18,7 @@ import httpx
 from console.targets import emulator_process as emulator
 from console.targets.interface import Finding, HotKeyView
 from console.workflow import processes
+from console.workflow.awserrors import error_code
 from console.workflow.bringup import create_tables
 from console.workflow.errors import ConfigError, InfraError
 from console.workflow.hooks import Hooks
@@ -31,9 +32,6 @@ from loadgen.playbook import load_playbook
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
 """A worker process is ready in a second or two; a minute still fails a broken start."""
-LOCAL_TASK_START_S = 60.0
-"""Locally there is no Fargate: each worker is priced as a task billed from one minute
-before its table run (image pull and start, an estimate) to its end."""
 
 
 class LocalTarget:
@@ -110,9 +108,7 @@ class LocalTarget:
                     client.delete_table(TableName=name)
                     removed.append(f"table {name}")
                 except Exception as exc:
-                    if getattr(exc, "response", {}).get("Error", {}).get("Code") != (
-                        "ResourceNotFoundException"
-                    ):
+                    if error_code(exc) != "ResourceNotFoundException":
                         leftovers.append(
                             Leftover(
                                 kind="dynamodb:table", id=name, delete_command=f"kill {emu.pid}"

@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from console.targets.interface import Finding
+from console.workflow.awserrors import error_code
 from console.workflow.errors import PreflightFailed
 from console.workflow.models import PlanReport
 from console.workflow.settings import Settings
@@ -154,10 +155,6 @@ def operator_policy_json() -> str:
     return json.dumps(operator_policy(), indent=2)
 
 
-def _code(exc: BaseException) -> str:
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
-
-
 def principal_arn(caller_arn: str) -> str:
     """SimulatePrincipalPolicy wants a user or role ARN; STS gives an assumed role's
     session (`arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION`): the role's ARN is
@@ -183,7 +180,7 @@ def check_permissions(iam: Any, caller_arn: str, actions: list[str]) -> list[Fin
                     if r.get("EvalDecision") != "allowed"
                 ]
     except Exception as exc:
-        why = _code(exc) or type(exc).__name__
+        why = error_code(exc) or type(exc).__name__
         return [
             Finding(
                 "not-checked",
@@ -211,7 +208,7 @@ def check_quotas(dynamodb: Any, report: PlanReport) -> list[Finding]:
             Finding(
                 "not-checked",
                 f"capacity quotas not checked: dynamodb:DescribeLimits answered "
-                f"{_code(exc) or type(exc).__name__}",
+                f"{error_code(exc) or type(exc).__name__}",
             )
         ]
     out: list[Finding] = []
@@ -257,7 +254,7 @@ def check_fargate(ssm: Any, region: str) -> list[Finding]:
     try:
         ssm.get_parameter(Name=name)
     except Exception as exc:
-        if _code(exc) == "ParameterNotFound":
+        if error_code(exc) == "ParameterNotFound":
             return [
                 Finding(
                     "setting",
@@ -269,7 +266,7 @@ def check_fargate(ssm: Any, region: str) -> list[Finding]:
             Finding(
                 "not-checked",
                 f"Fargate in {region} not checked: ssm:GetParameter answered "
-                f"{_code(exc) or type(exc).__name__}",
+                f"{error_code(exc) or type(exc).__name__}",
             )
         ]
     return []
@@ -285,7 +282,7 @@ def check_network(ec2: Any, settings: Settings) -> list[Finding]:
             Finding(
                 "not-checked",
                 f"the default VPC not checked: ec2:DescribeVpcs answered "
-                f"{_code(exc) or type(exc).__name__}",
+                f"{error_code(exc) or type(exc).__name__}",
             )
         ]
     if vpcs:

@@ -38,6 +38,9 @@ class Backend:
         self.params = params
         """The model's parameters for the preview (`hotbench console --params FILE`)."""
         self.store = StateStore(settings.runs_dir)
+        self._run_target: tuple[tuple[str, str, str], Target] | None = None
+        """The shown run's target, kept while the same run is shown: an AWS target makes
+        its session and clients once, not at every minute's Contributor Insights poll."""
 
     # -- before anything exists ---------------------------------------------------------
     def playbook(self, path: str | Path) -> Playbook:
@@ -144,7 +147,12 @@ class Backend:
     def target(self, state: RunState | None = None) -> Target:
         """The run's own target (its recorded target and region), or the settings' one
         before a run exists."""
-        return target_for(state, self.settings) if state else target_named(self.settings)
+        if state is None:
+            return target_named(self.settings)
+        key = (state.run_id, state.target, state.region)
+        if self._run_target is None or self._run_target[0] != key:
+            self._run_target = (key, target_for(state, self.settings))
+        return self._run_target[1]
 
     def partitions(self, state: RunState, variant: str) -> dict[str, Any] | None:
         """The table's partition map with each partition's heat, where the target shows
@@ -157,7 +165,9 @@ class Backend:
         """Each Contributor Insights rule of the table and its GSIs with its top
         contributors over the last five minutes, where the target has them (AWS). None
         when the playbook did not enable Contributor Insights on the table."""
-        given = {"dynamodb": clients[0], "cloudwatch": clients[1]} if clients else None
+        if not clients:
+            return self.target(state).insights(state, variant)
+        given = {"dynamodb": clients[0], "cloudwatch": clients[1]}
         return target_for(state, self.settings, given).insights(state, variant)
 
     def export_dir(self, run_id: str) -> Path:

@@ -47,6 +47,15 @@ DENIED_CODES = {
     "UnauthorizedException",
     "AuthorizationError",
 }
+
+
+def error_code(exc: BaseException) -> str:
+    """The service's error code of a botocore ClientError (`ResourceNotFoundException`),
+    or "" for any other exception: read the same way by every caller that tells a
+    resource gone from a real failure."""
+    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+
 _ACTION = re.compile(r"not authorized to perform:?\s*([A-Za-z0-9-]+:[A-Za-z0-9]+)")
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from console.cost.expected_usage import table_use
 from console.workflow import processes
+from console.workflow.awserrors import error_code
 from console.workflow.errors import CostRefused
 from console.workflow.hooks import Hooks
 from console.workflow.models import PlanReport
@@ -104,9 +105,7 @@ def create_tables(
                     **spec.create_table_request(name, tags={"hotbench:run-id": state.run_id})
                 )
             except Exception as exc:
-                if getattr(exc, "response", {}).get("Error", {}).get("Code") != (
-                    "ResourceInUseException"
-                ):
+                if error_code(exc) != "ResourceInUseException":
                     raise
             state.tables[spec.name] = table_state(spec, name)
             store.save(state)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from console.workflow.awserrors import error_code
 from console.workflow.models import Leftover
 
 RESOURCE_TYPES = [
@@ -46,10 +47,6 @@ GONE = {
 }
 """What each service answers for a resource that no longer exists (a task definition or
 task ECS forgot answers ClientException / InvalidParameterException): gone, not an error."""
-
-
-def _error_code(exc: Exception) -> str:
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
 
 
 def tagged_arns(tagging: Any, tag_key: str, run_id: str) -> list[str]:
@@ -85,7 +82,7 @@ class Confirmer:
         try:
             return self._check(arn)
         except Exception as exc:
-            if _error_code(exc) in GONE:
+            if error_code(exc) in GONE:
                 return None
             raise
 
@@ -115,7 +112,8 @@ class Confirmer:
         if service == "ecs" and resource.startswith("task-definition/"):
             td = self.client("ecs").describe_task_definition(taskDefinition=arn)
             if td["taskDefinition"].get("status") in ("INACTIVE", "DELETE_IN_PROGRESS"):
-                return None  # deregistered: free (deleted by `down`, see delete_inactive)
+                # deregistered: free (`down` deletes it: AwsTarget._delete_task_definition)
+                return None
             return Leftover(
                 kind="ecs:task-definition",
                 id=arn,
@@ -196,7 +194,7 @@ def role_leftovers(iam: Any, tag_key: str, run_id: str) -> list[Leftover]:
             try:
                 tags = iam.list_role_tags(RoleName=name).get("Tags", [])
             except Exception as exc:
-                if _error_code(exc) in GONE:
+                if error_code(exc) in GONE:
                     continue  # deleted between ListRoles and ListRoleTags
                 raise
             if any(t["Key"] == tag_key and t["Value"] == run_id for t in tags):
@@ -223,7 +221,7 @@ def dashboard_leftover(cloudwatch: Any, run_id: str, region: str) -> Leftover | 
     try:
         cloudwatch.get_dashboard(DashboardName=name)
     except Exception as exc:
-        if _error_code(exc) in GONE:
+        if error_code(exc) in GONE:
             return None
         raise
     return Leftover(

@@ -122,19 +122,19 @@ def changed_attributes(old: Item, new: Item) -> set[str]:
     return changed
 
 
-def _gsi_write(
+def _index_units(
     index: IndexDef,
-    table: Table,
     old: Item | None,
     new: Item | None,
     old_size: int,
     new_size: int,
     changed: set[str] | None,
     params: CapacityParams,
-) -> GsiWrite | None:
-    """The write's request description for one GSI (from the stored item before and
-    after it), charged by the one rule, `emulator.units.index_write_units`: the put at
-    the new entry's key, the delete (of an entry that moved or went) at the old one's."""
+) -> tuple[int, int] | None:
+    """The write's request description for one index (GSI or LSI, from the stored item
+    before and after it), charged by the one rule, `emulator.units.index_write_units`:
+    (units of the delete at the old entry, units of the put at the new one); None when
+    the index holds the item in neither version or nothing it holds changed."""
     schema = index.schema
     old_in = old is not None and schema.in_index(old)
     new_in = new is not None and schema.in_index(new)
@@ -149,7 +149,7 @@ def _gsi_write(
             # [AWS] a table write that changes nothing the index holds writes nothing to it.
             return None
         # A loop, not `not changed.isdisjoint(schema.names)`: compiled, the set method is
-        # a generic call, and this runs per GSI per overwrite.
+        # a generic call, and this runs per index per overwrite.
         for name in schema.names:
             if name in changed:
                 key_changed = True
@@ -167,7 +167,26 @@ def _gsi_write(
             assert new is not None
             new_bytes = item_size(projected(index, new))
     change = IndexChange(old_in, new_in, key_changed, touched, old_bytes, new_bytes)
-    old_units, new_units = index_write_units(change, params)
+    return index_write_units(change, params)
+
+
+def _gsi_write(
+    index: IndexDef,
+    old: Item | None,
+    new: Item | None,
+    old_size: int,
+    new_size: int,
+    changed: set[str] | None,
+    params: CapacityParams,
+) -> GsiWrite | None:
+    """The write's charge on one GSI, placed: the put at the new entry's key, the delete
+    (of an entry that moved or went) at the old one's (an LSI's units need no place: they
+    fall on the table's partition)."""
+    units = _index_units(index, old, new, old_size, new_size, changed, params)
+    if units is None:
+        return None
+    old_units, new_units = units
+    schema = index.schema
     pk_hash: int = 0
     sk_pos: Any = NO_SORT_KEY
     if new_units > 0:
@@ -206,25 +225,25 @@ def admit_write(
     units = table_write_units(TableWrite(old_size, new_size, transactional), params)
     gsi_writes = []
     capacity = model.tables[table.name]
-    if index_writes and table.gsis:
+    lsi_units: dict[str, float] | None = None
+    if index_writes and (table.gsis or table.lsis):
+        # Once for every index, GSIs and LSIs alike.
         changed = changed_attributes(old, new) if old is not None and new is not None else None
         for index in table.gsis.values():
             if index.name not in capacity.gsis:
                 continue
-            gw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
+            gw = _gsi_write(index, old, new, old_size, new_size, changed, params)
             if gw is not None:
                 gsi_writes.append(gw)
-    lsi_units: dict[str, float] | None = None
-    if index_writes and table.lsis:
-        # [AWS] an LSI write consumes the table's write capacity, on the table's partition.
-        changed = changed_attributes(old, new) if old is not None and new is not None else None
-        lsi_units = {}
-        for index in table.lsis.values():
-            lw = _gsi_write(index, table, old, new, old_size, new_size, changed, params)
-            if lw is not None:
-                # Both entries on the table's one partition: the delete and the put.
-                lsi_units[index.name] = float(lw.units + lw.old_units)
-                units += lw.units + lw.old_units
+        if table.lsis:
+            # [AWS] an LSI write consumes the table's write capacity, on the table's partition.
+            lsi_units = {}
+            for index in table.lsis.values():
+                lw = _index_units(index, old, new, old_size, new_size, changed, params)
+                if lw is not None:
+                    # Both entries on the table's one partition: the delete and the put.
+                    lsi_units[index.name] = float(lw[0] + lw[1])
+                    units += lw[0] + lw[1]
     pk_hash, sk_pos = location(table.schema, key)
     decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now=now)
     charge = Charge(float(units), {gw.index: float(gw.units + gw.old_units) for gw in gsi_writes})

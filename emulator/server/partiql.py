@@ -28,15 +28,12 @@ from emulator.server.partiql_parse import (
     malformed,
     parse_value,
     tokenize,
+    with_depth,
 )
 from emulator.server.protocol import DynamoError, member, validation
 from emulator.server.table import Table
 from emulator.server.values import check_value
 
-MAX_BATCH: Final = 25
-"""[AWS] a BatchExecuteStatement holds at most 25 statements."""
-MAX_TRANSACTION: Final = 100
-MAX_STATEMENT_CHARS: Final = 8192
 ERROR_CODES: Final = {
     "ConditionalCheckFailedException": "ConditionalCheckFailed",
     "DuplicateItemException": "DuplicateItem",
@@ -73,13 +70,8 @@ class Statement:
 def _split(tokens: list[Token], words: tuple[str, ...]) -> list[tuple[str, list[Token]]]:
     """The clauses of a statement: (keyword, its tokens) at each top-level keyword."""
     out: list[tuple[str, list[Token]]] = []
-    depth = 0
-    for tok in tokens:
-        if tok.text in ("(", "[", "{", "<<"):
-            depth += 1
-        elif tok.text in (")", "]", "}", ">>"):
-            depth -= 1
-        if depth == 0 and tok.kind == "word" and tok.text.upper() in words:
+    for tok, top in with_depth(tokens):
+        if top and tok.kind == "word" and tok.text.upper() in words:
             out.append((tok.text.upper(), []))
             continue
         if not out:
@@ -276,13 +268,8 @@ def _update(
 
 def _commas(tokens: list[Token]) -> list[list[Token]]:
     out: list[list[Token]] = [[]]
-    depth = 0
-    for tok in tokens:
-        if tok.text in ("(", "[", "{", "<<"):
-            depth += 1
-        elif tok.text in (")", "]", "}", ">>"):
-            depth -= 1
-        if depth == 0 and tok.text == ",":
+    for tok, top in with_depth(tokens):
+        if top and tok.text == ",":
             out.append([])
             continue
         out[-1].append(tok)
@@ -304,12 +291,8 @@ def _delete(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
 
 
 def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
-    """A statement (with its Parameters) as the request that runs it."""
-    if not isinstance(text, str) or not 1 <= len(text) <= MAX_STATEMENT_CHARS:
-        raise validation(
-            "1 validation error detected: Value at 'statement' failed to satisfy constraint: "
-            f"Member must have length between 1 and {MAX_STATEMENT_CHARS}"
-        )
+    """A statement (with its Parameters) as the request that runs it. The statement is
+    a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
     params = parameters if isinstance(parameters, list) else []
     for value in params:
         check_value(value)
@@ -397,15 +380,7 @@ def execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, An
 
 
 def batch_execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    raw = member(req, "Statements", list, required=True)
-    if not 1 <= len(raw) <= MAX_BATCH:
-        raise validation(
-            "1 validation error detected: Value at 'statements' failed to satisfy constraint: "
-            f"Member must have length less than or equal to {MAX_BATCH}"
-            if raw
-            else "1 validation error detected: Value at 'statements' failed to satisfy "
-            "constraint: Member must have length greater than or equal to 1"
-        )
+    raw = member(req, "Statements", list, required=True)  # 1 to 25: shapes.py
     mode = req.get("ReturnConsumedCapacity", "NONE")
     responses: list[dict[str, Any]] = []
     consumed: dict[str, dict[str, Any]] = {}
@@ -459,12 +434,7 @@ def _add_consumed(totals: dict[str, dict[str, Any]], one: dict[str, Any] | None)
 
 
 def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    raw = member(req, "TransactStatements", list, required=True)
-    if not 1 <= len(raw) <= MAX_TRANSACTION:
-        raise validation(
-            "1 validation error detected: Value at 'transactStatements' failed to satisfy "
-            f"constraint: Member must have length between 1 and {MAX_TRANSACTION}"
-        )
+    raw = member(req, "TransactStatements", list, required=True)  # 1 to 100: shapes.py
     statements = []
     for entry in raw:
         if not isinstance(entry, dict):

@@ -21,6 +21,7 @@ DELETE FROM "table" WHERE key...; values are 'strings', numbers, TRUE/FALSE, NUL
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -281,19 +282,30 @@ def _after_operator(out: list[str]) -> bool:
     )
 
 
+OPENERS: Final = frozenset({"(", "[", "{", "<<"})
+CLOSERS: Final = frozenset({")", "]", "}", ">>"})
+
+
+def with_depth(tokens: list[Token]) -> Iterator[tuple[Token, bool]]:
+    """Each token and whether it stands outside every bracket (a closing bracket that
+    ends the outermost one counts as outside): what every top-level split looks at."""
+    depth = 0
+    for tok in tokens:
+        if tok.text in OPENERS:
+            depth += 1
+        elif tok.text in CLOSERS:
+            depth -= 1
+        yield tok, depth == 0
+
+
 def conjuncts(tokens: list[Token]) -> list[list[Token]]:
     """A WHERE clause split at its top-level ANDs (BETWEEN's own AND kept)."""
     parts: list[list[Token]] = [[]]
-    depth = 0
     between = False
-    for tok in tokens:
-        if tok.text in ("(", "[", "{", "<<"):
-            depth += 1
-        elif tok.text in (")", "]", "}", ">>"):
-            depth -= 1
-        if depth == 0 and tok.is_word("BETWEEN"):
+    for tok, top in with_depth(tokens):
+        if top and tok.is_word("BETWEEN"):
             between = True
-        elif depth == 0 and tok.is_word("AND"):
+        elif top and tok.is_word("AND"):
             if between:
                 between = False
             else:

@@ -149,17 +149,25 @@ def json_kind(value: Any) -> str:
     return "STRING_VALUE"
 
 
+def java_type_error(value: Any, java: str) -> DynamoError:
+    """SerializationException for `value` where DynamoDB's parser wanted a scalar of the
+    Java type `java` (String, Long, Integer, Boolean), in its words; shared by `member`
+    and the request's shape check (shapes.py)."""
+    if isinstance(value, dict):
+        return serialization("Start of structure or map found where not expected")
+    if isinstance(value, list):
+        return serialization(f"Unrecognized collection type class java.lang.{java}")
+    return serialization(f"{json_kind(value)} cannot be converted to {java}")
+
+
 def type_error(value: Any, kind: type | tuple[type, ...]) -> DynamoError:
     """SerializationException for `value` where a `kind` was expected, in the words of
-    DynamoDB's parser (the same as emulator/server/shapes.py's)."""
+    DynamoDB's parser."""
     expected = kind[0] if isinstance(kind, tuple) else kind
     if isinstance(value, dict):
         return serialization("Start of structure or map found where not expected")
     if expected in _JAVA:
-        java = _JAVA[expected]
-        if isinstance(value, list):
-            return serialization(f"Unrecognized collection type class java.lang.{java}")
-        return serialization(f"{json_kind(value)} cannot be converted to {java}")
+        return java_type_error(value, _JAVA[expected])
     if expected is dict and isinstance(value, list):
         return serialization(
             "Unrecognized collection type java.util.Map<java.lang.String, "

@@ -37,7 +37,7 @@ from emulator.server.protocol import (
     unknown_operation,
     validation,
 )
-from emulator.server.shapes import check_request, prepare
+from emulator.server.shapes import RequestCheck, request_check
 from emulator.wire import TARGET_PREFIX
 
 log: Final = logging.getLogger("hotbench.emulator")
@@ -86,7 +86,6 @@ HANDLERS: Final[dict[str, OperationHandler]] = {
 """The handler of each supported X-Amz-Target, found in one look-up per request; any
 other target goes through `Service._operation` for its error."""
 
-_PREFIX_LENGTH: Final = len(TARGET_PREFIX)
 PLAIN_REQUESTS: Final[dict[str, frozenset[str]]] = {
     TARGET_PREFIX + "PutItem": single_item.PLAIN_PUT,
     TARGET_PREFIX + "GetItem": single_item.PLAIN_GET,
@@ -159,11 +158,14 @@ class Service:
             store=store,
             max_memory=max_memory,
         )
-        prepare(list(OPERATIONS))
+        self.checks: dict[str, RequestCheck] = {
+            TARGET_PREFIX + name: request_check(name) for name in OPERATIONS
+        }
+        """Each supported target's shape check (shapes.py), keyed as HANDLERS is."""
         self.internal_errors = 0
+        """Requests that hit the catch-all (bugs); tests assert it stays 0."""
         self.persistence: Persistence | None = None
         """The SQLite store of --data-dir (persistence.py); None: items in memory only."""
-        """Requests that hit the catch-all (bugs); tests assert it stays 0."""
 
     def persist_to(self, directory: Path) -> int:
         """Keep tables and items in `directory` from now on, loading what it holds
@@ -208,7 +210,7 @@ class Service:
                 or name not in self.state.tables
             )
             if checked:
-                check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
+                self.checks[target](request)  # type: ignore[index]
             # acquire/release rather than `with`: the same for an RLock, and compiled, two
             # method calls instead of looking up and calling __enter__ and __exit__.
             state = self.state
@@ -218,7 +220,7 @@ class Service:
                 result = handler(state, request)
             except DynamoError as exc:
                 if not checked and exc.name in _REQUEST_ERRORS:
-                    check_request(target[_PREFIX_LENGTH:], request)  # type: ignore[index]
+                    self.checks[target](request)  # type: ignore[index]
                 raise
             finally:
                 if self.persistence is not None:

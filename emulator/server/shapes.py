@@ -27,7 +27,7 @@ from typing import Any, Final
 import botocore.session
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 
-from emulator.server.protocol import json_kind, serialization, validation
+from emulator.server.protocol import java_type_error, serialization, validation
 
 Violations = list[str]
 Check = Callable[[Any, str, Violations], Any]
@@ -95,9 +95,6 @@ def _violation(violations: Violations, value: Any, path: str, constraint: str) -
     )
 
 
-_kind = json_kind
-
-
 def _collection_error(java: str) -> Any:
     return serialization(f"Unrecognized collection type {java}")
 
@@ -138,11 +135,7 @@ def _string(shape: Shape) -> Check:
 
     def check(value: Any, path: str, out: Violations) -> Any:
         if not isinstance(value, str):
-            if isinstance(value, dict):
-                raise _struct_error()
-            if isinstance(value, list):
-                raise _collection_error("class java.lang.String")
-            raise serialization(f"{_kind(value)} cannot be converted to String")
+            raise java_type_error(value, "String")
         if is_name:
             if not value.startswith("arn:"):
                 if _NAME_PATTERN.fullmatch(value) is None:
@@ -180,11 +173,7 @@ def _number(shape: Shape) -> Check:
 
     def check(value: Any, path: str, out: Violations) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            if isinstance(value, dict):
-                raise _struct_error()
-            if isinstance(value, list):
-                raise _collection_error(f"class java.lang.{java}")
-            raise serialization(f"{_kind(value)} cannot be converted to {java}")
+            raise java_type_error(value, java)
         if isinstance(value, float):
             if value != value or value in (float("inf"), float("-inf")):
                 raise serialization(f"DECIMAL_VALUE cannot be converted to {java}")
@@ -208,11 +197,7 @@ def _boolean(shape: Shape) -> Check:
             return value
         # DynamoDB's parser also takes the strings "true" / "false"; the emulator does not
         # (one path for every request: the plain ones check their members themselves).
-        if isinstance(value, dict):
-            raise _struct_error()
-        if isinstance(value, list):
-            raise _collection_error("class java.lang.Boolean")
-        raise serialization(f"{_kind(value)} cannot be converted to Boolean")
+        raise java_type_error(value, "Boolean")
 
     return check
 
@@ -348,21 +333,26 @@ def _request_check(operation: str) -> Check:
     return _builder()(shape, False)
 
 
-def prepare(operations: list[str]) -> None:
-    """Build the checks of these operations now, not on their first request."""
-    for operation in operations:
-        _request_check(operation)
+RequestCheck = Callable[[dict[str, Any]], None]
+"""check(request): binds one request to its operation's input shape."""
 
 
-def check_request(operation: str, request: dict[str, Any]) -> None:
-    """Bind `request` to `operation`'s input shape: SerializationException for a member of
-    the wrong JSON type, then one ValidationException listing every constraint it fails.
-    Integer members given as decimals are floored in place, as DynamoDB does."""
-    out: Violations = []
-    _request_check(operation)(request, "", out)
-    if out:
-        shown = out[:MAX_REPORTED]
-        count = len(shown)
-        raise validation(
-            f"{count} validation error{'s' if count > 1 else ''} detected: " + "; ".join(shown)
-        )
+def request_check(operation: str) -> RequestCheck:
+    """The check of `operation`'s requests, built now (not on its first request; the
+    service keeps one per target, found with its handler). It binds a request to the
+    operation's input shape: SerializationException for a member of the wrong JSON type,
+    then one ValidationException listing every constraint it fails. Integer members given
+    as decimals are floored in place, as DynamoDB does."""
+    walk = _request_check(operation)
+
+    def check(request: dict[str, Any]) -> None:
+        out: Violations = []
+        walk(request, "", out)
+        if out:
+            shown = out[:MAX_REPORTED]
+            count = len(shown)
+            raise validation(
+                f"{count} validation error{'s' if count > 1 else ''} detected: " + "; ".join(shown)
+            )
+
+    return check

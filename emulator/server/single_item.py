@@ -148,20 +148,22 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     mode = consumed_mode(req)
     item = item_member(req, "Item")
-    options = _NO_WRITE_OPTIONS if _is_plain(req, PLAIN_PUT) else _write_options(req)
+    plain = _is_plain(req, PLAIN_PUT)
+    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
     key, size = checked_put(table, item)
-    metrics = not _is_plain(req, PLAIN_PUT) and _wants_collection_metrics(req)
+    metrics = not plain and _wants_collection_metrics(req)
     return _write_one(state, table, key, item, size, options, mode, metrics)
 
 
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     mode = consumed_mode(req)
-    options = _NO_WRITE_OPTIONS if _is_plain(req, PLAIN_DELETE) else _write_options(req)
+    plain = _is_plain(req, PLAIN_DELETE)
+    options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
     key = key_member(table, req)
-    metrics = not _is_plain(req, PLAIN_DELETE) and _wants_collection_metrics(req)
+    metrics = not plain and _wants_collection_metrics(req)
     return _write_one(state, table, key, None, 0, options, mode, metrics)
 
 

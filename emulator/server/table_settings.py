@@ -93,12 +93,7 @@ def tags_of(raw: Any) -> dict[str, str]:
 
 def tag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     arn = _checked_arn(state, req, "TagResource")
-    raw = member(req, "Tags", list)
-    if raw is None:
-        raise validation(
-            "1 validation error detected: Value null at 'tags' failed to satisfy "
-            "constraint: Member must not be null"
-        )
+    raw = member(req, "Tags", list, required=True)  # null: refused by shapes.py first
     _check_table_arn(arn)
     if not raw:
         raise validation("Atleast one Tag needs to be provided as Input.")
@@ -109,12 +104,7 @@ def tag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 
 def untag_resource(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     arn = _checked_arn(state, req, "UntagResource")
-    keys = member(req, "TagKeys", list)
-    if keys is None:
-        raise validation(
-            "1 validation error detected: Value null at 'tagKeys' failed to satisfy "
-            "constraint: Member must not be null"
-        )
+    keys = member(req, "TagKeys", list, required=True)  # null: refused by shapes.py first
     _check_table_arn(arn)
     if not keys:
         raise validation("Atleast one Tag Key needs to be provided as Input.")
@@ -176,19 +166,9 @@ def describe_continuous_backups(state: EmulatorState, req: dict[str, Any]) -> di
 
 def update_continuous_backups(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     spec = member(req, "PointInTimeRecoverySpecification", dict, required=True)
-    enabled = member(spec, "PointInTimeRecoveryEnabled", bool)
-    if enabled is None:
-        raise validation(
-            "1 validation error detected: Value null at 'pointInTimeRecoverySpecification."
-            "pointInTimeRecoveryEnabled' failed to satisfy constraint: Member must not be null"
-        )
+    # Enabled present and the period within 1 to 35 days: checked with the request's shape.
+    enabled = member(spec, "PointInTimeRecoveryEnabled", bool, required=True)
     days = member(spec, "RecoveryPeriodInDays", int)
-    if days is not None and not 1 <= days <= MAX_RECOVERY_DAYS:
-        bound = "greater than or equal to 1" if days < 1 else "less than or equal to 35"
-        raise validation(
-            f"1 validation error detected: Value '{days}' at 'pointInTimeRecoverySpecification."
-            f"recoveryPeriodInDays' failed to satisfy constraint: Member must have value {bound}"
-        )
     table = _backup_table(state, req)
     settings = table.settings
     if enabled:
@@ -249,24 +229,9 @@ def describe_contributor_insights(state: EmulatorState, req: dict[str, Any]) -> 
 
 
 def update_contributor_insights(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    # Both enums (and the action's presence) were checked with the request's shape.
     action = member(req, "ContributorInsightsAction", str, required=True)
     mode = member(req, "ContributorInsightsMode", str, default=INSIGHTS_MODES[0])
-    problems = []
-    if action not in ("ENABLE", "DISABLE"):
-        problems.append(
-            f"Value '{action}' at 'contributorInsightsAction' failed to satisfy constraint: "
-            "Member must satisfy enum value set: [ENABLE, DISABLE]"
-        )
-    if mode not in INSIGHTS_MODES:
-        problems.append(
-            f"Value '{mode}' at 'contributorInsightsMode' failed to satisfy constraint: "
-            f"Member must satisfy enum value set: [{', '.join(INSIGHTS_MODES)}]"
-        )
-    if problems:
-        count = len(problems)
-        raise validation(
-            f"{count} validation error{'s' if count > 1 else ''} detected: " + "; ".join(problems)
-        )
     table, index = _insights_target(state, req)
     out: dict[str, Any] = {"TableName": table.name}
     if index is not None:
