@@ -8,10 +8,10 @@ brings an item to its size (`requests.padded_item`, the one size rule) and the
 expressions of a condition. Every body asks for ConsumedCapacity INDEXES, so a reply
 says what DynamoDB charged, table and GSIs.
 
-Conditions are the two an application's writes use (issue 26): `attribute_not_exists`
-on the key (create only if absent: a lock, an idempotent insert) and a version check
-(the item's version attribute equals what the application read, or the item is absent
-when it read none).
+Conditions are what an application's writes use (issue 26): `attribute_not_exists`
+on the key (create only if absent: an idempotent insert), a version check (the item's
+version attribute equals what the application read, or is absent when it read none), a
+lock that is free or expired, and a lock's owner.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from emulator.wire import TARGET_PREFIX
 from loadgen.keys import Value
@@ -33,25 +33,26 @@ CONSUMED = {"ReturnConsumedCapacity": "INDEXES"}
 
 @dataclass(frozen=True)
 class WriteCondition:
-    """The condition of a conditional write: absent key, or a version that must match."""
+    """The condition of a conditional write, on one attribute of the item as stored."""
 
-    absent: str | None = None
-    """Attribute that must not exist (the partition key: the item must not exist)."""
-    version_attr: str | None = None
-    """Attribute holding the item's version, checked against `expected`."""
-    expected: Value | None = None
-    """The version the application read; None: the item must not have one yet."""
+    kind: Literal["absent", "equals", "absent_or_below"]
+    """absent: the attribute does not exist (on the partition key: the item does not);
+    equals: it holds `value`; absent_or_below: it does not exist or is below `value`
+    (a lock free or expired)."""
+    attr: str
+    value: Value | None = None
 
     def expression(self) -> tuple[str, dict[str, str], dict[str, dict[str, str]]]:
         """(ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues)."""
-        if self.absent is not None:
-            return "attribute_not_exists(#c0)", {"#c0": self.absent}, {}
-        if self.version_attr is None:
-            raise ValueError("a write condition needs `absent` or `version_attr`")
-        names = {"#cv": self.version_attr}
-        if self.expected is None:
-            return "attribute_not_exists(#cv)", names, {}
-        return "#cv = :cv", names, {":cv": wire_value(self.expected)}
+        names = {"#c0": self.attr}
+        if self.kind == "absent":
+            return "attribute_not_exists(#c0)", names, {}
+        if self.value is None:
+            raise ValueError(f"a write condition {self.kind} on {self.attr} needs a value")
+        values = {":c0": wire_value(self.value)}
+        if self.kind == "equals":
+            return "#c0 = :c0", names, values
+        return "attribute_not_exists(#c0) OR #c0 < :c0", names, values
 
 
 @dataclass(frozen=True)
