@@ -145,11 +145,18 @@ def stop_fleet(fleet: Fleet, say: Notify) -> str | None:
         return message
 
 
-def _offered_until(plan: RunPlan, worker: int, run_t: float) -> list[int]:
-    """This worker's share of each phase due before run time `run_t`."""
+def _offered_until(
+    plan: RunPlan, worker: int, run_t: float, reported: list[PhaseShare]
+) -> list[int]:
+    """This worker's share of each phase due before run time `run_t`; a phase of users
+    (a mix or scenario) has no schedule: what its last report says it sent."""
     out = []
     offset = 0.0
-    for phase in plan.playbook.load.phases:
+    for i, phase in enumerate(plan.playbook.load.phases):
+        if not phase.open_loop_operation:
+            out.append(reported[i].offered if i < len(reported) else 0)
+            offset += phase.duration_s
+            continue
         schedule = Schedule.for_phase(phase, plan.scale)
         times = schedule.worker_times(worker, plan.workers)
         out.append(sum(1 for t in times if offset + t <= run_t))
@@ -193,7 +200,7 @@ def aggregate(
             )
             shares = [
                 PhaseShare(p.name, p.operation, 0.0, p.duration_s, offered=n)
-                for p, n in zip(phases, _offered_until(plan, w, at), strict=True)
+                for p, n in zip(phases, _offered_until(plan, w, at, report.phases), strict=True)
             ]
             report = WorkerReport(
                 w, "lost", report.seconds, shares, report.first_throttle_s, report.latency
@@ -237,7 +244,11 @@ def aggregate(
             )
         )
         offset += phase.duration_s
-    full = sum(Schedule.for_phase(p, plan.scale).total for p in phases)
+    # a phase of users schedules no requests: what its workers sent is its whole
+    full = sum(
+        Schedule.for_phase(p, plan.scale).total if p.open_loop_operation else offered[i]
+        for i, p in enumerate(phases)
+    )
     run.scheduled = full
     if run.partial:
         run.notes.append(

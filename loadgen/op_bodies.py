@@ -98,25 +98,40 @@ def put_item(
     return WireRequest("PutItem", _with_condition(body, condition))
 
 
+def _set_expression(
+    key: Mapping[str, Value], values: Mapping[str, Value], size_bytes: int, stamp: str
+) -> dict[str, Any]:
+    """UpdateExpression and its names and values that SET `values` (the key's attributes
+    left out). With `size_bytes`, padded with the key counted, then the key left out of
+    the SET: the item the update leaves is `size_bytes`, what a put of it writes (the
+    size decides the units, and the simulation charges both alike)."""
+    if size_bytes:
+        whole = padded_item({**key, **values}, size_bytes, stamp)
+    else:
+        whole = {n: wire_value(v) for n, v in values.items()}
+    sets = {n: v for n, v in whole.items() if n not in key}
+    if not sets:
+        raise ValueError("an update needs an attribute to set besides the key")
+    return {
+        "UpdateExpression": "SET " + ", ".join(f"#u{i} = :u{i}" for i in range(len(sets))),
+        "ExpressionAttributeNames": {f"#u{i}": n for i, n in enumerate(sets)},
+        "ExpressionAttributeValues": {f":u{i}": v for i, v in enumerate(sets.values())},
+    }
+
+
 def update_item(
     table: str,
     key: Mapping[str, Value],
     values: Mapping[str, Value],
     condition: WriteCondition | None = None,
+    size_bytes: int = 0,
+    stamp: str = "",
 ) -> WireRequest:
-    """UpdateItem that SETs `values` (the key's attributes left out), optionally
-    conditional: a version check sets the new version among `values`."""
-    sets = {n: v for n, v in values.items() if n not in key}
-    if not sets:
-        raise ValueError(f"update of {table}: nothing to set besides the key")
-    names = {f"#u{i}": n for i, n in enumerate(sets)}
-    vals = {f":u{i}": wire_value(v) for i, v in enumerate(sets.values())}
+    """UpdateItem that SETs `values`, optionally conditional and padded to `size_bytes`."""
     body = {
         "TableName": table,
         "Key": wire_key(key),
-        "UpdateExpression": "SET " + ", ".join(f"#u{i} = :u{i}" for i in range(len(sets))),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": vals,
+        **_set_expression(key, values, size_bytes, stamp),
         **CONSUMED,
     }
     return WireRequest("UpdateItem", _with_condition(body, condition))
@@ -247,6 +262,17 @@ def resend_batch_get(request_items: Mapping[str, dict[str, Any]]) -> WireRequest
 
 
 @dataclass(frozen=True)
+class TransactUpdate:
+    """An Update of a transaction: SET `values` on the item, padded to `size_bytes`."""
+
+    table: str
+    key: Mapping[str, Value]
+    values: Mapping[str, Value]
+    size_bytes: int = 0
+    stamp: str = ""
+
+
+@dataclass(frozen=True)
 class TransactCheck:
     """A ConditionCheck of a transaction: the item's condition, nothing written."""
 
@@ -256,10 +282,10 @@ class TransactCheck:
 
 
 def transact_write(
-    members: Sequence[BatchPut | BatchDelete | TransactCheck],
+    members: Sequence[BatchPut | BatchDelete | TransactUpdate | TransactCheck],
     conditions: Sequence[WriteCondition | None] | None = None,
 ) -> WireRequest:
-    """TransactWriteItems of puts, deletes and condition checks (up to 100), each
+    """TransactWriteItems of puts, updates, deletes and condition checks (up to 100), each
     optionally with its own condition (`conditions`, in member order)."""
     conds = list(conditions) if conditions is not None else [None] * len(members)
     if len(conds) != len(members):
@@ -275,6 +301,13 @@ def transact_write(
         elif isinstance(m, BatchDelete):
             body = {"TableName": m.table, "Key": wire_key(m.key)}
             actions.append({"Delete": _with_condition(body, cond)})
+        elif isinstance(m, TransactUpdate):
+            body = {
+                "TableName": m.table,
+                "Key": wire_key(m.key),
+                **_set_expression(m.key, m.values, m.size_bytes, m.stamp),
+            }
+            actions.append({"Update": _with_condition(body, cond)})
         else:
             body = {"TableName": m.table, "Key": wire_key(m.key)}
             actions.append({"ConditionCheck": _with_condition(body, m.condition)})

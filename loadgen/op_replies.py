@@ -58,6 +58,8 @@ class OpReply:
     """Items (BatchWriteItem) or keys (BatchGetItem) the batch left for the caller."""
     leftover: dict[str, Any] = field(default_factory=dict)
     """Those unprocessed RequestItems, to resend as they are."""
+    item: dict[str, Any] | None = None
+    """The item a GetItem returned (wire form): the application reads its version."""
 
     @property
     def is_throttle(self) -> bool:
@@ -90,6 +92,7 @@ def read_reply(operation: str, status: int, body: bytes) -> OpReply:
         last_key=last if isinstance(last, dict) and last else None,
         unprocessed=unprocessed,
         leftover=left if unprocessed else {},
+        item=data["Item"] if isinstance(data.get("Item"), dict) else None,
     )
 
 
