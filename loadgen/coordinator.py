@@ -24,6 +24,7 @@ from loadgen.arrivals import Schedule
 from loadgen.barrier import coordinator_go
 from loadgen.fleet import Fleet
 from loadgen.histogram import LatencyHistogram
+from loadgen.iteration_results import at_second, iteration_totals, reconcile_iterations
 from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
 from loadgen.results import PhaseResult, RunResult
 from loadgen.resultstore import ResultStore
@@ -203,7 +204,13 @@ def aggregate(
                 for p, n in zip(phases, _offered_until(plan, w, at, report.phases), strict=True)
             ]
             report = WorkerReport(
-                w, "lost", report.seconds, shares, report.first_throttle_s, report.latency
+                w,
+                "lost",
+                report.seconds,
+                shares,
+                report.first_throttle_s,
+                report.latency,
+                iterations=report.iterations,
             )
         elif report.status != COMPLETE:
             where = f": {report.snapshot}" if report.snapshot else ""
@@ -214,6 +221,8 @@ def aggregate(
         _reconcile_worker(run, report)
         for t, counts in report.seconds.items():
             run.second(t).add(counts)
+        for t, its in report.iterations.items():
+            at_second(run.iterations, t).add(its)
         latency.merge(report.latency)
         for i, share in enumerate(report.phases[: len(phases)]):
             offered[i] += share.offered
@@ -241,6 +250,9 @@ def aggregate(
                 offered=offered[i],
                 counts=counts,
                 first_throttle_s=first[i],
+                iterations=None
+                if phase.open_loop_operation
+                else iteration_totals(run.iterations, offset, phase.duration_s),
             )
         )
         offset += phase.duration_s
@@ -273,6 +285,12 @@ def _reconcile_worker(run: RunResult, report: WorkerReport) -> None:
             else f"its {report.status} report has no outcome for them"
         )
         run.notes.append(f"worker {w}: {gap:,} sent requests unaccounted ({why})")
+    lost = reconcile_iterations(report.iterations)
+    if lost:
+        run.notes.append(
+            f"worker {w}: {lost:,} started iterations unaccounted (running when its last "
+            "report was written)"
+        )
     if report.progress_write_failures:
         # Not a "worker ..." note: those label the run partial, and this run is not.
         run.notes.append(

@@ -33,12 +33,12 @@ import contextlib
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT
+from loadgen.iteration_results import IterationCounts, at_second
 from loadgen.messages import COMPLETE, OP_CAP, PhaseShare
 from loadgen.op_replies import ERROR, READS, OpReply, read_reply
 from loadgen.playbook import Phase
@@ -73,50 +73,6 @@ OPERATIONS = {
     "transact_get": "TransactGetItems",
 }
 """The interpreter's operation names as DynamoDB's."""
-
-
-@dataclass
-class IterationTally:
-    """How one second's iterations ended on this worker (the second it ended in)."""
-
-    ok: int = 0
-    failed: dict[str, int] = field(default_factory=dict)
-    unfinished: int = 0
-    dropped: int = 0
-    seconds: list[float] = field(default_factory=list)
-    steps: dict[str, list[float]] = field(default_factory=dict)
-
-
-class Recorder:
-    """Where a phase's iterations are counted: the worker report's iteration records.
-    A protocol point (record/drop/cut), so the result format stays the one in
-    loadgen.results."""
-
-    def __init__(self) -> None:
-        self.by_second: dict[int, IterationTally] = {}
-
-    def _at(self, second: int) -> IterationTally:
-        tally = self.by_second.get(second)
-        if tally is None:
-            tally = self.by_second[second] = IterationTally()
-        return tally
-
-    def record(self, second: int, end: IterationEnd) -> None:
-        t = self._at(second)
-        if end.ok:
-            t.ok += 1
-        else:
-            reason = end.reason or "error"
-            t.failed[reason] = t.failed.get(reason, 0) + 1
-        t.seconds.append(end.seconds)
-        for step in end.steps:
-            t.steps.setdefault(step.step, []).append(step.seconds)
-
-    def drop(self, second: int) -> None:
-        self._at(second).dropped += 1
-
-    def cut(self, second: int) -> None:
-        self._at(second).unfinished += 1
 
 
 class RetryPolicy:
@@ -184,7 +140,6 @@ class UserPhase:
         offset: float,
         program: Program,
         wire: ActionWire,
-        recorder: Recorder,
         retry: Callable[[], RetryPolicy] = RetryPolicy,
         seed: int = 0,
     ) -> None:
@@ -194,7 +149,7 @@ class UserPhase:
         self.offset = offset
         self.program = program
         self.wire = wire
-        self.recorder = recorder
+        self.iterations = measurement.report.iterations
         self.new_retry = retry
         self.seed = seed
         self.start = measurement.t0 + offset
@@ -208,8 +163,9 @@ class UserPhase:
         """Seconds since the run's T0: the user's clock (`{now}`, captures, locks)."""
         return self.m.now() - self.m.t0
 
-    def _second(self) -> int:
-        return min(int(self.run_t()), self.last_second)
+    def _second(self) -> IterationCounts:
+        """This second's iteration counts (one past the phase's end: its last second)."""
+        return at_second(self.iterations, min(int(self.run_t()), self.last_second))
 
     async def _sleep(self, seconds: float) -> None:
         """Sleep, cut short when the phase closes."""
@@ -265,12 +221,13 @@ class UserPhase:
     # --- one iteration --------------------------------------------------------------
     async def iterate(self, user: UserState, retry: RetryPolicy) -> None:
         iteration = self.program.iteration(user)
+        self._second().started += 1
         try:
             action = next(iteration)
             while True:
                 if self.closing.is_set():
                     iteration.close()
-                    self.recorder.cut(self._second())
+                    self._second().unfinished += 1
                     return
                 if isinstance(action, ThinkAction):
                     await self._sleep(action.seconds)
@@ -279,11 +236,13 @@ class UserPhase:
                 outcome = await self.perform(action, retry)
                 if outcome is None:
                     iteration.close()
-                    self.recorder.cut(self._second())
+                    self._second().unfinished += 1
                     return
                 action = iteration.send(outcome)
         except StopIteration as done:
-            self.recorder.record(self._second(), done.value)
+            end: IterationEnd = done.value
+            steps = ((s.step, s.seconds) for s in end.steps)
+            self._second().record_end(end.ok, end.reason, end.seconds, steps)
 
     def _user(self, number: int) -> UserState:
         rng = random.Random(self.seed * 1_000_003 + number)
@@ -367,7 +326,7 @@ class UserPhase:
                 if self.closing.is_set():
                     break
                 if not free:
-                    self.recorder.drop(self._second())
+                    self._second().dropped += 1
                     continue
                 task = asyncio.ensure_future(one(free.pop()))
                 running.add(task)

@@ -33,7 +33,7 @@ import numpy as np
 from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
-from loadgen.live_users import DEFAULT_MAX_USERS, Recorder, StepPending, UserPhase
+from loadgen.live_users import DEFAULT_MAX_USERS, StepPending, UserPhase
 from loadgen.messages import (
     COMPLETE,
     FAILED,
@@ -155,8 +155,6 @@ class Measurement:
         """The measuring clock, for the phases that run users (loadgen.live_users)."""
         self._times: list[list[float] | None] = []
         """Each phase's send times (None: a phase of users, which has no schedule)."""
-        self.iterations = Recorder()
-        """How the iterations of mix and scenario phases ended."""
         self._pending: set[_Pending | StepPending] = set()
         self._where: dict[str, Any] = {"phase": None, "next": 0, "of": 0}
         self._slot = asyncio.Event()
@@ -315,7 +313,6 @@ class Measurement:
             offset,
             program,
             ActionWire(spec, plan.table_name, self.worker),
-            self.iterations,
             seed=seed,
         )
         self._where = {"phase": phase.name, "next": 0, "of": 0}

@@ -20,9 +20,11 @@ import boto3
 import pytest
 
 from emulator.server import EmulatorServer
+from loadgen.coordinator import aggregate
+from loadgen.iteration_results import at_second, iteration_totals
 from loadgen.live_users import users_at
 from loadgen.measure import Measurement, phase_op_bound
-from loadgen.messages import COMPLETE, RunPlan, WorkerReport
+from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
 from loadgen.playbook import Playbook, parse_playbook
 from loadgen.sigv4 import StaticCredentials
 from loadgen.workload_spec import Users
@@ -66,7 +68,7 @@ class Counting:
         self.counting = True
 
 
-def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Measurement, Counting, Any]:
+def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Counting, Any]:
     emu = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
     counting = Counting(emu)  # before start: the server binds its handler then
     with emu:
@@ -86,7 +88,7 @@ def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Measurement
         report = asyncio.run(measurement.run(time.time() + 0.05))
         counting.counting = False
         items = client.scan(TableName="tbl")["Items"]
-    return report, measurement, counting, items
+    return report, counting, items
 
 
 def reconciles(report: WorkerReport, counting: Counting) -> None:
@@ -94,6 +96,9 @@ def reconciles(report: WorkerReport, counting: Counting) -> None:
         assert c.sent == c.succeeded + c.throttled + c.errors + c.timeouts, t
     total = report.totals()
     assert total.sent == sum(counting.seen.values())
+    # every iteration that started ended (ok, failed, or cut at the phase's end)
+    iterations = iteration_totals(report.iterations)
+    assert iterations.started == iterations.ended and iterations.unaccounted == 0
     assert total.succeeded == sum(n for (_, status), n in counting.seen.items() if status == 200)
     assert sum(p.offered for p in report.phases) == total.sent
 
@@ -121,10 +126,10 @@ def test_closed_loop_users_run_a_scenario_and_every_count_reconciles() -> None:
     playbook = scenario_playbook(
         {"name": "orders", "users": 4, "scenario": "order", "duration_s": 1.0}, LOCKED_ORDER
     )
-    report, measurement, counting, items = run_live(playbook)
+    report, counting, items = run_live(playbook)
     assert report.status == COMPLETE
     reconciles(report, counting)
-    iterations = measurement.iterations.by_second.values()
+    iterations = report.iterations.values()
     ok = sum(t.ok for t in iterations)
     failed = Counter[str]()
     for t in iterations:
@@ -142,7 +147,7 @@ def test_closed_loop_users_run_a_scenario_and_every_count_reconciles() -> None:
     assert len(user_items) == writes >= ok
     steps = Counter[str]()
     for t in iterations:
-        steps.update({name: len(times) for name, times in t.steps.items()})
+        steps.update({name: h.count for name, h in t.steps.items()})
     assert steps["take"] >= steps["write"] >= steps["read"] >= steps["free"] >= ok
     # the lock serialised them: a lock poll that failed is a conditional put refused
     refused = counting.seen[("PutItem", 400)]
@@ -167,9 +172,9 @@ def test_open_arrivals_with_no_free_user_are_dropped_iterations() -> None:
             }
         },
     )
-    report, measurement, counting, _ = run_live(playbook)
+    report, counting, _ = run_live(playbook)
     reconciles(report, counting)
-    tallies = measurement.iterations.by_second.values()
+    tallies = report.iterations.values()
     ok = sum(t.ok for t in tallies)
     dropped = sum(t.dropped for t in tallies)
     cut = sum(t.unfinished for t in tallies)
@@ -192,7 +197,7 @@ def test_a_mix_runs_each_weighted_operation() -> None:
         },
         {},
     )
-    report, _, counting, _ = run_live(playbook)
+    report, counting, _ = run_live(playbook)
     reconciles(report, counting)
     ops = Counter(op for op, _, _ in counting.bodies)
     assert ops["GetItem"] > 0 and ops["UpdateItem"] > 0
@@ -229,3 +234,50 @@ def test_the_op_cap_of_a_phase_of_users_bounds_each_worker_by_its_users() -> Non
     # users 0, 2, 4 on worker 0 and 1, 3 on worker 1
     assert phase_op_bound(phase, 1.0, 0, 2) == 3 * 2000 * 2
     assert phase_op_bound(phase, 1.0, 1, 2) == 2 * 2000 * 2
+
+
+def _scenario_report(worker: int, status: str, started: int, ok: int, lock: int) -> WorkerReport:
+    """A worker's report of the locked-order scenario: `started` iterations, of which `ok`
+    succeeded and `lock` failed on the lock (the rest still running), 3 requests each."""
+    report = WorkerReport(worker, status)
+    report.phases.append(PhaseShare("orders", "put", 0.0, 2.0, offered=started * 3))
+    c = report.second(0)
+    c.sent = c.succeeded = started * 3
+    its = at_second(report.iterations, 0)
+    its.started = started
+    for _ in range(ok):
+        its.record_end(True, None, 0.02, [("take", 0.005), ("write", 0.01)])
+    for _ in range(lock):
+        its.record_end(False, "lock_timeout", 0.3, [("take", 0.3)])
+    # through the results table's JSON, as the coordinator reads it
+    return WorkerReport.from_json(json.loads(report.dumps()))
+
+
+def test_iterations_merge_across_workers_and_a_dead_workers_running_ones_are_unaccounted() -> None:
+    playbook = scenario_playbook(
+        {"name": "orders", "users": 4, "scenario": "order", "duration_s": 2.0}, LOCKED_ORDER
+    )
+    plan = RunPlan("r", playbook, "v", "tbl", workers=2)
+    final0 = _scenario_report(0, COMPLETE, 10, 8, 2)
+    last1 = _scenario_report(1, "running", 7, 4, 1)  # its last progress: 2 still running
+    run = aggregate(plan, 0.0, [0, 1], {0: final0}, {1: last1})
+    assert run.partial
+    assert any("2 started iterations unaccounted" in n for n in run.notes)
+    out = run.to_json()
+    its = out["iterations"]
+    assert (its["started"], its["ok"], its["failed"], its["unaccounted"]) == (17, 12, 3, 2)
+    assert its["failed_by_reason"] == {"lock_timeout": 3}
+    assert its["step_ms"]["take"]["count"] == 15 and its["step_ms"]["write"]["count"] == 12
+    assert its["iteration_ms"]["p99"] == pytest.approx(300, rel=0.1)
+    assert out["phases"][0]["iterations"]["ok"] == 12
+    assert any("unaccounted: 2 started iterations" in p for p in run.reconciliation_problems())
+    # all workers complete: nothing unaccounted, nothing to say
+    done = aggregate(plan, 0.0, [0, 1], {0: final0, 1: _scenario_report(1, COMPLETE, 5, 5, 0)}, {})
+    assert done.reconciled and not done.partial
+
+
+def test_a_run_of_one_operation_keeps_its_result_form() -> None:
+    report = WorkerReport(0)
+    assert "iterations" not in report.to_json()
+    plan = RunPlan("r", tiny_playbook(), "v", "tbl")
+    assert "iterations" not in aggregate(plan, 0.0, [0], {0: report}, {}).to_json()
