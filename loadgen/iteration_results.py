@@ -41,6 +41,27 @@ class IterationCounts:
     """Whole iterations, from start to end (think steps included)."""
     steps: dict[str, LatencyHistogram] = field(default_factory=dict)
     """Each step, by name (requests, the application's backoff and polls)."""
+    operations: int = 0
+    """Operations the application completed (each after its SDK's retries)."""
+    operation_attempts: int = 0
+    """The attempts those took: every one DynamoDB saw, so with the attempt counts
+    (Counts.sent) they reconcile: sent = operation_attempts."""
+    retried_ok: int = 0
+    """Operations that succeeded after at least one retry."""
+    operations_failed: Counter[str] = field(default_factory=Counter)
+    """Operations that did not succeed, by the status the application saw (throttled:
+    retries exhausted or none allowed; condition_failed, transaction_cancelled,
+    unprocessed, error)."""
+
+    def record_operation(self, status: str, attempts: int) -> None:
+        """Count one operation as the application saw it, after `attempts`."""
+        self.operations += 1
+        self.operation_attempts += attempts
+        if status == "ok":
+            if attempts > 1:
+                self.retried_ok += 1
+        else:
+            self.operations_failed[status] += 1
 
     @property
     def ended(self) -> int:
@@ -68,6 +89,10 @@ class IterationCounts:
         self.unfinished += other.unfinished
         self.dropped += other.dropped
         self.unaccounted += other.unaccounted
+        self.operations += other.operations
+        self.operation_attempts += other.operation_attempts
+        self.retried_ok += other.retried_ok
+        self.operations_failed.update(other.operations_failed)
         self.latency.merge(other.latency)
         for name, histogram in other.steps.items():
             mine = self.steps.get(name)
@@ -86,6 +111,10 @@ class IterationCounts:
             "unaccounted": self.unaccounted,
             "latency": self.latency.to_json(),
             "steps": {n: h.to_json() for n, h in sorted(self.steps.items())},
+            "operations": self.operations,
+            "operation_attempts": self.operation_attempts,
+            "retried_ok": self.retried_ok,
+            "operations_failed": dict(sorted(self.operations_failed.items())),
         }
 
     @classmethod
@@ -101,6 +130,12 @@ class IterationCounts:
             steps={
                 str(n): LatencyHistogram.from_json(h) for n, h in (data.get("steps") or {}).items()
             },
+            operations=int(data.get("operations", 0)),
+            operation_attempts=int(data.get("operation_attempts", 0)),
+            retried_ok=int(data.get("retried_ok", 0)),
+            operations_failed=Counter(
+                {str(k): int(v) for k, v in (data.get("operations_failed") or {}).items()}
+            ),
         )
 
     def summary(self, duration_s: float) -> dict[str, Any]:
@@ -126,6 +161,15 @@ class IterationCounts:
             "step_ms": {
                 n: {"p50": ms(h, 50), "p99": ms(h, 99), "count": h.count}
                 for n, h in sorted(self.steps.items())
+            },
+            "operations": {
+                "completed": self.operations,
+                "attempts": self.operation_attempts,
+                "retried_ok": self.retried_ok,
+                "failed_by_status": dict(sorted(self.operations_failed.items())),
+                "error_rate": round(sum(self.operations_failed.values()) / self.operations, 6)
+                if self.operations
+                else 0.0,
             },
         }
 
@@ -200,4 +244,8 @@ def scale_iterations(counts: IterationCounts, factor: float) -> IterationCounts:
         unaccounted=r(counts.unaccounted),
         latency=counts.latency,
         steps=dict(counts.steps),
+        operations=r(counts.operations),
+        operation_attempts=r(counts.operation_attempts),
+        retried_ok=r(counts.retried_ok),
+        operations_failed=Counter({k: r(v) for k, v in counts.operations_failed.items()}),
     )

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import math
 import random
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loadgen.action_wire import ActionWire
@@ -52,6 +52,7 @@ from loadgen.scenario import (
     ThinkAction,
     UserState,
 )
+from loadgen.sdk_retry import AttemptKind, RetrySettings, SdkClient, retry_kind
 from loadgen.workload_spec import ThinkRange, Users
 
 if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports this module)
@@ -75,21 +76,45 @@ OPERATIONS = {
 """The interpreter's operation names as DynamoDB's."""
 
 
-class RetryPolicy:
-    """The application's retry decision after each attempt. This default is `retry:
-    none` (one attempt, every playbook before issue 26); the SDK modes come from the
-    shared retry module."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One attempt's answer as its user sees it."""
 
-    def delay_s(self, attempt: int, reply: OpReply, error: str | None) -> float | None:
-        """Seconds to wait before attempt `attempt + 1`, or None to stop."""
-        return None
+    reply: OpReply
+    error: str | None
+    """The client's own failure (Timeout, a connection error), None when DynamoDB answered."""
+    http_status: int | None
+
+    def retry_kind(self, mode: str) -> AttemptKind:
+        """What the SDK's retry policy makes of it (loadgen.sdk_retry)."""
+        if self.error == TIMEOUT:
+            return AttemptKind.TIMEOUT
+        if self.error is not None:
+            return AttemptKind.TRANSIENT  # no answer: the connection failed
+        name = self.reply.attempt.name if self.reply.attempt.kind != "ok" else None
+        return retry_kind(mode, name or None, self.http_status)
+
+
+def sdk_settings(phase: Phase) -> RetrySettings:
+    """The phase's `retry:` as the retry model's settings."""
+    return RetrySettings(phase.retry.mode, phase.retry.max_attempts)
 
 
 class StepPending:
     """A scenario request in flight: counted by the worker as every request is, and
     settling the future its user awaits with the reply in both views."""
 
-    __slots__ = ("counts", "future", "is_write", "operation", "phase", "reply", "run_t", "sent_at")
+    __slots__ = (
+        "counts",
+        "future",
+        "http_status",
+        "is_write",
+        "operation",
+        "phase",
+        "reply",
+        "run_t",
+        "sent_at",
+    )
 
     def __init__(
         self,
@@ -98,15 +123,17 @@ class StepPending:
         phase: PhaseShare,
         run_t: float,
         operation: str,
-        future: asyncio.Future[tuple[OpReply, str | None]],
+        future: asyncio.Future[Answer],
     ) -> None:
         self.sent_at, self.counts, self.phase, self.run_t = sent_at, counts, phase, run_t
         self.operation = operation
         self.is_write = operation not in READS
         self.future = future
         self.reply: OpReply | None = None
+        self.http_status: int | None = None
 
     def read(self, status: int, body: bytes) -> Attempt:
+        self.http_status = status
         self.reply = read_reply(self.operation, status, body)
         return self.reply.attempt
 
@@ -115,7 +142,7 @@ class StepPending:
         if reply is None:  # the client's own failure: no reply to read
             reply = OpReply(ERROR, Attempt("error", error or "NoReply"))
         if not self.future.done():  # its user may have been cancelled (a stop)
-            self.future.set_result((reply, error))
+            self.future.set_result(Answer(reply, error, self.http_status))
 
 
 def users_at(users: int | Users, t: float, duration_s: float) -> float:
@@ -140,7 +167,6 @@ class UserPhase:
         offset: float,
         program: Program,
         wire: ActionWire,
-        retry: Callable[[], RetryPolicy] = RetryPolicy,
         seed: int = 0,
     ) -> None:
         self.m = measurement
@@ -150,13 +176,14 @@ class UserPhase:
         self.program = program
         self.wire = wire
         self.iterations = measurement.report.iterations
-        self.new_retry = retry
+        self.retry = sdk_settings(phase)
         self.seed = seed
         self.start = measurement.t0 + offset
         self.end = self.start + phase.duration_s
         self.last_second = max(int(offset), int(offset + phase.duration_s) - 1)
         self.closing = asyncio.Event()
         self.status = COMPLETE
+        self.clients: dict[int, SdkClient] = {}
 
     # --- clocks ---------------------------------------------------------------------
     def run_t(self) -> float:
@@ -175,9 +202,7 @@ class UserPhase:
             await asyncio.wait_for(self.closing.wait(), timeout=seconds)
 
     # --- one request ----------------------------------------------------------------
-    async def _attempt(
-        self, operation: str, target: str, body: bytes
-    ) -> tuple[OpReply, str | None] | None:
+    async def _attempt(self, operation: str, target: str, body: bytes) -> Answer | None:
         m = self.m
         while m.pool.available <= 0:
             m.slot.clear()
@@ -188,38 +213,41 @@ class UserPhase:
             return None
         run_t = self.run_t()
         counts = m.report.second(min(int(run_t), self.last_second))
-        future: asyncio.Future[tuple[OpReply, str | None]] = (
-            asyncio.get_running_loop().create_future()
-        )
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         ctx = StepPending(m.now(), counts, self.share, run_t, operation, future)
         m.send(ctx, target, body)
         self.share.offered += 1  # a phase of users offered what it sent
         return await future
 
-    async def perform(self, action: OpAction, retry: RetryPolicy) -> Outcome | None:
-        """One OpAction through the application's retries; None when the worker stopped."""
+    async def perform(self, action: OpAction, client: SdkClient) -> Outcome | None:
+        """One OpAction through the application's SDK retries (the shared retry model,
+        in real time: it says how long to wait, this waits it); None when the worker
+        stopped. Every attempt is counted; the program sees the last answer."""
         request = self.wire.request(action)
         operation = OPERATIONS[action.operation]
         began = self.m.now()
-        attempts, consumed = 0, 0.0
+        consumed = 0.0
         body = request.encode()
+        attempts = client.call()
         while True:
-            got = await self._attempt(operation, request.target, body)
-            if got is None:
+            wait = attempts.before_send(self.run_t())  # adaptive mode's rate limiter
+            if wait > 0:
+                await self._sleep(wait)
+            answer = await self._attempt(operation, request.target, body)
+            if answer is None:
                 return None
-            reply, error = got
-            attempts += 1
-            consumed += reply.attempt.consumed
-            delay = retry.delay_s(attempts, reply, error)
-            if delay is None or self.closing.is_set():
+            consumed += answer.reply.attempt.consumed
+            decision = attempts.after(answer.retry_kind(self.retry.mode), self.run_t())
+            if not decision.retry or self.closing.is_set():
                 break
-            await self._sleep(delay)
-        if error is not None and reply.status == ERROR:
-            reply = OpReply(ERROR, Attempt("error", TIMEOUT if error == TIMEOUT else error))
-        return self.wire.outcome(action, reply, attempts, self.m.now() - began, consumed)
+            await self._sleep(decision.delay_s)
+        reply = answer.reply
+        self._second().record_operation(reply.status, attempts.attempts)
+        latency = self.m.now() - began
+        return self.wire.outcome(action, reply, attempts.attempts, latency, consumed)
 
     # --- one iteration --------------------------------------------------------------
-    async def iterate(self, user: UserState, retry: RetryPolicy) -> None:
+    async def iterate(self, user: UserState, client: SdkClient) -> None:
         iteration = self.program.iteration(user)
         self._second().started += 1
         try:
@@ -233,7 +261,7 @@ class UserPhase:
                     await self._sleep(action.seconds)
                     action = iteration.send(None)
                     continue
-                outcome = await self.perform(action, retry)
+                outcome = await self.perform(action, client)
                 if outcome is None:
                     iteration.close()
                     self._second().unfinished += 1
@@ -243,6 +271,16 @@ class UserPhase:
             end: IterationEnd = done.value
             steps = ((s.step, s.seconds) for s in end.steps)
             self._second().record_end(end.ok, end.reason, end.seconds, steps)
+
+    def _client(self, user: UserState) -> SdkClient:
+        """The user's SDK client: its own retry quota and adaptive rate (an application
+        instance per user, as the simulation models it)."""
+        client = self.clients.get(user.user)
+        if client is None:
+            client = self.clients[user.user] = SdkClient(
+                self.retry, random.Random(user.user * 7 + self.seed).random, self.run_t()
+            )
+        return client
 
     def _user(self, number: int) -> UserState:
         rng = random.Random(self.seed * 1_000_003 + number)
@@ -285,7 +323,7 @@ class UserPhase:
 
     async def _closed_user(self, number: int) -> None:
         user = self._user(number)
-        retry = self.new_retry()
+        client = self._client(user)
         pacing = self.phase.pacing_s
         while not self.closing.is_set():
             if not self._active(number):
@@ -293,7 +331,7 @@ class UserPhase:
                 await self._sleep(0.05)
                 continue
             began = self.m.now()
-            await self.iterate(user, retry)
+            await self.iterate(user, client)
             if pacing is not None:
                 await self._sleep(began + pacing - self.m.now())
             elif self.phase.think_s is not None:
@@ -310,11 +348,10 @@ class UserPhase:
         ]
         free.reverse()
         running: set[asyncio.Future[None]] = set()
-        retry = self.new_retry()  # one SDK client per worker process: its quota is shared
 
         async def one(user: UserState) -> None:
             try:
-                await self.iterate(user, retry)
+                await self.iterate(user, self._client(user))
             finally:
                 free.append(user)
 

@@ -34,8 +34,9 @@ from .conftest import tiny_playbook
 CREDS = StaticCredentials("a", "b")
 
 
-def scenario_playbook(phase: dict[str, Any], scenarios: dict[str, Any]) -> Playbook:
+def scenario_playbook(phase: dict[str, Any], scenarios: dict[str, Any], **table: Any) -> Playbook:
     base = tiny_playbook().model_dump(mode="json")
+    base["tables"][0].update(table)
     base["load"]["phases"] = [phase]
     base["load"]["scenarios"] = scenarios
     return parse_playbook(base)
@@ -99,6 +100,8 @@ def reconciles(report: WorkerReport, counting: Counting) -> None:
     # every iteration that started ended (ok, failed, or cut at the phase's end)
     iterations = iteration_totals(report.iterations)
     assert iterations.started == iterations.ended and iterations.unaccounted == 0
+    # and every attempt belongs to an operation the application completed
+    assert iterations.operation_attempts == total.sent
     assert total.succeeded == sum(n for (_, status), n in counting.seen.items() if status == 200)
     assert sum(p.offered for p in report.phases) == total.sent
 
@@ -152,6 +155,34 @@ def test_closed_loop_users_run_a_scenario_and_every_count_reconciles() -> None:
     # the lock serialised them: a lock poll that failed is a conditional put refused
     refused = counting.seen[("PutItem", 400)]
     assert report.totals().errors_by_type.get("ConditionalCheckFailedException", 0) == refused
+
+
+def test_the_sdks_standard_retries_are_attempts_dynamodb_saw_and_one_operation_to_the_app() -> None:
+    playbook = scenario_playbook(
+        {
+            "name": "writes",
+            "users": 4,
+            "scenario": "save",
+            "retry": "standard",
+            "duration_s": 1.5,
+        },
+        {"save": {"steps": [{"name": "save", "op": "put", "key": {"pk": "U{user}"}}]}},
+        billing_mode="PROVISIONED",
+        read_capacity=1,
+        write_capacity=1,
+    )
+    report, counting, _ = run_live(playbook)
+    reconciles(report, counting)
+    total = report.totals()
+    iterations = iteration_totals(report.iterations)
+    assert total.throttled > 0  # 1 WCU: the burst pool runs out within the phase
+    assert total.by_exception == {"ProvisionedThroughputExceededException": total.throttled}
+    # the SDK retried: more attempts than operations, and no operation took more than 3
+    assert iterations.operation_attempts > iterations.operations
+    assert iterations.operation_attempts <= 3 * iterations.operations
+    # a throttle the SDK gave up on fails the iteration as retries exhausted
+    assert set(iterations.failed) <= {"retries_exhausted"}
+    assert iterations.failed["retries_exhausted"] == iterations.operations_failed["throttled"]
 
 
 def test_open_arrivals_with_no_free_user_are_dropped_iterations() -> None:
