@@ -39,3 +39,19 @@ def test_seeding_reports_a_bar_and_the_time_left_and_the_plan_its_expected_time(
     assert lines[0].startswith("seeding t: 2,000 items at 5,000 items/s, about 0 s")
     assert lines[-1].startswith("seeding t [##########] 2,000 of 2,000 items (100 %)")
     assert len(lines) == 11  # the plan line, then every 10 %
+
+
+def test_the_commands_print_the_seeding_bar_as_it_is() -> None:
+    """A step's line goes through rich: the bar's brackets are text, not markup (rich
+    dropped `[#####.....]` as an unknown tag)."""
+    import argparse
+
+    from rich.console import Console
+
+    from console.commands.workflow import hooks_for
+
+    console = Console(record=True, width=120)
+    hooks_for(console, argparse.Namespace()).say(
+        "seeding t [#####.....] 1,500 of 3,000 items (50 %), ~1 s left"
+    )
+    assert "seeding t [#####.....] 1,500 of 3,000 items" in console.export_text()
