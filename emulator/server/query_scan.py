@@ -34,9 +34,7 @@ from emulator.server.request_validators import (
 )
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, check_item
-
-PAGE_BYTES: Final = 1024 * 1024
-"""[AWS] a Query or Scan page stops at 1 MB of items read."""
+from emulator.units import PAGE_BYTES
 
 
 @dataclass
