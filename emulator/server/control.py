@@ -71,9 +71,7 @@ def _check_something_to_update(req: dict[str, Any]) -> None:
         )
     named: set[Any] = set()
     for update in member(req, "GlobalSecondaryIndexUpdates", list, default=[]):
-        bodies = [
-            update.get(k) for k in ("Update", "Create", "Delete") if isinstance(update, dict)
-        ]
+        bodies = [update.get(k) for k in ("Update", "Create", "Delete") if isinstance(update, dict)]
         given = [b for b in bodies if b is not None]
         if not given:
             raise validation(
