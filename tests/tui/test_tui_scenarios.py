@@ -4,12 +4,18 @@ line of iterations per second and failures by reason."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from console.render.phase_words import phase_lines
+from console.tui.app import HotbenchApp
 from console.tui.widgets.iteration_rate import iteration_text
-from console.workflow import IndexSample
+from console.workflow import IndexSample, WatchFrame
 from loadgen.playbook import Playbook, parse_playbook
 from tests.loadgen.conftest import tiny_playbook
+from tests.tui.fixed import at, fill, fixed_app
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -101,3 +107,31 @@ def test_no_iterations_no_line_and_a_finished_run_shows_its_result() -> None:
     text = iteration_text([], final)
     assert text is not None
     assert text.plain == "iterations 16.9/s result  ok 2,028  failed 3: retries_exhausted 3"
+
+
+def test_the_run_screen_of_a_scenario_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    """The fixed run, its running table's seconds carrying iterations as a scenario's
+    workers report them: the iteration line sits between the chart and the stats."""
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        app = pilot.app
+        assert isinstance(app, HotbenchApp)
+        fill(app)
+        for n, t in enumerate(range(170, 185)):
+            failed = {"lock_timeout": 3.0, "retries_exhausted": 1.0} if n > 9 else {}
+            sample = IndexSample(
+                source="workers",
+                table="od",
+                start=at(t + 0.5),
+                accepted=40.0,
+                iterations_ok=12.0 - n * 0.5,
+                iterations_failed_by_reason=failed,
+            )
+            app.session.add_frame(WatchFrame(at=at(t + 1.5), run_label="od#1", samples=[sample]))
+        await pilot.press("3")
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            app.redraw()
+            await pilot.pause()
+
+    assert snap_compare(fixed_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
