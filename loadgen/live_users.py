@@ -42,7 +42,7 @@ from loadgen.iteration_results import IterationCounts, at_second
 from loadgen.messages import COMPLETE, OP_CAP, PhaseShare
 from loadgen.op_replies import ERROR, READS, OpReply, read_reply
 from loadgen.playbook import Phase
-from loadgen.requests import Outcome as Attempt
+from loadgen.requests import AttemptOutcome as Attempt
 from loadgen.results import Counts
 from loadgen.scenario import (
     IterationEnd,

@@ -45,7 +45,7 @@ from loadgen.messages import (
     WorkerReport,
 )
 from loadgen.playbook import Phase
-from loadgen.requests import Outcome, RequestFactory, classify, tally
+from loadgen.requests import AttemptOutcome, RequestFactory, classify, tally
 from loadgen.results import Counts
 from loadgen.scenario import Program
 from loadgen.sigv4 import CredentialSource, Signer
@@ -126,7 +126,7 @@ class _Pending:
         self.run_t = run_t
         self.is_write = is_write
 
-    def read(self, status: int, body: bytes) -> Outcome:
+    def read(self, status: int, body: bytes) -> AttemptOutcome:
         """The counted outcome of the reply."""
         return classify(status, body)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.itemsize import item_size
-from loadgen.requests import Outcome, classify_parsed, parse_reply
+from loadgen.requests import AttemptOutcome, classify_parsed, parse_reply
 
 OK = "ok"
 THROTTLED = "throttled"
@@ -44,7 +44,7 @@ class OpReply:
     status: str
     """The application's view: ok, throttled, condition_failed, transaction_cancelled,
     unprocessed or error."""
-    attempt: Outcome
+    attempt: AttemptOutcome
     """The attempt as counted (kind ok / throttled / error)."""
     reasons: tuple[str, ...] = ()
     """A cancelled transaction's CancellationReasons codes, in action order."""
@@ -96,7 +96,7 @@ def read_reply(operation: str, status: int, body: bytes) -> OpReply:
     )
 
 
-def _cancelled(outcome: Outcome, data: dict[str, Any]) -> OpReply:
+def _cancelled(outcome: AttemptOutcome, data: dict[str, Any]) -> OpReply:
     raw = data.get("CancellationReasons") or []
     codes = tuple(
         str(r.get("Code", "None")) if isinstance(r, dict) else "None"
@@ -106,7 +106,7 @@ def _cancelled(outcome: Outcome, data: dict[str, Any]) -> OpReply:
     if throttle is not None:
         # DynamoDB refused an action for capacity: counted with the throttles it saw,
         # by the exception the client got and the action's code as the reason.
-        outcome = Outcome(THROTTLED, CANCELLED_EXCEPTION, throttle)
+        outcome = AttemptOutcome(THROTTLED, CANCELLED_EXCEPTION, throttle)
     return OpReply(TRANSACTION_CANCELLED, outcome, reasons=codes)
 
 
