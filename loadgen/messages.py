@@ -62,7 +62,9 @@ class RunPlan:
     def to_json(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
-            "playbook": self.playbook.model_dump(mode="json"),
+            # only what the playbook set: a default written out (a phase's `operation`
+            # beside its `scenario`) would read back as set, and two load models refuse
+            "playbook": self.playbook.model_dump(mode="json", exclude_unset=True),
             "table": self.table,
             "table_name": self.table_name,
             "repeat": self.repeat,

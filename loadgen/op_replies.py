@@ -29,6 +29,10 @@ ERROR = "error"
 
 CONDITION_EXCEPTION = "ConditionalCheckFailedException"
 CANCELLED_EXCEPTION = "TransactionCanceledException"
+APPLICATION_ANSWERS = frozenset({CONDITION_EXCEPTION, CANCELLED_EXCEPTION})
+"""Error answers an application's logic expects and acts on (a lock already held, a
+stale version, a transaction that lost): counted with the errors, as DynamoDB answers
+them with HTTP 400, but not a fault of the run (`hotbench run`'s exit code)."""
 THROTTLE_CODES = frozenset(
     {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 )

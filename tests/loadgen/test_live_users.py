@@ -312,3 +312,13 @@ def test_a_run_of_one_operation_keeps_its_result_form() -> None:
     assert "iterations" not in report.to_json()
     plan = RunPlan("r", tiny_playbook(), "v", "tbl")
     assert "iterations" not in aggregate(plan, 0.0, [0], {0: report}, {}).to_json()
+
+
+def test_a_scenario_playbook_travels_in_the_run_plan_as_it_was_written() -> None:
+    playbook = scenario_playbook(
+        {"name": "orders", "users": 4, "scenario": "order", "retry": "standard", "duration_s": 2},
+        LOCKED_ORDER,
+    )
+    plan = RunPlan("r", playbook, "v", "tbl")
+    again = RunPlan.from_json(json.loads(json.dumps(plan.to_json())))
+    assert again.playbook == playbook
