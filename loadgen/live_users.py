@@ -187,7 +187,7 @@ class UserPhase:
 
     # --- clocks ---------------------------------------------------------------------
     def run_t(self) -> float:
-        """Seconds since the run's T0: the user's clock (`{now}`, captures, locks)."""
+        """Seconds since the run's T0 (which second an attempt is counted in)."""
         return self.m.now() - self.m.t0
 
     def _second(self) -> IterationCounts:
@@ -282,9 +282,16 @@ class UserPhase:
             )
         return client
 
+    def user_clock(self) -> float:
+        """A user's clock: wall-clock seconds (epoch), read as run time since T0 plus
+        T0, so every worker's users agree. Epoch, not run time: a lock's expiry or a
+        watermark written in one repeat must not look like the future in the next,
+        whose run time starts at 0 again on the same table."""
+        return self.m.t0_wall + self.run_t()
+
     def _user(self, number: int) -> UserState:
         rng = random.Random(self.seed * 1_000_003 + number)
-        return UserState(number, self.run_t, rng)
+        return UserState(number, self.user_clock, rng)
 
     # --- the two load models --------------------------------------------------------
     async def run(self) -> str:

@@ -224,6 +224,7 @@ class Measurement:
         )
         self.pool.on_slot_free = self._slot.set
         self.t0 = clock() + (t0_wall - time.time())
+        self.t0_wall = t0_wall
         deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
         sender = asyncio.create_task(self._send_all())
         progress = asyncio.create_task(self._progress_loop())
