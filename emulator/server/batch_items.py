@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from emulator.server import lsi
 from emulator.server.admission import Charge, location
 from emulator.server.charging import charge_read, charge_write, consumed_capacity, throttle_error
 from emulator.server.emulator_state import EmulatorState
@@ -105,6 +106,7 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             if new is not None and memory.bounds(table.store.count) and not table.store.holds(key)
         )
     )
+    _check_collections(plan)
     for table, write, key, new, new_size in plan:
         store = table.store
         state.transactions.check_plain_write(table, key, now)
@@ -131,6 +133,21 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
         ]
     return out
+
+
+def _check_collections(plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]]) -> None:
+    """[AWS] a batch whose puts grow an LSI item collection past 10 GB is refused whole
+    (ItemCollectionSizeLimitExceededException, one of BatchWriteItem's errors), before
+    any of it is written; earlier writes of the batch to a collection count."""
+    growth: dict[tuple[str, Any], int] = {}
+    for table, _write, key, new, new_size in plan:
+        if not table.lsis:
+            continue
+        old, old_size = table.store.get_for_write(key)
+        where = (table.name, sort_value(key[table.schema.pk.name]))
+        pending = growth.get(where, 0)
+        after = lsi.check_collection(table, key, old, old_size, new, new_size, pending)
+        growth[where] = after - lsi.collection_bytes(table, key)
 
 
 def add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:

@@ -140,6 +140,8 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         lsis=lsis,
         tags=tags,
     )
+    if lsis:
+        store.weigh = lsi.weigher(lsis)
     if on_demand:
         # [AWS] an on-demand table's BillingModeSummary carries
         # LastUpdateToPayPerRequestDateTime from its creation on (it equals
