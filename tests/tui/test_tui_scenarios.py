@@ -135,3 +135,11 @@ def test_the_run_screen_of_a_scenario_at_80x24(snap_compare: Any, tmp_path: Path
             await pilot.pause()
 
     assert snap_compare(fixed_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_watch_lines_carry_a_scenarios_iterations_and_only_then() -> None:
+    from console.render.workflow_output import _sample_line
+
+    assert "iterations" not in _sample_line(_sample(0, None))
+    line = _sample_line(_sample(0, 7.0, {"lock_timeout": 2.0}))
+    assert line.endswith("iterations 7 failed: lock_timeout 2")
