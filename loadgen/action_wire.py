@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from loadgen.keys import Value
 from loadgen.op_bodies import (
@@ -40,7 +40,7 @@ from loadgen.op_bodies import (
 from loadgen.op_replies import OpReply
 from loadgen.playbook import TableSpec
 from loadgen.requests import wire_value
-from loadgen.scenario import Condition, Member, OpAction, Outcome
+from loadgen.scenario import ActionOutcome, Condition, Member, OpAction, Status
 
 VERSION = "version"
 """The attribute a versioned write checks and advances."""
@@ -214,13 +214,13 @@ class ActionWire:
         latency_s: float,
         consumed: float,
         version: int | None = None,
-    ) -> Outcome:
+    ) -> ActionOutcome:
         """The interpreter's view of the final reply, after `attempts`."""
         reasons = reply.reasons or (
             (reply.attempt.name,) if reply.status in ("error", "throttled") else ()
         )
-        return Outcome(
-            reply.status,  # type: ignore[arg-type]  # op_replies' statuses are the protocol's
+        return ActionOutcome(
+            cast(Status, reply.status),  # op_replies' statuses are the protocol's
             latency_s=latency_s,
             attempts=attempts,
             items=reply.items,

@@ -45,9 +45,9 @@ from loadgen.playbook import Phase
 from loadgen.requests import AttemptOutcome as Attempt
 from loadgen.results import Counts
 from loadgen.scenario import (
+    ActionOutcome,
     IterationEnd,
     OpAction,
-    Outcome,
     Program,
     ThinkAction,
     UserState,
@@ -219,7 +219,7 @@ class UserPhase:
         self.share.offered += 1  # a phase of users offered what it sent
         return await future
 
-    async def perform(self, action: OpAction, client: SdkClient) -> Outcome | None:
+    async def perform(self, action: OpAction, client: SdkClient) -> ActionOutcome | None:
         """One OpAction through the application's SDK retries (the shared retry model,
         in real time: it says how long to wait, this waits it); None when the worker
         stopped. Every attempt is counted; the program sees the last answer."""
