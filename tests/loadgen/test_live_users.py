@@ -161,7 +161,9 @@ def test_the_sdks_standard_retries_are_attempts_dynamodb_saw_and_one_operation_t
     playbook = scenario_playbook(
         {
             "name": "writes",
-            "users": 4,
+            # enough users to spend the 300 units of burst within the phase also when a
+            # loaded machine makes each round trip 20 ms
+            "users": 12,
             "scenario": "save",
             "retry": "standard",
             "duration_s": 1.5,
