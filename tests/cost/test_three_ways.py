@@ -88,13 +88,10 @@ def test_plan_check_and_tally_agree_within_the_setup_time(
     plan = make_plan(path, Settings(target="local"), UpOptions(workers=WORKERS), prices=US_EAST_1)
     plan_stood = sum(s.seconds for s in plan.setup)
     plan_task_s = WORKERS * (180.0 + 4.0)
-    # the watch's GetMetricData is made only by a watched run on AWS, and the worker
-    # image (its build and storage) is built only for one: neither a check nor a local
-    # run has them
+    # the watch's GetMetricData is made only by a watched run on AWS: neither a check
+    # nor a local run has it
     plan_total = plan.estimated_cost_usd - sum(
-        x.usd
-        for x in plan.lines
-        if x.what == "CloudWatch GetMetricData" or x.what.startswith("image ")
+        x.usd for x in plan.lines if x.what == "CloudWatch GetMetricData"
     )
     up_per_h = plan.per_hour_while_up
     task_per_h = plan.per_hour_while_running / WORKERS
