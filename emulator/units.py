@@ -261,6 +261,26 @@ def transactional_read_units(item_bytes: int, params: CapacityParams) -> float:
     return TRANSACTION_OPERATIONS * read_units(item_bytes, True, params)
 
 
+def scan_read_cost(read: CollectionRead, partitions: int, params: CapacityParams) -> PagedReadCost:
+    """A whole Scan (or one segment of it) of `read.items` items spread over
+    `partitions` partitions: the pages of `collection_read_cost`, each at least a read's
+    minimum in every partition it walked (`page_read_units`). One page walks them all;
+    several share them evenly, ceil(partitions / pages) each [?: the endpoint counts the
+    partitions of each page's hash range; evenly is exact when the items are]."""
+    cost = collection_read_cost(read, params)
+    if partitions <= 1:
+        return cost
+    floor = math.ceil(partitions / cost.pages) * read_units(0, read.consistent, params)
+    if read.items == 0:
+        return PagedReadCost(1, floor)
+    per_page = items_per_page(read)
+    full, rest = divmod(read.items, per_page)
+    units = full * max(_mean_page_units(read, per_page, params), floor)
+    if rest:
+        units += max(_mean_page_units(read, rest, params), floor)
+    return PagedReadCost(cost.pages, units)
+
+
 def batch_write_units(writes: Iterable[TableWrite], params: CapacityParams) -> int:
     """BatchWriteItem: each put or delete rounded up to 1 KB SEPARATELY, then added (25
     items of 100 bytes cost 25 WCU, not 3) [AWS reference.md#what-each-operation-costs].

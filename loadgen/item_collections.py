@@ -43,21 +43,71 @@ class CollectionStats:
     bytes: int
 
 
-@dataclass(slots=True)
-class _Interval:
-    """Entries of a time-ordered collection written from `start` on (until the next
-    interval's start)."""
+class _Timeline:
+    """A time-ordered collection's entries per interval of its last write: parallel lists
+    (interval starts, entries, bytes), so finding a watermark's interval is one bisect."""
 
-    start: float
-    items: int = 0
-    bytes: int = 0
+    __slots__ = ("bytes", "items", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[float] = []
+        self.items: list[int] = []
+        self.bytes: list[int] = []
+
+    def put(self, items: int, size: int, now: float, resolution_s: float, most: int) -> None:
+        starts = self.starts
+        if not starts or now >= starts[-1] + resolution_s:
+            # Intervals start on the grid of resolution_s, so a watermark's interval is
+            # the same whatever order writes arrive within it.
+            starts.append(now - now % resolution_s)
+            self.items.append(0)
+            self.bytes.append(0)
+            if len(starts) > most:
+                self._merge_oldest()  # new lists: `starts` is stale past here
+            i = len(self.starts) - 1
+        else:
+            # Normally the newest; a caller replaying an older stamp gets its interval.
+            i = len(starts) - 1 if now >= starts[-1] else self._at(now)
+        self.items[i] += items
+        self.bytes[i] += size
+
+    def take(self, size: int, stamp: float | None) -> None:
+        if not self.starts:
+            return
+        if stamp is None:
+            # [?] which entry an unstamped removal takes is unknown: the oldest one
+            # (in an updatedAt-keyed collection, entries are rewritten oldest first).
+            i = next((j for j, n in enumerate(self.items) if n > 0), 0)
+        else:
+            i = self._at(stamp)
+        self.items[i] = max(0, self.items[i] - 1)
+        self.bytes[i] = max(0, self.bytes[i] - size)
+
+    def since(self, t: float) -> tuple[int, int]:
+        """Entries and bytes of the interval `t` falls in and every later one."""
+        first = self._at(t)
+        return sum(self.items[first:]), sum(self.bytes[first:])
+
+    def _at(self, t: float) -> int:
+        return max(0, bisect.bisect_right(self.starts, t) - 1)
+
+    def _merge_oldest(self) -> None:
+        """Halve the older half of the intervals by merging neighbours in pairs: the
+        newest intervals (the watermarks an iteration reads since) keep their grain, old
+        ones get coarser, and the count stays under the bound whatever the run's length."""
+        older = len(self.starts) // 2
+        older -= older % 2
+        s, n, b = self.starts, self.items, self.bytes
+        self.starts = s[0:older:2] + s[older:]
+        self.items = [x + y for x, y in zip(n[0:older:2], n[1:older:2], strict=True)] + n[older:]
+        self.bytes = [x + y for x, y in zip(b[0:older:2], b[1:older:2], strict=True)] + b[older:]
 
 
 @dataclass(slots=True)
 class _CollectionCounts:
     items: int = 0
     bytes: int = 0
-    intervals: list[_Interval] | None = None
+    timeline: _Timeline | None = None
     """Only for a collection whose sort key is the write's time."""
 
 
@@ -126,11 +176,12 @@ class ItemCollections:
         coll = self._collection(state, entry.pk)
         coll.items = max(0, coll.items + (1 if added else -1 if removed else 0))
         coll.bytes = max(0, coll.bytes + entry.new_bytes - entry.old_bytes)
-        if coll.intervals is not None:
+        timeline = coll.timeline
+        if timeline is not None:
             if entry.old_bytes:
-                self._take(coll.intervals, entry.old_bytes, entry.old_stamp)
+                timeline.take(entry.old_bytes, entry.old_stamp)
             if entry.new_bytes:
-                self._put(coll.intervals, 1, entry.new_bytes, entry.now)
+                timeline.put(1, entry.new_bytes, entry.now, self.resolution_s, self.max_buckets)
         if coll.items == 0 and coll.bytes == 0:
             del state.collections[entry.pk]  # an emptied collection keeps no memory
 
@@ -150,14 +201,14 @@ class ItemCollections:
         coll = self._collection(state, pk)
         coll.items += held.items
         coll.bytes += held.bytes
-        if coll.intervals is not None:
-            self._put(coll.intervals, held.items, held.bytes, now)
+        if coll.timeline is not None:
+            coll.timeline.put(held.items, held.bytes, now, self.resolution_s, self.max_buckets)
 
     @staticmethod
     def _collection(state: _SourceState, pk: Hashable) -> _CollectionCounts:
         coll = state.collections.get(pk)
         if coll is None:
-            coll = _CollectionCounts(intervals=[] if state.ordered else None)
+            coll = _CollectionCounts(timeline=_Timeline() if state.ordered else None)
             state.collections[pk] = coll
         return coll
 
@@ -175,15 +226,9 @@ class ItemCollections:
         coll = state.collections.get(pk)
         if coll is None:
             return CollectionStats(0, 0)
-        if since is None or coll.intervals is None:
+        if since is None or coll.timeline is None:
             return CollectionStats(coll.items, coll.bytes)
-        items = 0
-        size = 0
-        starts = [iv.start for iv in coll.intervals]
-        first = max(0, bisect.bisect_right(starts, since) - 1)
-        for iv in coll.intervals[first:]:
-            items += iv.items
-            size += iv.bytes
+        items, size = coll.timeline.since(since)
         return CollectionStats(items, size)
 
     def read_cost(
@@ -221,48 +266,7 @@ class ItemCollections:
     def interval_count(self) -> int:
         """How many intervals all time-ordered collections keep (the memory bound's test)."""
         return sum(
-            len(c.intervals or ()) for s in self._tracked.values() for c in s.collections.values()
+            len(c.timeline.starts) if c.timeline is not None else 0
+            for s in self._tracked.values()
+            for c in s.collections.values()
         )
-
-    def _put(self, intervals: list[_Interval], items: int, size: int, now: float) -> None:
-        if not intervals or now >= intervals[-1].start + self.resolution_s:
-            # Intervals start on the grid of resolution_s, so a watermark's interval is
-            # the same whatever order writes arrive within it.
-            start = now - now % self.resolution_s
-            intervals.append(_Interval(start))
-            if len(intervals) > self.max_buckets:
-                _merge_oldest(intervals)
-        target = intervals[-1]
-        if now < target.start:
-            # A write stamped before the newest interval (sim time never goes back, but
-            # a caller may replay a stamp): the interval it falls in.
-            starts = [iv.start for iv in intervals]
-            target = intervals[max(0, bisect.bisect_right(starts, now) - 1)]
-        target.items += items
-        target.bytes += size
-
-    def _take(self, intervals: list[_Interval], size: int, stamp: float | None) -> None:
-        if not intervals:
-            return
-        if stamp is None:
-            # [?] which entry an unstamped removal takes is unknown: the oldest one
-            # (in an updatedAt-keyed collection, entries are rewritten oldest first).
-            target = next((iv for iv in intervals if iv.items > 0), intervals[0])
-        else:
-            starts = [iv.start for iv in intervals]
-            target = intervals[max(0, bisect.bisect_right(starts, stamp) - 1)]
-        target.items = max(0, target.items - 1)
-        target.bytes = max(0, target.bytes - size)
-
-
-def _merge_oldest(intervals: list[_Interval]) -> None:
-    """Halve the older half of the intervals by merging neighbours in pairs: the newest
-    intervals (the watermarks an iteration reads since) keep their grain, old ones get
-    coarser, and the count stays under the bound whatever the run's length."""
-    older = len(intervals) // 2
-    older -= older % 2
-    merged = [
-        _Interval(a.start, a.items + b.items, a.bytes + b.bytes)
-        for a, b in zip(intervals[0:older:2], intervals[1:older:2], strict=True)
-    ]
-    intervals[:] = merged + intervals[older:]

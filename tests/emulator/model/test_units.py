@@ -20,6 +20,7 @@ from emulator.units import (
     items_per_page,
     page_read_units,
     read_units,
+    scan_read_cost,
     table_write_units,
     transact_get_units,
     transactional_write_units,
@@ -129,3 +130,16 @@ def test_a_failed_conditional_write_is_charged_as_the_write_it_attempted() -> No
     assert table_write_units(TableWrite(2560, 1024), P) == 3
     # a failed conditional delete of an absent item: the minimum, 1 WCU
     assert table_write_units(TableWrite(0, 0), P) == 1
+
+
+def test_a_scan_is_charged_on_the_items_evaluated_with_a_minimum_per_partition() -> None:
+    # a one-item Scan of a table of 4 partitions: 4 RCU consistent, 2 eventually
+    # (the endpoint's rule, measured against DynamoDB: query_scan._partitions_between)
+    assert scan_read_cost(CollectionRead(1, 100, True), 4, P) == PagedReadCost(1, 4.0)
+    assert scan_read_cost(CollectionRead(1, 100, False), 4, P) == PagedReadCost(1, 2.0)
+    # 3,000 items of 1 KB over 4 partitions: the bytes decide (256 + 256 + 238)
+    big = CollectionRead(3000, 3000 * 1024, True)
+    assert scan_read_cost(big, 4, P) == collection_read_cost(big, P)
+    # 3 tiny pages (Limit 1) over 6 partitions: each page walks 2, so 2 RCU each
+    tiny = CollectionRead(3, 300, True, limit=1)
+    assert scan_read_cost(tiny, 6, P) == PagedReadCost(3, 6.0)
