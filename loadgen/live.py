@@ -218,6 +218,7 @@ def run_playbook(
                             options.scale,
                             options.seed_limit,
                             progress=say,
+                            skip=skip,  # our emulator: the pace is kept on its clock
                         )
                         say(f"seeded {n:,} items into {table_name}")
                 for repeat in range(1, spec_run.repeats + 1):

@@ -41,7 +41,7 @@ from loadgen.messages import (
     RunPlan,
     WorkerReport,
 )
-from loadgen.requests import RequestFactory, classify
+from loadgen.requests import RequestFactory, classify, tally
 from loadgen.results import Counts
 from loadgen.sigv4 import CredentialSource, Signer
 
@@ -144,26 +144,13 @@ class Measurement:
             return
         self.report.latency.record(clock() - ctx.sent_at)
         outcome = classify(status, body)
-        if outcome.kind == "ok":
-            c.succeeded += 1
-            if self._is_write:
-                c.consumed_wcu += outcome.consumed
-                c.add_index_units(outcome.index_consumed)
-            else:
-                c.consumed_rcu += outcome.consumed
-        elif outcome.kind == "throttled":
-            c.throttled += 1
-            c.by_exception[outcome.name] += 1
-            if outcome.reason:
-                c.by_reason[outcome.reason] += 1
+        tally(c, outcome, self._is_write)
+        if outcome.kind == "throttled":
             if self.report.first_throttle_s is None or ctx.run_t < self.report.first_throttle_s:
                 self.report.first_throttle_s = round(ctx.run_t, 3)
             phase_t = ctx.run_t - ctx.phase.start_s
             if ctx.phase.first_throttle_s is None or phase_t < ctx.phase.first_throttle_s:
                 ctx.phase.first_throttle_s = round(phase_t, 3)
-        else:
-            c.errors += 1
-            c.errors_by_type[outcome.name] += 1
 
     # --- the run ----------------------------------------------------------------------
     async def run(self, t0_wall: float) -> WorkerReport:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loadgen.histogram import LatencyHistogram
+from loadgen.iteration_results import IterationCounts, IterationSeconds
 from loadgen.playbook import Playbook, parse_playbook
 from loadgen.results import Counts, PerSecond
 
@@ -61,7 +62,9 @@ class RunPlan:
     def to_json(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
-            "playbook": self.playbook.model_dump(mode="json"),
+            # only what the playbook set: a default written out (a phase's `operation`
+            # beside its `scenario`) would read back as set, and two load models refuse
+            "playbook": self.playbook.model_dump(mode="json", exclude_unset=True),
             "table": self.table,
             "table_name": self.table_name,
             "repeat": self.repeat,
@@ -118,6 +121,8 @@ class WorkerReport(PerSecond):
     progress_write_failures: int = 0
     """Progress items this worker failed to write (its counts stay exact; only the
     coordinator's view of a worker that later dies is older)."""
+    iterations: IterationSeconds = field(default_factory=dict)
+    """How the iterations of mix and scenario phases started and ended, by second."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -131,6 +136,12 @@ class WorkerReport(PerSecond):
             "notes": list(self.notes),
             "written_at": self.written_at,
             "progress_write_failures": self.progress_write_failures,
+            # only with mix or scenario phases: a report of today's phases keeps its form
+            **(
+                {"iterations": {str(t): c.to_json() for t, c in sorted(self.iterations.items())}}
+                if self.iterations
+                else {}
+            ),
         }
 
     def dumps(self) -> str:
@@ -149,4 +160,8 @@ class WorkerReport(PerSecond):
             notes=list(data.get("notes", [])),
             written_at=float(data.get("written_at", 0.0)),
             progress_write_failures=int(data.get("progress_write_failures", 0)),
+            iterations={
+                int(t): IterationCounts.from_json(c)
+                for t, c in (data.get("iterations") or {}).items()
+            },
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from emulator.itemsize import item_size as wire_item_size
 from emulator.wire import TARGET_PREFIX
 from loadgen.keys import ItemGenerator, Value
 from loadgen.playbook import Phase, Playbook, TableSpec
+from loadgen.results import Counts
 
 TARGETS = {"put": "PutItem", "update": "UpdateItem", "get": "GetItem", "query": "Query"}
 FILLER = "hbpad"
@@ -75,37 +77,56 @@ def _exception_name(raw: str) -> str:
     return raw.rsplit("#", 1)[-1].rsplit(".", 1)[-1] if raw else ""
 
 
+def parse_reply(body: bytes) -> dict[str, Any] | None:
+    """A reply's JSON object, or None when it is not one (truncated, garbled, empty)."""
+    try:
+        data = json.loads(body) if body else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def classify(status: int, body: bytes) -> Outcome:
     """The outcome of an HTTP reply from DynamoDB (or the emulator)."""
+    return classify_parsed(status, parse_reply(body))
+
+
+def _units(used: Any) -> tuple[float, list[tuple[str, float]]]:
+    """(base table units, [(GSI, units)]) of one ConsumedCapacity entry."""
+    table = used.get("Table") or {}
+    if not isinstance(table, dict):
+        raise TypeError("ConsumedCapacity.Table is not an object")
+    units = float(table.get("CapacityUnits", used.get("CapacityUnits", 0.0)) or 0.0)
+    gsis = used.get("GlobalSecondaryIndexes")
+    index = [
+        (str(name), float((u or {}).get("CapacityUnits") or 0.0))
+        for name, u in (gsis.items() if isinstance(gsis, dict) else ())
+    ]
+    return units, index
+
+
+def classify_parsed(status: int, data: dict[str, Any] | None) -> Outcome:
+    """The outcome of a reply whose body `parse_reply` read (None: not a JSON object)."""
     if status == 200:
         # DynamoDB answers every success with a JSON object ("{}" at least); anything else
         # (truncated, garbled, empty) is not known to have succeeded, so it is an error.
-        try:
-            data = json.loads(body)
-        except ValueError:
-            return Outcome("error", UNREADABLE)
-        if not isinstance(data, dict):
+        if data is None:
             return Outcome("error", UNREADABLE)
         cc = data.get("ConsumedCapacity") or {}
-        table = (cc.get("Table") or {}) if isinstance(cc, dict) else None
-        if not isinstance(table, dict):
-            return Outcome("error", UNREADABLE)
-        units = table.get("CapacityUnits", cc.get("CapacityUnits", 0.0))
-        gsis = cc.get("GlobalSecondaryIndexes") if isinstance(cc, dict) else None
+        # A batch or transaction reports a list, one entry per table: their sum.
+        entries = cc if isinstance(cc, list) else [cc]
         try:
-            index_consumed = tuple(
-                (str(name), float((used or {}).get("CapacityUnits") or 0.0))
-                for name, used in (gsis.items() if isinstance(gsis, dict) else ())
-            )
-            return Outcome("ok", consumed=float(units or 0.0), index_consumed=index_consumed)
+            consumed = 0.0
+            by_index: dict[str, float] = {}
+            for used in entries:
+                units, index = _units(used)
+                consumed += units
+                for name, u in index:
+                    by_index[name] = by_index.get(name, 0.0) + u
         except (TypeError, ValueError, AttributeError):
             return Outcome("error", UNREADABLE)
-    try:
-        data = json.loads(body) if body else {}
-    except ValueError:
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
+        return Outcome("ok", consumed=consumed, index_consumed=tuple(by_index.items()))
+    data = data or {}
     name = _exception_name(str(data.get("__type", ""))) or f"HTTP{status}"
     if name in THROTTLE_EXCEPTIONS:
         reasons = data.get("ThrottlingReasons") or data.get("throttlingReasons") or []
@@ -114,6 +135,26 @@ def classify(status: int, body: bytes) -> Outcome:
             reason = reasons[0].get("reason")
         return Outcome("throttled", name, reason)
     return Outcome("error", name)
+
+
+def tally(counts: Counts, outcome: Outcome, is_write: bool) -> None:
+    """Count one attempt's outcome into its second (the worker's one counting rule, for
+    phases and scenario steps alike)."""
+    if outcome.kind == "ok":
+        counts.succeeded += 1
+        if is_write:
+            counts.consumed_wcu += outcome.consumed
+            counts.add_index_units(outcome.index_consumed)
+        else:
+            counts.consumed_rcu += outcome.consumed
+    elif outcome.kind == "throttled":
+        counts.throttled += 1
+        counts.by_exception[outcome.name] += 1
+        if outcome.reason:
+            counts.by_reason[outcome.reason] += 1
+    else:
+        counts.errors += 1
+        counts.errors_by_type[outcome.name] += 1
 
 
 class RequestFactory:

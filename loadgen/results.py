@@ -16,6 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loadgen.histogram import LatencyHistogram
+from loadgen.iteration_results import (
+    IterationCounts,
+    IterationSeconds,
+    iteration_series,
+    iteration_totals,
+    scale_iterations,
+)
 
 FORMAT = "hotbench.result/1"
 SERIES_STEP_S = 10
@@ -175,9 +182,16 @@ class PhaseResult:
     counts: Counts = field(default_factory=Counts)
     first_throttle_s: float | None = None
     """Seconds from the phase start to the first throttled request."""
+    iterations: IterationCounts | None = None
+    """A mix's or scenario's iterations (None for a phase of one operation)."""
 
     def to_json(self) -> dict[str, Any]:
         achieved = self.counts.succeeded / self.duration_s if self.duration_s else 0.0
+        extra = (
+            {"iterations": self.iterations.summary(self.duration_s)}
+            if self.iterations is not None
+            else {}
+        )
         return {
             "name": self.name,
             "operation": self.operation,
@@ -189,6 +203,7 @@ class PhaseResult:
             "throttle_rate": _rate(self.counts.throttled, self.offered),
             "first_throttle_s": _round(self.first_throttle_s),
             **self.counts.to_json(),
+            **extra,
         }
 
 
@@ -211,6 +226,8 @@ class RunResult(PerSecond):
     scheduled: int | None = None
     """Requests the whole schedule holds (all workers); `offered` is what the reporting
     workers account for, so the two differ only in a partial run."""
+    iterations: IterationSeconds = field(default_factory=dict)
+    """Iterations of the run's mix and scenario phases, by second (empty without any)."""
 
     @property
     def offered(self) -> int:
@@ -233,6 +250,18 @@ class RunResult(PerSecond):
             if phase.counts.gap():
                 problems.append(
                     f"phase {phase.name}: sent exceeds outcomes by {phase.counts.gap():,}"
+                )
+        if self.iterations:
+            it = iteration_totals(self.iterations)
+            if it.unaccounted:
+                problems.append(
+                    f"unaccounted: {it.unaccounted:,} started iterations have no end "
+                    "(see the worker notes)"
+                )
+            if it.started != it.ended + it.unaccounted:
+                problems.append(
+                    f"counting error: {it.started:,} iterations started, "
+                    f"{it.ended + it.unaccounted:,} ended"
                 )
         in_phases = sum(p.counts.sent for p in self.phases)
         if self.phases and in_phases != total.sent:
@@ -319,6 +348,16 @@ class RunResult(PerSecond):
             "phases": [p.to_json() for p in self.phases],
             "series": self.series(),
             **({"latency_ms": self.latency.to_json()} if self.latency is not None else {}),
+            **(
+                {
+                    "iterations": {
+                        **iteration_totals(self.iterations).summary(self.duration_s),
+                        "series": iteration_series(self.iterations, SERIES_STEP_S),
+                    }
+                }
+                if self.iterations
+                else {}
+            ),
         }
 
 
@@ -419,6 +458,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         workers=run.workers,
         latency=run.latency,
         scheduled=None if run.scheduled is None else round(run.scheduled * factor),
+        iterations={t: scale_iterations(c, factor) for t, c in run.iterations.items()},
     )
     for phase in run.phases:
         counts = out.totals_between(phase.start_s, phase.duration_s)
@@ -431,6 +471,9 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
                 offered=round(phase.offered * factor),
                 counts=counts,
                 first_throttle_s=phase.first_throttle_s,
+                iterations=None
+                if phase.iterations is None
+                else iteration_totals(out.iterations, phase.start_s, phase.duration_s),
             )
         )
     return out

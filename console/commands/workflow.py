@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
@@ -103,7 +104,9 @@ def hooks_for(console: Console, args: argparse.Namespace) -> Hooks:
 
     def say(line: str) -> None:
         if not quiet:
-            console.print(f"[dim]{line}[/]", highlight=False, markup=True)
+            # Escaped: a step's line may hold brackets (seeding's `[#####.....]` bar),
+            # which rich would otherwise take for markup and drop.
+            console.print(f"[dim]{escape(line)}[/]", highlight=False, markup=True)
 
     def confirm(question: str) -> bool:
         if getattr(args, "yes", False):

@@ -16,7 +16,7 @@ from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse,
 from console.cost.setup import AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Distribution, Playbook, TableSpec
-from loadgen.seed import seed_rate
+from loadgen.seed import seed_rate, seeding_wall_s
 
 
 @dataclass(frozen=True)
@@ -85,12 +85,15 @@ def seed_units(playbook: Playbook, spec: TableSpec, name: str, items: float) -> 
     return put_units(spec, seed, name, items, "seeding")
 
 
-def seeding_s(playbook: Playbook, spec: TableSpec, scale: float = 1.0) -> float:
+def seeding_s(
+    playbook: Playbook, spec: TableSpec, scale: float = 1.0, skips: bool = False
+) -> float:
     """Seconds seeding takes at the rate the seeder really paces itself (loadgen.seed;
-    at full scale on AWS)."""
+    at full scale on AWS); `skips`: the target keeps that pace on a skipped clock, so
+    the wait is only as long as the emulator takes to write the items."""
     if not spec.seed_items:
         return 0.0
-    return spec.seed_items / seed_rate(playbook, spec, scale)
+    return seeding_wall_s(spec.seed_items, seed_rate(playbook, spec, scale), skips)
 
 
 def expected_use(

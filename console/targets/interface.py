@@ -101,7 +101,8 @@ class Target(Protocol):
     billed: bool
     """True when the run costs money; False: the tally is what it would cost on AWS."""
     skips_pauses: bool
-    """True when a pause between repeats passes on the tables' clock, not the wall's."""
+    """True when a pause between repeats, and seeding's pace, pass on the tables' clock,
+    not the wall's (the fleet's `skipper`)."""
     hot_key_view: HotKeyView
     runs_through_workflow: bool
     """A live run here needs a stack created and priced first (`up`, `run`, `down`);

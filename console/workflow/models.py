@@ -83,8 +83,10 @@ class PlanReport(Frozen):
     setup: list[SetupSpan] = Field(default_factory=list)
     """The spans the tables stand through, in order, as the estimate prices them."""
     seed_s: float = 0.0
-    """Expected seconds of seeding, every table at loadgen.seed.seed_rate (what the table
-    takes at the run's scale, halved): the wait before the first load."""
+    """Expected seconds of seeding: the wait before the first load. Every table at
+    loadgen.seed.seed_rate (what the table takes at the run's scale, halved) where the
+    clock is real (AWS); where the target skips its clock (the emulator) the pace is kept
+    on it and the wait is the emulator's write speed (loadgen.seed.seeding_wall_s)."""
     per_hour_while_up: float
     per_hour_while_running: float
     lines: list[CostLine]

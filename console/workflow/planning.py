@@ -130,7 +130,7 @@ def make_plan(
         load_s=est.expected.load_s,
         pauses_s=est.expected.pauses_s,
         setup_s=est.expected.setup_s,
-        seed_s=sum(seeding_s(playbook, s, scale) for s in specs),
+        seed_s=sum(seeding_s(playbook, s, scale, target.skips_pauses) for s in specs),
         setup=[SetupSpan(label=s.label, seconds=s.seconds) for s in est.expected.spans],
         per_hour_while_up=est.per_hour_while_up,
         per_hour_while_running=est.per_hour_while_running,

@@ -194,6 +194,7 @@ class RecordedTableRun:
                 self.state.scale,
                 self.options.seed_items,
                 progress=self._say,  # a bar and the time left; Ctrl-C stops it too
+                skip=self.fleet.skipper(),  # the emulator: its clock keeps the pace
             )
         table.seeded_items = n
         from console.cost.tally import record_seed_units

@@ -26,7 +26,7 @@ from emulator.units import (
     IndexChange,
     TableWrite,
     index_write_units,
-    read_units,
+    page_read_units,
     table_write_units,
     transactional_read_units,
 )
@@ -271,8 +271,6 @@ def admit_read(
     if transactional:
         units = transactional_read_units(size, model.params)
     else:
-        units = read_units(size, consistent, model.params)
-    if partitions > 1:
-        units = max(units, partitions * read_units(0, consistent, model.params))
+        units = page_read_units(size, consistent, model.params, partitions)
     decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
     return decision, Charge(units, is_write=False, index=index)

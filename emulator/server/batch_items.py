@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from emulator.server import lsi
 from emulator.server.admission import Charge, location
 from emulator.server.charging import charge_read, charge_write, consumed_capacity, throttle_error
 from emulator.server.emulator_state import EmulatorState
@@ -21,7 +22,7 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import checked_put, key_member
+from emulator.server.single_item import checked_put, key_member, key_values
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
 from emulator.throttle import Throttle
@@ -41,19 +42,17 @@ def _request_items(req: dict[str, Any]) -> dict[str, Any]:
     return items
 
 
-def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    mode = consumed_mode(req)
-    plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]] = []
-    total = 0
+def _write_requests(req: dict[str, Any]) -> list[tuple[str, dict[str, Any], Item, bool]]:
+    """A BatchWriteItem's writes as its request gives them, checked before any table is
+    looked up, as DynamoDB checks them: (table name, the write, its Item or Key with
+    values checked, whether a put)."""
+    asked: list[tuple[str, dict[str, Any], Item, bool]] = []
     for name, writes in _request_items(req).items():
-        table = state.table(name)
         if not isinstance(writes, list) or not writes:
             raise validation(
                 f"The batch write request list for a table cannot be null or empty: {name}"
             )
-        seen: set[Any] = set()
         for write in writes:
-            total += 1
             if not isinstance(write, dict) or len(write) != 1:
                 raise validation(
                     "Supplied AttributeValue has more than one datatypes set, must "
@@ -61,24 +60,38 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
                 )
             ((kind, body),) = write.items()
             if kind == "PutRequest" and isinstance(body, dict):
-                new = item_member(body, "Item")
-                key, new_size = checked_put(table, new)
+                asked.append((name, write, item_member(body, "Item"), True))
             elif kind == "DeleteRequest" and isinstance(body, dict):
-                key, new, new_size = key_member(table, body), None, 0
+                asked.append((name, write, key_values(body), False))
             else:
                 raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
-            ident = tuple(repr(sort_value(key[n])) for n in table.schema.names)
-            if ident in seen:
-                raise validation("Provided list of item keys contains duplicates")
-            seen.add(ident)
-            plan.append((table, write, key, new, new_size))
-    if total > MAX_BATCH_WRITE:
+    if len(asked) > MAX_BATCH_WRITE:
         raise validation(
             "1 validation error detected: Value at 'requestItems' failed to "
             "satisfy constraint: Map value must satisfy constraint: [Member must "
             "have length less than or equal to 25, Member must have length "
             "greater than or equal to 1]"
         )
+    return asked
+
+
+def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    mode = consumed_mode(req)
+    plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]] = []
+    seen: set[Any] = set()
+    for name, write, values, is_put in _write_requests(req):
+        table = state.table(name)
+        new: Item | None
+        if is_put:
+            new = values
+            key, new_size = checked_put(table, new)
+        else:
+            key, new, new_size = key_member(table, values), None, 0
+        ident = (name, *(repr(sort_value(key[n])) for n in table.schema.names))
+        if ident in seen:
+            raise validation("Provided list of item keys contains duplicates")
+        seen.add(ident)
+        plan.append((table, write, key, new, new_size))
     now = state.tick()
     unprocessed: dict[str, list[Any]] = {}
     charges: dict[str, Charge] = {}
@@ -93,6 +106,7 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             if new is not None and memory.bounds(table.store.count) and not table.store.holds(key)
         )
     )
+    _check_collections(plan)
     for table, write, key, new, new_size in plan:
         store = table.store
         state.transactions.check_plain_write(table, key, now)
@@ -121,6 +135,21 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     return out
 
 
+def _check_collections(plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]]) -> None:
+    """[AWS] a batch whose puts grow an LSI item collection past 10 GB is refused whole
+    (ItemCollectionSizeLimitExceededException, one of BatchWriteItem's errors), before
+    any of it is written; earlier writes of the batch to a collection count."""
+    growth: dict[tuple[str, Any], int] = {}
+    for table, _write, key, new, new_size in plan:
+        if not table.lsis:
+            continue
+        old, old_size = table.store.get_for_write(key)
+        where = (table.name, sort_value(key[table.schema.pk.name]))
+        pending = growth.get(where, 0)
+        after = lsi.check_collection(table, key, old, old_size, new, new_size, pending)
+        growth[where] = after - lsi.collection_bytes(table, key)
+
+
 def add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
     """Add one item's charge to its table's total (a batch's or a transaction's reply)."""
     total = charges.get(name)
@@ -134,14 +163,23 @@ def add_charge(charges: dict[str, Charge], name: str, charge: Charge) -> None:
         total.gsi_units[index] = total.gsi_units.get(index, 0.0) + units
 
 
-def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    mode = consumed_mode(req)
-    plan: list[tuple[Table, dict[str, Any], list[Item], list[Path] | None, bool]] = []
+def _get_requests(
+    req: dict[str, Any],
+) -> list[tuple[str, dict[str, Any], list[Item], list[Path] | None, bool]]:
+    """A BatchGetItem's reads as its request gives them, checked before any table is
+    looked up, as DynamoDB checks them: (table name, its request, its keys with values
+    checked, its projection, whether consistent)."""
+    asked: list[tuple[str, dict[str, Any], list[Item], list[Path] | None, bool]] = []
     total = 0
     for name, spec in _request_items(req).items():
-        table = state.table(name)
         if not isinstance(spec, dict):
             raise serialization_error("RequestItems")
+        if not uses_expressions(spec, "get"):
+            paths = projection_of(spec, None)
+        else:
+            ph = placeholders_of(spec)
+            paths = projection_of(spec, ph)
+            ph.check_all_used()
         keys = member(spec, "Keys", list, required=True)
         if not keys:
             raise validation(
@@ -149,24 +187,31 @@ def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
                 "to satisfy constraint: Member must have length greater than or "
                 "equal to 1"
             )
-        checked = [table.store.validate_key(check_item(k, "Keys")) for k in keys]
-        for key in checked:
-            check_key_sizes(table.schema, key)
-        idents = {tuple(repr(sort_value(k[n])) for n in table.schema.names) for k in checked}
+        checked = [check_item(k, "Keys") for k in keys]
+        # Compared as dynalite, tested against DynamoDB, compares them: every attribute
+        # a key names, by name (the table's key schema is not known yet).
+        idents = {tuple(sorted((n, repr(sort_value(v))) for n, v in k.items())) for k in checked}
         if len(idents) != len(checked):
             raise validation("Provided list of item keys contains duplicates")
         total += len(checked)
-        if not uses_expressions(spec, "get"):
-            paths = projection_of(spec, None)
-        else:
-            ph = placeholders_of(spec)
-            paths = projection_of(spec, ph)
-            ph.check_all_used()
-        plan.append(
-            (table, spec, checked, paths, member(spec, "ConsistentRead", bool, default=False))
-        )
-    if total > MAX_BATCH_GET:
-        raise validation("Too many items requested for the BatchGetItem call")
+        if total > MAX_BATCH_GET:
+            raise validation("Too many items requested for the BatchGetItem call")
+        consistent = member(spec, "ConsistentRead", bool, default=False)
+        asked.append((name, spec, checked, paths, consistent))
+    return asked
+
+
+def batch_get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    mode = consumed_mode(req)
+    plan: list[tuple[Table, dict[str, Any], list[Item], list[Path] | None, bool]] = []
+    total = 0
+    for name, spec, keys, paths, consistent in _get_requests(req):
+        table = state.table(name)
+        for key in keys:
+            table.store.validate_key(key)
+            check_key_sizes(table.schema, key)
+        total += len(keys)
+        plan.append((table, spec, keys, paths, consistent))
     now = state.tick()
     responses: dict[str, list[Item]] = {}
     unprocessed: dict[str, Any] = {}

@@ -59,6 +59,35 @@ def _check_capacity_members(req: dict[str, Any]) -> None:
     member(req, "BillingMode", str)
 
 
+def _check_something_to_update(req: dict[str, Any]) -> None:
+    """An UpdateTable must change one of the settings it can change, each GSI update
+    one action on one index, at most one update per index (DynamoDB's words, as
+    dynalite's tests record them against AWS)."""
+    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
+        raise validation(
+            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+            "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
+            "WarmThroughput is required"
+        )
+    named: set[Any] = set()
+    for update in member(req, "GlobalSecondaryIndexUpdates", list, default=[]):
+        bodies = [update.get(k) for k in ("Update", "Create", "Delete") if isinstance(update, dict)]
+        given = [b for b in bodies if b is not None]
+        if not given:
+            raise validation(
+                "One or more parameter values were invalid: One of "
+                "GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+                "GlobalSecondaryIndexUpdate.Delete must not be null"
+            )
+        index = given[0].get("IndexName") if isinstance(given[0], dict) else None
+        if index in named:
+            raise validation(
+                "One or more parameter values were invalid: Only one global secondary "
+                f"index update per index is allowed simultaneously. Index: {index}"
+            )
+        named.add(index)
+
+
 def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     check_name(name)
@@ -111,6 +140,8 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         lsis=lsis,
         tags=tags,
     )
+    if lsis:
+        store.weigh = lsi.weigher(lsis)
     if on_demand:
         # [AWS] an on-demand table's BillingModeSummary carries
         # LastUpdateToPayPerRequestDateTime from its creation on (it equals
@@ -241,6 +272,10 @@ def _store_kind(state: EmulatorState, tags: dict[str, str]) -> str:
 def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     _check_capacity_members(req)
+    # What the request alone can refuse, before the table is looked up (as DynamoDB:
+    # an UpdateTable of nothing, or of too much, to a missing table is refused as such).
+    _check_something_to_update(req)
+    quotas.check_bounds(req)
     now = state.tick()
     table = _named_table(state, name)
     status = table.status(now)
@@ -297,12 +332,6 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if mode == PAY_PER_REQUEST:
         for gsi in new.get("GlobalSecondaryIndexes") or []:
             gsi.pop("ProvisionedThroughput", None)
-    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
-        raise validation(
-            "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
-            "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
-            "WarmThroughput is required"
-        )
     _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
     quotas.check_bounds(new)
     quotas.check_quotas(new, _other_requests(state, name), state.params.table_quota_units)

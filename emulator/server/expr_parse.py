@@ -549,6 +549,67 @@ class KeyCondition:
 _FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>"}
 
 
+def check_key_shape(node: Node) -> None:
+    """A parsed KeyConditionExpression checked for what a key condition may be, before
+    the table is looked up (so without its key schema), as DynamoDB checks it: only
+    ANDs of conditions, each naming one top-level attribute (its first operand in a
+    BETWEEN or begins_with) and no attribute twice, at most two of them. The checks and
+    their order are DynamoDB's as dynalite's tests, run against AWS, record them (a
+    missing table is reported only after these: test/query.js "should return
+    ValidationException for nested operations" and the ones around it)."""
+    named: list[str] = []
+    _check_key_part(node, named)
+    if len(named) > 2:
+        raise validation("Conditions can be of length 1 or 2 only")
+
+
+def _check_key_part(node: Node, named: list[str]) -> None:
+    kind = node[0]
+    if kind in ("or", "not", "in"):
+        raise validation(f"Invalid operator used in KeyConditionExpression: {kind.upper()}")
+    if kind == "cmp" and node[1] == "<>":
+        raise validation("Invalid operator used in KeyConditionExpression: <>")
+    if kind == "fn" and node[1] != "begins_with":
+        raise validation(f"Invalid operator used in KeyConditionExpression: {node[1]}")
+    if kind == "size":
+        raise validation("KeyConditionExpressions cannot contain nested operations")
+    if kind in ("between", "fn"):
+        first = node[1] if kind == "between" else node[2]
+        if first[0] != "path":
+            word = "BETWEEN" if kind == "between" else node[1]
+            raise validation(
+                f"Invalid condition in KeyConditionExpression: {word} operator must have "
+                "the key attribute as its first operand"
+            )
+    if kind == "and":
+        _check_key_part(node[1], named)
+        _check_key_part(node[2], named)
+        return
+    operands = node[2:] if kind in ("cmp", "fn") else node[1:]
+    attr: str | int | None = None
+    for operand in operands:
+        if operand is None or operand[0] == "value":
+            continue
+        if operand[0] == "path":
+            if attr is not None:
+                raise validation(
+                    "Invalid condition in KeyConditionExpression: Multiple attribute names "
+                    "used in one condition"
+                )
+            if len(operand[1]) > 1:
+                raise validation(
+                    "KeyConditionExpressions cannot have conditions on nested attributes"
+                )
+            attr = operand[1][0]
+        else:
+            _check_key_part(operand, named)
+    if attr is None:
+        raise validation("Invalid condition in KeyConditionExpression: No key attribute specified")
+    if attr in named:
+        raise validation("KeyConditionExpressions must only contain one condition per key")
+    named.append(str(attr))
+
+
 def key_condition(node: Node, schema: KeySchema) -> KeyCondition:
     """A parsed key condition (from a KeyConditionExpression, or built from a legacy
     KeyConditions) checked against the key schema of the table or index queried: only

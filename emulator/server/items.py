@@ -155,6 +155,14 @@ class ItemStore:
         test which never scans need not keep)."""
         self.count = 0
         self.bytes = 0
+        self.weigh: Callable[[Item, int], int] | None = None
+        """For a table with LSIs, what an item adds to its item collection (itself and its
+        LSI entries: `lsi.weigher`); the running size of each collection is then kept in
+        `_collection_bytes`, so a write's 10 GB check does not walk its collection."""
+        self._collection_bytes: dict[Any, int] = {}
+        """Each partition-key value's item collection size (kept only with `weigh`)."""
+        self._weights: dict[tuple[Any, Any], int] = {}
+        """What `weigh` gave each stored item, by (pk, sk): what its removal takes off."""
         self.journal: list[tuple[bool, Item]] | None = None
         """With --data-dir, what the current request changed, (True, item) put or (False,
         key) deleted, for `persistence.Persistence.commit` to write; None: not kept."""
@@ -262,6 +270,12 @@ class ItemStore:
         self.bytes += size - coll.sizes.get(sk, 0)
         coll.items[sk] = entry
         coll.sizes[sk] = size
+        if self.weigh is not None:
+            weight = self.weigh(item, size)
+            ident = (pk, sk)
+            change = weight - self._weights.get(ident, 0)
+            self._weights[ident] = weight
+            self._collection_bytes[pk] = self._collection_bytes.get(pk, 0) + change
 
     def _put_flat(self, pk: Any, entry: Any, size: int) -> None:
         """`put` in a table without a sort key."""
@@ -290,6 +304,12 @@ class ItemStore:
             del coll.items[sk]
             coll.order.pop(bisect.bisect_left(coll.order, sk))
             self.bytes -= coll.sizes.pop(sk, 0)
+            if self.weigh is not None:
+                left = self._collection_bytes.get(pk, 0) - self._weights.pop((pk, sk), 0)
+                if coll.items:
+                    self._collection_bytes[pk] = left
+                else:
+                    self._collection_bytes.pop(pk, None)
             if coll.items:
                 self.count -= 1
                 return
@@ -297,6 +317,11 @@ class ItemStore:
         self.count -= 1
         self._order_all()
         self._pk_order.discard(_order_key(pk_hash_of(key[self.schema.pk.name]), pk))
+
+    def collection_bytes(self, pk_value: AttributeValue) -> int:
+        """The size of a partition-key value's item collection as `weigh` measures it
+        (0 without `weigh`): kept as items are written, read in constant time."""
+        return self._collection_bytes.get(sort_value(pk_value), 0)
 
     def _collection_of(self, pk: Any) -> _Collection | None:
         """The collection of a partition-key value; in a table without a sort key, a

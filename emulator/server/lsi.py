@@ -10,6 +10,7 @@ GSIs (`items.ItemStore`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from emulator.itemsize import item_size
@@ -96,24 +97,36 @@ def entry_size(index: IndexDef, item: Item) -> int:
     return item_size(projected(index, item)) + INDEX_ENTRY_OVERHEAD
 
 
+def weigher(lsis: dict[str, IndexDef]) -> Callable[[Item, int], int]:
+    """What one item (of `size` bytes) adds to its item collection in a table with these
+    LSIs: itself and its entry in each LSI it appears in. The table's store keeps each
+    collection's running size with it (`ItemStore.weigh`), so no write walks its
+    collection to check the 10 GB limit."""
+    indexes = tuple(lsis.values())
+
+    def weigh(item: Item, size: int) -> int:
+        total = size
+        for index in indexes:
+            if index.schema.in_index(item):
+                total += entry_size(index, item)
+        return total
+
+    return weigh
+
+
 def _contribution(table: Table, item: Item | None, size: int) -> int:
     """What one item adds to its item collection: itself and its LSI entries."""
     if item is None:
         return 0
-    total = size
-    for index in table.lsis.values():
-        if index.schema.in_index(item):
-            total += entry_size(index, item)
-    return total
+    weigh = table.store.weigh
+    assert weigh is not None  # set at CreateTable for every table with LSIs
+    return weigh(item, size)
 
 
 def collection_bytes(table: Table, key: Item) -> int:
-    """The size of the item collection of `key`'s partition-key value, now. It walks the
-    collection: only tables with LSIs ask, only on writes."""
-    total = 0
-    for item, size in table.store.collection(key[table.schema.pk.name]):
-        total += _contribution(table, item, size)
-    return total
+    """The size of the item collection of `key`'s partition-key value, now: the running
+    size the table's store keeps (constant time; only tables with LSIs ask)."""
+    return table.store.collection_bytes(key[table.schema.pk.name])
 
 
 def check_collection(

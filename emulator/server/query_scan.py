@@ -14,7 +14,14 @@ from emulator.server.admission import location, projected
 from emulator.server.charging import charge_read, finish, throttle_error
 from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_eval import evaluate
-from emulator.server.expr_parse import Node, Path, Placeholders, key_condition, parse_condition
+from emulator.server.expr_parse import (
+    Node,
+    Path,
+    Placeholders,
+    check_key_shape,
+    key_condition,
+    parse_condition,
+)
 from emulator.server.expr_project import project
 from emulator.server.items import KeySchema, Sized, pk_hash_of, sort_value
 from emulator.server.legacy import filter_condition, key_conditions, uses_expressions
@@ -27,9 +34,7 @@ from emulator.server.request_validators import (
 )
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import Item, check_item
-
-PAGE_BYTES: Final = 1024 * 1024
-"""[AWS] a Query or Scan page stops at 1 MB of items read."""
+from emulator.units import PAGE_BYTES
 
 
 @dataclass
@@ -68,11 +73,17 @@ def _source(table: Table, req: dict[str, Any], consistent: bool) -> _Source:
     return _Source(index, gsi.schema, gsi, names)
 
 
-def _start_key(req: dict[str, Any], source: _Source, table: Table) -> Item | None:
+def _start_values(req: dict[str, Any]) -> Item | None:
+    """The ExclusiveStartKey's attribute values, checked before the table is looked up
+    (whether it fits the key schema is `_start_key`'s, after)."""
     raw = member(req, "ExclusiveStartKey", dict)
-    if raw is None:
+    return None if raw is None else check_item(raw, "ExclusiveStartKey")
+
+
+def _start_key(start: Item | None, source: _Source, table: Table) -> Item | None:
+    """The ExclusiveStartKey, checked against the keys of the table or index read."""
+    if start is None:
         return None
-    start = check_item(raw, "ExclusiveStartKey")
     if set(start) != set(source.key_names) or any(
         key.type not in start[key.name] for key in (*source.schema.keys, *table.schema.keys)
     ):
@@ -157,21 +168,24 @@ def _query_items(
 class _Reading:
     """What a Query or Scan asks of the items it reads, from either form of the
     request: its filter (from FilterExpression, or a legacy QueryFilter/ScanFilter),
-    its projection (ProjectionExpression or AttributesToGet) and Select."""
+    its projection (ProjectionExpression or AttributesToGet) and Select (None until
+    `_read_from` settles the default of the table or index read)."""
 
     filt: Node | None
     paths: list[Path] | None
-    select: str
+    select: str | None
+    kind: str
+    """How the filter was given, in DynamoDB's words for it."""
 
 
 SELECTS: Final = ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT")
 
 
-def _reading(
-    req: dict[str, Any], source: _Source, ph: Placeholders | None, legacy_filter: str
-) -> _Reading:
-    """The filter, projection and Select of a Query or Scan, checked; `ph` the
-    request's placeholders (None: a legacy request), every one of them used."""
+def _reading(req: dict[str, Any], ph: Placeholders | None, legacy_filter: str) -> _Reading:
+    """The filter, projection and Select of a Query or Scan, checked as far as the
+    request alone allows (before its table is looked up, as DynamoDB checks them);
+    `ph` the request's placeholders (None: a legacy request), every one of them used
+    once the key condition, if any, has been parsed."""
     if ph is None:
         filt = filter_condition(req, legacy_filter)
         paths = projection_of(req, None)
@@ -182,38 +196,45 @@ def _reading(
         paths = projection_of(req, ph)
         ph.check_all_used()
         kind = "Filter Expression"
-    if filt is not None and legacy_filter == "QueryFilter":
-        # [AWS] a Query's filter may not name the key attributes it queries by
-        # (Query.FilterExpression: "A filter expression cannot contain partition key
-        # or sort key attributes").
-        for name in _paths_named(filt):
-            if name in source.schema.names:
-                raise validation(
-                    f"{kind} can only contain non-primary key attributes: "
-                    f"Primary key attribute: {name}"
-                )
     given = "AttributesToGet" if "AttributesToGet" in req else "ProjectionExpression"
-    # [AWS Query.Select] the default: the projection's attributes if one is given, else
-    # all of a table's, or all of an index's projected ones.
-    default = (
-        "SPECIFIC_ATTRIBUTES"
-        if paths
-        else "ALL_ATTRIBUTES"
-        if source.gsi is None
-        else "ALL_PROJECTED_ATTRIBUTES"
-    )
-    select = enum_of(req, "Select", SELECTS, default)
-    if paths and select != "SPECIFIC_ATTRIBUTES":
+    select = None
+    if req.get("Select") is not None:
+        select = enum_of(req, "Select", SELECTS, "")
+    if paths and select is not None and select != "SPECIFIC_ATTRIBUTES":
         raise validation(f"Cannot specify the {given} when choosing to get {select}")
     if select == "SPECIFIC_ATTRIBUTES" and not paths:
         raise validation(
             "Must specify the AttributesToGet or ProjectionExpression when choosing to "
             "get SPECIFIC_ATTRIBUTES"
         )
-    if select == "ALL_PROJECTED_ATTRIBUTES" and source.gsi is None:
+    if select == "ALL_PROJECTED_ATTRIBUTES" and req.get("IndexName") is None:
         raise validation(
             "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName"
         )
+    return _Reading(filt, paths, select, kind)
+
+
+def _read_from(reading: _Reading, source: _Source, legacy_filter: str) -> _Reading:
+    """`reading` checked against the table or index it reads, its Select settled."""
+    if reading.filt is not None and legacy_filter == "QueryFilter":
+        # [AWS] a Query's filter may not name the key attributes it queries by
+        # (Query.FilterExpression: "A filter expression cannot contain partition key
+        # or sort key attributes").
+        for name in _paths_named(reading.filt):
+            if name in source.schema.names:
+                raise validation(
+                    f"{reading.kind} can only contain non-primary key attributes: "
+                    f"Primary key attribute: {name}"
+                )
+    # [AWS Query.Select] the default: the projection's attributes if one is given, else
+    # all of a table's, or all of an index's projected ones.
+    select = reading.select or (
+        "SPECIFIC_ATTRIBUTES"
+        if reading.paths
+        else "ALL_ATTRIBUTES"
+        if source.gsi is None
+        else "ALL_PROJECTED_ATTRIBUTES"
+    )
     if (
         select == "ALL_ATTRIBUTES"
         and source.gsi is not None
@@ -224,7 +245,7 @@ def _reading(
             f"Select type ALL_ATTRIBUTES is not supported for global secondary index "
             f"{source.gsi.name} because its projection type is not ALL"
         )
-    return _Reading(filt, paths, select)
+    return _Reading(reading.filt, reading.paths, select, reading.kind)
 
 
 def _paths_named(node: Any) -> Iterator[str]:
@@ -250,10 +271,11 @@ def _page(
     consistent: bool,
     sk_test: Node | None,
     reading: _Reading,
+    limit: int | None,
     scan_range: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """One page; `scan_range`, for a Scan, the partition-hash range it may walk."""
-    limit = _limit(req)
+    """One page of at most `limit` items; `scan_range`, for a Scan, the partition-hash
+    range it may walk."""
     mode = consumed_mode(req)
     now = state.tick()
     gsi = source.gsi
@@ -305,26 +327,45 @@ def _page(
 
 
 def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
+    # The request's own members first, the table and its key schema after (see
+    # single_item.py): a malformed Query of a missing table is a ValidationException.
+    name = table_name(req)
     expressions = uses_expressions(req, "query")
     consistent = member(req, "ConsistentRead", bool, default=False)
-    source = _source(table, req, consistent)
+    raw_start = _start_values(req)
     text = member(req, "KeyConditionExpression", str)
     ph = placeholders_of(req) if expressions else None
+    expression = ph is not None and text is not None
     if ph is None or text is None:
-        cond = key_condition(key_conditions(req), source.schema)
+        node = key_conditions(req)
     else:
-        cond = key_condition(parse_condition(text, ph, "KeyConditionExpression"), source.schema)
-    reading = _reading(req, source, ph, "QueryFilter")
-    sk = source.schema.sk
+        node = parse_condition(text, ph, "KeyConditionExpression")
+    reading = _reading(req, ph, "QueryFilter")
+    if expression:
+        check_key_shape(node)
     forward = member(req, "ScanIndexForward", bool, default=True)
-    start = _start_key(req, source, table)
+    limit = _limit(req)
+    table = state.table(name)
+    source = _source(table, req, consistent)
+    cond = key_condition(node, source.schema)
+    reading = _read_from(reading, source, "QueryFilter")
+    sk = source.schema.sk
+    start = _start_key(raw_start, source, table)
     if start is not None:
         _check_start_in_condition(start, source, cond.pk_value, cond.sk_test)
     items = _query_items(table, source, cond.pk_value, forward, start)
     where = (pk_hash_of(cond.pk_value), 0.0 if sk is None or sk.type == "N" else b"")
     return _page(
-        state, req, table, source, items, None if sk else where, consistent, cond.sk_test, reading
+        state,
+        req,
+        table,
+        source,
+        items,
+        None if sk else where,
+        consistent,
+        cond.sk_test,
+        reading,
+        limit,
     )
 
 
@@ -368,12 +409,12 @@ def _segment_of(pk_value: Any, total: int) -> int:
 
 
 def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    table = state.table(table_name(req))
+    # The request's own members first, the table after, as for a Query.
+    name = table_name(req)
     expressions = uses_expressions(req, "scan")
     consistent = member(req, "ConsistentRead", bool, default=False)
-    source = _source(table, req, consistent)
-    reading = _reading(req, source, placeholders_of(req) if expressions else None, "ScanFilter")
-    start = _start_key(req, source, table)
+    raw_start = _start_values(req)
+    reading = _reading(req, placeholders_of(req) if expressions else None, "ScanFilter")
     segment = member(req, "Segment", int)
     segments = member(req, "TotalSegments", int)
     if (segment is None) != (segments is None):
@@ -390,6 +431,11 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             f"TotalSegments: Segment: {segment} is not less than TotalSegments: "
             f"{segments}"
         )
+    limit = _limit(req)
+    table = state.table(name)
+    source = _source(table, req, consistent)
+    reading = _read_from(reading, source, "ScanFilter")
+    start = _start_key(raw_start, source, table)
     if (
         start is not None
         and segments is not None
@@ -430,4 +476,6 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         )
     if start is not None:
         scan_range = (pk_hash_of(start[source.schema.pk.name]), scan_range[1])
-    return _page(state, req, table, source, items, None, consistent, None, reading, scan_range)
+    return _page(
+        state, req, table, source, items, None, consistent, None, reading, limit, scan_range
+    )

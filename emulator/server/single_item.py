@@ -48,9 +48,15 @@ _NO_WRITE_OPTIONS: Final[tuple[Node | None, str, str]] = (None, "NONE", "NONE")
 """What `_write_options` returns for a plain request."""
 
 
-def key_member(table: Table, req: dict[str, Any]) -> Item:
-    """A request's Key: the table's key attributes, of their types and sizes."""
-    key = table.store.validate_key(item_member(req, "Key"))
+def key_values(req: dict[str, Any]) -> Item:
+    """A request's Key, its attribute values checked: before its table is looked up."""
+    return item_member(req, "Key")
+
+
+def key_member(table: Table, key: Item) -> Item:
+    """A Key (from `key_values`) as the table's key: its key attributes, of their types
+    and sizes."""
+    table.store.validate_key(key)
     check_key_sizes(table.schema, key)
     return key
 
@@ -159,16 +165,18 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     mode = consumed_mode(req)
+    raw_key = key_values(req)
     plain = _is_plain(req, PLAIN_DELETE)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
-    key = key_member(table, req)
+    key = key_member(table, raw_key)
     metrics = not plain and _wants_collection_metrics(req)
     return _write_one(state, table, key, None, 0, options, mode, metrics)
 
 
 def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
+    raw_key = key_values(req)
     actions: list[Node]
     legacy = not uses_expressions(req, "update")
     if legacy:
@@ -186,7 +194,7 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     on_fail = enum_of(req, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
     mode = consumed_mode(req)
     table = state.table(name)
-    key = key_member(table, req)
+    key = key_member(table, raw_key)
     now = state.tick()
     store = table.store
     if state.transactions.held:
@@ -307,9 +315,10 @@ def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = consumed_mode(req)
+    raw_key = key_values(req)
     paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     table = state.table(name)
-    key = key_member(table, req)
+    key = key_member(table, raw_key)
     now = state.tick()
     item, size = table.store.get_sized(key)
     pk_hash, sk_pos = location(table.schema, key)

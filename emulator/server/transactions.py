@@ -2,7 +2,8 @@
 (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html).
 
 Every action is validated as its single-item operation validates it (the same member
-checks, `single_item.checked_put` and `key_member`, the same expression parser), then the
+checks, `single_item.checked_put` and `key_member`, the same expression parser; what the
+request alone can refuse is refused before any table is looked up), then the
 transaction runs under the service's one lock, so it is atomic by construction: each
 action's condition is evaluated and its new item made, each item is charged in action
 order through the same capacity model (`charging.charge_write/charge_read` with
@@ -57,7 +58,7 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import check_index_keys, checked_put, key_member
+from emulator.server.single_item import check_index_keys, checked_put, key_member, key_values
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
@@ -113,7 +114,21 @@ def _where(number: int, kind: str, name: str) -> str:
     return f"transactItems.{number}.member.{kind[:1].lower() + kind[1:]}.{name}"
 
 
-def _write_action(state: EmulatorState, number: int, raw: Any) -> _Write:
+@dataclass
+class _WriteRequest:
+    """One action of a TransactWriteItems as its request gives it, checked as far as the
+    request alone allows (before any table is looked up, as DynamoDB checks a request)."""
+
+    kind: str
+    table_name: str
+    values: Item
+    """A Put's Item, or the Key of the other actions (attribute values checked)."""
+    cond: Node | None
+    on_fail: str
+    updates: list[Node]
+
+
+def _write_request(number: int, raw: Any) -> _WriteRequest:
     if not isinstance(raw, dict):
         raise validation("TransactItems can only contain one of Check, Put, Update or Delete")
     kinds = [k for k in WRITE_KINDS if raw.get(k) is not None]
@@ -121,18 +136,13 @@ def _write_action(state: EmulatorState, number: int, raw: Any) -> _Write:
         raise validation("TransactItems can only contain one of Check, Put, Update or Delete")
     kind = kinds[0]
     body: dict[str, Any] = raw[kind]
-    table = state.table(table_name(body))
+    name = table_name(body)
     ph = placeholders_of(body)
     cond = condition_of(body, ph)
     if kind == "ConditionCheck" and cond is None:
         raise null_member(_where(number, kind, "conditionExpression"))
     on_fail = enum_of(body, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    if kind == "Put":
-        item = item_member(body, "Item")
-        key, size = checked_put(table, item)
-        ph.check_all_used()
-        return _Write(kind, table, key, cond, on_fail, item, size)
-    key = key_member(table, body)
+    values = item_member(body, "Item") if kind == "Put" else key_values(body)
     updates: list[Node] = []
     if kind == "Update":
         text = member(body, "UpdateExpression", str)
@@ -140,7 +150,18 @@ def _write_action(state: EmulatorState, number: int, raw: Any) -> _Write:
             raise null_member(_where(number, kind, "updateExpression"))
         updates = parse_update(text, ph)
     ph.check_all_used()
-    return _Write(kind, table, key, cond, on_fail, updates=updates)
+    return _WriteRequest(kind, name, values, cond, on_fail, updates)
+
+
+def _write_action(state: EmulatorState, asked: _WriteRequest) -> _Write:
+    """An action checked against its table (keys against the key schema, a Put's item
+    against its indexes and the size limit)."""
+    table = state.table(asked.table_name)
+    if asked.kind == "Put":
+        key, size = checked_put(table, asked.values)
+        return _Write(asked.kind, table, key, asked.cond, asked.on_fail, asked.values, size)
+    key = key_member(table, asked.values)
+    return _Write(asked.kind, table, key, asked.cond, asked.on_fail, updates=asked.updates)
 
 
 def _check_distinct(ids: list[ItemId]) -> None:
@@ -230,11 +251,13 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
     token = member(req, "ClientRequestToken", str)  # 1 to 36 characters: shapes.py
     mode = consumed_mode(req)
     metrics_mode = enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE")
-    plan = [_write_action(state, n, a) for n, a in enumerate(raw, 1)]
+    asked = [_write_request(n, a) for n, a in enumerate(raw, 1)]
+    put_bytes = sum(item_size(a.values) for a in asked if a.kind == "Put")
+    if put_bytes > MAX_TRANSACTION_BYTES:
+        raise validation("Transaction request size has exceeded the maximum allowed size of 4 MB")
+    plan = [_write_action(state, a) for a in asked]
     ids = [item_id(a.table, a.key) for a in plan]
     _check_distinct(ids)
-    if sum(item_size(a.item) for a in plan if a.item is not None) > MAX_TRANSACTION_BYTES:
-        raise validation("Transaction request size has exceeded the maximum allowed size of 4 MB")
     now = state.tick()
     ledger = state.transactions
     fingerprint = request_fingerprint(req) if token is not None else b""
@@ -337,25 +360,41 @@ class _Get:
     paths: list[Path] | None
 
 
-def _get_action(state: EmulatorState, raw: Any) -> _Get:
+@dataclass
+class _GetRequest:
+    """One Get as its request gives it, checked before any table is looked up."""
+
+    table_name: str
+    key: Item
+    paths: list[Path] | None
+
+
+def _get_request(raw: Any) -> _GetRequest:
     if not isinstance(raw, dict) or not isinstance(raw.get("Get"), dict) or len(raw) != 1:
         raise validation(
             "1 validation error detected: Value null at 'transactItems.member.get' failed to "
             "satisfy constraint: Member must not be null"
         )
     body: dict[str, Any] = raw["Get"]
-    table = state.table(table_name(body))
-    key = key_member(table, body)
+    name = table_name(body)
+    key = key_values(body)
     ph = placeholders_of(body)
     paths = projection_of(body, ph)
     ph.check_all_used()
-    return _Get(table, key, paths)
+    return _GetRequest(name, key, paths)
+
+
+def _get_action(state: EmulatorState, asked: _GetRequest) -> _Get:
+    """A Get's key checked against its table's schema."""
+    table = state.table(asked.table_name)
+    return _Get(table, key_member(table, asked.key), asked.paths)
 
 
 def transact_get_items(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     raw = _actions(req)
     mode = consumed_mode(req)
-    plan = [_get_action(state, a) for a in raw]
+    asked = [_get_request(a) for a in raw]
+    plan = [_get_action(state, a) for a in asked]
     ids = [item_id(g.table, g.key) for g in plan]
     _check_distinct(ids)
     now = state.tick()

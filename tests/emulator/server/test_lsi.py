@@ -4,12 +4,15 @@ collection limit reported as DynamoDB reports it."""
 
 from __future__ import annotations
 
+import json
+import random
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer, lsi
+from emulator.server.service import Service
 from tests.emulator.server.conftest import client
 
 BY_RANK = {
@@ -251,3 +254,119 @@ def test_item_collection_metrics_on_update_and_delete(ddb: Any) -> None:
     )
     reply = ddb.put_item(TableName="plain", Item=key, ReturnItemCollectionMetrics="SIZE")
     assert "ItemCollectionMetrics" not in reply
+
+
+def _service_with_lsis(store: str) -> Service:
+    service = Service(create_delay_s=0, store=store)
+    _send(
+        service,
+        "CreateTable",
+        {
+            "TableName": "tbl",
+            "KeySchema": SCHEMA,
+            "AttributeDefinitions": ATTRS,
+            "BillingMode": "PAY_PER_REQUEST",
+            "LocalSecondaryIndexes": [BY_RANK, BY_NAME],
+        },
+    )
+    return service
+
+
+def _send(service: Service, operation: str, body: dict[str, Any]) -> dict[str, Any]:
+    status, payload = service.handle(f"DynamoDB_20120810.{operation}", json.dumps(body).encode())
+    assert status == 200, payload
+    reply: dict[str, Any] = json.loads(payload)
+    return reply
+
+
+def _writes(seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """A seeded mix of every kind of write on three collections: new items, rewrites that
+    enter or leave an LSI, updates, deletes, batches and transactions."""
+    rng = random.Random(seed)
+    out: list[tuple[str, dict[str, Any]]] = []
+    for n in range(300):
+        pk = {"S": rng.choice("pqr")}
+        key = {"pk": pk, "sk": {"S": f"s{rng.randrange(40)}"}}
+        item: dict[str, Any] = {**key, "blob": {"S": "x" * rng.randrange(200)}}
+        if rng.random() < 0.7:
+            item["rank"] = {"N": str(rng.randrange(9))}
+        if rng.random() < 0.5:
+            item["name"] = {"S": f"n{rng.randrange(9)}"}
+        kind = rng.randrange(5)
+        if kind == 0:
+            out.append(("PutItem", {"TableName": "tbl", "Item": item}))
+        elif kind == 1:
+            out.append(("DeleteItem", {"TableName": "tbl", "Key": key}))
+        elif kind == 2:
+            update = "SET blob = :b REMOVE #n" if n % 2 else "SET #n = :v, blob = :b"
+            values: dict[str, Any] = {":b": {"S": "y" * rng.randrange(300)}}
+            if not n % 2:
+                values[":v"] = {"S": "m"}
+            out.append(
+                (
+                    "UpdateItem",
+                    {
+                        "TableName": "tbl",
+                        "Key": key,
+                        "UpdateExpression": update,
+                        "ExpressionAttributeNames": {"#n": "name"},
+                        "ExpressionAttributeValues": values,
+                    },
+                )
+            )
+        elif kind == 3:
+            other = {**item, "sk": {"S": f"b{n}"}}
+            batch = [{"PutRequest": {"Item": other}}, {"DeleteRequest": {"Key": key}}]
+            out.append(("BatchWriteItem", {"RequestItems": {"tbl": batch}}))
+        else:
+            actions = [
+                {"Put": {"TableName": "tbl", "Item": {**item, "sk": {"S": f"t{n}"}}}},
+                {"Delete": {"TableName": "tbl", "Key": key}},
+            ]
+            out.append(("TransactWriteItems", {"TransactItems": actions}))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_item_collection_sizes_are_kept_as_items_are_written(seed: int) -> None:
+    """The running size of each item collection (what the 10 GB check reads, in constant
+    time) equals a walk of the collection after every kind of write, and the keys store,
+    which keeps less of each item, keeps the same sizes as the full one."""
+    full, keys = _service_with_lsis("full"), _service_with_lsis("keys")
+    for operation, body in _writes(seed):
+        for service in (full, keys):
+            _send(service, operation, body)
+    table = full.state.tables["tbl"]
+    weigh = lsi.weigher(table.lsis)
+    collections = 0
+    for name in "pqr":
+        pk = {"S": name}
+        walked = sum(weigh(item, size) for item, size in table.store.collection(pk))
+        kept = lsi.collection_bytes(table, {"pk": pk})
+        assert kept == walked
+        assert lsi.collection_bytes(keys.state.tables["tbl"], {"pk": pk}) == kept
+        collections += walked > 0
+    assert collections == 3
+    for item, _size in list(table.store.all_items()):
+        _send(full, "DeleteItem", {"TableName": "tbl", "Key": table.schema.key_of(item)})
+    assert all(lsi.collection_bytes(table, {"pk": {"S": n}}) == 0 for n in "pqr")
+
+
+def test_a_batch_past_an_item_collections_limit_is_refused_whole(
+    ddb: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BatchWriteItem answers ItemCollectionSizeLimitExceededException, as DynamoDB lists
+    among its errors, and writes none of the batch."""
+    _create(ddb, [BY_RANK], AttributeDefinitions=ATTRS[:3])
+    monkeypatch.setattr(lsi, "COLLECTION_LIMIT_BYTES", 5000)  # 10 GB is not written here
+    blob = {"S": "x" * 1000}
+    batch = [{"PutRequest": {"Item": _item(f"b{n}", n, "n", blob=blob)}} for n in range(6)]
+    with pytest.raises(ClientError) as excinfo:
+        ddb.batch_write_item(RequestItems={"tbl": batch})
+    assert excinfo.value.response["Error"] == {
+        "Code": "ItemCollectionSizeLimitExceededException",
+        "Message": "Collection size exceeded.",
+    }
+    assert ddb.scan(TableName="tbl")["Count"] == 0
+    ddb.batch_write_item(RequestItems={"tbl": batch[:3]})
+    assert ddb.scan(TableName="tbl")["Count"] == 3
