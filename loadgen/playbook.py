@@ -18,6 +18,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from emulator.itemsize import MAX_ITEM_BYTES
+from loadgen.workload_checks import workload_problems
+from loadgen.workload_spec import FailureReason, RetrySpec, Step, Think, Users
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
 
@@ -351,22 +353,86 @@ class Ramp(Strict):
     """Equal-length constant windows instead of a linear ramp."""
 
 
+class Scenario(Strict):
+    """Named, ordered steps a user runs as one iteration, with per-user variables
+    (docs/playbooks.md#scenarios)."""
+
+    description: str = ""
+    vars: dict[str, str | int | float | Distribution] = Field(default_factory=dict)
+    """Variable -> a value, a template such as "ns-{user}" (evaluated at the start of
+    every iteration), or a distribution (drawn at the start of every iteration)."""
+    steps: list[Step] = Field(min_length=1, max_length=200)
+
+
 class Phase(Strict):
     name: str = "phase"
     operation: Literal["put", "update", "get", "query"] = "put"
     rate: float | None = Field(default=None, ge=0, le=1_000_000)
-    """Requests per second offered (open loop); 0 for an idle pause."""
+    """Requests per second offered (open loop); 0 for an idle pause. With a mix or a
+    scenario: iterations started per second."""
     ramp: Ramp | None = None
+    users: Annotated[int, Field(ge=0, le=100_000)] | Users | None = None
+    """A closed population instead of a rate: each user starts its next iteration when
+    the last one ended (plus `think_s`, or on the `pacing_s` beat)."""
+    think_s: Think | None = None
+    """Closed loop: pause between a user's iterations."""
+    pacing_s: float | None = Field(default=None, gt=0)
+    """Closed loop: a user starts an iteration every pacing_s seconds (or at once when
+    the last took longer), instead of a think time."""
+    max_users: int | None = Field(default=None, ge=1, le=100_000)
+    """Open arrivals of a mix or scenario: users available to run iterations (k6's
+    maxVUs); an arrival with none free is a dropped iteration. Default 1000."""
+    mix: list[Step] | None = Field(default=None, min_length=1, max_length=100)
+    """Weighted operations: each iteration is one entry, chosen by `weight`."""
+    scenario: str | None = None
+    """The name of a scenario in load.scenarios that each iteration runs."""
+    retry: RetrySpec = Field(default_factory=RetrySpec)
+    """The application's SDK retry policy (none, standard, legacy, adaptive)."""
     duration_s: float = Field(gt=0, le=7 * 24 * 3600)
     consistent_read: bool = False
     attributes: dict[str, Distribution] = Field(default_factory=dict)
     """Overrides of load.attributes for this phase (e.g. reads over seeded keys)."""
 
     @model_validator(mode="after")
-    def _one_rate(self) -> Phase:
-        if (self.rate is None) == (self.ramp is None):
-            raise ValueError("give exactly one of rate or ramp")
+    def _one_load_model(self) -> Phase:
+        given = [n for n in ("rate", "ramp", "users") if getattr(self, n) is not None]
+        if len(given) != 1:
+            shown = f" (got {' and '.join(given)})" if given else ""
+            raise ValueError(f"give exactly one of rate, ramp or users{shown}")
+        what = [n for n in ("mix", "scenario") if getattr(self, n) is not None]
+        if "operation" in self.model_fields_set:
+            what.insert(0, "operation")
+        if len(what) > 1:
+            raise ValueError(f"give one of operation, mix or scenario, not {' and '.join(what)}")
+        if self.users is None and (self.think_s is not None or self.pacing_s is not None):
+            raise ValueError("think_s and pacing_s pace a closed loop: they need users")
+        if self.think_s is not None and self.pacing_s is not None:
+            raise ValueError("give think_s or pacing_s, not both")
+        if self.max_users is not None and (
+            self.users is not None or not (self.mix or self.scenario)
+        ):
+            raise ValueError(
+                "max_users applies to a mix or scenario at a rate "
+                "(with users, users is the population)"
+            )
         return self
+
+    @property
+    def open_loop_operation(self) -> bool:
+        """One operation at an open rate with no application retries: the load every
+        playbook had before load models, which the vectorised simulation and the live
+        worker's schedule run unchanged (tests/golden)."""
+        return (
+            self.users is None
+            and self.mix is None
+            and self.scenario is None
+            and self.retry.mode == "none"
+        )
+
+    @property
+    def load_model(self) -> str:
+        """ "open" (rate/ramp) or "closed" (users), for people and dispatch."""
+        return "closed" if self.users is not None else "open"
 
 
 class RunSpec(Strict):
@@ -386,6 +452,8 @@ class LoadSpec(Strict):
     seeding takes the first `seed_items` combinations of the finite primary-key values."""
     seed: int = 20261130
     """Random seed: the same playbook gives the same keys."""
+    scenarios: dict[str, Scenario] = Field(default_factory=dict)
+    """Named scenarios that phases run (`scenario: NAME`)."""
 
 
 # --- criteria ------------------------------------------------------------------------------
@@ -398,8 +466,17 @@ Metric = Literal[
     "consumed_wcu_peak",
     "consumed_rcu_peak",
     "cost_usd",
+    "iteration_rate",
+    "scenario_failure_rate",
+    "step_p99_ms",
+    "app_error_rate",
 ]
 """What a criterion measures (docs/checks.md has the exact definition of each)."""
+
+ITERATION_METRICS = frozenset(
+    {"iteration_rate", "scenario_failure_rate", "step_p99_ms", "app_error_rate"}
+)
+"""Metrics of a mix's or scenario's iterations (the application's view of a run)."""
 
 THROTTLE_REASON_PATTERN = (
     r"^(Table|Index)(Read|Write)"
@@ -440,6 +517,15 @@ class Criterion(Strict):
     """throttle_rate only: count just this DynamoDB throttle reason."""
     window_s: Literal[1, 60] = 60
     """Peaks only: the averaging window (60 = CloudWatch's 1-minute Sum/60)."""
+    failure: FailureReason | None = None
+    """scenario_failure_rate only: count just the iterations that failed for this reason."""
+    step: str | None = None
+    """step_p99_ms only (required): the step, by its name in the scenario or mix."""
+    trend: bool = False
+    """iteration_rate only: measure the rate of the last `trend_window_s` divided by the
+    rate of the first (1.0 = flat; 0.1 = fell to a tenth), instead of the rate."""
+    trend_window_s: float = Field(default=3600, gt=0)
+    """The windows a trend compares (default an hour: the last hour against the first)."""
     max: float | None = None
     min: float | None = None
     compare: CriterionComparison | None = None
@@ -459,6 +545,14 @@ class Criterion(Strict):
             raise ValueError(f"{self.metric} is measured per run, not per phase: drop phase")
         if self.compare is not None and self.metric == "first_throttle_s":
             raise ValueError("first_throttle_s takes max or min seconds, not compare")
+        if self.failure is not None and self.metric != "scenario_failure_rate":
+            raise ValueError("failure applies to scenario_failure_rate only")
+        if (self.step is not None) != (self.metric == "step_p99_ms"):
+            raise ValueError("step_p99_ms needs step (the step's name); other metrics take none")
+        if self.trend and self.metric != "iteration_rate":
+            raise ValueError("trend applies to iteration_rate only")
+        if self.trend and self.compare is not None:
+            raise ValueError("a trend is a ratio already: give max and/or min, not compare")
         return self
 
 
@@ -485,6 +579,19 @@ class Playbook(Strict):
             if t.name == name:
                 return t
         raise KeyError(name)
+
+
+def refuse_load_models(playbook: Playbook, path: str) -> None:
+    """Refuse, with the phases named, a playbook whose users/mix/scenario/retry phases
+    `path` cannot run yet (the closed-loop engine and the live worker's scenarios land
+    separately; until then such a phase is said, never run as something else)."""
+    new = [p.name for p in playbook.load.phases if not p.open_loop_operation]
+    if new:
+        raise PlaybookError(
+            f"{playbook.name}: phase(s) {', '.join(new)} use users, mix, scenario or retry, "
+            f"which {path} cannot run yet; use `hotbench simulate` for them when it can, "
+            "or give those phases one operation at a rate"
+        )
 
 
 Problem = tuple[tuple[int | str, ...], str]
@@ -516,15 +623,17 @@ def reference_problems(playbook: Playbook) -> list[Problem]:
             if gsi.sort_key is not None:
                 keys.append((("tables", i, "gsis", g, "sort_key"), gsi.sort_key))
         for loc, key in keys:
+            # A mix's or scenario's steps name their keys themselves (workload_checks).
+            drawing = [p for p in playbook.load.phases if p.mix is None and p.scenario is None]
             missing = [
                 phase.name
-                for phase in playbook.load.phases
+                for phase in drawing
                 if key.name not in {**playbook.load.attributes, **phase.attributes}
             ]
             if missing:
                 where = (
                     "load.attributes"
-                    if len(missing) == len(playbook.load.phases)
+                    if len(missing) == len(drawing)
                     else f"load.attributes or phase(s) {', '.join(missing)}"
                 )
                 problems.append(
@@ -574,7 +683,50 @@ def criteria_problems(playbook: Playbook) -> list[tuple[tuple[int | str, ...], s
             )
         if criterion.compare is not None:
             check_run((*loc, "compare"), criterion.compare.table, criterion.compare.repeat)
+        problems += _iteration_criterion_problems(playbook, criterion, loc)
     return problems
+
+
+def _iteration_criterion_problems(
+    playbook: Playbook, criterion: Criterion, loc: tuple[int | str, ...]
+) -> list[tuple[tuple[int | str, ...], str]]:
+    """An iteration metric needs a mix or scenario phase (in its phase, if it names one);
+    step_p99_ms a step of that name in one of them."""
+    if criterion.metric not in ITERATION_METRICS:
+        return []
+    phases = [
+        p
+        for p in playbook.load.phases
+        if (p.mix is not None or p.scenario is not None)
+        and (criterion.phase is None or p.name == criterion.phase)
+    ]
+    if not phases:
+        where = f"phase {criterion.phase}" if criterion.phase else "the load"
+        return [
+            (
+                (*loc, "metric"),
+                f"{criterion.metric} measures iterations, and {where} runs no mix or scenario",
+            )
+        ]
+    if criterion.step is None:
+        return []
+    steps: set[str] = set()
+    scenarios = playbook.load.scenarios
+    pending: list[Any] = []
+    for phase in phases:
+        pending += phase.mix or []
+        if phase.scenario in scenarios:
+            pending += scenarios[phase.scenario].steps
+    called: set[str] = set()
+    while pending:
+        step = pending.pop()
+        steps.add(step.label)
+        if step.op == "scenario" and step.scenario in scenarios and step.scenario not in called:
+            called.add(step.scenario)  # a scenario a mix entry runs: its steps too, once
+            pending += scenarios[step.scenario].steps
+    if criterion.step not in steps:
+        return [((*loc, "step"), f"no step {criterion.step!r} (steps: {', '.join(sorted(steps))})")]
+    return []
 
 
 # Tags pydantic adds to an error's location that are not playbook fields.
@@ -592,12 +744,18 @@ _LOCATION_TAGS = frozenset(
 )
 
 
+# Names pydantic puts in a (non-discriminated) union's error location: the member types.
+_UNION_MEMBER_TAGS = frozenset(
+    {"int", "float", "str", "bool", "Users", "ThinkRange", "RetrySpec", "constrained-int"}
+)
+
+
 def _field_path(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in _LOCATION_TAGS:
+        elif part in _LOCATION_TAGS or part.startswith("op=") or part in _UNION_MEMBER_TAGS:
             continue
         else:
             out += f".{part}" if out else str(part)
@@ -653,6 +811,17 @@ def _unwrap(annotation: Any, tag: int | str | None) -> Any:
             ]
             if tagged:
                 return tagged[0]
+            stepped = [
+                get_args(m)[0]
+                for m in members
+                if get_origin(m) is Annotated
+                and any(getattr(meta, "tag", None) == tag for meta in get_args(m)[1:])
+            ]
+            if stepped:
+                return stepped[0]
+            named = [m for m in members if isinstance(m, type) and m.__name__ == tag]
+            if named:
+                return named[0]
             if len(members) != 1:
                 return None
             annotation = members[0]
@@ -699,6 +868,20 @@ def _problem(loc: tuple[int | str, ...], message: str, lines: LineMap | None) ->
     return f"  {where}{_field_path(loc)}: {message}"
 
 
+def _without_union_noise(errors: list[Any]) -> list[Any]:
+    """A value of a union such as `users: int | Users` that fits no member gets an error
+    per member; when the writer clearly meant the mapping (another error sits under the
+    same field), the scalar member's "should be a valid integer" is noise: dropped."""
+    scalar = {"int", "float", "str", "bool", "constrained-int"}
+    prefixes = {tuple(e["loc"][:-1]) for e in errors if e["loc"] and e["loc"][-1] not in scalar}
+    deeper = {p[:i] for p in prefixes for i in range(len(p))}
+    return [
+        e
+        for e in errors
+        if not (e["loc"] and e["loc"][-1] in scalar and tuple(e["loc"][:-1]) in deeper)
+    ]
+
+
 def parse_playbook(data: Any, source: str = "<playbook>", lines: LineMap | None = None) -> Playbook:
     """Validate parsed YAML; errors name the source, the line (when `lines` maps the
     document), the field and what was expected."""
@@ -707,8 +890,9 @@ def parse_playbook(data: Any, source: str = "<playbook>", lines: LineMap | None 
     try:
         playbook = Playbook.model_validate(data)
     except ValidationError as exc:
-        out = [f"{source}: invalid playbook ({exc.error_count()} problem(s))"]
-        for err in exc.errors():
+        errors = _without_union_noise(exc.errors())
+        out = [f"{source}: invalid playbook ({len(errors)} problem(s))"]
+        for err in errors:
             if err["type"] == "extra_forbidden":
                 msg = _unknown_field(tuple(err["loc"]))
             else:
@@ -716,6 +900,7 @@ def parse_playbook(data: Any, source: str = "<playbook>", lines: LineMap | None 
             out.append(_problem(tuple(err["loc"]), msg, lines))
         raise PlaybookError("\n".join(out)) from None
     problems = reference_problems(playbook)
+    problems += [] if problems else workload_problems(playbook)
     problems += [] if problems else criteria_problems(playbook)
     if problems:
         out = [f"{source}: invalid playbook ({len(problems)} problem(s))"]
