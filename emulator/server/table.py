@@ -125,10 +125,8 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
                 f"attribute name {name[:20]}... exceeds the limit of {MAX_KEY_NAME_BYTES}"
             )
         if name in out:
-            raise validation(
-                "One or more parameter values were invalid: Duplicate "
-                f"AttributeName in AttributeDefinitions: {name}"
-            )
+            # [AWS] DynamoDB's words (observed on AWS: scylladb/scylladb#13870).
+            raise validation(f"Attribute Name is duplicated: {name}")
         out[name] = kind
     return out
 

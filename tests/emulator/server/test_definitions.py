@@ -131,6 +131,19 @@ def _index(name: str, *keys: tuple[str, str], projection: Any = None) -> dict[st
             INVALID + "List of GlobalSecondaryIndexes is empty",
         ),
         (
+            # DynamoDB's words, as ScyllaDB's Alternator team observed them on AWS
+            # (scylladb/scylladb#13870); DynamoDB Local says "Cannot have two attributes
+            # with the same name", which PynamoDB's integration tests expect.
+            {
+                "AttributeDefinitions": [
+                    {"AttributeName": "pk", "AttributeType": "S"},
+                    {"AttributeName": "sk", "AttributeType": "S"},
+                    {"AttributeName": "sk", "AttributeType": "N"},
+                ]
+            },
+            "Attribute Name is duplicated: sk",
+        ),
+        (
             {
                 "GlobalSecondaryIndexes": [
                     {
