@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.params import DEFAULT_LATENCY, DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.keys import ItemGenerator, sampler_for
 from loadgen.playbook import (
@@ -28,7 +28,7 @@ from loadgen.playbook import (
     TableSpec,
     Throughput,
 )
-from loadgen.scenario_advice import INSTANT, RequestTimes, scenario_findings
+from loadgen.scenario_advice import RequestTimes, scenario_findings
 from loadgen.writes import IndexPlan, index_plan
 
 
@@ -145,11 +145,11 @@ class TableAdvice:
 def advise(
     playbook: Playbook,
     params: CapacityParams = DEFAULT_PARAMS,
-    times: RequestTimes | None = None,
+    times: RequestTimes = DEFAULT_LATENCY,
 ) -> list[TableAdvice]:
     """The advice for every table that takes load, in the order of load.runs. `times`:
-    the simulation's latency model, for how long a scenario's steps take (None: think
-    times only, the requests counted as instant)."""
+    the simulation's latency model (emulator.params.LatencyParams), for how long a
+    scenario's steps take, so the advice and the simulation share their physics."""
     tables = list(dict.fromkeys(run.table for run in playbook.runs()))
     return [advise_table(playbook, playbook.table(name), params, times) for name in tables]
 
@@ -158,7 +158,7 @@ def advise_table(
     playbook: Playbook,
     table: TableSpec,
     p: CapacityParams,
-    times: RequestTimes | None = None,
+    times: RequestTimes = DEFAULT_LATENCY,
 ) -> TableAdvice:
     advice = TableAdvice(table.name, _summary(table, p))
     for index, phase in enumerate(playbook.load.phases):
@@ -166,7 +166,7 @@ def advise_table(
             # Steps, not one operation at a rate: the ceilings of one key or of the data
             # grown (loadgen.scenario_advice); the partition arithmetic below is per
             # operation and is not applied to them.
-            for finding in scenario_findings(playbook, table, phase, p, times or INSTANT):
+            for finding in scenario_findings(playbook, table, phase, p, times):
                 advice.notes.append(f"[{finding.phase}] {finding.kind}: {finding.words}")
             continue
         rate = _peak_rate(phase)

@@ -70,15 +70,11 @@ class RequestTimes(Protocol):
 
 @dataclass(frozen=True)
 class FixedTimes:
-    """Request times given directly (a caller without the latency model, or a test)."""
+    """Request times given directly (a what-if, or a test), instead of the latency
+    model's."""
 
     write_s: float
     read_s: float
-
-
-INSTANT = FixedTimes(0.0, 0.0)
-"""Requests counted as taking no time: a lock's hold and an iteration are then their
-think times only (an upper bound on the rates found)."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from emulator.params import DEFAULT_LATENCY
 from emulator.params import DEFAULT_PARAMS as P
 from loadgen.advise import advise
 from loadgen.playbook import load_playbook
@@ -122,3 +123,12 @@ def test_a_key_is_constant_only_when_nothing_in_it_varies(
     template: Any, variables: dict[str, Any], expected: str | None
 ) -> None:
     assert constant_value(template, variables) == expected
+
+
+def test_by_default_the_hold_takes_the_simulations_request_times(tmp_path: Path) -> None:
+    path = tmp_path / "pb.yaml"
+    path.write_text(PLAYBOOK.format(since=SINCE, ns="ns-{user}", lock="global", gsi="x{ns}"))
+    (advice,) = advise(load_playbook(path))
+    # 14 s, 8 writes of 3.7 ms and a read of 3 ms (emulator.params.DEFAULT_LATENCY)
+    hold = 14 + 8 * DEFAULT_LATENCY.write_s + DEFAULT_LATENCY.read_s
+    assert f"at most 1 / {hold:g} s" in advice.notes[0]
