@@ -87,6 +87,9 @@ class AwsTarget:
         self.settings = settings
         self._session: Any = None
         self._clients = dict(clients or {})
+        self._initialized: set[str] = set()
+        """Workdirs `terraform init` ran in, by this target: the image's second apply
+        needs no second init (providers and modules are already in place)."""
 
     def session(self) -> Any:
         if self._session is None:
@@ -226,8 +229,10 @@ class AwsTarget:
         playbook = load_playbook(state.playbook_path)
         with aws_errors("terraform", state.region):
             tf = kit.terraform(tf_state, self.settings)
-            hooks.say("terraform init")
-            tf.init()
+            if tf_state.workdir not in self._initialized:
+                hooks.say("terraform init")
+                tf.init()
+                self._initialized.add(tf_state.workdir)
             planned = tf.plan()
             for line in planned.describe().splitlines():
                 hooks.say(line)

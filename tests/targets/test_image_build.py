@@ -25,12 +25,23 @@ from console.targets.worker_source import source_archive
 from console.workflow import AwsDenied, ConfigError, CredentialsError, Hooks, UpOptions, down, up
 from console.workflow.errors import StateError
 from console.workflow.steps import build_image as build_image_step
-from tests.targets.conftest import FAKE_BUILDER, Rehearsal
+from tests.targets.conftest import FAKE_BUILDER
+from tests.targets.conftest import Rehearsal as GivenImageRehearsal
 from tests.targets.faults import BUILD_PHASES, CodeBuild
 from tests.targets.test_rehearsal import leftovers_in_moto
 
 RUN_ID = "hb-image"
 DIGEST = "sha256:" + "ab" * 32
+
+
+@pytest.fixture
+def rehearsal(rehearsal: GivenImageRehearsal) -> GivenImageRehearsal:
+    """The rehearsal without its given image: `up` must build one."""
+    rehearsal.settings = rehearsal.settings.model_copy(update={"worker_image": None})
+    return rehearsal
+
+
+Rehearsal = GivenImageRehearsal
 
 
 def hooks(said: list[str]) -> Hooks:
