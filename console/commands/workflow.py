@@ -400,6 +400,9 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
                         highlight=False,
                     )
                 print_frame(shown, console)
+                # Line by line through a pipe too (`watch RUN | tee log`): a piped stdout
+                # is block-buffered and would hold every line until the watch ended.
+                console.file.flush()
             if args.seconds is not None and time.monotonic() - started >= args.seconds:
                 stop.set()
     except BrokenPipeError:
