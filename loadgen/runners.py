@@ -40,7 +40,6 @@ class SimulatedRunner:
     mode: str = "simulate"
 
     def run(self, playbook: Playbook) -> PlaybookResult:
-        refuse_load_models(playbook, "the simulation")
         return simulate(playbook, self.params, self.progress, self.tick_s)
 
 

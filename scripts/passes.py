@@ -8,20 +8,29 @@ reader takes in at a glance: which pass failed, its pytest counts, how long it t
 last line is `total: N passed, N failed` so a tool that reads closing lines sees the
 whole run, not only the last pass.
 
-Usage: `python scripts/passes.py 'NAME: [VAR=value ...] COMMAND ...' ...`, one argument per
-pass, as the Makefile writes them (the Makefile stays the one list of what `make test` runs).
+Usage: `python scripts/passes.py 'NAME: [VAR=value ...] COMMAND ...' ... [--wait] ...`, one
+argument per pass, as the Makefile writes them (the Makefile stays the one list of what
+`make test` runs). A pass named `NAME&` runs in the background while the passes after it
+run; its output is kept and printed as one block when it ends (two streams interleaved
+line by line read as neither). `--wait` waits for every background pass started so far
+before the next pass starts. Why: on a 2-core machine the mypyc build spends most of its
+time on one core (mypyc itself is single-threaded), so lint, the type check and the
+pure-Python pass, which need no build, run beside it instead of after it.
 Exit code: 0 when every pass succeeded, 1 otherwise.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
+from typing import TextIO
 
 # pytest's closing line, e.g. "3 failed, 650 passed, 1 skipped, 2 errors in 301.2s".
 _PYTEST_CLOSING = re.compile(r"^=*\s*(?P<counts>(\d+ \w+)(, \d+ \w+)*) in [\d.]+s")
@@ -50,11 +59,16 @@ def _counts(line: str) -> dict[str, int]:
     return found
 
 
-def run_pass(name: str, argv: list[str], env: dict[str, str]) -> PassResult:
-    """Runs one pass, streaming its output, and keeps pytest's closing counts."""
+def run_pass(
+    name: str, argv: list[str], env: dict[str, str], out: TextIO | None = None
+) -> PassResult:
+    """Runs one pass, streaming its output to `out` (stdout by default), and keeps
+    pytest's closing counts."""
+    sink = sys.stdout if out is None else out
     started = time.monotonic()
     counts: dict[str, int] = {}
-    print(f"\n=== {name}: {' '.join(argv)}", flush=True)
+    sink.write(f"\n=== {name}: {' '.join(argv)}\n")
+    sink.flush()
     with subprocess.Popen(
         argv,
         env={**os.environ, **env},
@@ -65,13 +79,41 @@ def run_pass(name: str, argv: list[str], env: dict[str, str]) -> PassResult:
     ) as process:
         assert process.stdout is not None
         for line in process.stdout:
-            sys.stdout.write(line)
-            sys.stdout.flush()
+            sink.write(line)
+            sink.flush()
             match = _PYTEST_CLOSING.match(line.strip())
             if match:
                 counts = _counts(match.group("counts"))
         returncode = process.wait()
     return PassResult(name, returncode, time.monotonic() - started, counts)
+
+
+class BackgroundPass:
+    """A pass run on a thread while the passes after it run; its output is kept in memory
+    (a build's or a pytest pass's output is a few hundred lines) and printed by `join`."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+        self.name = name
+        self._log = io.StringIO()
+        self._result: PassResult | None = None
+        self._thread = threading.Thread(target=self._run, args=(argv, env), daemon=True)
+        print(f"\n=== {name}: started in the background: {' '.join(argv)}", flush=True)
+        self._thread.start()
+
+    def _run(self, argv: list[str], env: dict[str, str]) -> None:
+        try:
+            self._result = run_pass(self.name, argv, env, self._log)
+        except OSError as exc:  # e.g. the command does not exist: a failed pass, not a crash
+            self._log.write(f"{self.name}: {exc}\n")
+            self._result = PassResult(self.name, 127, 0.0)
+
+    def join(self) -> PassResult:
+        """Waits for the pass, prints its output, returns its result."""
+        self._thread.join()
+        sys.stdout.write(self._log.getvalue())
+        sys.stdout.flush()
+        assert self._result is not None
+        return self._result
 
 
 def _duration(seconds: float) -> str:
@@ -105,6 +147,10 @@ def summary(results: list[PassResult]) -> list[str]:
     return lines
 
 
+WAIT = "--wait"
+"""The argument that waits for every background pass started so far."""
+
+
 def parse_pass(spec: str) -> tuple[str, list[str], dict[str, str]]:
     """'compiled: A=1 pytest -q' -> ('compiled', ['pytest', '-q'], {'A': '1'})."""
     name, _, command = spec.partition(": ")
@@ -118,16 +164,43 @@ def parse_pass(spec: str) -> tuple[str, list[str], dict[str, str]]:
     return name, words, env
 
 
+def run_all(argv: list[str]) -> list[PassResult]:
+    """Every pass in order, background ones beside the others; results in spec order."""
+    slots: list[PassResult | BackgroundPass] = []
+    waiting: list[BackgroundPass] = []
+
+    def wait_all() -> None:
+        for background in waiting:
+            slots[slots.index(background)] = background.join()
+        waiting.clear()
+
+    for spec in argv:
+        if spec == WAIT:
+            wait_all()
+            continue
+        name, words, env = parse_pass(spec)
+        if name.endswith("&"):
+            background = BackgroundPass(name[:-1], words, env)
+            waiting.append(background)
+            slots.append(background)
+        else:
+            slots.append(run_pass(name, words, env))
+    wait_all()
+    return [slot for slot in slots if isinstance(slot, PassResult)]
+
+
 def main(argv: list[str]) -> int:
     if not argv:
         print("usage: python scripts/passes.py 'NAME: COMMAND ...' ...", file=sys.stderr)
         return 2
     try:  # every spec parsed before any pass runs: a typo fails at once, not at the end
-        passes = [parse_pass(spec) for spec in argv]
+        for spec in argv:
+            if spec != WAIT:
+                parse_pass(spec)
     except ValueError as err:
         print(f"passes.py: {err}", file=sys.stderr)
         return 2
-    results = [run_pass(*spec) for spec in passes]
+    results = run_all(argv)
     print("\n".join(summary(results)), flush=True)
     return 0 if all(result.ok for result in results) else 1
 

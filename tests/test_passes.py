@@ -7,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +49,60 @@ def test_all_passing_exits_zero() -> None:
     assert "every pass succeeded" in out.stdout
 
 
+def test_a_background_pass_runs_beside_the_next_and_wait_holds_the_one_after(
+    tmp_path: Path,
+) -> None:
+    """The build runs beside lint and the pure pass; the compiled pass starts after it.
+    The background pass waits for a file the next pass writes, so it can only finish if
+    both run at once (no timing involved); the pass after --wait needs the file the
+    background pass wrote last."""
+    beside, built = tmp_path / "beside", tmp_path / "built"
+    build = (
+        "import os, time\n"
+        f"while not os.path.exists({str(beside)!r}): time.sleep(0.01)\n"
+        f"open({str(built)!r}, 'w').close()\n"
+        "print('built it')"
+    )
+    lint = f"open({str(beside)!r}, 'w').close()"
+    compiled = f"import os; raise SystemExit(0 if os.path.exists({str(built)!r}) else 4)"
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            f"build&: {sys.executable} -c {shlex.quote(build)}",
+            f"lint: {sys.executable} -c {shlex.quote(lint)}",
+            "--wait",
+            f"compiled: {sys.executable} -c {shlex.quote(compiled)}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout
+    lines = out.stdout.splitlines()
+    # the build's output is printed whole when it ends, after lint's began
+    lint_began = next(i for i, line in enumerate(lines) if line.startswith("=== lint:"))
+    assert lines.index("built it") > lint_began
+    table = lines[lines.index("=== make test: one line per pass") + 1 :]
+    assert [line.split()[0] for line in table[:3]] == ["build", "lint", "compiled"]
+
+
+def test_a_background_pass_that_cannot_start_is_a_failed_pass() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "gone&: /nonexistent/command",
+            f"next: {sys.executable} -c pass",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 1, out.stdout
+    assert out.stdout.splitlines()[-2].strip() == "FAILED: gone"
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 @pytest.mark.parametrize("goal", ["test", "test-fast"])
 def test_the_makefiles_passes_parse(goal: str) -> None:
@@ -66,10 +121,12 @@ def test_the_makefiles_passes_parse(goal: str) -> None:
     ).stdout.replace("\\\n", " ")
     line = next(x for x in recipe.splitlines() if "scripts/passes.py" in x)
     words = shlex.split(line)
-    specs = words[words.index("scripts/passes.py") + 1 :]
+    specs = [w for w in words[words.index("scripts/passes.py") + 1 :] if w != "--wait"]
     names = [parse_pass(spec)[0] for spec in specs]
-    assert names[:3] == ["lint", "format", "types"]
+    # the build first, in the background; lint, format and types beside it
+    assert names[:4] == ["native&", "lint", "format", "types"]
+    assert "--wait" in words  # the tests on the compiled emulator wait for the build
     for spec in specs:
         _, argv, _ = parse_pass(spec)
-        if "-m" in argv:  # a marker expression stays one argument
+        if argv[0].endswith("pytest") and "-m" in argv:  # a marker expression stays one word
             assert argv[argv.index("-m") + 1] == "not slow", spec

@@ -9,6 +9,7 @@ import argparse
 import shlex
 import sys
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -16,8 +17,9 @@ from rich.table import Table
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 from emulator.paramsfile import dump_params
-from loadgen.calibrate import Calibration, CalibrationOptions, TargetError, calibrate, load_target
-from loadgen.calibrate.fit import CalibrationError
+
+if TYPE_CHECKING:
+    from loadgen.calibrate import Calibration
 
 
 def _v(value: float | None) -> str:
@@ -96,6 +98,12 @@ def loo_table(result: Calibration) -> Table:
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
+    # Imported here, not at the top: the fit needs scipy.optimize (about 1 s of CPU to
+    # import), and every `hotbench` process registers this command, including the
+    # emulator, the reaper and each command the test suite starts.
+    from loadgen.calibrate import CalibrationOptions, TargetError, calibrate, load_target
+    from loadgen.calibrate.fit import CalibrationError
+
     prior = params_from(args)
     playbooks = {}
     for path in args.playbook:

@@ -175,6 +175,37 @@ def refuse_up_of_a_gone_run(state: RunState, settings: Settings) -> None:
         )
 
 
+# -- image ---------------------------------------------------------------------------------
+
+
+def build_image(run_id: str, settings: Settings, hooks: Hooks, rebuild: bool = True) -> RunState:
+    """`hotbench image build`: build the worker image of an up run from the current
+    sources (locally with docker/podman/finch, else by CodeBuild in the account), push it
+    to the run's repository and pin it by digest in the state and the task definition.
+    Sources already built are reused unless `rebuild`. StateError (exit 5) for a run
+    whose workers are not containers (local)."""
+    store = store_for(settings)
+    _refuse_image_of_a_down_run(store.load(run_id))
+    with run_lock(store.run_dir(run_id), "image build"):
+        state = store.load(run_id)
+        _refuse_image_of_a_down_run(state)
+        target = target_for(state, settings)
+        if target.worker_image(store, state, hooks, rebuild) is None:
+            raise StateError(
+                f"run {run_id} is on the {state.target} target: its workers are processes "
+                "started from this checkout, there is no image to build"
+            )
+    return state
+
+
+def _refuse_image_of_a_down_run(state: RunState) -> None:
+    if state.record(Step.DOWN).status == Status.DONE:
+        raise StateError(
+            f"run {state.run_id} is down: its repository is gone; `hotbench up "
+            f"{state.playbook_path}` starts a new run (and builds its image)"
+        )
+
+
 # -- prewarm -------------------------------------------------------------------------------
 
 

@@ -14,19 +14,23 @@ Steps, and why:
    run changes nothing): a local derivative at the current value can be zero where a
    larger move matters, so the screen looks wide. It finds which results each parameter
    moves (only those are simulated again), gives a three-point profile, and a start;
-2. a bounded least-squares fit, `scipy.optimize.least_squares(method="trf")` with the
-   bounds of emulator/params.py, over the parameters the screen found constrained.
-   Least squares because the distance *is* a sum of squared residuals (trust-region
-   reflective honours bounds and needs few evaluations, which matters when one costs a
-   simulation), with our own Jacobian by coarse finite differences (a tenth of the prior
-   width) because the default 1e-8 step would see the flat steps as a zero gradient.
-   Differential evolution would not need a start, but costs hundreds of simulations;
+2. a bounded fit, `scipy.optimize.minimize(method="Powell")` in log space over the
+   screened range of each parameter the screen found constrained: derivative-free,
+   because the figures are step functions and a gradient method sees zero slopes; its
+   bounded line searches cost tens of simulations where differential evolution costs
+   hundreds;
 3. uncertainties from the Jacobian at the fit (J^T J with the prior rows, inverted): a
    parameter whose uncertainty stays above half its prior width is flagged as not
    constrained and left at its prior;
 4. leave one result out: the fit linearised at the solution and re-solved without that
    result's rows, then that result *simulated* under those parameters: how well the
    others predict it.
+
+What it costs: the search simulates each result's tables one at a time (a `Part`:
+only the tables with figures, only when a parameter it reads and the screen saw move it
+changes), each at the coarsest tick that reproduces its figures at the prior (M3's
+buckets at 0.5 s, ten times fewer ticks); the figures reported are always the whole
+playbook at the simulation's own 0.05 s.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ from scipy.optimize import minimize
 from emulator.params import DEFAULT_PARAMS, CapacityParams, ParamInfo, settable
 from loadgen.calibrate.targets import Target
 from loadgen.figures import MISSING_RESIDUAL, Figure, Tolerance, by_key, residual
-from loadgen.simulate import simulate
+from loadgen.playbook import Playbook
+from loadgen.simulate import TICK_S, simulate
 
 PRIOR_WIDTH = 0.5
 """One prior standard deviation, as a fraction of the parameter's current value."""
@@ -153,9 +158,71 @@ def fit_names(options: CalibrationOptions) -> list[ParamInfo]:
     return out
 
 
+COARSE_TICKS_S = (0.5, 0.25, 0.1)
+"""Ticks a part may be simulated at during the search, coarsest first (see `Part`)."""
+TICK_AGREEMENT = 0.1
+"""How far (in tolerances) a part's figures at a coarse tick may be from the same part at
+the simulation's own tick, at the prior, for the coarse tick to be used in the search."""
+
+
+@dataclass
+class Part:
+    """One table of one result, simulated alone during the search: its runs only, at the
+    coarsest tick whose figures agree with the fine tick's at the prior.
+
+    Why: a parameter moves only some tables (the GSI intake only goodGsi), and a tick
+    of 0.5 s is ten times cheaper than 0.05 s where the figures do not need the
+    resolution (M3's 10-second buckets after 30 minutes do not; M2's first throttles,
+    within a second, do). A table simulated alone draws its own random stream (the
+    playbook's stream is shared by its tables in order), so its figures differ from the
+    whole playbook's by sampling noise: on M1 at the prior, at most 0.13 of a tolerance
+    (measured 2026-12-01). The figures *reported* (at the prior, at the fit, left out)
+    are the whole playbook's at the simulation's own tick (`Evaluator.exact`)."""
+
+    target: int
+    table: str
+    playbook: Playbook
+    rows: list[int]
+    """Indices of the target's figures this part carries."""
+    tick_s: float = TICK_S
+    tick_deviation: float = 0.0
+    """Largest |residual difference| of the chosen tick against TICK_S, at the prior."""
+
+
+def _parts(targets: list[Target]) -> list[Part]:
+    """Each target's tables that carry figures, each with its own runs (a target of one
+    table keeps its playbook as it is)."""
+    parts = []
+    for t, target in enumerate(targets):
+        playbook = target.playbook
+        tables = [r.table for r in playbook.runs()]
+        for table in dict.fromkeys(tables):
+            rows = [
+                k
+                for k, (figure, _) in enumerate(target.figures)
+                if figure.run.rsplit(" #", 1)[0] == table
+            ]
+            if not rows:
+                continue  # no figure: simulating it would change nothing we compare
+            alone = playbook
+            if len(set(tables)) > 1:
+                runs = [r for r in playbook.runs() if r.table == table]
+                alone = playbook.model_copy(
+                    update={"load": playbook.load.model_copy(update={"runs": runs})}
+                )
+            parts.append(Part(t, table, alone, rows))
+    return parts
+
+
+SimKey = tuple[int, tuple[float, ...]]
+
+
 class Evaluator:
-    """Residuals of each target under candidate values, simulated once per distinct
-    candidate (a cache: the screen, the fit and its Jacobian revisit points)."""
+    """Residuals of each target under candidate values. The search simulates `Part`s
+    (a table alone, at its tick), each once per distinct value of the parameters it
+    depends on (a cache: the screen, the fit and its Jacobian revisit points, and a
+    probe of a parameter a part never reads is the same point for it); `exact` gives the
+    figures of the whole playbook at the simulation's own tick, for what is reported."""
 
     def __init__(self, targets: list[Target], prior: CapacityParams, names: list[str]) -> None:
         self.targets = targets
@@ -165,63 +232,145 @@ class Evaluator:
         self.low = np.array([known[n].low for n in names], dtype=np.float64)
         self.high = np.array([known[n].high for n in names], dtype=np.float64)
         self.simulations = 0
-        self.relevant: list[list[int]] | None = None
-        """Per target, the parameters the screen saw move it: once set, a target is
-        simulated again only when one of those changes (the others, by the screen, leave
-        its figures as they are)."""
-        self._cache: dict[tuple[int, tuple[float, ...]], tuple[np.ndarray, list[float | None]]] = {}
+        self.parts = _parts(targets)
+        self.relevant: list[list[int]] = [list(range(len(names))) for _ in self.parts]
+        """Per part, the parameters it depends on: at first those its simulation reads
+        (`reads`), after the screen those the screen saw move it. A part is simulated
+        again only when one of those changes."""
+        self.exact_relevant: list[list[int]] = [list(range(len(names))) for _ in targets]
+        self._cache: dict[SimKey, tuple[np.ndarray, list[float | None]]] = {}
+        self._exact: dict[SimKey, tuple[np.ndarray, list[float | None]]] = {}
 
     def params(self, values: np.ndarray) -> CapacityParams:
         changes: dict[str, Any] = {n: float(v) for n, v in zip(self.names, values, strict=True)}
         return replace(self.prior, **changes)
 
-    def run(
-        self, index: int, values: np.ndarray, exact: bool = False
+    def _compare(
+        self, target: Target, rows: list[int], simulated: dict[str, Figure]
     ) -> tuple[np.ndarray, list[float | None]]:
-        """`exact`: key the cache on every value (the figures reported at the end)."""
-        which = range(len(values)) if exact or self.relevant is None else self.relevant[index]
-        key = (index, tuple(round(float(values[i]), 9) for i in which))
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        target = self.targets[index]
-        simulated = by_key(simulate(target.playbook, self.params(values)).to_json())
-        self.simulations += 1
         res, sims = [], []
-        for figure, tolerance in target.figures:
+        for k in rows:
+            figure, tolerance = target.figures[k]
             other = simulated.get(figure.key)
             sims.append(None if other is None else other.value)
             res.append(MISSING_RESIDUAL if other is None else residual(figure, other, tolerance))
-        out = (np.array(res, dtype=np.float64), sims)
-        self._cache[key] = out
-        return out
+        return np.array(res, dtype=np.float64), sims
+
+    def _simulate(
+        self, playbook: Playbook, params: CapacityParams, tick_s: float
+    ) -> dict[str, Figure]:
+        self.simulations += 1
+        return by_key(simulate(playbook, params, tick_s=tick_s).to_json())
+
+    def prepare(self, say: Callable[[str], None]) -> None:
+        """At the prior: the exact figures of every target, what each part's simulation
+        reads, and each part's tick (see `Part`)."""
+        x0 = np.array([getattr(self.prior, n) for n in self.names], dtype=np.float64)
+        for t, target in enumerate(self.targets):
+            reads, params = _recording(self.prior)
+            simulated = self._simulate(target.playbook, params, TICK_S)
+            found = _indices(reads, self.names)
+            if found is not None:
+                self.exact_relevant[t] = found
+            self._exact[self._key(t, x0, self.exact_relevant[t])] = self._compare(
+                target, list(range(len(target.figures))), simulated
+            )
+        for p, part in enumerate(self.parts):
+            target = self.targets[part.target]
+            if part.playbook is target.playbook:
+                fine = self.exact(part.target, x0)[0][part.rows]
+                self.relevant[p] = self.exact_relevant[part.target]
+            else:
+                reads, params = _recording(self.prior)
+                fine = self._compare(
+                    target, part.rows, self._simulate(part.playbook, params, TICK_S)
+                )[0]
+                found = _indices(reads, self.names)
+                if found is not None:
+                    self.relevant[p] = found
+            for tick in COARSE_TICKS_S:
+                coarse = self._compare(
+                    target, part.rows, self._simulate(part.playbook, self.prior, tick)
+                )
+                deviation = float(np.max(np.abs(coarse[0] - fine), initial=0.0))
+                if deviation <= TICK_AGREEMENT:
+                    part.tick_s, part.tick_deviation = tick, deviation
+                    self._cache[self._key(p, x0, self.relevant[p])] = coarse
+                    break
+            else:
+                part.tick_s = TICK_S
+            alone = "" if part.playbook is target.playbook else " alone"
+            say(
+                f"{target.label} {part.table}: simulated{alone} at {part.tick_s:g} s ticks "
+                f"in the search (figures within {part.tick_deviation:.2f} tolerances of "
+                f"{TICK_S:g} s at the prior)"
+            )
+
+    @staticmethod
+    def _key(index: int, values: np.ndarray, which: list[int]) -> SimKey:
+        return (index, tuple(round(float(values[i]), 9) for i in which))
+
+    def part(self, p: int, values: np.ndarray) -> tuple[np.ndarray, list[float | None]]:
+        key = self._key(p, values, self.relevant[p])
+        hit = self._cache.get(key)
+        if hit is None:
+            part = self.parts[p]
+            target = self.targets[part.target]
+            simulated = self._simulate(part.playbook, self.params(values), part.tick_s)
+            hit = self._cache[key] = self._compare(target, part.rows, simulated)
+        return hit
 
     def residuals(self, index: int, values: np.ndarray) -> np.ndarray:
-        return self.run(index, values)[0]
+        """The search's residuals of a target: its parts', in its figures' order (a
+        figure of a table the playbook never runs stays missing)."""
+        out = np.full(len(self.targets[index].figures), MISSING_RESIDUAL, dtype=np.float64)
+        for p, part in enumerate(self.parts):
+            if part.target == index:
+                out[part.rows] = self.part(p, values)[0]
+        return out
 
-    def reads(self, index: int) -> set[str] | None:
-        """The parameters a target's simulation reads at the prior (None: unknown).
+    def exact(self, index: int, values: np.ndarray) -> tuple[np.ndarray, list[float | None]]:
+        """The whole playbook at the simulation's own tick: the figures reported."""
+        key = self._key(index, values, self.exact_relevant[index])
+        hit = self._exact.get(key)
+        if hit is None:
+            target = self.targets[index]
+            simulated = self._simulate(target.playbook, self.params(values), TICK_S)
+            hit = self._exact[key] = self._compare(
+                target, list(range(len(target.figures))), simulated
+            )
+        return hit
 
-        A simulation that never reads a parameter cannot depend on it, so the screen
-        skips it for that target: the M3 playbook (no GSI, no hot key) never reads the
-        GSI or isolation parameters, and is the costliest to simulate. Recorded through a
-        subclass of the parameters that notes each attribute read; where the emulator is
-        compiled its code reads the fields directly and nothing is noted, so every
-        parameter counts as read (the screen simulates everything)."""
-        reads: set[str] = set()
+    def narrow(self, part_moves: list[set[int]]) -> None:
+        """After the screen: each part depends only on the parameters seen to move its
+        own figures (`part_moves[i]`: the parts parameter i moved)."""
+        for p in range(len(self.parts)):
+            self.relevant[p] = [i for i in self.relevant[p] if p in part_moves[i]]
 
-        class Recording(type(self.prior)):  # type: ignore[misc]
-            def __getattribute__(self, name: str) -> Any:
-                reads.add(name)
-                return object.__getattribute__(self, name)
 
-        try:
-            recording = Recording(**{n: getattr(self.prior, n) for n in _field_names()})
-        except TypeError:
-            return None
-        simulate(self.targets[index].playbook, recording)
-        self.simulations += 1
-        return (reads - {"__class__", "__dict__"}) or None
+def _recording(prior: CapacityParams) -> tuple[set[str], CapacityParams]:
+    """Parameters equal to `prior` that note each attribute read into the returned set.
+
+    A simulation that never reads a parameter cannot depend on it, so the search keys
+    a part's simulations on the parameters it reads: the M3 playbook (no GSI, no hot
+    key) never reads the GSI or isolation parameters, and is the costliest to simulate.
+    Where the emulator is compiled its code reads the fields directly and nothing is
+    noted: the set stays empty and every parameter counts as read."""
+    reads: set[str] = set()
+
+    class Recording(type(prior)):  # type: ignore[misc]
+        def __getattribute__(self, name: str) -> Any:
+            reads.add(name)
+            return object.__getattribute__(self, name)
+
+    return reads, Recording(**{n: getattr(prior, n) for n in _field_names()})
+
+
+def _indices(reads: set[str], names: list[str]) -> list[int] | None:
+    """The indices of `names` read (None: nothing was noted, so all count as read)."""
+    if not reads - {"__class__", "__dict__"}:
+        return None
+    return [i for i, n in enumerate(names) if n in reads]
 
 
 def _field_names() -> list[str]:
@@ -257,12 +406,8 @@ def calibrate(
     n_targets = len(targets)
 
     say(f"simulating {n_targets} result(s) under the prior")
-    r0 = [ev.residuals(t, x0) for t in range(n_targets)]
-    read = [ev.reads(t) for t in range(n_targets)]
-
-    def may_move(t: int, name: str) -> bool:
-        found = read[t]
-        return found is None or name in found
+    ev.prepare(say)
+    r0 = [ev.exact(t, x0)[0] for t in range(n_targets)]
 
     def data_cost(rs: list[np.ndarray]) -> float:
         return float(sum(float(np.sum(r * r)) for r in rs))
@@ -271,6 +416,7 @@ def calibrate(
     # that matters only once another has moved (a GSI backlog once the intake lets the
     # log fill) is screened after that move.
     moves: list[set[int]] = []
+    part_moves: list[set[int]] = []
     profiles: list[tuple[tuple[float, float], ...]] = []
     secant: list[list[np.ndarray]] = []
     current = x0.copy()
@@ -287,9 +433,8 @@ def calibrate(
         for probe in _probes(info, x0[i]):
             x = current.copy()
             x[i] = probe
-            rs = [
-                ev.residuals(t, x) if may_move(t, info.name) else base[t] for t in range(n_targets)
-            ]
+            # A part that never reads the parameter answers from the cache.
+            rs = [ev.residuals(t, x) for t in range(n_targets)]
             rows.append(rs)
             points.append((probe, data_cost(rs)))
             candidates.append((penalised(x, rs), probe))
@@ -299,6 +444,16 @@ def calibrate(
             if any(np.max(np.abs(rs[t] - base[t]), initial=0.0) > 1e-6 for rs in rows)
         }
         moves.append(moved)
+        part_moves.append(
+            {
+                p
+                for p, part in enumerate(ev.parts)
+                if any(
+                    np.max(np.abs(rs[part.target][part.rows] - base[part.target][part.rows])) > 1e-6
+                    for rs in rows
+                )
+            }
+        )
         (lo_v, lo_c), (hi_v, hi_c) = points
         profiles.append(((lo_v, lo_c), (float(current[i]), data_cost(base)), (hi_v, hi_c)))
         sides = [
@@ -314,7 +469,7 @@ def calibrate(
     # Which parameters the data constrain: each one's steeper one-sided slope from the
     # screen, with the prior (a parameter with a valley between its probes has a flat
     # secant but steep sides).
-    ev.relevant = [[i for i in range(len(infos)) if t in moves[i]] for t in range(n_targets)]
+    ev.narrow(part_moves)
     ratio = np.ones(len(infos))
     correlated: dict[int, tuple[int, float]] = {}
     if infos:
@@ -397,8 +552,8 @@ def calibrate(
     figure_fits: list[FigureFit] = []
     r_fit = []
     for t, target in enumerate(targets):
-        res_fit, sim_fit = ev.run(t, x_fit, exact=True)
-        res_prior, sim_prior = ev.run(t, x0, exact=True)
+        res_fit, sim_fit = ev.exact(t, x_fit)
+        res_prior, sim_prior = ev.exact(t, x0)
         r_fit.append(res_fit)
         for k, (figure, tolerance) in enumerate(target.figures):
             figure_fits.append(
@@ -507,7 +662,7 @@ def _leave_one_out(
         step, *_ = np.linalg.lstsq(j, -r, rcond=None)
         x = x_fit.copy()
         x[fitted] = np.clip(x_fit[fitted] + step, ev.low[fitted], ev.high[fitted])
-        predicted = ev.run(k, x, exact=True)[0]
+        predicted = ev.exact(k, x)[0]
         out.append(
             LeaveOneOut(
                 targets[k].label,

@@ -26,12 +26,20 @@ ROOT = Path(__file__).resolve().parents[2]
 INSTALL_TIMEOUT_S = 600
 
 
-@pytest.fixture(scope="module")
-def worker_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    venv = tmp_path_factory.mktemp("worker-venv") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+def _install_commands(venv: Path) -> list[list[str]]:
+    """A fresh venv and the worker's pins in it: through uv when the suite's venv has it
+    (make installs it: about 5 s instead of pip's 30-60 s on a 2-core machine, the same
+    resolution from the same file), through pip as the Dockerfile does otherwise."""
     python = str(venv / "bin" / "python")
-    installed = subprocess.run(
+    requirements = str(ROOT / "loadgen" / "requirements-worker.txt")
+    uv = Path(sys.executable).with_name("uv")
+    if uv.is_file():
+        return [
+            [str(uv), "venv", "-q", "--python", sys.executable, str(venv)],
+            [str(uv), "pip", "install", "-q", "--python", python, "-r", requirements],
+        ]
+    return [
+        [sys.executable, "-m", "venv", str(venv)],
         [
             python,
             "-m",
@@ -40,14 +48,20 @@ def worker_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "--quiet",
             "--disable-pip-version-check",
             "-r",
-            str(ROOT / "loadgen" / "requirements-worker.txt"),
+            requirements,
         ],
-        capture_output=True,
-        text=True,
-        timeout=INSTALL_TIMEOUT_S,
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    yield python
+    ]
+
+
+@pytest.fixture(scope="module")
+def worker_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    venv = tmp_path_factory.mktemp("worker-venv") / "venv"
+    for command in _install_commands(venv):
+        installed = subprocess.run(
+            command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S
+        )
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+    yield str(venv / "bin" / "python")
 
 
 def test_the_pinned_requirements_alone_run_a_worker(worker_python: str) -> None:

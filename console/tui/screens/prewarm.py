@@ -52,7 +52,9 @@ class PrewarmScreen(TuiScreen):
         )
         table = self.query_one("#prewarm-table", DataTable)
         if not table.columns:
-            table.add_columns("table", "index", "requested", "reported", "status", "partitions")
+            # One column for the table and its indexes (each GSI under its table), so
+            # M1's longest index name and every figure fit 80 columns.
+            table.add_columns("table / index", "requested", "reported", "status", "partitions")
         table.clear()
         requested = {t.variant: t for t in plan.tables} if plan else {}
         for variant, ts in state.tables.items():
@@ -90,8 +92,7 @@ class PrewarmScreen(TuiScreen):
                 if warm:
                     got_r, got_w = warm.get("read"), warm.get("write")
                 table.add_row(
-                    variant,
-                    index or "(table)",
+                    variant if index is None else f"└ {index}",
                     _pair(ask_r, ask_w),
                     _pair(got_r, got_w),
                     status,

@@ -63,8 +63,7 @@ class ResultsScreen(TuiScreen):
         # which are long, go on their own lines below (in the table from 110 columns).
         wide = self.app.size.width >= WIDE
         table.add_columns(
-            "table",
-            "run",
+            "run",  # variant#repeat in one column: M1's badOnDemand#2 then fits 80
             "offered",
             "throttled",
             "live",
@@ -76,8 +75,7 @@ class ResultsScreen(TuiScreen):
         )
         for r in rows:
             table.add_row(
-                r.table + (" (partial)" if r.partial else ""),
-                str(r.repeat),
+                f"{r.table}#{r.repeat}" + (" (partial)" if r.partial else ""),
                 f"{r.offered:,}",
                 f"{r.throttled:,}",
                 pct(r.rate_live),
@@ -96,10 +94,10 @@ class ResultsScreen(TuiScreen):
         self.query_one("#results-reasons", Static).update(reasons)
         latency = self.query_one("#latency-table", DataTable)
         latency.clear(columns=True)
-        latency.add_columns("latency ms", "run", "p50", "p90", "p99", "max")
+        latency.add_columns("latency ms", "p50", "p90", "p99", "max")
         for r in rows:
             latency.add_row(
-                r.table, str(r.repeat), ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms)
+                f"{r.table}#{r.repeat}", ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms)
             )
         tally = s.tally
         if tally is not None:

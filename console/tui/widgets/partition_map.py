@@ -44,20 +44,26 @@ def heat_bar(utilisation: float | None) -> Text:
     return Text("█" * filled + "░" * (HEAT_BAR - filled) + f" {utilisation * 100:4.0f}%", style)
 
 
+WIDE = 110
+"""From this terminal width the map also shows each partition's hash range and item
+collection (at 80 columns the columns that say where the heat is come first; the hot
+keys' collections are in the line above the map)."""
+
+
 class PartitionMap(DataTable[Any]):
     def show(self, pmap: dict[str, Any] | None) -> None:
-        if not self.columns:
-            self.add_columns(
-                "index",
-                "id",
-                "hash range",
-                "heat vs limit",
-                "used",
-                "hot since",
-                "split at",
-                "collection",
-            )
-        self.clear()
+        wide = self.app.size.width >= WIDE
+        self.clear(columns=True)
+        self.add_columns(
+            "index",
+            "id",
+            *(["hash range"] if wide else []),
+            "heat vs limit",
+            "used",
+            "hot since",
+            "split at",
+            *(["collection"] if wide else []),
+        )
         if not pmap:
             return
         for index in pmap.get("indexes", []):
@@ -69,13 +75,14 @@ class PartitionMap(DataTable[Any]):
                 lo, hi = part.get("hash_range", ["", ""])
                 hot = part.get("hot_since")
                 split = part.get("split_at")
+                collection = (part.get("item_collection_of_hash") or "")[:8] or "-"
                 self.add_row(
                     name,
                     str(part.get("id")),
-                    f"{lo[:6]}…{hi[:6]}",
+                    *([f"{lo[:6]}…{hi[:6]}"] if wide else []),
                     heat_bar(part.get("utilisation")),
                     f"{part.get('utilisation_total', 0.0):,.0f}",
                     "-" if hot is None else f"{hot:,.0f} s",
                     "-" if split is None else f"{split:,.0f} s",
-                    (part.get("item_collection_of_hash") or "")[:8] or "-",
+                    *([collection] if wide else []),
                 )
