@@ -229,6 +229,10 @@ def test_without_an_engine_codebuild_builds_it_from_the_s3_archive(
     assert state.image.build_id and state.image.source_bytes == len(archive.data)
     assert task_image(outputs["task_definition_arn"]) == state.image.reference
     assert any("CodeBuild build" in line for line in said)
+    # priced before it started, through the cost record: 5 minutes at $0.005 and storage
+    (priced,) = [x for x in said if x.startswith("image: built in the account by CodeBuild;")]
+    assert "estimated at $0.03 until the run's deadline" in priced
+    assert "image build (CodeBuild) $0.0250" in priced
     # before down: the sweep sees the project and the bucket
     kinds = {x.kind for x in target_for(state, rehearsal.settings).sweep(state)}
     assert {"codebuild:project", "s3:bucket"} <= kinds
