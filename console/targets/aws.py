@@ -87,6 +87,9 @@ class AwsTarget:
         self.settings = settings
         self._session: Any = None
         self._clients = dict(clients or {})
+        self._initialized: set[str] = set()
+        """Workdirs `terraform init` ran in, by this target: the image's second apply
+        needs no second init (providers and modules are already in place)."""
 
     def session(self) -> Any:
         if self._session is None:
@@ -198,10 +201,27 @@ class AwsTarget:
             codebuild_project=outputs.image_build_project,
             source_bucket=outputs.image_source_bucket,
         )
-        hooks.say(f"image: {plan.label}")
+        hooks.say(f"image: {plan.label}; {self._image_price(state, plan, ctx.architecture)}")
         state.image = build_image(plan, ctx, rebuild)
         store.save(state)
         hooks.say(f"image: {state.image.reference}")
+
+    def _image_price(self, state: RunState, plan: ImagePlan, architecture: str) -> str:
+        """The build's price before it starts, through the one cost record (the plan
+        priced the same when `up` asked; `hotbench image build` says it here)."""
+        from console.cost import PricesUnknown, price_table
+        from console.cost.estimate import image_estimate
+
+        stand_s = max(0.0, (_deadline(state) - utc_now()).total_seconds())
+        try:
+            bill = image_estimate(
+                plan.kind, architecture, stand_s, price_table(self.settings.prices_region)
+            )
+        except PricesUnknown:
+            return f"not priced (no recorded prices for {self.settings.prices_region})"
+        parts = ", ".join(f"{x.what} ${x.usd:,.4f}" for x in bill.lines)
+        unpriced = f"; {'; '.join(bill.notes)}" if bill.notes else ""
+        return f"estimated at ${bill.total_usd:,.2f} until the run's deadline ({parts}){unpriced}"
 
     def _pin(self, store: StateStore, state: RunState, hooks: Hooks) -> None:
         """The task definition names the image by digest: apply again when it does not."""
@@ -226,8 +246,10 @@ class AwsTarget:
         playbook = load_playbook(state.playbook_path)
         with aws_errors("terraform", state.region):
             tf = kit.terraform(tf_state, self.settings)
-            hooks.say("terraform init")
-            tf.init()
+            if tf_state.workdir not in self._initialized:
+                hooks.say("terraform init")
+                tf.init()
+                self._initialized.add(tf_state.workdir)
             planned = tf.plan()
             for line in planned.describe().splitlines():
                 hooks.say(line)

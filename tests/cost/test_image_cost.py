@@ -116,3 +116,14 @@ def test_the_tally_bills_the_build_and_storage_the_state_records() -> None:
     assert state.image is not None
     given = state.model_copy(update={"image": state.image.model_copy(update={"builder": "given"})})
     assert record_of_state(given).image is None
+
+
+def test_an_image_build_on_its_own_is_priced_until_the_deadline() -> None:
+    from console.cost.estimate import image_estimate
+
+    bill = image_estimate("codebuild", "X86_64", MONTH_S, PRICES)
+    got = {x.what: x.usd for x in bill.lines}
+    assert got["image build (CodeBuild)"] == pytest.approx(0.025)
+    assert got["image storage (ECR)"] == pytest.approx(0.15 * 0.10)  # a month of 0.15 GB
+    local = {x.what for x in image_estimate("local", "X86_64", MONTH_S, PRICES).lines}
+    assert local == {"image storage (ECR)"}

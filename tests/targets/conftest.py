@@ -26,6 +26,7 @@ from tests.targets.faults import CodeBuild, Fargate, aws_quotas
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_STACK = ROOT / "tests" / "targets" / "fake_stack.py"
 FAKE_BUILDER = ROOT / "tests" / "targets" / "fake_builder.py"
+GIVEN_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/hotbench-worker@sha256:" + "e" * 64
 
 TINY = """\
 name: tiny
@@ -116,6 +117,9 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
         runs_dir=tmp_path / "runs",
         terraform_binary=str(script),
         owner="dev@example.com",
+        # the cases of test_rehearsal.py run a given image (one apply, no build): the
+        # build paths are test_image_build.py's, which unset it
+        worker_image=GIVEN_IMAGE,
     )
     store = StateStore(settings.runs_dir)
     try:

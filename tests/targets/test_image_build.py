@@ -25,12 +25,23 @@ from console.targets.worker_source import source_archive
 from console.workflow import AwsDenied, ConfigError, CredentialsError, Hooks, UpOptions, down, up
 from console.workflow.errors import StateError
 from console.workflow.steps import build_image as build_image_step
-from tests.targets.conftest import FAKE_BUILDER, Rehearsal
+from tests.targets.conftest import FAKE_BUILDER
+from tests.targets.conftest import Rehearsal as GivenImageRehearsal
 from tests.targets.faults import BUILD_PHASES, CodeBuild
 from tests.targets.test_rehearsal import leftovers_in_moto
 
 RUN_ID = "hb-image"
 DIGEST = "sha256:" + "ab" * 32
+
+
+@pytest.fixture
+def rehearsal(rehearsal: GivenImageRehearsal) -> GivenImageRehearsal:
+    """The rehearsal without its given image: `up` must build one."""
+    rehearsal.settings = rehearsal.settings.model_copy(update={"worker_image": None})
+    return rehearsal
+
+
+Rehearsal = GivenImageRehearsal
 
 
 def hooks(said: list[str]) -> Hooks:
@@ -218,6 +229,10 @@ def test_without_an_engine_codebuild_builds_it_from_the_s3_archive(
     assert state.image.build_id and state.image.source_bytes == len(archive.data)
     assert task_image(outputs["task_definition_arn"]) == state.image.reference
     assert any("CodeBuild build" in line for line in said)
+    # priced before it started, through the cost record: 5 minutes at $0.005 and storage
+    (priced,) = [x for x in said if x.startswith("image: built in the account by CodeBuild;")]
+    assert "estimated at $0.03 until the run's deadline" in priced
+    assert "image build (CodeBuild) $0.0250" in priced
     # before down: the sweep sees the project and the bucket
     kinds = {x.kind for x in target_for(state, rehearsal.settings).sweep(state)}
     assert {"codebuild:project", "s3:bucket"} <= kinds
