@@ -15,7 +15,7 @@ from typing import Protocol
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.coordinator import Notify
 from loadgen.live import LiveOptions, run_playbook
-from loadgen.playbook import Playbook, refuse_load_models
+from loadgen.playbook import Playbook
 from loadgen.results import PlaybookResult
 from loadgen.simulate import TICK_S, Progress, simulate
 
