@@ -20,8 +20,8 @@ credentials. Nothing was created."""
 REFUSED: Final = 3
 """Refused on purpose: over `--max-cost-usd`, or the confirmation was declined."""
 AWS_REFUSED: Final = 4
-"""AWS said no: access denied (the action is named), a quota, a region without Fargate,
-a table name in use."""
+"""AWS said no: access denied (the action is named; for the in-account image build, with
+the ways out), a quota, a region without Fargate, a table name in use."""
 WRONG_STATE: Final = 5
 """The run's state does not allow the step: an unknown run id, already down, another
 target."""
@@ -29,7 +29,8 @@ LEFT_BEHIND: Final = 6
 """The clean-up could not remove (or confirm the removal of) something the run created;
 each leftover is printed with the command that deletes it."""
 INFRA_FAILED: Final = 7
-"""The infrastructure failed: Terraform, the emulator process, a fleet that never started."""
+"""The infrastructure failed: Terraform, the emulator process, a fleet that never started,
+the worker image's build or push (the failed phase and the build's log link)."""
 RUN_ERRORS: Final = 8
 """A live run completed and reconciled, but some requests failed (errors or timeouts)."""
 RUN_UNRECONCILED: Final = 9

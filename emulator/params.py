@@ -183,3 +183,33 @@ def settable() -> dict[str, ParamInfo]:
         integer = isinstance(default, int)
         out[f.name] = ParamInfo(f.name, default, f.metadata["source"], low, high, integer)
     return out
+
+
+@dataclass(frozen=True)
+class LatencyParams:
+    """How long a request takes in the virtual-time simulation of closed loops and
+    retries (a live run measures latency instead). Each number is marked as above:
+    [3P] a published measurement, [fit] calibrated to the named one, [?] a modelling
+    choice no source pins down (change it with care; docs/playbooks.md#latency-model)."""
+
+    write_s: float = 0.0037
+    """[3P reference.md#m5-a-datastore-sync-protocol-over-hours] average PutItem latency
+    of M5 v4 (3.7 ms, 100 workers, in-region): a put, update, delete or lock attempt."""
+    read_s: float = 0.003
+    """[3P reference.md#m2-new-on-demand-table-ceiling] GetItem p50 2-4 ms: the midpoint,
+    for a get and a query or scan page of one item."""
+    throttled_s: float = 0.0045
+    """[3P reference.md#m2-new-on-demand-table-ceiling] write p50 4-5 ms "throttled or
+    not": a refused attempt takes as long as an accepted one (the midpoint)."""
+    per_mb_s: float = 0.010
+    """[?] extra time per MB a query or scan page returns (a full 1 MB page ~13 ms):
+    no source gives page latency; transfer at ~100 MB/s in-region is the assumption."""
+    batch_item_s: float = 0.0002
+    """[?] extra time per item of a batch (BatchWriteItem/BatchGetItem): a 25-item batch
+    ~ 8.7 ms, served in parallel on the service's side."""
+    transaction_factor: float = 2.0
+    """[?] a transaction's latency over a single write's per item group: two phases
+    (prepare, commit), as it is charged [AWS reference.md#what-each-operation-costs]."""
+
+
+DEFAULT_LATENCY = LatencyParams()

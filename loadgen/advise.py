@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.params import DEFAULT_LATENCY, DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.keys import ItemGenerator, sampler_for
 from loadgen.playbook import (
@@ -28,6 +28,7 @@ from loadgen.playbook import (
     TableSpec,
     Throughput,
 )
+from loadgen.scenario_advice import RequestTimes, scenario_findings
 from loadgen.writes import IndexPlan, index_plan
 
 
@@ -141,15 +142,33 @@ class TableAdvice:
         return out
 
 
-def advise(playbook: Playbook, params: CapacityParams = DEFAULT_PARAMS) -> list[TableAdvice]:
-    """The advice for every table that takes load, in the order of load.runs."""
+def advise(
+    playbook: Playbook,
+    params: CapacityParams = DEFAULT_PARAMS,
+    times: RequestTimes = DEFAULT_LATENCY,
+) -> list[TableAdvice]:
+    """The advice for every table that takes load, in the order of load.runs. `times`:
+    the simulation's latency model (emulator.params.LatencyParams), for how long a
+    scenario's steps take, so the advice and the simulation share their physics."""
     tables = list(dict.fromkeys(run.table for run in playbook.runs()))
-    return [advise_table(playbook, playbook.table(name), params) for name in tables]
+    return [advise_table(playbook, playbook.table(name), params, times) for name in tables]
 
 
-def advise_table(playbook: Playbook, table: TableSpec, p: CapacityParams) -> TableAdvice:
+def advise_table(
+    playbook: Playbook,
+    table: TableSpec,
+    p: CapacityParams,
+    times: RequestTimes = DEFAULT_LATENCY,
+) -> TableAdvice:
     advice = TableAdvice(table.name, _summary(table, p))
     for index, phase in enumerate(playbook.load.phases):
+        if phase.mix is not None or phase.scenario is not None:
+            # Steps, not one operation at a rate: the ceilings of one key or of the data
+            # grown (loadgen.scenario_advice); the partition arithmetic below is per
+            # operation and is not applied to them.
+            for finding in scenario_findings(playbook, table, phase, p, times):
+                advice.notes.append(f"[{finding.phase}] {finding.kind}: {finding.words}")
+            continue
         rate = _peak_rate(phase)
         if rate <= 0:
             continue

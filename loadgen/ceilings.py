@@ -34,6 +34,13 @@ class LockLoad:
     """How long a user polls for the lock before the iteration fails (lock timeout)."""
 
 
+LOCK_FIX = "Fix: one lock per namespace (per user), or a shorter hold"
+GROWTH_FIX = (
+    "Fix: read only what changed since a watermark (a sort key that starts with the time "
+    "of the write)"
+)
+
+
 @dataclass(frozen=True)
 class LockCeiling:
     """What one lock item allows, whatever the table's capacity."""
@@ -61,8 +68,7 @@ class LockCeiling:
             return (
                 f"{head}; the users ask for {self.demanded_per_s:.3g}/s, so each waits about "
                 f"{self.queue_wait_s:.0f} s for its turn, more than its {load.wait_s:g} s "
-                "wait: most iterations fail on the lock timeout. Fix: one lock per "
-                "namespace (per user), or a shorter hold"
+                "wait: most iterations fail on the lock timeout"
             )
         return (
             f"{head}; the users ask for {self.demanded_per_s:.3g}/s, so the lock sets a "
@@ -181,6 +187,4 @@ def growth_words(growth: CollectionGrowth, points: list[GrowthPoint]) -> str:
         f"the collection grows by {growth.entries_per_iteration:g} entries of "
         f"{growth.entry_bytes:,} B per iteration and every iteration reads it whole: "
         + "; ".join(parts)
-        + ". Fix: read only what changed since a watermark (a sort key that starts "
-        "with the time of the write)"
     )

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loadgen.histogram import LatencyHistogram
-from loadgen.playbook import Criterion, Playbook, TableSpec
+from loadgen.iteration_results import IterationCounts, iteration_totals
+from loadgen.playbook import ITERATION_METRICS, Criterion, Playbook, TableSpec
 from loadgen.results import Counts, PlaybookResult, RunResult
 
 Status = Literal["pass", "fail", "skipped"]
@@ -30,6 +31,10 @@ UNITS: dict[str, str] = {
     "consumed_wcu_peak": "WCU/s",
     "consumed_rcu_peak": "RCU/s",
     "cost_usd": "USD",
+    "iteration_rate": "iterations/s",
+    "scenario_failure_rate": "fraction",
+    "step_p99_ms": "ms",
+    "app_error_rate": "fraction",
 }
 
 
@@ -57,7 +62,7 @@ class Verdict:
             if self.status == "skipped":
                 return "not measured"
             return "no throttle" if self.criterion.metric == "first_throttle_s" else "-"
-        return format_value(self.criterion.metric, self.measured)
+        return format_for(self.criterion, self.measured)
 
 
 def evaluate(
@@ -111,7 +116,7 @@ def _judge_comparison(
         bounds.append(f"<= {compare.max_ratio:g} x")
     if compare.min_ratio is not None:
         bounds.append(f">= {compare.min_ratio:g} x")
-    ref_text = "?" if reference is None else format_value(criterion.metric, reference)
+    ref_text = "?" if reference is None else format_for(criterion, reference)
     expected = f"{' and '.join(bounds)} {other_scope} ({ref_text})"
     if why_not or reference is None:
         return Verdict(
@@ -181,7 +186,58 @@ def measure(
         if cost_of is None:
             return None, "no prices given"
         return sum(cost_of(playbook.table(r.table), r) for r in runs), ""
+    if metric in ITERATION_METRICS:
+        return _measure_iterations(runs, criterion)
     raise ValueError(f"unknown metric {metric}")
+
+
+def _measure_iterations(runs: list[RunResult], criterion: Criterion) -> tuple[float | None, str]:
+    """The iteration metrics: what the application saw of its mix or scenario, from the
+    runs' per-second iteration counts (added before any rate is formed, histograms
+    merged), over the whole run or one phase."""
+    if not any(r.iterations for r in runs):
+        return None, "no iterations in the result (no phase ran a mix or a scenario)"
+    if criterion.metric == "iteration_rate" and criterion.trend:
+        return _iteration_trend(runs, criterion)
+    total, seconds = IterationCounts(), 0.0
+    for run in runs:
+        start, duration = _span(run, criterion.phase)
+        total.add(iteration_totals(run.iterations, start, duration))
+        seconds += duration
+    metric = criterion.metric
+    if metric == "iteration_rate":
+        return (total.ok / seconds if seconds else 0.0), ""
+    if metric == "scenario_failure_rate":
+        ended = total.ok + sum(total.failed.values())
+        failed = (
+            total.failed[criterion.failure] if criterion.failure else sum(total.failed.values())
+        )
+        return (failed / ended if ended else 0.0), ""
+    if metric == "step_p99_ms":
+        histogram = total.steps.get(criterion.step or "")
+        p99 = histogram.percentile(99) if histogram is not None else None
+        return p99, "" if p99 is not None else f"step {criterion.step!r} never ran"
+    # app_error_rate: operations the application saw fail, after its SDK's retries
+    failed_ops = sum(total.operations_failed.values())
+    return (failed_ops / total.operations if total.operations else 0.0), ""
+
+
+def _iteration_trend(runs: list[RunResult], criterion: Criterion) -> tuple[float | None, str]:
+    """The iteration rate of the last `trend_window_s` of the span over that of the first
+    (each added over the runs): below 1 when iterations slow down as the data grows."""
+    window = criterion.trend_window_s
+    first = last = 0
+    for run in runs:
+        start, duration = _span(run, criterion.phase)
+        if duration < 2 * window:
+            return None, (
+                f"the span is {duration:,.0f} s, shorter than two trend windows of {window:,.0f} s"
+            )
+        first += iteration_totals(run.iterations, start, window).ok
+        last += iteration_totals(run.iterations, start + duration - window, window).ok
+    if first == 0:
+        return None, "no iteration ended ok in the first window: no rate to compare with"
+    return last / first, ""
 
 
 def _span(run: RunResult, phase: str | None) -> tuple[float, float]:
@@ -228,22 +284,38 @@ def describe_scope(table: str | None, repeat: int | None, phase: str | None, run
 def _bounds_text(criterion: Criterion) -> str:
     parts = []
     if criterion.min is not None:
-        parts.append(f">= {format_value(criterion.metric, criterion.min)}")
+        parts.append(f">= {format_for(criterion, criterion.min)}")
     if criterion.max is not None:
-        parts.append(f"<= {format_value(criterion.metric, criterion.max)}")
+        parts.append(f"<= {format_for(criterion, criterion.max)}")
     return " and ".join(parts)
+
+
+def unit_of(criterion: Criterion) -> str:
+    """The unit of what a criterion measures (a trend is a ratio of two rates)."""
+    return "ratio" if criterion.trend else UNITS[criterion.metric]
+
+
+def format_for(criterion: Criterion, value: float) -> str:
+    """A criterion's measured or limit value as people read it."""
+    if criterion.trend:
+        window = criterion.trend_window_s
+        span = "hour" if window == 3600 else f"{window:,.0f} s"
+        return f"{value:.3g} x the first {span}"
+    return format_value(criterion.metric, value)
 
 
 def format_value(metric: str, value: float) -> str:
     """A measured or limit value as people read it (rates as percentages)."""
     if value == math.inf:
         return "never"
-    if metric == "throttle_rate":
+    if metric in ("throttle_rate", "scenario_failure_rate", "app_error_rate"):
         return f"{value * 100:.2f} %"
+    if metric == "iteration_rate":
+        return f"{value:,.3g} {UNITS[metric]}"
     if metric == "cost_usd":
         return f"${value:,.4f}"
     if metric == "first_throttle_s":
         return f"{value:,.1f} s"
-    if metric == "p99_latency_ms":
+    if metric in ("p99_latency_ms", "step_p99_ms"):
         return f"{value:,.1f} ms"
     return f"{value:,.0f} {UNITS[metric]}"

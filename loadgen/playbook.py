@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from emulator.itemsize import MAX_ITEM_BYTES
 from loadgen.workload_checks import workload_problems
-from loadgen.workload_spec import RetrySpec, Step, Think, Users
+from loadgen.workload_spec import FailureReason, RetrySpec, Step, Think, Users
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
 
@@ -466,8 +466,17 @@ Metric = Literal[
     "consumed_wcu_peak",
     "consumed_rcu_peak",
     "cost_usd",
+    "iteration_rate",
+    "scenario_failure_rate",
+    "step_p99_ms",
+    "app_error_rate",
 ]
 """What a criterion measures (docs/checks.md has the exact definition of each)."""
+
+ITERATION_METRICS = frozenset(
+    {"iteration_rate", "scenario_failure_rate", "step_p99_ms", "app_error_rate"}
+)
+"""Metrics of a mix's or scenario's iterations (the application's view of a run)."""
 
 THROTTLE_REASON_PATTERN = (
     r"^(Table|Index)(Read|Write)"
@@ -508,6 +517,15 @@ class Criterion(Strict):
     """throttle_rate only: count just this DynamoDB throttle reason."""
     window_s: Literal[1, 60] = 60
     """Peaks only: the averaging window (60 = CloudWatch's 1-minute Sum/60)."""
+    failure: FailureReason | None = None
+    """scenario_failure_rate only: count just the iterations that failed for this reason."""
+    step: str | None = None
+    """step_p99_ms only (required): the step, by its name in the scenario or mix."""
+    trend: bool = False
+    """iteration_rate only: measure the rate of the last `trend_window_s` divided by the
+    rate of the first (1.0 = flat; 0.1 = fell to a tenth), instead of the rate."""
+    trend_window_s: float = Field(default=3600, gt=0)
+    """The windows a trend compares (default an hour: the last hour against the first)."""
     max: float | None = None
     min: float | None = None
     compare: CriterionComparison | None = None
@@ -527,6 +545,14 @@ class Criterion(Strict):
             raise ValueError(f"{self.metric} is measured per run, not per phase: drop phase")
         if self.compare is not None and self.metric == "first_throttle_s":
             raise ValueError("first_throttle_s takes max or min seconds, not compare")
+        if self.failure is not None and self.metric != "scenario_failure_rate":
+            raise ValueError("failure applies to scenario_failure_rate only")
+        if (self.step is not None) != (self.metric == "step_p99_ms"):
+            raise ValueError("step_p99_ms needs step (the step's name); other metrics take none")
+        if self.trend and self.metric != "iteration_rate":
+            raise ValueError("trend applies to iteration_rate only")
+        if self.trend and self.compare is not None:
+            raise ValueError("a trend is a ratio already: give max and/or min, not compare")
         return self
 
 
@@ -597,8 +623,15 @@ def reference_problems(playbook: Playbook) -> list[Problem]:
             if gsi.sort_key is not None:
                 keys.append((("tables", i, "gsis", g, "sort_key"), gsi.sort_key))
         for loc, key in keys:
-            # A mix's or scenario's steps name their keys themselves (workload_checks).
-            drawing = [p for p in playbook.load.phases if p.mix is None and p.scenario is None]
+            # A mix's or scenario's steps name their keys themselves (workload_checks);
+            # a closed loop of one operation draws its primary key, and writes an item
+            # without a GSI's attributes into no entry of that (sparse) index.
+            drawing = [
+                p
+                for p in playbook.load.phases
+                if p.open_loop_operation
+                or (p.mix is None and p.scenario is None and "gsis" not in loc)
+            ]
             missing = [
                 phase.name
                 for phase in drawing
@@ -657,7 +690,50 @@ def criteria_problems(playbook: Playbook) -> list[tuple[tuple[int | str, ...], s
             )
         if criterion.compare is not None:
             check_run((*loc, "compare"), criterion.compare.table, criterion.compare.repeat)
+        problems += _iteration_criterion_problems(playbook, criterion, loc)
     return problems
+
+
+def _iteration_criterion_problems(
+    playbook: Playbook, criterion: Criterion, loc: tuple[int | str, ...]
+) -> list[tuple[tuple[int | str, ...], str]]:
+    """An iteration metric needs a mix or scenario phase (in its phase, if it names one);
+    step_p99_ms a step of that name in one of them."""
+    if criterion.metric not in ITERATION_METRICS:
+        return []
+    phases = [
+        p
+        for p in playbook.load.phases
+        if (p.mix is not None or p.scenario is not None)
+        and (criterion.phase is None or p.name == criterion.phase)
+    ]
+    if not phases:
+        where = f"phase {criterion.phase}" if criterion.phase else "the load"
+        return [
+            (
+                (*loc, "metric"),
+                f"{criterion.metric} measures iterations, and {where} runs no mix or scenario",
+            )
+        ]
+    if criterion.step is None:
+        return []
+    steps: set[str] = set()
+    scenarios = playbook.load.scenarios
+    pending: list[Any] = []
+    for phase in phases:
+        pending += phase.mix or []
+        if phase.scenario in scenarios:
+            pending += scenarios[phase.scenario].steps
+    called: set[str] = set()
+    while pending:
+        step = pending.pop()
+        steps.add(step.label)
+        if step.op == "scenario" and step.scenario in scenarios and step.scenario not in called:
+            called.add(step.scenario)  # a scenario a mix entry runs: its steps too, once
+            pending += scenarios[step.scenario].steps
+    if criterion.step not in steps:
+        return [((*loc, "step"), f"no step {criterion.step!r} (steps: {', '.join(sorted(steps))})")]
+    return []
 
 
 # Tags pydantic adds to an error's location that are not playbook fields.

@@ -35,6 +35,7 @@ from loadgen.workload_spec import (
     BatchGetStep,
     BatchWriteStep,
     DeleteStep,
+    FailureReason,
     GetStep,
     LockStep,
     PutStep,
@@ -160,21 +161,6 @@ class ActionOutcome:
     """Indices (into the action's members) of unprocessed batch items or keys."""
     version: int | None = None
     """The item's version after the request (a get, or a versioned write)."""
-
-
-FailureReason = Literal[
-    "lock_timeout",
-    "condition_failed",
-    "throttled",
-    "retries_exhausted",
-    "unprocessed_items",
-    "transaction_cancelled",
-    "error",
-]
-"""Why an iteration failed; `throttled` with one attempt, `retries_exhausted` after the
-SDK retried."""
-
-FAILURE_REASONS: tuple[str, ...] = FailureReason.__args__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +23,8 @@ from emulator.keyspace import Partition, key_bytes, partition_hash, sort_positio
 from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.arrivals import Schedule
+from loadgen.closed_loop import EngineOptions, PhaseRun, simulate_phase
+from loadgen.item_collections import ItemCollections
 from loadgen.keys import ItemGenerator, Sampler, mix64
 from loadgen.playbook import Phase, Playbook, TableSpec
 from loadgen.results import PhaseResult, PlaybookResult, RunResult
@@ -190,6 +193,9 @@ class Simulation:
         self.seq = 0
         self._mappers: dict[tuple[str, str], KeyMapper] = {}
         self._stores: dict[str, ItemStates | None] = {}
+        self._closed_state: dict[str, tuple[ItemCollections, dict[Any, Any]]] = {}
+        """The closed-loop engine's growing state per table: collections and items,
+        kept across its phases and repeats as the table keeps its data."""
         """Item states by table and primary-key distributions (loadgen.writes.store_key),
         for the tables whose charges depend on the items' past."""
 
@@ -220,6 +226,8 @@ class Simulation:
         needed = False
         by_phase = []
         for phase in load.phases:
+            if not phase.open_loop_operation:
+                continue  # the closed-loop engine keeps its own item state
             attributes = {**load.attributes, **phase.attributes}
             generator = ItemGenerator(attributes, keys, primary)
             by_phase.append((attributes, generator))
@@ -278,6 +286,8 @@ class Simulation:
     def _phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
     ) -> PhaseResult:
+        if not phase.open_loop_operation:
+            return self._closed_loop_phase(spec, phase, offset, result)
         load = _table_load(spec, phase, self.playbook, self._mappers, self.params, self._stores)
         table = self.model.tables[spec.name]
         schedule = Schedule.for_phase(phase)
@@ -309,6 +319,29 @@ class Simulation:
         for second in range(int(offset), int(offset + phase.duration_s)):
             result.second(second)  # a second with no traffic is still in the run's series
         out.counts.add(result.totals_between(offset, phase.duration_s))
+        return out
+
+    def _closed_loop_phase(
+        self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
+    ) -> PhaseResult:
+        """A users, mix, scenario or retrying phase: request by request in virtual time
+        (loadgen.closed_loop), on the same model and clock as every other phase."""
+        out = PhaseResult(phase.name, _what(phase), offset, phase.duration_s)
+        state = self._closed_state.setdefault(spec.name, (ItemCollections(), {}))
+        run = PhaseRun(
+            self.playbook, spec, phase, self.model, self.now, offset, result, out, *state
+        )
+        simulate_phase(
+            run, EngineOptions(self.params, seed=self.playbook.load.seed + len(result.phases))
+        )
+        self.now += phase.duration_s
+        self.model.advance(self.now)
+        for second in range(int(offset), int(offset + phase.duration_s)):
+            result.second(second)
+        out.counts.add(result.totals_between(offset, phase.duration_s))
+        out.offered = out.counts.sent
+        if self.progress is not None:
+            self.progress(f"{spec.name} #{result.repeat} {phase.name}", 1.0)
         return out
 
     def _tick(self, tk: _Tick, n: int, now: float, run_t: float, phase_t: float) -> None:
@@ -523,6 +556,13 @@ class Simulation:
             rank[by_group] = np.arange(n) - starts[inverse[by_group]]
             record(states, rows, rank < accepted_by_group[inverse], current)
         return seen
+
+
+def _what(phase: Phase) -> str:
+    """A phase's `operation` column: the operation, `mix` or `scenario NAME`."""
+    if phase.scenario is not None:
+        return f"scenario {phase.scenario}"
+    return "mix" if phase.mix is not None else phase.operation
 
 
 def occurrences(rows: np.ndarray) -> np.ndarray:

@@ -31,6 +31,21 @@ BUILTIN_VARS = {
 """Names a key template may use without declaring them, and what each holds."""
 
 
+FailureReason = Literal[
+    "lock_timeout",
+    "condition_failed",
+    "throttled",
+    "retries_exhausted",
+    "unprocessed_items",
+    "transaction_cancelled",
+    "error",
+]
+"""Why an iteration failed; `throttled` with one attempt, `retries_exhausted` after the
+SDK retried. Part of the format: a criterion names one (scenario_failure_rate)."""
+
+FAILURE_REASONS: tuple[str, ...] = FailureReason.__args__  # type: ignore[attr-defined]
+
+
 class StrictSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -81,3 +81,17 @@ module "fleet" {
   create_dynamodb_vpc_endpoint = var.create_dynamodb_vpc_endpoint
   tags                         = module.spec.tags
 }
+
+module "image_build" {
+  source = "./modules/image-build"
+  count  = var.create_fleet && var.image_build ? 1 : 0
+
+  run_id           = var.run_id
+  names            = { prefix = module.spec.names.prefix, image_build = module.spec.names.image_build, build_role = module.spec.names.build_role }
+  repository_url   = module.fleet[0].ecr_repository_url
+  repository_arn   = module.fleet[0].ecr_repository_arn
+  log_group_name   = module.fleet[0].log_group_name
+  log_group_arn    = module.fleet[0].log_group_arn
+  cpu_architecture = var.cpu_architecture
+  tags             = module.spec.tags
+}

@@ -27,6 +27,8 @@ output "hotbench" {
     task_memory         = var.task_memory
     cpu_architecture    = var.cpu_architecture
     dashboard_url       = try(module.dashboard[0].url, null)
+    image_build_project = try(module.image_build[0].project_name, null)
+    image_source_bucket = try(module.image_build[0].source_bucket, null)
     tags                = module.spec.tags
   }
 }

@@ -74,9 +74,20 @@ variable "create_dashboard" {
 }
 
 variable "worker_image" {
-  description = "Worker container image. null (the default) uses <this run's ECR repository>:latest, which you push after apply. An image in another private ECR repository may be used: the execution role is allowed to pull from it."
+  description = "Worker container image, by digest (<repository>@sha256:...) as `hotbench up` pins it. null (the default) uses <this run's ECR repository>:latest until the console has built and pinned the image (a second apply). An image in another private ECR repository may be used: the execution role is allowed to pull from it."
   type        = string
   default     = null
+}
+
+variable "image_build" {
+  description = "Create the in-account worker image build (modules/image-build: a CodeBuild project, an S3 bucket for the sources, its role). `hotbench up` sets it when no docker, podman or finch is on PATH and no worker_image is given."
+  type        = bool
+  default     = false
+
+  validation {
+    condition     = !var.image_build || var.create_fleet
+    error_message = "image_build needs create_fleet = true: the build pushes to the fleet's ECR repository."
+  }
 }
 
 variable "task_count" {

@@ -13,6 +13,7 @@ MODULES = [
     "check",
     "advise",
     "workflow",
+    "image",  # `hotbench image build`, the worker image of an AWS run
     "tui",  # `hotbench console`, the operator console (console/commands/tui.py)
     "params",
     "compare",

@@ -84,6 +84,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "subnet_ids",
         "security_group_ids",
         "assign_public_ip",
+        "image_builder",
     )
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
@@ -206,6 +207,7 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         default="X86_64",
         help="aws: Fargate CPU architecture",
     )
+    add_image_builder_argument(parser)
     parser.add_argument(
         "--max-cost-usd",
         type=float,
@@ -225,6 +227,17 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
         "--price-region",
         default=None,
         help="region whose prices the plan and the cost guard use (default: --region)",
+    )
+
+
+def add_image_builder_argument(parser: argparse._ActionsContainer) -> None:
+    parser.add_argument(
+        "--image-builder",
+        choices=["auto", "docker", "podman", "finch", "codebuild"],
+        default=None,
+        help="aws: how the worker image is built: auto = the first of docker, podman, finch "
+        "on PATH, else CodeBuild in the account (default: auto, or HOTBENCH_IMAGE_BUILDER; "
+        "HOTBENCH_WORKER_IMAGE skips the build)",
     )
 
 
@@ -387,6 +400,9 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
                         highlight=False,
                     )
                 print_frame(shown, console)
+                # Line by line through a pipe too (`watch RUN | tee log`): a piped stdout
+                # is block-buffered and would hold every line until the watch ended.
+                console.file.flush()
             if args.seconds is not None and time.monotonic() - started >= args.seconds:
                 stop.set()
     except BrokenPipeError:

@@ -18,11 +18,20 @@ Importing this package imports no workflow module (the tally's record builder is
 from console.cost.lines import CostLine
 from console.cost.price import Bill, price, while_running_per_hour, while_up_per_hour
 from console.cost.prices import PricesUnknown, PriceTable, price_table
-from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
+from console.cost.record import (
+    ImageUse,
+    IndexUse,
+    RequestUnits,
+    Span,
+    TableUse,
+    TaskUse,
+    UsageRecord,
+)
 
 __all__ = [
     "Bill",
     "CostLine",
+    "ImageUse",
     "IndexUse",
     "PriceTable",
     "PricesUnknown",

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
-from console.cost.expected_usage import ExpectedUse, expected_use
+from console.cost.expected_usage import ExpectedUse, expected_image, expected_use
 from console.cost.price import Bill, price, while_running_per_hour, while_up_per_hour
 from console.cost.prices import PriceTable
 from console.cost.record import UsageRecord
@@ -52,3 +53,17 @@ def estimate_run(
         while_up_per_hour(expected.record, prices),
         while_running_per_hour(UsageRecord(tasks=list(per_fleet)), prices),
     )
+
+
+def image_estimate(
+    builder: Literal["given", "local", "codebuild"],
+    architecture: str,
+    stand_s: float,
+    prices: PriceTable,
+) -> Bill:
+    """What building the worker image now costs, before it starts: the build (CodeBuild
+    minutes, the archive in S3) and the image stored for `stand_s` (until the run's
+    deadline): the plan's own image record (expected_usage.expected_image), priced."""
+    setup = AwsSetup(apply_s=0.0, image_builder=builder, architecture=architecture)
+    image = expected_image(setup, stand_s + setup.image_s)
+    return price(UsageRecord(image=image), prices)

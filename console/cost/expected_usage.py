@@ -12,8 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from console.cost import rules
-from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
-from console.cost.setup import AwsSetup, FleetShape
+from console.cost.record import (
+    ImageUse,
+    IndexUse,
+    RequestUnits,
+    Span,
+    TableUse,
+    TaskUse,
+    UsageRecord,
+)
+from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Distribution, Playbook, TableSpec
 from loadgen.seed import seed_rate, seeding_wall_s
@@ -96,6 +104,26 @@ def seeding_s(
     return seeding_wall_s(spec.seed_items, seed_rate(playbook, spec, scale), skips)
 
 
+def expected_image(setup: AwsSetup, run_s: float) -> ImageUse | None:
+    """The image the run builds: stored from its push (after apply and the build) to the
+    end of destroy; an in-account build also bills its minutes and the archive."""
+    if setup.image_builder == "given":
+        return None
+    stored_s = max(0.0, run_s - setup.apply_s - setup.image_s)
+    if setup.image_builder == "local":
+        return ImageUse(architecture=setup.architecture, image_gb=IMAGE_GB, stored_s=stored_s)
+    return ImageUse(
+        build_minutes=rules.codebuild_billed_minutes(setup.image_s),
+        architecture=setup.architecture,
+        image_gb=IMAGE_GB,
+        stored_s=stored_s,
+        source_gb=SOURCE_GB,
+        source_stored_s=max(0.0, run_s - setup.apply_s),
+        source_puts=1,
+        source_gets=1,
+    )
+
+
 def expected_use(
     playbook: Playbook,
     specs: list[TableSpec],
@@ -160,6 +188,7 @@ def expected_use(
         ("destroy (est.)", setup.destroy_s),
     ]
     spans = tuple(Span(label, s) for label, s in named if s > 0)
+    record.image = expected_image(setup, sum(s.seconds for s in spans))
     record.tables = [table_use(s, names[s.name], spans) for s in specs]
     record.dashboard_s = sum(s.seconds for s in spans)
     if setup.metrics_per_index_minute:

@@ -188,6 +188,47 @@ def _warm(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
                 )
 
 
+def _image(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
+    """The worker image: CodeBuild minutes, its ECR storage, the source archive in S3."""
+    image = record.image
+    if image is None:
+        return
+    if image.build_minutes:
+        rate = prices.codebuild_minute.get(image.architecture)
+        if rate is None:
+            bill.notes.append(
+                f"CodeBuild {image.architecture}: no price recorded; "
+                f"{image.build_minutes:,.0f} build-minutes not priced"
+            )
+        else:
+            bill.lines.append(line("image build (CodeBuild)", image.build_minutes, "min", rate))
+    if image.image_gb and image.stored_s and prices.ecr_gb_month is not None:
+        bill.lines.append(
+            line(
+                "image storage (ECR)",
+                image.image_gb * image.stored_s / SECONDS_PER_MONTH,
+                "GB-month",
+                prices.ecr_gb_month,
+            )
+        )
+    if image.source_gb and image.source_stored_s and prices.s3_gb_month is not None:
+        bill.lines.append(
+            line(
+                "image sources (S3)",
+                image.source_gb * image.source_stored_s / SECONDS_PER_MONTH,
+                "GB-month",
+                prices.s3_gb_month,
+            )
+        )
+    requests = [
+        ("PUT", image.source_puts, prices.s3_per_1000_puts),
+        ("GET", image.source_gets, prices.s3_per_1000_gets),
+    ]
+    for verb, count, rate in requests:
+        if count and rate is not None:
+            bill.lines.append(line(f"image sources (S3 {verb})", count / 1000, "1k req", rate))
+
+
 def while_up_per_hour(record: UsageRecord, prices: PriceTable) -> float:
     """What the record's tables (capacity, Contributor Insights rules) and dashboard cost
     per hour of standing, idle or not: the same rules as `price`, for one hour."""
@@ -219,7 +260,8 @@ def while_running_per_hour(record: UsageRecord, prices: PriceTable) -> float:
 def price(record: UsageRecord, prices: PriceTable) -> Bill:
     """Every billed quantity of `record` at `prices`: provisioned capacity by the span it
     stood through, on-demand request units (tables and GSIs), Fargate tasks,
-    Contributor Insights, the dashboard, GetMetricData, warm-throughput raises."""
+    Contributor Insights, the dashboard, GetMetricData, warm-throughput raises, the
+    worker image (build minutes, ECR and S3 storage)."""
     bill = Bill()
     _capacity(record, prices, bill)
     _requests(record, prices, bill)
@@ -227,6 +269,7 @@ def price(record: UsageRecord, prices: PriceTable) -> Bill:
     _contributor_insights(record, prices, bill)
     _cloudwatch(record, prices, bill)
     _warm(record, prices, bill)
+    _image(record, prices, bill)
     if prices.kept:
         bill.notes.append(
             f"kept from the table dated {prices.kept_as_of} (the Price List API did not "

@@ -208,6 +208,13 @@ def fetch_prices(pricing: Any, region: str, today: date | None = None) -> PriceT
         )
         if getattr(table, f) is not None
     ]
+    # the worker image's prices are not fetched (CodeBuild, ECR, S3 need filters not
+    # verified here): kept from the dated table when it has them
+    kept += [
+        f
+        for f in ("codebuild_minute", "ecr_gb_month", "s3_gb_month", "s3_per_1000_puts")
+        if getattr(table, f)
+    ]
     source = f"AWS Price List API (GetProducts), fetched {today.isoformat()}"
     return table.refreshed(source, today, tuple(kept))
 

@@ -45,6 +45,15 @@ class PriceTable:
     warm_throughput_per_unit: float | None = None
     """Raising warm throughput above the defaults is billed; no sourced price per unit,
     so a raise is listed without a price."""
+    codebuild_minute: dict[str, float] = field(default_factory=dict)
+    """The in-account image build, per build-minute of BUILD_GENERAL1_SMALL, by CPU
+    architecture (Linux, on-demand; the free tier's 100 minutes a month not counted)."""
+    ecr_gb_month: float | None = None
+    """ECR private repository storage per GB-month (compressed layers)."""
+    s3_gb_month: float | None = None
+    """S3 Standard storage per GB-month (the source archive)."""
+    s3_per_1000_puts: float | None = None
+    s3_per_1000_gets: float | None = None
     kept: tuple[str, ...] = ()
     """After a refresh: the prices the Price List API did not answer, kept from the dated
     table (listed in every cost report that uses them)."""
@@ -73,6 +82,15 @@ US_EAST_1: Final = PriceTable(
     get_metric_data_per_1000_metrics=0.01,
     contributor_insights_rule_month=0.50,  # unverified: refresh to confirm
     contributor_insights_per_million_events=0.03,  # unverified
+    # https://aws.amazon.com/codebuild/pricing/ (general1.small, Linux x86); the ARM
+    # small rate had no source at hand: an ARM64 build is listed, not priced
+    codebuild_minute={"X86_64": 0.005},
+    # https://aws.amazon.com/ecr/pricing/ (private repositories)
+    ecr_gb_month=0.10,
+    # https://aws.amazon.com/s3/pricing/ (S3 Standard, first 50 TB; PUT and GET requests)
+    s3_gb_month=0.023,
+    s3_per_1000_puts=0.005,
+    s3_per_1000_gets=0.0004,
 )
 
 RECORDED: Final[dict[str, PriceTable]] = {US_EAST_1.region: US_EAST_1}

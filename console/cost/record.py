@@ -83,6 +83,27 @@ class TaskUse:
     architecture: str = "X86_64"
 
 
+@dataclass(frozen=True)
+class ImageUse:
+    """The worker image of an AWS run: its build inside the account and its storage.
+    A given image (HOTBENCH_WORKER_IMAGE) is stored elsewhere: no record."""
+
+    build_minutes: float = 0.0
+    """CodeBuild minutes billed (each build rounded up: rules.codebuild_billed_minutes);
+    0 for a build on the operator's machine."""
+    architecture: str = "X86_64"
+    image_gb: float = 0.0
+    """Compressed size ECR stores (what its storage bills)."""
+    stored_s: float = 0.0
+    """Seconds the run's repository stored the image (push to destroy)."""
+    source_gb: float = 0.0
+    """The source archive in the run's S3 bucket (in-account builds only)."""
+    source_stored_s: float = 0.0
+    source_puts: int = 0
+    source_gets: int = 0
+    """The upload (PUT) and CodeBuild's download (GET) of the archive."""
+
+
 @dataclass
 class UsageRecord:
     """Everything one run used that AWS bills."""
@@ -94,6 +115,7 @@ class UsageRecord:
     """Seconds the run's CloudWatch dashboard existed."""
     get_metric_data_metrics: int = 0
     contributor_insights_events: int = 0
+    image: ImageUse | None = None
 
     def table(self, name: str) -> TableUse | None:
         return next((t for t in self.tables if t.name == name), None)

@@ -27,6 +27,12 @@ def fargate_billed_s(pull_start_s: float, stop_s: float) -> float:
     return max(FARGATE_MINIMUM_S, stop_s - pull_start_s)
 
 
+def codebuild_billed_minutes(seconds: float) -> float:
+    """CodeBuild minutes one build is billed: its duration "rounded up to the nearest
+    minute" (https://aws.amazon.com/codebuild/pricing/); none for a build that did not run."""
+    return float(math.ceil(seconds / 60 - 1e-9)) if seconds > 0 else 0.0
+
+
 def contributor_insights_rules(has_sort_key: bool) -> int:
     """Rules Contributor Insights creates for one table or one GSI: most accessed and most
     throttled partition keys (2), plus the same by partition and sort key when there is a

@@ -10,11 +10,20 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from console.cost import rules
 from console.cost.expected_usage import seed_units
 from console.cost.measured_usage import run_units
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
-from console.cost.record import IndexUse, RequestUnits, Span, TableUse, TaskUse, UsageRecord
+from console.cost.record import (
+    ImageUse,
+    IndexUse,
+    RequestUnits,
+    Span,
+    TableUse,
+    TaskUse,
+    UsageRecord,
+)
 from console.cost.setup import FARGATE_START_S, FleetShape
 from console.targets import target_class
 from console.workflow.models import CostTally
@@ -96,7 +105,32 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
         end = None if any(d is None for d in deleted) else max(d for d in deleted if d)
         record.dashboard_s = _seconds(min(created), end, now)
     record.tasks = _tasks(state, origin, now)
+    record.image = _image(state, now)
     return record
+
+
+def _image(state: RunState, now: datetime) -> ImageUse | None:
+    """The run's image as built: CodeBuild's minutes from the build's own start and end,
+    ECR storage from the push to the destroy (the repository goes with the stack), the
+    source archive from its upload to the destroy. A given image: stored elsewhere."""
+    image = state.image
+    if image is None or image.builder == "given":
+        return None
+    gone = state.terraform.destroyed_at if state.terraform else None
+    build_s = _seconds(image.build_started_at, image.build_finished_at, now)
+    return ImageUse(
+        build_minutes=rules.codebuild_billed_minutes(build_s) if image.build_id else 0.0,
+        architecture=str(
+            (state.terraform.variables if state.terraform else {}).get("cpu_architecture")
+            or "X86_64"
+        ),
+        image_gb=(image.size_bytes or 0) / 1e9,
+        stored_s=_seconds(image.pushed_at, gone, now),
+        source_gb=(image.source_bytes or 0) / 1e9,
+        source_stored_s=_seconds(image.source_uploaded_at, gone, now),
+        source_puts=1 if image.source_uploaded_at else 0,
+        source_gets=1 if image.build_id else 0,
+    )
 
 
 def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:

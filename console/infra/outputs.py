@@ -45,6 +45,10 @@ class HotbenchOutputs:
     security_group_ids: tuple[str, ...] = ()
     """The groups RunTask attaches: the given ones, or the kit's own (older stacks: none
     listed, `security_group_id` is used)."""
+    image_build_project: str | None = None
+    """The in-account image build's CodeBuild project (None: the kit made none)."""
+    image_source_bucket: str | None = None
+    """Its S3 bucket for the worker's source archive."""
 
     @property
     def has_fleet(self) -> bool:
@@ -94,4 +98,6 @@ def parse_outputs(raw: Mapping[str, Any]) -> HotbenchOutputs:
         task_count=int(value.get("task_count") or 1),
         dashboard_url=value.get("dashboard_url"),
         ecr_repository_url=value.get("ecr_repository_url"),
+        image_build_project=value.get("image_build_project"),
+        image_source_bucket=value.get("image_source_bucket"),
     )

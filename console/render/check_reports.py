@@ -18,7 +18,7 @@ from rich.table import Table
 
 from console.output import UserError
 from loadgen.advise import TableAdvice
-from loadgen.criteria import UNITS, Verdict
+from loadgen.criteria import Verdict, unit_of
 from loadgen.results import PlaybookResult
 
 FORMAT = "hotbench.check/1"
@@ -127,7 +127,7 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
     return {
         "name": v.criterion.name,
         "metric": v.criterion.metric,
-        "unit": UNITS[v.criterion.metric],
+        "unit": unit_of(v.criterion),
         "status": v.status,
         "scope": v.scope,
         "measured": v.measured,

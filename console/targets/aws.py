@@ -27,6 +27,13 @@ from botocore.exceptions import BotoCoreError, ClientError
 from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.targets import aws_kit as kit
 from console.targets.interface import Finding, HotKeyView
+from console.targets.worker_image import (
+    BuildContext,
+    ImagePlan,
+    build_image,
+    image_plan,
+    resolve_given,
+)
 from console.workflow import cloudwatch
 from console.workflow.awserrors import aws_errors, error_code
 from console.workflow.bringup import table_state
@@ -37,6 +44,7 @@ from console.workflow.options import RunOptions, UpOptions
 from console.workflow.planning import variants_in_runs
 from console.workflow.run_context import find_spec
 from console.workflow.run_state import (
+    ImageState,
     RunState,
     StateStore,
     TableRun,
@@ -79,6 +87,9 @@ class AwsTarget:
         self.settings = settings
         self._session: Any = None
         self._clients = dict(clients or {})
+        self._initialized: set[str] = set()
+        """Workdirs `terraform init` ran in, by this target: the image's second apply
+        needs no second init (providers and modules are already in place)."""
 
     def session(self) -> Any:
         if self._session is None:
@@ -113,23 +124,132 @@ class AwsTarget:
     def provision(
         self, store: StateStore, state: RunState, options: UpOptions, hooks: Hooks
     ) -> None:
-        playbook = load_playbook(state.playbook_path)
-        variants = [s.name for s in variants_in_runs(playbook)]
+        """Apply the kit, then get the workers an image pinned by digest: the one given,
+        or one built from the worker's sources (locally or in the account) into the
+        run's repository, and apply again so the task definition names that digest."""
+        plan = image_plan(self.settings, hooks.say)
         if state.terraform is None:
+            playbook = load_playbook(state.playbook_path)
+            variants = [s.name for s in variants_in_runs(playbook)]
             owner = self.settings.owner or kit.caller_identity(self.settings, self.session())
-            workdir = kit.copy_stack(store.run_dir(state.run_id))
-            assert state.deadline is not None
-            state.terraform = TerraformState(
-                workdir=str(workdir),
-                variables=kit.tf_variables(
-                    state, self.settings, options, owner, variants, state.deadline
-                ),
+            variables = kit.tf_variables(
+                state, self.settings, options, owner, variants, _deadline(state)
             )
+            if plan.kind == "given":
+                assert self.settings.worker_image is not None
+                state.image = resolve_given(self.settings.worker_image, self._ecr_in)
+                variables["worker_image"] = state.image.reference
+                hooks.say(f"image: {state.image.reference} (given)")
+            variables["image_build"] = plan.kind == "codebuild"
+            workdir = kit.copy_stack(store.run_dir(state.run_id))
+            state.terraform = TerraformState(workdir=str(workdir), variables=variables)
             store.save(state)  # from here on, `down` knows where to destroy from
+        self._apply(store, state, hooks)
+        if state.image is None:
+            self._build(store, state, plan, hooks, rebuild=False)
+        self._pin(store, state, hooks)
+
+    def worker_image(
+        self, store: StateStore, state: RunState, hooks: Hooks, rebuild: bool
+    ) -> ImageState | None:
+        """`hotbench image build`: build the worker's sources now (again, with
+        `rebuild`) and pin the image in the task definition; a given image is resolved
+        and pinned instead. Creates the in-account build project first when the run was
+        applied without one and no engine is on PATH."""
+        plan = image_plan(self.settings, hooks.say)
+        tf_state = state.terraform
+        if tf_state is None or tf_state.outputs is None:
+            raise StateError(
+                f"run {state.run_id} has no stack yet: `hotbench up --run {state.run_id}` "
+                "finishes its up (and builds the image)"
+            )
+        if plan.kind == "given":
+            assert self.settings.worker_image is not None
+            state.image = resolve_given(self.settings.worker_image, self._ecr_in)
+            store.save(state)
+        else:
+            if plan.kind == "codebuild" and not tf_state.variables.get("image_build"):
+                hooks.say("image: creating the in-account build project (terraform apply)")
+                tf_state.variables = {**tf_state.variables, "image_build": True}
+                store.save(state)
+                self._apply(store, state, hooks)
+            self._build(store, state, plan, hooks, rebuild)
+        self._pin(store, state, hooks)
+        return state.image
+
+    def _ecr_in(self, region: str) -> Any:
+        if region == self.settings.region:
+            return self.client("ecr")
+        return self.session().client("ecr", region_name=region)
+
+    def _build(
+        self, store: StateStore, state: RunState, plan: ImagePlan, hooks: Hooks, rebuild: bool
+    ) -> None:
+        outputs = kit.outputs_from_state(state)
+        if outputs.ecr_repository_url is None:
+            raise StateError(
+                f"run {state.run_id}'s stack has no image repository (applied with "
+                "create_fleet=false): there is nothing to build an image for"
+            )
+        assert state.terraform is not None
+        ctx = BuildContext(
+            repository_url=outputs.ecr_repository_url,
+            architecture=str(state.terraform.variables.get("cpu_architecture", "X86_64")),
+            region=state.region,
+            client=self.client,
+            say=hooks.say,
+            codebuild_project=outputs.image_build_project,
+            source_bucket=outputs.image_source_bucket,
+        )
+        hooks.say(f"image: {plan.label}; {self._image_price(state, plan, ctx.architecture)}")
+        state.image = build_image(plan, ctx, rebuild)
+        store.save(state)
+        hooks.say(f"image: {state.image.reference}")
+
+    def _image_price(self, state: RunState, plan: ImagePlan, architecture: str) -> str:
+        """The build's price before it starts, through the one cost record (the plan
+        priced the same when `up` asked; `hotbench image build` says it here)."""
+        from console.cost import PricesUnknown, price_table
+        from console.cost.estimate import image_estimate
+
+        stand_s = max(0.0, (_deadline(state) - utc_now()).total_seconds())
+        try:
+            bill = image_estimate(
+                plan.kind, architecture, stand_s, price_table(self.settings.prices_region)
+            )
+        except PricesUnknown:
+            return f"not priced (no recorded prices for {self.settings.prices_region})"
+        parts = ", ".join(f"{x.what} ${x.usd:,.4f}" for x in bill.lines)
+        unpriced = f"; {'; '.join(bill.notes)}" if bill.notes else ""
+        return f"estimated at ${bill.total_usd:,.2f} until the run's deadline ({parts}){unpriced}"
+
+    def _pin(self, store: StateStore, state: RunState, hooks: Hooks) -> None:
+        """The task definition names the image by digest: apply again when it does not."""
+        tf_state = state.terraform
+        assert tf_state is not None and state.image is not None
+        if tf_state.variables.get("worker_image") == state.image.reference:
+            return
+        before = (tf_state.outputs or {}).get("task_definition_arn")
+        tf_state.variables = {**tf_state.variables, "worker_image": state.image.reference}
+        store.save(state)
+        hooks.say("terraform apply: the task definition runs the image by digest")
+        self._apply(store, state, hooks)
+        if before and before != (tf_state.outputs or {}).get("task_definition_arn"):
+            # the replaced revision is INACTIVE now: free, but listed for ever
+            for note in self._delete_task_definition(before):
+                hooks.say(note)
+
+    def _apply(self, store: StateStore, state: RunState, hooks: Hooks) -> None:
+        """Init, plan (printed), apply; the outputs and the tables into the state."""
+        tf_state = state.terraform
+        assert tf_state is not None
+        playbook = load_playbook(state.playbook_path)
         with aws_errors("terraform", state.region):
-            tf = kit.terraform(state.terraform, self.settings)
-            hooks.say("terraform init")
-            tf.init()
+            tf = kit.terraform(tf_state, self.settings)
+            if tf_state.workdir not in self._initialized:
+                hooks.say("terraform init")
+                tf.init()
+                self._initialized.add(tf_state.workdir)
             planned = tf.plan()
             for line in planned.describe().splitlines():
                 hooks.say(line)
@@ -138,13 +258,15 @@ class AwsTarget:
                 outputs = tf.apply(planned, on_progress=hooks.say)
             except TerraformApplyError as exc:
                 if exc.destroyed:
-                    state.terraform.destroyed_at = utc_now()
+                    tf_state.destroyed_at = utc_now()
                     store.save(state)
                 raise
-        state.terraform.outputs = kit.outputs_to_json(outputs)
-        state.terraform.applied_at = utc_now()
+        tf_state.outputs = kit.outputs_to_json(outputs)
+        tf_state.applied_at = tf_state.applied_at or utc_now()
         for variant, table in outputs.tables.items():
-            state.tables[variant] = table_state(find_spec(playbook, variant), table.name, table.arn)
+            if variant not in state.tables:
+                spec = find_spec(playbook, variant)
+                state.tables[variant] = table_state(spec, table.name, table.arn)
         state.results_table = outputs.results_table
         store.save(state)
 
@@ -179,7 +301,8 @@ class AwsTarget:
                 notes.append(f"terraform destroy failed: {exc}")
             store.save(state)
         if tf_state is not None and tf_state.destroyed_at is not None:
-            notes += self._delete_task_definition(state)
+            arn = (tf_state.outputs or {}).get("task_definition_arn")
+            notes += self._delete_task_definition(arn) if arn else []
         hooks.say("sweeping by tag hotbench:run-id=" + state.run_id)
         try:
             leftovers = self.sweep(state)
@@ -201,15 +324,11 @@ class AwsTarget:
             run_id=state.run_id, target=self.name, removed=removed, leftovers=leftovers, notes=notes
         )
 
-    def _delete_task_definition(self, state: RunState) -> list[str]:
-        """Destroy deregisters the task definition, which then stays INACTIVE (free, but
-        listed for ever) unless deleted: DeleteTaskDefinitions, once it is INACTIVE
+    def _delete_task_definition(self, arn: str) -> list[str]:
+        """Destroy (or a replacing apply) deregisters a task definition, which then stays
+        INACTIVE (free, but listed for ever) unless deleted: DeleteTaskDefinitions, once
+        it is INACTIVE
         (https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_DeleteTaskDefinitions.html)."""
-        arn = (
-            (state.terraform.outputs or {}).get("task_definition_arn") if state.terraform else None
-        )
-        if not arn:
-            return []
         ecs = self.client("ecs")
         try:
             described = ecs.describe_task_definition(taskDefinition=arn)["taskDefinition"]
@@ -229,7 +348,9 @@ class AwsTarget:
         from console.workflow.sweep import sweep
 
         with aws_errors("tag:GetResources", state.region):
-            return sweep(self.client, kit.RUN_TAG, state.run_id, state.region)
+            return sweep(
+                self.client, kit.RUN_TAG, state.run_id, state.region, kit.named_resources(state)
+            )
 
     # -- while up ------------------------------------------------------------------------
     def dynamodb_client(self, state: RunState) -> Any:
@@ -294,6 +415,11 @@ class AwsTarget:
                     }
                 )
         return out
+
+
+def _deadline(state: RunState) -> datetime:
+    assert state.deadline is not None  # set by `up` before provisioning
+    return state.deadline
 
 
 def _describe_error(exc: BaseException) -> str:

@@ -140,3 +140,19 @@ def make_fleet(state: RunState, outputs: HotbenchOutputs, ecs: Any) -> EcsFleet:
         ),
         tags=tags,
     )
+
+
+def named_resources(state: RunState) -> dict[str, str]:
+    """What of the run the sweep also looks up by name (kind -> name): the in-account
+    image build's project and source bucket, as the outputs or the image record name them."""
+    outputs = (state.terraform.outputs or {}) if state.terraform else {}
+    named: dict[str, str] = {}
+    project = outputs.get("image_build_project")
+    bucket = outputs.get("image_source_bucket") or (
+        state.image.source_bucket if state.image else None
+    )
+    if project:
+        named["codebuild:project"] = str(project)
+    if bucket:
+        named["s3:bucket"] = str(bucket)
+    return named

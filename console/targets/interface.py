@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # types only: importing console.targets loads no workflow mod
     from console.workflow.hooks import Hooks
     from console.workflow.models import DownReport, Leftover, PlanReport
     from console.workflow.options import RunOptions, UpOptions
-    from console.workflow.run_state import RunState, StateStore, TableRun
+    from console.workflow.run_state import ImageState, RunState, StateStore, TableRun
     from console.workflow.samples import IndexSample
     from console.workflow.settings import Settings, TargetName
 
@@ -137,6 +137,13 @@ class Target(Protocol):
         self, store: StateStore, state: RunState, options: UpOptions, hooks: Hooks
     ) -> None:
         """Create the tables and whatever runs the workers; record each in the state."""
+
+    def worker_image(
+        self, store: StateStore, state: RunState, hooks: Hooks, rebuild: bool
+    ) -> ImageState | None:
+        """Build (with `rebuild`: again) the image the run's workers start from and pin it
+        by digest where the workers are defined; None when this target's workers are
+        not containers (local processes)."""
 
     def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
         """Remove everything the state records, then sweep. Never raises for what it

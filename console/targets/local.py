@@ -25,7 +25,7 @@ from console.workflow.hooks import Hooks
 from console.workflow.models import DownReport, Leftover, PlanReport
 from console.workflow.options import RunOptions, UpOptions
 from console.workflow.processes import WORKER_MARKER
-from console.workflow.run_state import RunState, StateStore, TableRun, utc_now
+from console.workflow.run_state import ImageState, RunState, StateStore, TableRun, utc_now
 from console.workflow.samples import IndexSample
 from console.workflow.settings import Settings, TargetName
 from loadgen.playbook import load_playbook
@@ -87,6 +87,11 @@ class LocalTarget:
             store.save(state)
         hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
         create_tables(store, state, playbook, emulator.client(state), hooks, self.table_name)
+
+    def worker_image(
+        self, store: StateStore, state: RunState, hooks: Hooks, rebuild: bool
+    ) -> ImageState | None:
+        return None  # local workers are `python -m loadgen.worker` processes: no image
 
     def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
         removed: list[str] = []

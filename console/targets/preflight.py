@@ -31,6 +31,11 @@ from console.workflow.settings import Settings
 
 __all__ = ["PreflightFailed", "operator_policy", "preflight"]
 
+IN_ACCOUNT_BUILD = "the worker image built in the account (CodeBuild, its S3 source bucket)"
+"""Only a run without a container engine and without HOTBENCH_WORKER_IMAGE calls these
+(terraform/modules/image-build reads every bucket attribute the AWS provider refreshes)."""
+PUSH = "the worker image (a push to the run's repository)"
+
 OPERATOR_ACTIONS: dict[str, list[str]] = {
     "terraform: the tables and the results table": [
         "dynamodb:CreateTable",
@@ -95,7 +100,7 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
         "cloudwatch:GetDashboard",
         "cloudwatch:DeleteDashboards",
     ],
-    "the worker image (a push to the run's repository)": [
+    PUSH: [
         "ecr:GetAuthorizationToken",
         "ecr:BatchCheckLayerAvailability",
         "ecr:InitiateLayerUpload",
@@ -104,6 +109,38 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
         "ecr:PutImage",
         "ecr:DescribeImages",
         "ecr:BatchDeleteImage",
+    ],
+    IN_ACCOUNT_BUILD: [
+        "codebuild:CreateProject",
+        "codebuild:UpdateProject",
+        "codebuild:DeleteProject",
+        "codebuild:BatchGetProjects",
+        "codebuild:StartBuild",
+        "codebuild:BatchGetBuilds",
+        "s3:CreateBucket",
+        "s3:DeleteBucket",
+        "s3:ListBucket",
+        "s3:ListBucketVersions",
+        "s3:GetBucketTagging",
+        "s3:PutBucketTagging",
+        "s3:GetBucketPolicy",
+        "s3:GetBucketAcl",
+        "s3:GetBucketCORS",
+        "s3:GetBucketWebsite",
+        "s3:GetBucketVersioning",
+        "s3:GetAccelerateConfiguration",
+        "s3:GetBucketRequestPayment",
+        "s3:GetBucketLogging",
+        "s3:GetLifecycleConfiguration",
+        "s3:GetReplicationConfiguration",
+        "s3:GetEncryptionConfiguration",
+        "s3:GetBucketObjectLockConfiguration",
+        "s3:GetBucketOwnershipControls",
+        "s3:GetBucketPublicAccessBlock",
+        "s3:PutBucketPublicAccessBlock",
+        "s3:PutObject",
+        "s3:DeleteObject",
+        "s3:DeleteObjectVersion",
     ],
     "run: seeding, the barrier, pre-warming and the fleet": [
         "dynamodb:BatchWriteItem",
@@ -137,6 +174,20 @@ policy is `operator_policy()` of this list (a test keeps them equal)."""
 
 def all_actions() -> list[str]:
     return sorted({a for actions in OPERATOR_ACTIONS.values() for a in actions})
+
+
+def actions_for(settings: Settings) -> list[str]:
+    """The actions this run will call: an image given by HOTBENCH_WORKER_IMAGE needs no
+    push and no build; one built by a local engine no CodeBuild or S3."""
+    from console.targets.worker_image import image_plan
+
+    kind = image_plan(settings, lambda _line: None).kind
+    skipped = {IN_ACCOUNT_BUILD} if kind != "codebuild" else set()
+    if kind == "given":
+        skipped.add(PUSH)
+    return sorted(
+        {a for group, actions in OPERATOR_ACTIONS.items() if group not in skipped for a in actions}
+    )
 
 
 def operator_policy() -> dict[str, Any]:
@@ -306,5 +357,5 @@ def preflight(session: Any, settings: Settings, report: PlanReport) -> list[Find
     findings = check_network(session.client("ec2"), settings)
     findings += check_fargate(session.client("ssm"), settings.region)
     findings += check_quotas(session.client("dynamodb"), report)
-    findings += check_permissions(session.client("iam"), caller, all_actions())
+    findings += check_permissions(session.client("iam"), caller, actions_for(settings))
     return findings

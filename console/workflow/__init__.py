@@ -57,6 +57,7 @@ from console.workflow.run_state import RunState, StateStore, Status, Step
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings, Target, load_settings
 from console.workflow.steps import (
+    build_image,
     check_credentials,
     down,
     plan,
@@ -105,6 +106,7 @@ __all__ = [
     "WorkerStatus",
     "WorkflowError",
     "auto_yes",
+    "build_image",
     "check_credentials",
     "down",
     "load_settings",

@@ -16,6 +16,7 @@ from console.cost.price import capacity_per_hour
 from console.cost.prices import PriceTable, price_table
 from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
 from console.targets import target_named
+from console.targets.worker_image import image_plan
 from console.workflow import cloudwatch
 from console.workflow.models import (
     PlannedFleet,
@@ -93,9 +94,14 @@ def make_plan(
     names = {s.name: target.table_name(run_id, s.name) for s in specs}
     tables = [planned_table(s, names[s.name], prices) for s in specs]
     fleet = fleet_of(options)
+    # the image a run on this target gets; a target that bills nothing (local) prices the
+    # build's span as before, not a builder this machine happens to have
+    image = image_plan(settings, lambda _line: None) if target.billed else None
     setup = AwsSetup(
-        image_s=0.0 if settings.worker_image else IMAGE_S,
+        image_s=0.0 if image and image.kind == "given" else IMAGE_S,
         metrics_per_index_minute=len(cloudwatch.METRICS),
+        image_builder=image.kind if image else "given",
+        architecture=fleet.architecture,
     )
     est = estimate_run(playbook, specs, names, fleet, setup, prices)
     scale = target.run_scale(options)  # seeding's wait runs at it
@@ -105,6 +111,9 @@ def make_plan(
             "on-demand GSI writes: one index entry per put of a new item; a rewrite that "
             "moves an index key costs that index two (`hotbench check` simulates it)"
         )
+    if image is not None:
+        pinned = "" if image.kind == "given" else ", pinned by digest"
+        notes.append(f"worker image: {image.label}{pinned}")
     notes.append(
         "setup: apply, image and destroy times are estimates; each fleet start is priced at "
         f"{setup.fleet_start_s:.0f} s (tasks are billed from their image pull)"

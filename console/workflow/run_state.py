@@ -166,6 +166,31 @@ class TerraformState(Model):
     destroyed_at: datetime | None = None
 
 
+class ImageState(Model):
+    """AWS: the worker image the run's task definition runs, pinned by digest, and what
+    its build and storage are billed for (console/targets/worker_image.py)."""
+
+    reference: str
+    """`<repository>@sha256:<digest>`: what the task definition names."""
+    digest: str
+    builder: str
+    """docker, podman, finch, codebuild, or `given` (HOTBENCH_WORKER_IMAGE)."""
+    tag: str | None = None
+    """`src-<hash of the sources>` of a build (None: a given image)."""
+    size_bytes: int | None = None
+    """ECR's imageSizeInBytes (compressed layers: what ECR storage bills)."""
+    pushed_at: datetime | None = None
+    """When the run's repository began to store it (None: stored elsewhere, not ours)."""
+    build_id: str | None = None
+    build_started_at: datetime | None = None
+    build_finished_at: datetime | None = None
+    build_log_url: str | None = None
+    source_bucket: str | None = None
+    source_key: str | None = None
+    source_bytes: int | None = None
+    source_uploaded_at: datetime | None = None
+
+
 class UnitsUsed(Model):
     """Request units one table (index None) or one GSI consumed in one part of the run."""
 
@@ -218,6 +243,8 @@ class RunState(Model):
     """The detached process that runs `down` at `deadline` if the run is still up."""
     emulator: EmulatorProcess | None = None
     terraform: TerraformState | None = None
+    image: ImageState | None = None
+    """AWS: the worker image by digest, once built or resolved (None: not yet)."""
     tables: dict[str, TableState] = Field(default_factory=dict)
     results_table: str | None = None
     table_runs: list[TableRun] = Field(default_factory=list)

@@ -90,7 +90,11 @@ class Settings(BaseSettings):
     max_wall_s: float = Field(default=DEFAULT_MAX_WALL_S, gt=0)
     """Hard wall-clock limit per run, from `up`; then `down` runs by itself."""
     worker_image: str | None = None
-    """AWS: the worker container image; None: the run's ECR repository `:latest`."""
+    """AWS: a built worker image to run instead of building one (pinned by digest at
+    `up`); None: `up` builds it into the run's ECR repository (docs/terraform.md)."""
+    image_builder: Literal["auto", "docker", "podman", "finch", "codebuild"] = "auto"
+    """AWS: how `up` and `hotbench image build` build the worker image; auto: the first
+    of docker, podman, finch on PATH, else CodeBuild inside the account."""
     subnet_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
     """AWS: subnets for the worker tasks; empty: the default VPC's (`plan` says when the
     region has none). Private subnets need NAT or VPC endpoints (docs/terraform.md)."""

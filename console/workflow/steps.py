@@ -12,6 +12,7 @@ Steps block; they report through `Hooks` and never touch a terminal (see hooks.p
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
 from collections.abc import Iterator
@@ -45,6 +46,7 @@ from console.workflow.settings import Settings
 from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
+from loadgen.live import item_store_for
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 from loadgen.runid import new_run_id
@@ -130,6 +132,11 @@ def up(
             raise PreflightFailed(failed)
         confirm_cost(report, hooks)
         playbook = load_playbook(playbook_path)
+        if options.emulator_store is not None:
+            store_needed = item_store_for(playbook, options.emulator_store)
+            if store_needed != options.emulator_store:
+                hooks.say("mix and scenario phases read whole items: the emulator keeps them")
+                options = dataclasses.replace(options, emulator_store=store_needed)
         now = utc_now()
         state = RunState(
             run_id=run_id,
@@ -172,6 +179,37 @@ def refuse_up_of_a_gone_run(state: RunState, settings: Settings) -> None:
         raise StateError(
             f"{gone}: `hotbench down {state.run_id}` clears the run, then `hotbench up "
             f"{state.playbook_path}` starts a new one"
+        )
+
+
+# -- image ---------------------------------------------------------------------------------
+
+
+def build_image(run_id: str, settings: Settings, hooks: Hooks, rebuild: bool = True) -> RunState:
+    """`hotbench image build`: build the worker image of an up run from the current
+    sources (locally with docker/podman/finch, else by CodeBuild in the account), push it
+    to the run's repository and pin it by digest in the state and the task definition.
+    Sources already built are reused unless `rebuild`. StateError (exit 5) for a run
+    whose workers are not containers (local)."""
+    store = store_for(settings)
+    _refuse_image_of_a_down_run(store.load(run_id))
+    with run_lock(store.run_dir(run_id), "image build"):
+        state = store.load(run_id)
+        _refuse_image_of_a_down_run(state)
+        target = target_for(state, settings)
+        if target.worker_image(store, state, hooks, rebuild) is None:
+            raise StateError(
+                f"run {run_id} is on the {state.target} target: its workers are processes "
+                "started from this checkout, there is no image to build"
+            )
+    return state
+
+
+def _refuse_image_of_a_down_run(state: RunState) -> None:
+    if state.record(Step.DOWN).status == Status.DONE:
+        raise StateError(
+            f"run {state.run_id} is down: its repository is gone; `hotbench up "
+            f"{state.playbook_path}` starts a new run (and builds its image)"
         )
 
 

@@ -27,10 +27,13 @@ RESOURCE_TYPES = [
     "ecr:repository",
     "ec2:security-group",
     "ec2:vpc-endpoint",
+    "codebuild:project",
+    "s3",
 ]
 """Every taggable type the kit creates (terraform/): tables, the fleet's cluster, task
-definition and tasks, its log group and image repository, the workers' security group
-and the optional DynamoDB VPC endpoint."""
+definition and tasks, its log group and image repository, the workers' security group,
+the optional DynamoDB VPC endpoint, and the in-account image build's CodeBuild project
+and S3 source bucket (`s3` is the Tagging API's filter for buckets)."""
 ROLE_PREFIX = "hotbench-"
 """The kit names every role `hotbench-<run_id>-...`: only those roles' tags are read
 (ListRoleTags is one call per role; an account may have thousands)."""
@@ -44,6 +47,8 @@ GONE = {
     "InvalidVpcEndpointId.NotFound",
     "InvalidParameterException",
     "ClientException",
+    "NoSuchBucket",
+    "404",
 }
 """What each service answers for a resource that no longer exists (a task definition or
 task ECS forgot answers ClientException / InvalidParameterException): gone, not an error."""
@@ -145,12 +150,17 @@ class Confirmer:
             )
         if service == "ecr":
             self.client("ecr").describe_repositories(repositoryNames=[name])
+            images = self.client("ecr").list_images(repositoryName=name).get("imageIds", [])
             return Leftover(
                 kind="ecr:repository",
-                id=arn,
+                id=arn + (f" ({len(images)} image(s), billed for storage)" if images else ""),
                 # --force: its images too (an image alone is billed for its storage)
                 delete_command=f"aws ecr delete-repository --repository-name {name} --force {r}",
             )
+        if service == "codebuild":
+            return self.codebuild_project(name)
+        if service == "s3":
+            return self.bucket(name)
         if service == "ec2" and resource.startswith("security-group/"):
             found = self.client("ec2").describe_security_groups(GroupIds=[name])
             if not found.get("SecurityGroups"):
@@ -181,6 +191,30 @@ class Confirmer:
             delete_command=(
                 f"aws resourcegroupstaggingapi get-resources --resource-arn-list {arn} {r}"
             ),
+        )
+
+    def codebuild_project(self, name: str) -> Leftover | None:
+        found = self.client("codebuild").batch_get_projects(names=[name]).get("projects", [])
+        if not found:
+            return None  # listed in projectsNotFound
+        return Leftover(
+            kind="codebuild:project",
+            id=str(found[0].get("arn") or name),
+            delete_command=f"aws codebuild delete-project --name {name} --region {self.region}",
+        )
+
+    def bucket(self, name: str) -> Leftover | None:
+        try:
+            self.client("s3").head_bucket(Bucket=name)
+        except Exception as exc:
+            if error_code(exc) in GONE:
+                return None
+            raise
+        return Leftover(
+            kind="s3:bucket",
+            id=f"arn:aws:s3:::{name}",
+            # --force: the source archive in it too
+            delete_command=f"aws s3 rb s3://{name} --force --region {self.region}",
         )
 
 
@@ -233,14 +267,30 @@ def dashboard_leftover(cloudwatch: Any, run_id: str, region: str) -> Leftover | 
     )
 
 
-def sweep(client: Callable[[str], Any], tag_key: str, run_id: str, region: str) -> list[Leftover]:
-    """Everything of the run still there, each confirmed; empty means nothing left."""
+def sweep(
+    client: Callable[[str], Any],
+    tag_key: str,
+    run_id: str,
+    region: str,
+    named: dict[str, str] | None = None,
+) -> list[Leftover]:
+    """Everything of the run still there, each confirmed; empty means nothing left.
+    `named`: kind -> name of resources the state knows by name (`codebuild:project`,
+    `s3:bucket`), looked up by name too: the Tagging API lists a bucket only once its
+    tags have propagated, and a project whose tagging failed not at all."""
     confirmer = Confirmer(client, region)
-    leftovers = [
-        found
-        for arn in tagged_arns(client("resourcegroupstaggingapi"), tag_key, run_id)
-        if (found := confirmer.check(arn)) is not None
-    ]
+    arns = tagged_arns(client("resourcegroupstaggingapi"), tag_key, run_id)
+    leftovers = [found for arn in arns if (found := confirmer.check(arn)) is not None]
+    for kind, name in (named or {}).items():
+        look = confirmer.codebuild_project if kind == "codebuild:project" else confirmer.bucket
+        try:
+            found = look(name)
+        except Exception as exc:
+            if error_code(exc) in GONE:
+                continue
+            raise
+        if found is not None and found.id not in {x.id for x in leftovers}:
+            leftovers.append(found)
     leftovers += role_leftovers(client("iam"), tag_key, run_id)
     dash = dashboard_leftover(client("cloudwatch"), run_id, region)
     if dash is not None:

@@ -14,19 +14,23 @@ Steps, and why:
    run changes nothing): a local derivative at the current value can be zero where a
    larger move matters, so the screen looks wide. It finds which results each parameter
    moves (only those are simulated again), gives a three-point profile, and a start;
-2. a bounded least-squares fit, `scipy.optimize.least_squares(method="trf")` with the
-   bounds of emulator/params.py, over the parameters the screen found constrained.
-   Least squares because the distance *is* a sum of squared residuals (trust-region
-   reflective honours bounds and needs few evaluations, which matters when one costs a
-   simulation), with our own Jacobian by coarse finite differences (a tenth of the prior
-   width) because the default 1e-8 step would see the flat steps as a zero gradient.
-   Differential evolution would not need a start, but costs hundreds of simulations;
+2. a bounded fit, `scipy.optimize.minimize(method="Powell")` in log space over the
+   screened range of each parameter the screen found constrained: derivative-free,
+   because the figures are step functions and a gradient method sees zero slopes; its
+   bounded line searches cost tens of simulations where differential evolution costs
+   hundreds;
 3. uncertainties from the Jacobian at the fit (J^T J with the prior rows, inverted): a
    parameter whose uncertainty stays above half its prior width is flagged as not
    constrained and left at its prior;
 4. leave one result out: the fit linearised at the solution and re-solved without that
    result's rows, then that result *simulated* under those parameters: how well the
    others predict it.
+
+What it costs: the search simulates each result's tables one at a time (a `Part`:
+only the tables with figures, only when a parameter it reads and the screen saw move it
+changes), each at the coarsest tick that reproduces its figures at the prior (M3's
+buckets at 0.5 s, ten times fewer ticks); the figures reported are always the whole
+playbook at the simulation's own 0.05 s.
 """
 
 from __future__ import annotations
@@ -295,8 +299,9 @@ class Evaluator:
                     break
             else:
                 part.tick_s = TICK_S
+            alone = "" if part.playbook is target.playbook else " alone"
             say(
-                f"{target.label} {part.table}: simulated alone at {part.tick_s:g} s ticks "
+                f"{target.label} {part.table}: simulated{alone} at {part.tick_s:g} s ticks "
                 f"in the search (figures within {part.tick_deviation:.2f} tolerances of "
                 f"{TICK_S:g} s at the prior)"
             )

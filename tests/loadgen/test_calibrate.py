@@ -194,3 +194,22 @@ def test_the_reference_goodgsi_figures_reproduce_the_shipped_intake_factor(
     default = DEFAULT_PARAMS.gsi_intake_factor
     assert abs(fit.value - default) <= max(2 * fit.sigma, 0.05 * default)
     assert all(abs(f.residual) <= 1 for f in fitted.figures)
+
+
+def test_the_search_simulates_each_table_with_figures_alone() -> None:
+    """M1's reference result becomes one part per variant (badOnDemand with its three
+    repeats and its pause), each carrying exactly its own figures; a table with no
+    figure would not be simulated at all."""
+    from loadgen.calibrate.fit import _parts
+
+    target = load_target("docs/reference-results/m1-hot-partition.json")
+    parts = _parts([target])
+    assert [p.table for p in parts] == ["bad", "good", "goodGsi", "badOnDemand"]
+    for part in parts:
+        assert [r.table for r in part.playbook.runs()] == [part.table]
+        assert {target.figures[k][0].run.split(" #")[0] for k in part.rows} == {part.table}
+    assert sorted(k for p in parts for k in p.rows) == list(range(len(target.figures)))
+    [on_demand] = parts[3].playbook.runs()
+    assert (on_demand.repeats, on_demand.pause_s) == (3, 600)
+    only_bad = replace(target, figures=[f for f in target.figures if f[0].run == "bad #1"])
+    assert [p.table for p in _parts([only_bad])] == ["bad"]

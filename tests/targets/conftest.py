@@ -21,10 +21,12 @@ import pytest
 from console.workflow import processes
 from console.workflow.run_state import StateStore
 from console.workflow.settings import Settings
-from tests.targets.faults import Fargate, aws_quotas
+from tests.targets.faults import CodeBuild, Fargate, aws_quotas
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_STACK = ROOT / "tests" / "targets" / "fake_stack.py"
+FAKE_BUILDER = ROOT / "tests" / "targets" / "fake_builder.py"
+GIVEN_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/hotbench-worker@sha256:" + "e" * 64
 
 TINY = """\
 name: tiny
@@ -52,6 +54,9 @@ class Rehearsal:
     store: StateStore
     dynamodb_endpoint: str
     aws_endpoint: str
+    codebuild: CodeBuild
+    builder_log: Path
+    """Each call of the fake container engine (fake_builder.py), one JSON line."""
 
 
 @pytest.fixture
@@ -86,10 +91,24 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb)
     fargate = Fargate(worker_env={"AWS_ENDPOINT_URL_DYNAMODB": dynamodb})
     fargate.install(monkeypatch)
+    codebuild = CodeBuild()
+    codebuild.install(monkeypatch)
+    from console.targets import codebuild as codebuild_polls
+
+    monkeypatch.setattr(codebuild_polls, "POLL_S", 0.0)  # the fault layer counts polls
     script = tmp_path / "bin" / "terraform"
     script.parent.mkdir()
     script.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_STACK} "$@"\n')
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    # a container engine on PATH (none is installed here): the fake records and pushes
+    engines = tmp_path / "engines"
+    engines.mkdir()
+    docker = engines / "docker"
+    docker.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_BUILDER} "$@"\n')
+    docker.chmod(docker.stat().st_mode | stat.S_IXUSR)
+    builder_log = tmp_path / "builder.jsonl"
+    monkeypatch.setenv("FAKE_BUILDER_LOG", str(builder_log))
+    monkeypatch.setenv("PATH", f"{engines}{os.pathsep}{os.environ.get('PATH', '')}")
     playbook = tmp_path / "tiny.yaml"
     playbook.write_text(TINY)
     settings = Settings(
@@ -98,10 +117,15 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
         runs_dir=tmp_path / "runs",
         terraform_binary=str(script),
         owner="dev@example.com",
+        # the cases of test_rehearsal.py run a given image (one apply, no build): the
+        # build paths are test_image_build.py's, which unset it
+        worker_image=GIVEN_IMAGE,
     )
     store = StateStore(settings.runs_dir)
     try:
-        yield Rehearsal(settings, fargate, playbook, store, dynamodb, aws_endpoint)
+        yield Rehearsal(
+            settings, fargate, playbook, store, dynamodb, aws_endpoint, codebuild, builder_log
+        )
     finally:
         for state in store.all_runs():
             if state.reaper_pid is not None:

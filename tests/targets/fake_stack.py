@@ -30,6 +30,98 @@ def _code(exc: Exception) -> str:
     return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
 
 
+def image_build(variables: dict[str, Any], made: dict[str, Any]) -> dict[str, Any]:
+    """modules/image-build: the source bucket and the CodeBuild project, tagged."""
+    run_id, region = variables["run_id"], variables["region"]
+    prefix = f"hotbench-{run_id}"
+    tags = {TAG: run_id, "hotbench:owner": str(variables.get("owner", ""))}
+    account = boto3.client("sts", region_name=region).get_caller_identity()["Account"]
+    bucket = f"{prefix}-src-{account}"
+    s3 = boto3.client("s3", region_name=region)
+    s3.create_bucket(Bucket=bucket)
+    s3.put_bucket_tagging(
+        Bucket=bucket, Tagging={"TagSet": [{"Key": k, "Value": v} for k, v in tags.items()]}
+    )
+    iam = boto3.client("iam", region_name=region)
+    role = iam.create_role(
+        RoleName=f"{prefix}-build",
+        AssumeRolePolicyDocument="{}",
+        Tags=[{"Key": k, "Value": v} for k, v in tags.items()],
+    )["Role"]
+    project = boto3.client("codebuild", region_name=region).create_project(
+        name=f"{prefix}-image",
+        source={"type": "S3", "location": f"{bucket}/worker-source/"},
+        artifacts={"type": "NO_ARTIFACTS"},
+        environment={
+            "type": "LINUX_CONTAINER",
+            "image": "aws/codebuild/amazonlinux2-x86_64-standard:5.0",
+            "computeType": "BUILD_GENERAL1_SMALL",
+            "privilegedMode": True,
+            "environmentVariables": [
+                {"name": "REPOSITORY_URI", "value": made["ecr_repository_url"]},
+                {"name": "IMAGE_TAG", "value": "latest"},
+            ],
+        },
+        serviceRole=role["Arn"],
+        tags=[{"key": k, "value": v} for k, v in tags.items()],
+    )["project"]
+    print("module.image_build[0].aws_codebuild_project.image: Creating...", flush=True)
+    return {
+        "image_build_project": project["name"],
+        "image_source_bucket": bucket,
+        "build_role_name": role["RoleName"],
+    }
+
+
+def register_task_definition(variables: dict[str, Any], made: dict[str, Any]) -> str:
+    run_id, region = variables["run_id"], variables["region"]
+    prefix = f"hotbench-{run_id}"
+    tags = {TAG: run_id, "hotbench:owner": str(variables.get("owner", ""))}
+    image = variables.get("worker_image") or f"{made['ecr_repository_url']}:latest"
+    made["image"] = image
+    return str(
+        boto3.client("ecs", region_name=region).register_task_definition(
+            family=f"{prefix}-worker",
+            taskRoleArn=made["task_role_arn"],
+            containerDefinitions=[
+                {
+                    "name": "worker",
+                    "image": image,
+                    "memory": int(variables.get("task_memory", 2048)),
+                    "essential": True,
+                    "environment": [
+                        {"name": "HOTBENCH_RUN_ID", "value": run_id},
+                        {"name": "HOTBENCH_RESULTS_TABLE", "value": made["results_table"]["name"]},
+                        {"name": "AWS_REGION", "value": region},
+                    ],
+                }
+            ],
+            requiresCompatibilities=["FARGATE"],
+            networkMode="awsvpc",
+            cpu=str(variables.get("task_cpu", 1024)),
+            memory=str(variables.get("task_memory", 2048)),
+            tags=[{"key": k, "value": v} for k, v in tags.items()],
+        )["taskDefinition"]["taskDefinitionArn"]
+    )
+
+
+def reapply(variables: dict[str, Any], made: dict[str, Any]) -> dict[str, Any]:
+    """A second apply of the same run: what changed is the image (a new task definition
+    revision, the old one deregistered, as Terraform replaces it) and the image build."""
+    if variables.get("image_build") and not made.get("image_build_project"):
+        made.update(image_build(variables, made))
+    image = variables.get("worker_image") or f"{made['ecr_repository_url']}:latest"
+    if image != made.get("image"):
+        print("module.fleet[0].aws_ecs_task_definition.this: Modifying...", flush=True)
+        old = made["task_definition_arn"]
+        made["task_definition_arn"] = register_task_definition(variables, made)
+        boto3.client("ecs", region_name=variables["region"]).deregister_task_definition(
+            taskDefinition=old
+        )
+    print("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.", flush=True)
+    return made
+
+
 def apply(variables: dict[str, Any]) -> dict[str, Any]:
     from loadgen.playbook import load_playbook
     from loadgen.resultstore import ResultStore
@@ -67,29 +159,12 @@ def apply(variables: dict[str, Any]) -> dict[str, Any]:
     repo = ecr.create_repository(
         repositoryName=f"{prefix}-worker", tags=[{"Key": k, "Value": v} for k, v in tags.items()]
     )["repository"]
-    image = variables.get("worker_image") or f"{repo['repositoryUri']}:latest"
-    task_def = ecs.register_task_definition(
-        family=f"{prefix}-worker",
-        taskRoleArn=role["Arn"],
-        containerDefinitions=[
-            {
-                "name": "worker",
-                "image": image,
-                "memory": int(variables.get("task_memory", 2048)),
-                "essential": True,
-                "environment": [
-                    {"name": "HOTBENCH_RUN_ID", "value": run_id},
-                    {"name": "HOTBENCH_RESULTS_TABLE", "value": results},
-                    {"name": "AWS_REGION", "value": region},
-                ],
-            }
-        ],
-        requiresCompatibilities=["FARGATE"],
-        networkMode="awsvpc",
-        cpu=str(variables.get("task_cpu", 1024)),
-        memory=str(variables.get("task_memory", 2048)),
-        tags=ecs_tags,
-    )["taskDefinition"]
+    made: dict[str, Any] = {
+        "ecr_repository_url": repo["repositoryUri"],
+        "task_role_arn": role["Arn"],
+        "results_table": {"name": results, "arn": results_arn},
+    }
+    task_definition_arn = register_task_definition(variables, made)
     ec2 = boto3.client("ec2", region_name=region)
     subnets = variables.get("subnet_ids") or [
         s["SubnetId"]
@@ -109,16 +184,18 @@ def apply(variables: dict[str, Any]) -> dict[str, Any]:
             }
         ],
     )["GroupId"]
+    built = image_build(variables, made) if variables.get("image_build") else {}
     print("Apply complete! Resources: 12 added, 0 changed, 0 destroyed.", flush=True)
-    return {
+    return built | {
         "run_id": run_id,
         "region": region,
         "tables": tables,
         "results_table": {"name": results, "arn": results_arn},
         "cluster_arn": cluster["clusterArn"],
-        "task_definition_arn": task_def["taskDefinitionArn"],
+        "task_definition_arn": task_definition_arn,
         "container_name": "worker",
-        "image": image,
+        "image": made["image"],
+        "task_role_arn": role["Arn"],
         "ecr_repository_url": repo["repositoryUri"],
         "subnets": subnets[:2],
         "security_group_id": group,
@@ -150,6 +227,20 @@ def destroy(made: dict[str, Any]) -> None:
     _quietly(ecs.deregister_task_definition, taskDefinition=made["task_definition_arn"])
     _quietly(ecs.delete_cluster, cluster=made["cluster_arn"])
     _quietly(boto3.client("iam", region_name=region).delete_role, RoleName=made["role_name"])
+    if made.get("image_build_project"):
+        _quietly(
+            boto3.client("codebuild", region_name=region).delete_project,
+            name=made["image_build_project"],
+        )
+        s3 = boto3.client("s3", region_name=region)
+        bucket = made["image_source_bucket"]
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+            for item in page.get("Contents", []):  # force_destroy
+                s3.delete_object(Bucket=bucket, Key=item["Key"])
+        _quietly(s3.delete_bucket, Bucket=bucket)
+        _quietly(
+            boto3.client("iam", region_name=region).delete_role, RoleName=made["build_role_name"]
+        )
     _quietly(
         boto3.client("logs", region_name=region).delete_log_group,
         logGroupName=made["log_group_name"],
@@ -185,7 +276,11 @@ def main() -> int:
         print(PLAN.read_text())
         return 0
     if command == "apply":
-        made = apply(json.loads(Path(VARS).read_text()))
+        variables = json.loads(Path(VARS).read_text())
+        if Path(STATE).exists():
+            made = reapply(variables, json.loads(Path(STATE).read_text()))
+        else:
+            made = apply(variables)
         Path(STATE).write_text(json.dumps(made))
         return 0
     if command == "output":

@@ -245,3 +245,146 @@ class Fargate:
 
 def _dt(t: float) -> datetime:
     return datetime.fromtimestamp(t, UTC)
+
+
+BUILD_PHASES = (
+    "SUBMITTED",
+    "QUEUED",
+    "PROVISIONING",
+    "DOWNLOAD_SOURCE",
+    "INSTALL",
+    "PRE_BUILD",
+    "BUILD",
+    "POST_BUILD",
+    "UPLOAD_ARTIFACTS",
+    "FINALIZING",
+    "COMPLETED",
+)
+"""A build's phases in order (https://docs.aws.amazon.com/codebuild/latest/userguide/view-build-details.html#view-build-details-phases)."""
+
+
+@dataclass
+class CodeBuild:
+    """CodeBuild builds as the API documents them, where moto answers SUCCEEDED at the
+    first BatchGetBuilds, ignores StartBuild's overrides and pushes nothing:
+
+    - a build goes through BUILD_PHASES, one phase per BatchGetBuilds poll, IN_PROGRESS
+      with `currentPhase` until it ends (Build object:
+      https://docs.aws.amazon.com/codebuild/latest/APIReference/API_Build.html);
+    - DOWNLOAD_SOURCE fails (CLIENT_ERROR, as CodeBuild reports a missing S3 source) when
+      the archive StartBuild's sourceLocationOverride names is not in the bucket;
+    - `fail_phase`: that phase ends FAILED with `fail_message` in its `contexts`
+      (BuildPhase: https://docs.aws.amazon.com/codebuild/latest/APIReference/API_BuildPhase.html),
+      the build FAILED, its `logs.deepLink` set;
+    - a build that SUCCEEDED has pushed `$REPOSITORY_URI:$IMAGE_TAG` (the buildspec of
+      terraform/modules/image-build): the image is put into moto's ECR.
+    """
+
+    fail_phase: str | None = None
+    fail_message: str = "COMMAND_EXECUTION_ERROR: Error while executing command: docker build"
+    builds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    started: list[dict[str, Any]] = field(default_factory=list)
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from moto.codebuild.models import CodeBuildBackend
+        from moto.codebuild.responses import CodeBuildResponse
+
+        fault = self
+        start_build = CodeBuildResponse.start_build
+
+        def patched_start_build(response: Any) -> Any:
+            result = start_build(response)
+            build = result.result["build"]
+            overrides = {
+                e["name"]: e["value"]
+                for e in response._get_param("environmentVariablesOverride", [])
+            }
+            project = response.codebuild_backend.codebuild_projects[
+                response._get_param("projectName")
+            ]
+            env = {
+                e["name"]: e["value"]
+                for e in project.project_metadata["environment"].get("environmentVariables", [])
+            }
+            life = {
+                "env": env | overrides,
+                "source": response._get_param("sourceLocationOverride"),
+                "polls": 0,
+                "account": response.current_account,
+                "region": response.region,
+            }
+            fault.builds[build["id"]] = life
+            fault.started.append(life)
+            build["buildStatus"] = "IN_PROGRESS"
+            build["currentPhase"] = "SUBMITTED"
+            return result
+
+        def patched_batch_get_builds(backend: Any, ids: list[str]) -> list[dict[str, Any]]:
+            out = []
+            for metadata in backend.build_metadata_history.values():
+                for build in metadata:
+                    if build["id"] in ids:
+                        fault.advance(build)
+                        out.append(build)
+            return out
+
+        monkeypatch.setattr(CodeBuildResponse, "start_build", patched_start_build)
+        monkeypatch.setattr(CodeBuildBackend, "batch_get_builds", patched_batch_get_builds)
+
+    def advance(self, build: dict[str, Any]) -> None:
+        life = self.builds.get(build["id"])
+        if life is None or build["buildStatus"] != "IN_PROGRESS":
+            return
+        life["polls"] += 1
+        phase = BUILD_PHASES[min(life["polls"], len(BUILD_PHASES) - 1)]
+        build["currentPhase"] = phase
+        build["phases"] = [
+            {"phaseType": p, "phaseStatus": "SUCCEEDED"}
+            for p in BUILD_PHASES[: BUILD_PHASES.index(phase)]
+        ]
+        failed = self.fail_phase
+        message = self.fail_message
+        if phase == "DOWNLOAD_SOURCE" and not self._source_exists(life):
+            failed, message = phase, f"CLIENT_ERROR: no such key: {life['source']}"
+        if failed == phase:
+            build["phases"].append(
+                {
+                    "phaseType": phase,
+                    "phaseStatus": "FAILED",
+                    "contexts": [{"statusCode": message.split(":")[0], "message": message}],
+                }
+            )
+            build["buildStatus"] = "FAILED"
+            build["logs"] = {
+                "deepLink": f"https://console.aws.amazon.com/cloudwatch/home#logEvent:build={build['id']}"
+            }
+            return
+        if phase == "COMPLETED":
+            build["buildStatus"] = "SUCCEEDED"
+            self._push(life)
+
+    def _source_exists(self, life: dict[str, Any]) -> bool:
+        from moto.s3.models import s3_backends
+
+        bucket, _, key = str(life["source"] or "").partition("/")
+        backend = s3_backends[life["account"]]["aws"]
+        found = backend.buckets.get(bucket)
+        return found is not None and key in found.keys
+
+    def _push(self, life: dict[str, Any]) -> None:
+        import hashlib
+        import json
+
+        from moto.ecr.models import ecr_backends
+
+        uri, tag = life["env"]["REPOSITORY_URI"], life["env"]["IMAGE_TAG"]
+        layer = "sha256:" + hashlib.sha256(f"{uri}:{tag}".encode()).hexdigest()
+        manifest = {
+            "schemaVersion": 2,
+            "mediaType": "application/vnd.docker.distribution.manifest.v2+json",
+            "config": {"size": 1200, "digest": layer},
+            "layers": [{"size": 52_000_000, "digest": layer}],
+        }
+        ecr_backends[life["account"]][life["region"]].put_image(
+            uri.split("/", 1)[1], json.dumps(manifest), tag
+        )

@@ -65,6 +65,13 @@ def test_a_fleet_that_starts_late_still_runs(rehearsal: Rehearsal) -> None:
         str(rehearsal.playbook), rehearsal.settings, hooks(said), UpOptions(workers=2), RUN_ID
     )
     assert state.terraform is not None and state.terraform.applied_at is not None
+    # the given image (HOTBENCH_WORKER_IMAGE, by digest) is what the task definition runs
+    assert state.image is not None and state.image.builder == "given"
+    assert state.terraform.outputs is not None
+    task_definition = boto3.client("ecs").describe_task_definition(
+        taskDefinition=state.terraform.outputs["task_definition_arn"]
+    )["taskDefinition"]
+    assert task_definition["containerDefinitions"][0]["image"] == rehearsal.settings.worker_image
     seen: list[dict[str, int]] = []
     stop = threading.Event()
 

@@ -24,6 +24,7 @@ UNTAGGABLE = {
     "aws_cloudwatch_dashboard",
     "aws_dynamodb_contributor_insights",
     "aws_iam_role_policy",
+    "aws_s3_bucket_public_access_block",
 }
 DATA_PLANE = {
     "dynamodb:PutItem",

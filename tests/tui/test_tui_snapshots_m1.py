@@ -49,6 +49,8 @@ def _check_tables(app: HotbenchApp, screen: str) -> None:
         rows = [str(plan.get_row_at(i)[0]) for i in range(plan.row_count)]
         assert rows == ["bad", "good", "goodGsi", "badOnDemand"]
         assert plan.region.bottom <= 24  # all four on the first screen
+        seeding = str(app.screen.query_one("#plan-gsis").render())
+        assert "15,000 seeded per table; ~46 s of seeding first" in seeding
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))

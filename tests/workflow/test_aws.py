@@ -260,6 +260,9 @@ def stack_as_terraform_would_make_it() -> dict[str, str]:
     return {"cluster": f"hotbench-{RUN_ID}-fleet"}
 
 
+GIVEN_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/worker@sha256:" + "c" * 64
+
+
 def test_up_run_tally_down_on_aws(
     aws: None, fake_terraform: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -270,6 +273,9 @@ def test_up_run_tally_down_on_aws(
         runs_dir=tmp_path / "runs",
         terraform_binary=fake_terraform["binary"],
         owner="dev@example.com",
+        # an image given by digest: one apply, no build (the build paths:
+        # tests/targets/test_image_build.py)
+        worker_image=GIVEN_IMAGE,
     )
     said: list[str] = []
     hooks = Hooks(say=said.append, confirm=lambda _q: True)
@@ -281,6 +287,8 @@ def test_up_run_tally_down_on_aws(
         assert variables["run_id"] == RUN_ID and variables["task_count"] == 12
         assert variables["variants"] == ["bad", "good", "goodGsi", "badOnDemand"]
         assert variables["owner"] == "dev@example.com"
+        assert variables["worker_image"] == GIVEN_IMAGE and variables["image_build"] is False
+        assert state.image is not None and state.image.digest == GIVEN_IMAGE.split("@")[1]
         assert Path(calls[1]["cwd"]) == tmp_path / "runs" / RUN_ID / "terraform"
         assert state.tables["goodGsi"].name == f"hotbench-{RUN_ID}-goodGsi"
         assert state.results_table == f"hotbench-{RUN_ID}-results"

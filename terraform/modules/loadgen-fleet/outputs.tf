@@ -28,6 +28,11 @@ output "ecr_repository_url" {
   value       = aws_ecr_repository.this.repository_url
 }
 
+output "ecr_repository_arn" {
+  description = "ARN of the run's repository (the in-account image build may push only here)."
+  value       = aws_ecr_repository.this.arn
+}
+
 output "subnet_ids" {
   description = "Subnets to pass to RunTask's awsvpcConfiguration."
   value       = local.subnet_ids
@@ -56,6 +61,11 @@ output "vpc_id" {
 output "log_group_name" {
   description = "CloudWatch log group of the workers."
   value       = aws_cloudwatch_log_group.this.name
+}
+
+output "log_group_arn" {
+  description = "ARN of the workers' log group (the image build writes its stream there too)."
+  value       = aws_cloudwatch_log_group.this.arn
 }
 
 output "task_role_arn" {

@@ -139,5 +139,7 @@ locals {
     security_group        = "${local.prefix}-workers"
     dashboard             = local.prefix
     dynamodb_vpc_endpoint = "${local.prefix}-dynamodb"
+    image_build           = "${local.prefix}-image"
+    build_role            = "${local.prefix}-build"
   }
 }
