@@ -24,6 +24,7 @@ from loadgen.arrivals import Schedule
 from loadgen.barrier import coordinator_go
 from loadgen.fleet import Fleet
 from loadgen.histogram import LatencyHistogram
+from loadgen.iteration_results import at_second, iteration_totals, reconcile_iterations
 from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
 from loadgen.results import PhaseResult, RunResult
 from loadgen.resultstore import ResultStore
@@ -145,11 +146,18 @@ def stop_fleet(fleet: Fleet, say: Notify) -> str | None:
         return message
 
 
-def _offered_until(plan: RunPlan, worker: int, run_t: float) -> list[int]:
-    """This worker's share of each phase due before run time `run_t`."""
+def _offered_until(
+    plan: RunPlan, worker: int, run_t: float, reported: list[PhaseShare]
+) -> list[int]:
+    """This worker's share of each phase due before run time `run_t`; a phase of users
+    (a mix or scenario) has no schedule: what its last report says it sent."""
     out = []
     offset = 0.0
-    for phase in plan.playbook.load.phases:
+    for i, phase in enumerate(plan.playbook.load.phases):
+        if not phase.open_loop_operation:
+            out.append(reported[i].offered if i < len(reported) else 0)
+            offset += phase.duration_s
+            continue
         schedule = Schedule.for_phase(phase, plan.scale)
         times = schedule.worker_times(worker, plan.workers)
         out.append(sum(1 for t in times if offset + t <= run_t))
@@ -193,10 +201,16 @@ def aggregate(
             )
             shares = [
                 PhaseShare(p.name, p.operation, 0.0, p.duration_s, offered=n)
-                for p, n in zip(phases, _offered_until(plan, w, at), strict=True)
+                for p, n in zip(phases, _offered_until(plan, w, at, report.phases), strict=True)
             ]
             report = WorkerReport(
-                w, "lost", report.seconds, shares, report.first_throttle_s, report.latency
+                w,
+                "lost",
+                report.seconds,
+                shares,
+                report.first_throttle_s,
+                report.latency,
+                iterations=report.iterations,
             )
         elif report.status != COMPLETE:
             where = f": {report.snapshot}" if report.snapshot else ""
@@ -207,6 +221,8 @@ def aggregate(
         _reconcile_worker(run, report)
         for t, counts in report.seconds.items():
             run.second(t).add(counts)
+        for t, its in report.iterations.items():
+            at_second(run.iterations, t).add(its)
         latency.merge(report.latency)
         for i, share in enumerate(report.phases[: len(phases)]):
             offered[i] += share.offered
@@ -234,10 +250,17 @@ def aggregate(
                 offered=offered[i],
                 counts=counts,
                 first_throttle_s=first[i],
+                iterations=None
+                if phase.open_loop_operation
+                else iteration_totals(run.iterations, offset, phase.duration_s),
             )
         )
         offset += phase.duration_s
-    full = sum(Schedule.for_phase(p, plan.scale).total for p in phases)
+    # a phase of users schedules no requests: what its workers sent is its whole
+    full = sum(
+        Schedule.for_phase(p, plan.scale).total if p.open_loop_operation else offered[i]
+        for i, p in enumerate(phases)
+    )
     run.scheduled = full
     if run.partial:
         run.notes.append(
@@ -262,6 +285,12 @@ def _reconcile_worker(run: RunResult, report: WorkerReport) -> None:
             else f"its {report.status} report has no outcome for them"
         )
         run.notes.append(f"worker {w}: {gap:,} sent requests unaccounted ({why})")
+    lost = reconcile_iterations(report.iterations)
+    if lost:
+        run.notes.append(
+            f"worker {w}: {lost:,} started iterations unaccounted (running when its last "
+            "report was written)"
+        )
     if report.progress_write_failures:
         # Not a "worker ..." note: those label the run partial, and this run is not.
         run.notes.append(

@@ -2,16 +2,16 @@
 collection holds as a run writes to it, so a query's read cost grows with the data.
 
 Issue 26's point is a bottleneck that migrates as data grows (M5, the published
-datastore sync case): a query that reads a whole collection (every item under one
-partition-key value, of a table or a GSI) costs more each iteration as writes add to
-it. The simulation stores no items; this module keeps, per table or index and
-partition-key value, the count and the summed size of its entries, and, for a
-collection whose sort key is the write's time (an `updatedAt|path` key, queried "since
-my last sync"), how many were written in each interval, so a query of the entries newer
-than a watermark costs only those. Memory is bounded by what is tracked, not by how long
-the run is: counts and sizes per collection, at most `max_buckets` intervals per
-time-ordered collection (older intervals are merged, so an old watermark is answered at
-a coarser grain).
+datastore sync case, reference.md#m5-a-datastore-sync-protocol-over-hours): a query that
+reads a whole collection (every item under one partition-key value, of a table or a GSI)
+costs more each iteration as writes add to it. The simulation stores no items; this
+module keeps, per table or index and partition-key value, the count and the summed size
+of its entries, and, for a collection whose sort key is the write's time (an
+`updatedAt|path` key, queried "since my last sync"), how many were written in each
+interval, so a query of the entries newer than a watermark costs only those. Memory is
+bounded by what is tracked, not by how long the run is: counts and sizes per collection,
+at most `max_buckets` intervals per time-ordered collection (older intervals are merged,
+so an old watermark is answered at a coarser grain).
 
 Who calls it: the simulation engine on every write that adds, changes or removes an
 entry (it works out which entries a write touches, as `loadgen.writes` does for the

@@ -19,6 +19,7 @@ simulation of the same shortened playbook, not with M1).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import time
 import urllib.request
@@ -114,6 +115,16 @@ class Endpoint:
     """The emulator's memory bound, once it refused a write: a reason to stop."""
 
 
+def item_store_for(playbook: Playbook, store: str) -> str:
+    """The item store a playbook's emulator needs: a mix or scenario reads its items back
+    (a collection's sizes) and conditions writes on their attributes (a lock's owner and
+    expiry, a version), none of which the `keys` store keeps, so such a playbook's
+    emulator keeps whole items."""
+    if store == "keys" and any(not p.open_loop_operation for p in playbook.load.phases):
+        return "full"
+    return store
+
+
 @contextlib.contextmanager
 def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
     """The endpoint, and a way to advance its clock when it is our in-process emulator."""
@@ -191,6 +202,10 @@ def run_playbook(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     wall0 = time.perf_counter()
     result = PlaybookResult(playbook.name, "run", options.scale, started_at=started, target="local")
+    store = item_store_for(playbook, options.store)
+    if store != options.store and options.endpoint is None:
+        say("mix and scenario phases read whole items: the emulator keeps them (--store full)")
+        options = dataclasses.replace(options, store=store)
     with _endpoint(options) as target:
         endpoint, skip = target.url, target.skip
         client = make_client(endpoint, options.region, LOCAL_CREDENTIALS)

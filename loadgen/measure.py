@@ -20,6 +20,7 @@ reports what it measured.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import time
 from bisect import bisect_right
@@ -29,8 +30,10 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
+from loadgen.live_users import DEFAULT_MAX_USERS, StepPending, UserPhase
 from loadgen.messages import (
     COMPLETE,
     FAILED,
@@ -41,9 +44,12 @@ from loadgen.messages import (
     RunPlan,
     WorkerReport,
 )
-from loadgen.requests import RequestFactory, classify, tally
+from loadgen.playbook import Phase
+from loadgen.requests import AttemptOutcome, RequestFactory, classify, tally
 from loadgen.results import Counts
+from loadgen.scenario import Program
 from loadgen.sigv4 import CredentialSource, Signer
+from loadgen.workload_spec import Users
 
 clock = time.perf_counter
 """The measuring clock: sub-microsecond and read at each use. (uvloop's loop.time() is
@@ -71,25 +77,61 @@ def endpoint_of(plan: RunPlan) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname or "127.0.0.1", parts.port or default
 
 
+USER_REQUESTS_PER_S = 2000
+"""Bound on one user's requests per second (one in flight at a time, and a round trip to
+the endpoint takes more than 0.5 ms even on loopback): the op cap of a phase of users."""
+
+
+def phase_op_bound(phase: Phase, scale: float, worker: int, workers: int) -> int:
+    """The most requests this worker's share of `phase` can send: its schedule for one
+    operation at a rate; for users, its users times USER_REQUESTS_PER_S times the phase."""
+    if phase.open_loop_operation:
+        return len(Schedule.for_phase(phase, scale).worker_share(worker, workers))
+    users = phase.users
+    if users is None:  # open arrivals of a mix or scenario onto a pool of users
+        top = float(phase.max_users or DEFAULT_MAX_USERS)
+    else:
+        top = float(max(users.start, users.end) if isinstance(users, Users) else users) * scale
+    mine = math.ceil(max(0.0, top - worker) / workers)
+    return int(mine * USER_REQUESTS_PER_S * phase.duration_s)
+
+
 def default_max_ops(plan: RunPlan, worker: int) -> int:
     """This worker's share of every phase's schedule, plus 5 % and 100 of slack."""
     share = sum(
-        len(Schedule.for_phase(phase, plan.scale).worker_share(worker, plan.workers))
+        phase_op_bound(phase, plan.scale, worker, plan.workers)
         for phase in plan.playbook.load.phases
     )
     return int(share * 1.05) + 100
 
 
 class _Pending:
-    """One request in flight: when it left and where its outcome is counted."""
+    """One request in flight: when it left and where its outcome is counted. A scenario
+    step's request (loadgen.live_users) reads its reply for the application too and is
+    told when it was counted (`read`, `settle`)."""
 
-    __slots__ = ("counts", "phase", "run_t", "sent_at")
+    __slots__ = ("counts", "is_write", "phase", "run_t", "sent_at")
 
-    def __init__(self, sent_at: float, counts: Counts, phase: PhaseShare, run_t: float) -> None:
+    def __init__(
+        self,
+        sent_at: float,
+        counts: Counts,
+        phase: PhaseShare,
+        run_t: float,
+        is_write: bool = False,
+    ) -> None:
         self.sent_at = sent_at
         self.counts = counts
         self.phase = phase
         self.run_t = run_t
+        self.is_write = is_write
+
+    def read(self, status: int, body: bytes) -> AttemptOutcome:
+        """The counted outcome of the reply."""
+        return classify(status, body)
+
+    def settle(self, error: str | None) -> None:
+        """Called once the attempt was counted (`error`: the client's, e.g. Timeout)."""
 
 
 class Measurement:
@@ -109,14 +151,21 @@ class Measurement:
         self.report = WorkerReport(worker)
         self.max_ops = plan.max_ops if plan.max_ops is not None else default_max_ops(plan, worker)
         self.sent = 0
-        self._times: list[list[float]] = []
-        self._pending: set[_Pending] = set()
+        self.now = clock
+        """The measuring clock, for the phases that run users (loadgen.live_users)."""
+        self._times: list[list[float] | None] = []
+        """Each phase's send times (None: a phase of users, which has no schedule)."""
+        self._pending: set[_Pending | StepPending] = set()
         self._where: dict[str, Any] = {"phase": None, "next": 0, "of": 0}
         self._slot = asyncio.Event()
-        self._is_write = False
         self._stop = asyncio.Event()
         self._stop_reason = ""
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def slot(self) -> asyncio.Event:
+        """Set when a request's pool slot frees up (clear it, then wait on it)."""
+        return self._slot
 
     def request_stop(self, reason: str) -> None:
         """Stop sending and report (from any thread: the progress writer calls it)."""
@@ -132,6 +181,13 @@ class Measurement:
         loop.call_soon_threadsafe(stop)
 
     # --- outcome counting -------------------------------------------------------------
+    def send(self, ctx: _Pending | StepPending, target: str, body: bytes) -> None:
+        """Send one request (a pool slot must be free) counted in `ctx.counts`."""
+        ctx.counts.sent += 1
+        self._pending.add(ctx)
+        self.sent += 1
+        self.pool.request(self.pool.frame(self.signer.headers(target, body), body), ctx, self._done)
+
     def _done(self, ctx: _Pending, status: int, body: bytes, error: str | None) -> None:
         self._pending.discard(ctx)
         c = ctx.counts
@@ -141,16 +197,18 @@ class Measurement:
             else:
                 c.errors += 1
                 c.errors_by_type[error] += 1
+            ctx.settle(error)
             return
         self.report.latency.record(clock() - ctx.sent_at)
-        outcome = classify(status, body)
-        tally(c, outcome, self._is_write)
+        outcome = ctx.read(status, body)
+        tally(c, outcome, ctx.is_write)
         if outcome.kind == "throttled":
             if self.report.first_throttle_s is None or ctx.run_t < self.report.first_throttle_s:
                 self.report.first_throttle_s = round(ctx.run_t, 3)
             phase_t = ctx.run_t - ctx.phase.start_s
             if ctx.phase.first_throttle_s is None or phase_t < ctx.phase.first_throttle_s:
                 ctx.phase.first_throttle_s = round(phase_t, 3)
+        ctx.settle(None)
 
     # --- the run ----------------------------------------------------------------------
     async def run(self, t0_wall: float) -> WorkerReport:
@@ -166,6 +224,7 @@ class Measurement:
         )
         self.pool.on_slot_free = self._slot.set
         self.t0 = clock() + (t0_wall - time.time())
+        self.t0_wall = t0_wall
         deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
         sender = asyncio.create_task(self._send_all())
         progress = asyncio.create_task(self._progress_loop())
@@ -225,6 +284,8 @@ class Measurement:
     def _close_offered(self, run_t: float) -> None:
         """A stopped worker offered only what was due before it stopped."""
         for share, times in zip(self.report.phases, self._times, strict=False):
+            if times is None:  # users: offered what they sent
+                continue
             due = bisect_right(times, run_t - share.start_s)
             share.offered = min(share.offered, due)
 
@@ -236,11 +297,39 @@ class Measurement:
             self.report.written_at = time.time()
             self.on_progress(self.report)
 
+    async def _run_users(self, index: int, phase: Phase, offset: float) -> str:
+        """A mix or scenario phase: users running the interpreter (loadgen.live_users).
+        What it offered is what it sent: a closed loop has no schedule to fall behind."""
+        plan = self.plan
+        share = PhaseShare(phase.name, phase.operation, offset, phase.duration_s)
+        self.report.phases.append(share)
+        self._times.append(None)
+        spec = plan.playbook.table(plan.table)
+        seed = plan.playbook.load.seed * 7919 + plan.repeat * 131 + self.worker * 17 + index
+        program = Program(plan.playbook, phase, spec, seed)
+        users = UserPhase(
+            self,
+            phase,
+            share,
+            offset,
+            program,
+            ActionWire(spec, plan.table_name, self.worker),
+            seed=seed,
+        )
+        self._where = {"phase": phase.name, "next": 0, "of": 0}
+        return await users.run()
+
     async def _send_all(self) -> str:
         plan, report = self.plan, self.report
         late_s = plan.late_s
         offset = 0.0
         for index, phase in enumerate(plan.playbook.load.phases):
+            if not phase.open_loop_operation:
+                status = await self._run_users(index, phase, offset)
+                if status != COMPLETE:
+                    return status
+                offset += phase.duration_s
+                continue
             schedule = Schedule.for_phase(phase, plan.scale)
             times = schedule.worker_times(self.worker, plan.workers)
             self._times.append(times)
@@ -248,7 +337,7 @@ class Measurement:
                 phase.name, phase.operation, offset, phase.duration_s, offered=len(times)
             )
             report.phases.append(share)
-            self._is_write = phase.operation in ("put", "update")
+            is_write = phase.operation in ("put", "update")
             rng = np.random.default_rng([plan.playbook.load.seed, plan.repeat, self.worker, index])
             factory = RequestFactory(
                 plan.playbook,
@@ -279,15 +368,10 @@ class Measurement:
                         return OP_CAP
                     run_t = offset + t
                     counts = report.second(min(int(run_t), last_second))
-                    counts.sent += 1
                     if t - times[i] > late_s:
                         counts.late += 1
                     body = factory.next_body()
-                    headers = self.signer.headers(target, body)
-                    pending = _Pending(now, counts, share, run_t)
-                    self._pending.add(pending)
-                    self.sent += 1
-                    self.pool.request(self.pool.frame(headers, body), pending, self._done)
+                    self.send(_Pending(now, counts, share, run_t, is_write), target, body)
                     i += 1
                     now = clock()
                     t = now - start

@@ -8,10 +8,10 @@ brings an item to its size (`requests.padded_item`, the one size rule) and the
 expressions of a condition. Every body asks for ConsumedCapacity INDEXES, so a reply
 says what DynamoDB charged, table and GSIs.
 
-Conditions are the two an application's writes use (issue 26): `attribute_not_exists`
-on the key (create only if absent: a lock, an idempotent insert) and a version check
-(the item's version attribute equals what the application read, or the item is absent
-when it read none).
+Conditions are what an application's writes use (issue 26): `attribute_not_exists`
+on the key (create only if absent: an idempotent insert), a version check (the item's
+version attribute equals what the application read, or is absent when it read none), a
+lock that is free or expired, and a lock's owner.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from emulator.wire import TARGET_PREFIX
 from loadgen.keys import Value
@@ -33,25 +33,26 @@ CONSUMED = {"ReturnConsumedCapacity": "INDEXES"}
 
 @dataclass(frozen=True)
 class WriteCondition:
-    """The condition of a conditional write: absent key, or a version that must match."""
+    """The condition of a conditional write, on one attribute of the item as stored."""
 
-    absent: str | None = None
-    """Attribute that must not exist (the partition key: the item must not exist)."""
-    version_attr: str | None = None
-    """Attribute holding the item's version, checked against `expected`."""
-    expected: Value | None = None
-    """The version the application read; None: the item must not have one yet."""
+    kind: Literal["absent", "equals", "absent_or_below"]
+    """absent: the attribute does not exist (on the partition key: the item does not);
+    equals: it holds `value`; absent_or_below: it does not exist or is below `value`
+    (a lock free or expired)."""
+    attr: str
+    value: Value | None = None
 
     def expression(self) -> tuple[str, dict[str, str], dict[str, dict[str, str]]]:
         """(ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues)."""
-        if self.absent is not None:
-            return "attribute_not_exists(#c0)", {"#c0": self.absent}, {}
-        if self.version_attr is None:
-            raise ValueError("a write condition needs `absent` or `version_attr`")
-        names = {"#cv": self.version_attr}
-        if self.expected is None:
-            return "attribute_not_exists(#cv)", names, {}
-        return "#cv = :cv", names, {":cv": wire_value(self.expected)}
+        names = {"#c0": self.attr}
+        if self.kind == "absent":
+            return "attribute_not_exists(#c0)", names, {}
+        if self.value is None:
+            raise ValueError(f"a write condition {self.kind} on {self.attr} needs a value")
+        values = {":c0": wire_value(self.value)}
+        if self.kind == "equals":
+            return "#c0 = :c0", names, values
+        return "attribute_not_exists(#c0) OR #c0 < :c0", names, values
 
 
 @dataclass(frozen=True)
@@ -97,25 +98,40 @@ def put_item(
     return WireRequest("PutItem", _with_condition(body, condition))
 
 
+def _set_expression(
+    key: Mapping[str, Value], values: Mapping[str, Value], size_bytes: int, stamp: str
+) -> dict[str, Any]:
+    """UpdateExpression and its names and values that SET `values` (the key's attributes
+    left out). With `size_bytes`, padded with the key counted, then the key left out of
+    the SET: the item the update leaves is `size_bytes`, what a put of it writes (the
+    size decides the units, and the simulation charges both alike)."""
+    if size_bytes:
+        whole = padded_item({**key, **values}, size_bytes, stamp)
+    else:
+        whole = {n: wire_value(v) for n, v in values.items()}
+    sets = {n: v for n, v in whole.items() if n not in key}
+    if not sets:
+        raise ValueError("an update needs an attribute to set besides the key")
+    return {
+        "UpdateExpression": "SET " + ", ".join(f"#u{i} = :u{i}" for i in range(len(sets))),
+        "ExpressionAttributeNames": {f"#u{i}": n for i, n in enumerate(sets)},
+        "ExpressionAttributeValues": {f":u{i}": v for i, v in enumerate(sets.values())},
+    }
+
+
 def update_item(
     table: str,
     key: Mapping[str, Value],
     values: Mapping[str, Value],
     condition: WriteCondition | None = None,
+    size_bytes: int = 0,
+    stamp: str = "",
 ) -> WireRequest:
-    """UpdateItem that SETs `values` (the key's attributes left out), optionally
-    conditional: a version check sets the new version among `values`."""
-    sets = {n: v for n, v in values.items() if n not in key}
-    if not sets:
-        raise ValueError(f"update of {table}: nothing to set besides the key")
-    names = {f"#u{i}": n for i, n in enumerate(sets)}
-    vals = {f":u{i}": wire_value(v) for i, v in enumerate(sets.values())}
+    """UpdateItem that SETs `values`, optionally conditional and padded to `size_bytes`."""
     body = {
         "TableName": table,
         "Key": wire_key(key),
-        "UpdateExpression": "SET " + ", ".join(f"#u{i} = :u{i}" for i in range(len(sets))),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": vals,
+        **_set_expression(key, values, size_bytes, stamp),
         **CONSUMED,
     }
     return WireRequest("UpdateItem", _with_condition(body, condition))
@@ -246,6 +262,17 @@ def resend_batch_get(request_items: Mapping[str, dict[str, Any]]) -> WireRequest
 
 
 @dataclass(frozen=True)
+class TransactUpdate:
+    """An Update of a transaction: SET `values` on the item, padded to `size_bytes`."""
+
+    table: str
+    key: Mapping[str, Value]
+    values: Mapping[str, Value]
+    size_bytes: int = 0
+    stamp: str = ""
+
+
+@dataclass(frozen=True)
 class TransactCheck:
     """A ConditionCheck of a transaction: the item's condition, nothing written."""
 
@@ -255,10 +282,10 @@ class TransactCheck:
 
 
 def transact_write(
-    members: Sequence[BatchPut | BatchDelete | TransactCheck],
+    members: Sequence[BatchPut | BatchDelete | TransactUpdate | TransactCheck],
     conditions: Sequence[WriteCondition | None] | None = None,
 ) -> WireRequest:
-    """TransactWriteItems of puts, deletes and condition checks (up to 100), each
+    """TransactWriteItems of puts, updates, deletes and condition checks (up to 100), each
     optionally with its own condition (`conditions`, in member order)."""
     conds = list(conditions) if conditions is not None else [None] * len(members)
     if len(conds) != len(members):
@@ -274,6 +301,13 @@ def transact_write(
         elif isinstance(m, BatchDelete):
             body = {"TableName": m.table, "Key": wire_key(m.key)}
             actions.append({"Delete": _with_condition(body, cond)})
+        elif isinstance(m, TransactUpdate):
+            body = {
+                "TableName": m.table,
+                "Key": wire_key(m.key),
+                **_set_expression(m.key, m.values, m.size_bytes, m.stamp),
+            }
+            actions.append({"Update": _with_condition(body, cond)})
         else:
             body = {"TableName": m.table, "Key": wire_key(m.key)}
             actions.append({"ConditionCheck": _with_condition(body, m.condition)})

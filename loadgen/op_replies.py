@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.itemsize import item_size
-from loadgen.requests import Outcome, classify_parsed, parse_reply
+from loadgen.requests import AttemptOutcome, classify_parsed, parse_reply
 
 OK = "ok"
 THROTTLED = "throttled"
@@ -29,6 +29,10 @@ ERROR = "error"
 
 CONDITION_EXCEPTION = "ConditionalCheckFailedException"
 CANCELLED_EXCEPTION = "TransactionCanceledException"
+APPLICATION_ANSWERS = frozenset({CONDITION_EXCEPTION, CANCELLED_EXCEPTION})
+"""Error answers an application's logic expects and acts on (a lock already held, a
+stale version, a transaction that lost): counted with the errors, as DynamoDB answers
+them with HTTP 400, but not a fault of the run (`hotbench run`'s exit code)."""
 THROTTLE_CODES = frozenset(
     {"ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded"}
 )
@@ -44,7 +48,7 @@ class OpReply:
     status: str
     """The application's view: ok, throttled, condition_failed, transaction_cancelled,
     unprocessed or error."""
-    attempt: Outcome
+    attempt: AttemptOutcome
     """The attempt as counted (kind ok / throttled / error)."""
     reasons: tuple[str, ...] = ()
     """A cancelled transaction's CancellationReasons codes, in action order."""
@@ -58,6 +62,8 @@ class OpReply:
     """Items (BatchWriteItem) or keys (BatchGetItem) the batch left for the caller."""
     leftover: dict[str, Any] = field(default_factory=dict)
     """Those unprocessed RequestItems, to resend as they are."""
+    item: dict[str, Any] | None = None
+    """The item a GetItem returned (wire form): the application reads its version."""
 
     @property
     def is_throttle(self) -> bool:
@@ -90,10 +96,11 @@ def read_reply(operation: str, status: int, body: bytes) -> OpReply:
         last_key=last if isinstance(last, dict) and last else None,
         unprocessed=unprocessed,
         leftover=left if unprocessed else {},
+        item=data["Item"] if isinstance(data.get("Item"), dict) else None,
     )
 
 
-def _cancelled(outcome: Outcome, data: dict[str, Any]) -> OpReply:
+def _cancelled(outcome: AttemptOutcome, data: dict[str, Any]) -> OpReply:
     raw = data.get("CancellationReasons") or []
     codes = tuple(
         str(r.get("Code", "None")) if isinstance(r, dict) else "None"
@@ -103,7 +110,7 @@ def _cancelled(outcome: Outcome, data: dict[str, Any]) -> OpReply:
     if throttle is not None:
         # DynamoDB refused an action for capacity: counted with the throttles it saw,
         # by the exception the client got and the action's code as the reason.
-        outcome = Outcome(THROTTLED, CANCELLED_EXCEPTION, throttle)
+        outcome = AttemptOutcome(THROTTLED, CANCELLED_EXCEPTION, throttle)
     return OpReply(TRANSACTION_CANCELLED, outcome, reasons=codes)
 
 

@@ -57,7 +57,7 @@ def padded_item(
 
 
 @dataclass(frozen=True)
-class Outcome:
+class AttemptOutcome:
     """The counted meaning of one reply."""
 
     kind: str
@@ -86,7 +86,7 @@ def parse_reply(body: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def classify(status: int, body: bytes) -> Outcome:
+def classify(status: int, body: bytes) -> AttemptOutcome:
     """The outcome of an HTTP reply from DynamoDB (or the emulator)."""
     return classify_parsed(status, parse_reply(body))
 
@@ -105,13 +105,13 @@ def _units(used: Any) -> tuple[float, list[tuple[str, float]]]:
     return units, index
 
 
-def classify_parsed(status: int, data: dict[str, Any] | None) -> Outcome:
+def classify_parsed(status: int, data: dict[str, Any] | None) -> AttemptOutcome:
     """The outcome of a reply whose body `parse_reply` read (None: not a JSON object)."""
     if status == 200:
         # DynamoDB answers every success with a JSON object ("{}" at least); anything else
         # (truncated, garbled, empty) is not known to have succeeded, so it is an error.
         if data is None:
-            return Outcome("error", UNREADABLE)
+            return AttemptOutcome("error", UNREADABLE)
         cc = data.get("ConsumedCapacity") or {}
         # A batch or transaction reports a list, one entry per table: their sum.
         entries = cc if isinstance(cc, list) else [cc]
@@ -124,8 +124,8 @@ def classify_parsed(status: int, data: dict[str, Any] | None) -> Outcome:
                 for name, u in index:
                     by_index[name] = by_index.get(name, 0.0) + u
         except (TypeError, ValueError, AttributeError):
-            return Outcome("error", UNREADABLE)
-        return Outcome("ok", consumed=consumed, index_consumed=tuple(by_index.items()))
+            return AttemptOutcome("error", UNREADABLE)
+        return AttemptOutcome("ok", consumed=consumed, index_consumed=tuple(by_index.items()))
     data = data or {}
     name = _exception_name(str(data.get("__type", ""))) or f"HTTP{status}"
     if name in THROTTLE_EXCEPTIONS:
@@ -133,11 +133,11 @@ def classify_parsed(status: int, data: dict[str, Any] | None) -> Outcome:
         reason = None
         if reasons and isinstance(reasons[0], dict):
             reason = reasons[0].get("reason")
-        return Outcome("throttled", name, reason)
-    return Outcome("error", name)
+        return AttemptOutcome("throttled", name, reason)
+    return AttemptOutcome("error", name)
 
 
-def tally(counts: Counts, outcome: Outcome, is_write: bool) -> None:
+def tally(counts: Counts, outcome: AttemptOutcome, is_write: bool) -> None:
     """Count one attempt's outcome into its second (the worker's one counting rule, for
     phases and scenario steps alike)."""
     if outcome.kind == "ok":

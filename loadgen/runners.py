@@ -15,7 +15,7 @@ from typing import Protocol
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.coordinator import Notify
 from loadgen.live import LiveOptions, run_playbook
-from loadgen.playbook import Playbook, refuse_load_models
+from loadgen.playbook import Playbook
 from loadgen.results import PlaybookResult
 from loadgen.simulate import TICK_S, Progress, simulate
 
@@ -53,5 +53,4 @@ class LiveRunner:
     mode: str = "run"
 
     def run(self, playbook: Playbook) -> PlaybookResult:
-        refuse_load_models(playbook, "a live run")
         return run_playbook(playbook, self.options, self.notify)

@@ -134,6 +134,11 @@ def _sample_line(s: IndexSample) -> str:
         text += f"  p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms"
     if reasons:
         text += f"  ({reasons})"
+    if s.iterations_ok is not None:
+        failed = ", ".join(
+            f"{k} {v:,.0f}" for k, v in sorted(s.iterations_failed_by_reason.items())
+        )
+        text += f"  iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
     return text
 
 

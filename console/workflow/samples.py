@@ -46,6 +46,11 @@ class IndexSample(Frozen):
     p50_ms: float | None = None
     """Client-side latency of the period (workers only)."""
     p99_ms: float | None = None
+    iterations_ok: float | None = None
+    """Iterations of a mix or scenario that ended ok in the period (workers only; None
+    for a phase of one operation, which has no iterations)."""
+    iterations_failed_by_reason: dict[str, float] = Field(default_factory=dict)
+    """Iterations that failed in the period, by reason (lock_timeout, ...)."""
 
 
 class WorkerStatus(Frozen):

@@ -12,6 +12,7 @@ Steps block; they report through `Hooks` and never touch a terminal (see hooks.p
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
 from collections.abc import Iterator
@@ -45,6 +46,7 @@ from console.workflow.settings import Settings
 from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
+from loadgen.live import item_store_for
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 from loadgen.runid import new_run_id
@@ -130,6 +132,11 @@ def up(
             raise PreflightFailed(failed)
         confirm_cost(report, hooks)
         playbook = load_playbook(playbook_path)
+        if options.emulator_store is not None:
+            store_needed = item_store_for(playbook, options.emulator_store)
+            if store_needed != options.emulator_store:
+                hooks.say("mix and scenario phases read whole items: the emulator keeps them")
+                options = dataclasses.replace(options, emulator_store=store_needed)
         now = utc_now()
         state = RunState(
             run_id=run_id,

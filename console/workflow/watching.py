@@ -18,6 +18,7 @@ from console.workflow.run_state import RunState, StateStore, Status, Step, Table
 from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
 from console.workflow.settings import Settings
 from loadgen.histogram import LatencyHistogram
+from loadgen.iteration_results import IterationCounts
 from loadgen.messages import COMPLETE
 from loadgen.results import Counts
 
@@ -184,14 +185,21 @@ class Watcher:
         scale = state.scale or 1.0
         samples = []
         seconds = sorted({t for r in reports.values() for t in r.seconds})
+        has_iterations = any(r.iterations for r in reports.values())
         for t in seconds:
             if t <= done_until or t > last_complete:
                 continue
             total = Counts()
+            # a run with mix or scenario phases counts iterations in every second (0 too)
+            iterations = IterationCounts() if has_iterations else None
             for r in reports.values():
                 counts = r.seconds.get(t)
                 if counts is not None:
                     total.add(counts)
+                ended = r.iterations.get(t)
+                if ended is not None:
+                    iterations = iterations or IterationCounts()
+                    iterations.add(ended)
             samples.append(
                 IndexSample(
                     source="workers",
@@ -204,6 +212,10 @@ class Watcher:
                     consumed_rcu=total.consumed_rcu / scale,
                     p50_ms=latency.percentile(50),
                     p99_ms=latency.percentile(99),
+                    iterations_ok=None if iterations is None else iterations.ok / scale,
+                    iterations_failed_by_reason={}
+                    if iterations is None
+                    else {k: v / scale for k, v in iterations.failed.items()},
                 )
             )
             self.worker_done[table_run.fleet_run_id] = t

@@ -17,6 +17,7 @@ from emulator.server.legacy import uses_expressions
 from emulator.server.protocol import DynamoError, member, serialization, validation
 from emulator.server.request_validators import (
     check_key_sizes,
+    check_size,
     consumed_mode,
     item_member,
     placeholders_of,
@@ -42,11 +43,11 @@ def _request_items(req: dict[str, Any]) -> dict[str, Any]:
     return items
 
 
-def _write_requests(req: dict[str, Any]) -> list[tuple[str, dict[str, Any], Item, bool]]:
+def _write_requests(req: dict[str, Any]) -> list[tuple[str, dict[str, Any], Item, int]]:
     """A BatchWriteItem's writes as its request gives them, checked before any table is
     looked up, as DynamoDB checks them: (table name, the write, its Item or Key with
-    values checked, whether a put)."""
-    asked: list[tuple[str, dict[str, Any], Item, bool]] = []
+    values checked, a put's item size or -1 for a delete)."""
+    asked: list[tuple[str, dict[str, Any], Item, int]] = []
     for name, writes in _request_items(req).items():
         if not isinstance(writes, list) or not writes:
             raise validation(
@@ -60,9 +61,10 @@ def _write_requests(req: dict[str, Any]) -> list[tuple[str, dict[str, Any], Item
                 )
             ((kind, body),) = write.items()
             if kind == "PutRequest" and isinstance(body, dict):
-                asked.append((name, write, item_member(body, "Item"), True))
+                item = item_member(body, "Item")
+                asked.append((name, write, item, check_size(item)))
             elif kind == "DeleteRequest" and isinstance(body, dict):
-                asked.append((name, write, key_values(body), False))
+                asked.append((name, write, key_values(body), -1))
             else:
                 raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
     if len(asked) > MAX_BATCH_WRITE:
@@ -79,12 +81,12 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     mode = consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]] = []
     seen: set[Any] = set()
-    for name, write, values, is_put in _write_requests(req):
+    for name, write, values, put_size in _write_requests(req):
         table = state.table(name)
         new: Item | None
-        if is_put:
-            new = values
-            key, new_size = checked_put(table, new)
+        if put_size >= 0:
+            new, new_size = values, put_size
+            key = checked_put(table, new)
         else:
             key, new, new_size = key_member(table, values), None, 0
         ident = (name, *(repr(sort_value(key[n])) for n in table.schema.names))

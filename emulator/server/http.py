@@ -66,11 +66,11 @@ _TOO_LARGE = (
     b'"Request size exceeded %d bytes"}' % MAX_REQUEST_BYTES
 )
 _HEADERS_TOO_LARGE = (
-    b'{"__type":"com.amazon.coral.service#SerializationException","message":'
+    b'{"__type":"com.amazon.coral.service#SerializationException","Message":'
     b'"Request headers exceeded %d bytes"}' % MAX_HEADER_BYTES
 )
 _BAD_HTTP = (
-    b'{"__type":"com.amazon.coral.service#SerializationException","message":'
+    b'{"__type":"com.amazon.coral.service#SerializationException","Message":'
     b'"Malformed HTTP request"}'
 )
 _BUG = (

@@ -45,6 +45,15 @@ class DynamoError(Exception):
         once); it must be what `payload()` would encode."""
 
     def body(self) -> dict[str, Any]:
+        if self.prefix == CORAL_SERVICE:
+            # [AWS] the service layer's errors (SerializationException,
+            # UnknownOperationException) carry their text under "Message", and none at all
+            # for a body that is not JSON or an operation that does not exist (as DynamoDB
+            # answers dynalite's test/connection.js and helpers.assertSerialization).
+            out: dict[str, Any] = {"__type": f"{self.prefix}{self.name}"}
+            if self.message:
+                out["Message"] = self.message
+            return {**out, **self.extra}
         return {"__type": f"{self.prefix}{self.name}", "message": self.message, **self.extra}
 
     def payload(self) -> bytes:
@@ -68,10 +77,9 @@ def serialization(message: str) -> DynamoError:
     return DynamoError("SerializationException", message, CORAL_SERVICE)
 
 
-def unknown_operation(target: str) -> DynamoError:
-    return DynamoError(
-        "UnknownOperationException", f"Unknown operation: {target or '(none)'}", CORAL_SERVICE
-    )
+def unknown_operation() -> DynamoError:
+    """[AWS] an X-Amz-Target that names no operation: the type alone, no message."""
+    return DynamoError("UnknownOperationException", "", CORAL_SERVICE)
 
 
 def not_found(detail: str | None = None) -> DynamoError:

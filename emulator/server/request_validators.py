@@ -35,25 +35,32 @@ from emulator.server.values import (
 
 
 def placeholders_of(req: dict[str, Any]) -> Placeholders:
+    """ExpressionAttributeNames and ExpressionAttributeValues, checked in DynamoDB's order
+    and words (the names, then the values; each empty, then each key), as DynamoDB
+    answers dynalite's test/putItem.js."""
     names = member(req, "ExpressionAttributeNames", dict, default={})
+    if "ExpressionAttributeNames" in req and not names:
+        raise validation("ExpressionAttributeNames must not be empty")
     for key, value in names.items():
-        if not key.startswith("#") or not isinstance(value, str) or not value:
+        if not key.startswith("#"):
+            raise validation(
+                f'ExpressionAttributeNames contains invalid key: Syntax error; key: "{key}"'
+            )
+        if not isinstance(value, str) or not value:
             raise invalid_parameter(
                 f"ExpressionAttributeNames must map #names to attribute names; got {key!r}"
             )
         if len(value) > MAX_NAME_CHARS_UNCHECKED:
             check_name_size(value)
     values = member(req, "ExpressionAttributeValues", dict, default={})
+    if "ExpressionAttributeValues" in req and not values:
+        raise validation("ExpressionAttributeValues must not be empty")
     for key, value in values.items():
         if not key.startswith(":"):
-            raise invalid_parameter(
-                f"ExpressionAttributeValues keys must start with ':'; got {key!r}"
+            raise validation(
+                f'ExpressionAttributeValues contains invalid key: Syntax error; key: "{key}"'
             )
         check_value(value)
-    if "ExpressionAttributeValues" in req and not values:
-        raise invalid_parameter("ExpressionAttributeValues must not be empty")
-    if "ExpressionAttributeNames" in req and not names:
-        raise invalid_parameter("ExpressionAttributeNames must not be empty")
     return Placeholders(names, values)
 
 

@@ -134,15 +134,15 @@ def _wants_collection_metrics(req: dict[str, Any]) -> bool:
     return enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE") == "SIZE"
 
 
-def checked_put(table: Table, item: Item) -> tuple[Item, int]:
-    """An item to put (PutItem, or a BatchWriteItem's PutRequest): its table and index
-    keys checked and its size within the limit; its key and its size, measured once."""
+def checked_put(table: Table, item: Item) -> Item:
+    """An item to put (PutItem, or a BatchWriteItem's PutRequest), its size checked
+    already (`check_size`, before the table is looked up, as DynamoDB checks it): its
+    table and index keys checked; its key."""
     table.store.validate_item_keys(item)
     check_key_sizes(table.schema, item)
     if table.gsis or table.lsis:
         check_index_keys(table, item)
-    size = check_size(item)
-    return table.schema.key_of(item), size
+    return table.schema.key_of(item)
 
 
 # Each operation checks its request's own members (types, enums, expressions) before it
@@ -154,10 +154,11 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     mode = consumed_mode(req)
     item = item_member(req, "Item")
+    size = check_size(item)
     plain = _is_plain(req, PLAIN_PUT)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
-    key, size = checked_put(table, item)
+    key = checked_put(table, item)
     metrics = not plain and _wants_collection_metrics(req)
     return _write_one(state, table, key, item, size, options, mode, metrics)
 

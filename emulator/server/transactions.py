@@ -158,7 +158,8 @@ def _write_action(state: EmulatorState, asked: _WriteRequest) -> _Write:
     against its indexes and the size limit)."""
     table = state.table(asked.table_name)
     if asked.kind == "Put":
-        key, size = checked_put(table, asked.values)
+        key = checked_put(table, asked.values)
+        size = check_size(asked.values)
         return _Write(asked.kind, table, key, asked.cond, asked.on_fail, asked.values, size)
     key = key_member(table, asked.values)
     return _Write(asked.kind, table, key, asked.cond, asked.on_fail, updates=asked.updates)

@@ -147,7 +147,7 @@ def check_value(value: Any, depth: int = 0) -> None:
             else:
                 canonical = decode_binary(element)
             if canonical in seen:
-                raise invalid_parameter(f"Input collection {inner} contains duplicates.")
+                raise invalid_parameter(_duplicates(kind, inner))
             seen.add(canonical)
         if kind == "NS":
             value["NS"] = [format_number(parse_number(e)) for e in inner]
@@ -176,6 +176,17 @@ def check_name_size(name: str) -> None:
             f"Attribute name {name[:20]}... is too large, it must be at most "
             f"{MAX_NAME_BYTES} bytes (65536 or more given)"
         )
+
+
+def _duplicates(kind: str, inner: list[Any]) -> str:
+    """[AWS] DynamoDB's words for a set holding one element twice, each kind its own
+    (as it answers dynalite's test/putItem.js)."""
+    if kind == "NS":
+        return "Input collection contains duplicates"
+    shown = "[" + ", ".join(str(e) for e in inner) + "]"
+    if kind == "BS":
+        return f"Input collection {shown}of type BS contains duplicates."
+    return f"Input collection {shown} contains duplicates."
 
 
 def check_item(item: Any, member: str = "Item") -> Item:

@@ -32,6 +32,21 @@ def test_a_clean_run_exits_0() -> None:
     assert exit_code(result_with(Counts(sent=10, succeeded=7, throttled=3))) == (exitcodes.OK, [])
 
 
+def test_a_scenarios_failed_conditions_and_lost_transactions_are_not_run_errors() -> None:
+    from collections import Counter
+
+    expected = Counter({"ConditionalCheckFailedException": 3, "TransactionCanceledException": 1})
+    counts = Counts(sent=10, succeeded=6, errors=4, errors_by_type=expected)
+    assert exit_code(result_with(counts)) == (exitcodes.OK, [])
+    counts.errors_by_type["ValidationException"] += 1
+    counts.errors += 1
+    counts.sent += 1
+    assert exit_code(result_with(counts)) == (
+        exitcodes.RUN_ERRORS,
+        ["bad #1: 1 errors, 0 timeouts"],
+    )
+
+
 def test_errors_timeouts_gaps_partial_and_leftovers_each_have_a_code() -> None:
     errors = result_with(Counts(sent=10, succeeded=8, errors=1, timeouts=1))
     assert exit_code(errors) == (exitcodes.RUN_ERRORS, ["bad #1: 1 errors, 1 timeouts"])

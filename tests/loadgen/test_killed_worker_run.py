@@ -92,3 +92,40 @@ def test_run_with_a_killed_worker_exits_partial_and_prints_the_unaccounted(
     assert "unaccounted" in printed and "(partial)" in printed
     assert f"worker 1: {run['unaccounted']} sent requests unaccounted" in " ".join(printed.split())
     assert "exit 10:" in printed
+
+
+@pytest.mark.slow  # two worker processes, a 6 s phase and a kill: ~30 s of wall time
+def test_a_killed_workers_running_iterations_are_unaccounted_and_the_run_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scenario's users are always mid-iteration (no think between them, 300 ms a
+    request): the dead worker's last progress item holds iterations started and not
+    ended, which the run labels unaccounted."""
+    playbook = tiny_playbook(duration_s=6.0).model_dump(mode="json")
+    playbook["load"]["phases"] = [
+        {"name": "reads", "users": 8, "scenario": "read", "duration_s": 6.0}
+    ]
+    playbook["load"]["scenarios"] = {
+        "read": {"steps": [{"name": "get", "op": "get", "key": {"pk": "P001", "sk": "S001"}}]}
+    }
+    path = tmp_path / "pb.json"
+    path.write_text(json.dumps(playbook))
+    out = tmp_path / "live.json"
+    KillingFleet.killed.clear()
+    monkeypatch.setattr(live, "LocalFleet", KillingFleet)
+    with EmulatorServer(port=0, scale=1.0, create_delay_s=0, latency="fixed:300ms") as emu:
+        code = cli(
+            [
+                *("run", str(path), "--target", "local", "--workers", "2", "--scale", "1"),
+                *("--endpoint", str(emu.endpoint_url), "--json", str(out), "--quiet"),
+            ]
+        )
+    assert KillingFleet.killed, "worker 1 was never killed"
+    run = json.loads(out.read_text())["runs"][0]
+    its = run["iterations"]
+    assert run["partial"] is True and code == RUN_PARTIAL
+    assert its["unaccounted"] > 0
+    assert its["started"] == its["ok"] + its["failed"] + its["unfinished"] + its["unaccounted"]
+    assert any(
+        f"worker 1: {its['unaccounted']} started iterations unaccounted" in n for n in run["notes"]
+    )

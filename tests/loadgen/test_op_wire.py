@@ -108,7 +108,7 @@ def _key(pk: str, sk: int) -> dict[str, str | Decimal]:
 def test_conditional_put_creates_once_then_fails_and_is_counted_as_an_error(
     endpoint: Endpoint,
 ) -> None:
-    lock = put_item("tbl", _key("lock", 0), 200, condition=WriteCondition(absent="pk"))
+    lock = put_item("tbl", _key("lock", 0), 200, condition=WriteCondition("absent", "pk"))
     first, second = endpoint.send(lock), endpoint.send(lock)
     assert first.status == OK and first.attempt.consumed == 1.0
     assert second.status == CONDITION_FAILED
@@ -121,13 +121,13 @@ def test_version_check_admits_the_read_version_and_refuses_a_stale_one(
     endpoint: Endpoint,
 ) -> None:
     key = _key("doc", 1)
-    first = WriteCondition(version_attr="ver", expected=None)
+    first = WriteCondition("absent", "ver")
     assert endpoint.send(update_item("tbl", key, {"ver": Decimal(1)}, first)).status == OK
     # someone else already made version 1: a second "create" is refused
     assert endpoint.send(update_item("tbl", key, {"ver": Decimal(1)}, first)).status == (
         CONDITION_FAILED
     )
-    bump = WriteCondition(version_attr="ver", expected=Decimal(1))
+    bump = WriteCondition("equals", "ver", Decimal(1))
     assert endpoint.send(update_item("tbl", key, {"ver": Decimal(2)}, bump)).status == OK
     assert endpoint.send(update_item("tbl", key, {"ver": Decimal(3)}, bump)).status == (
         CONDITION_FAILED
@@ -238,7 +238,7 @@ def test_transact_write_is_charged_twice_and_cancels_with_reasons(endpoint: Endp
     stock = BatchPut("tbl", _key("stock", 1), 1000)
     done = endpoint.send(transact_write([order, stock]))
     assert done.status == OK and done.attempt.consumed == 4.0  # 2 items x 1 WCU x 2
-    new_only = WriteCondition(absent="pk")
+    new_only = WriteCondition("absent", "pk")
     again = endpoint.send(
         transact_write(
             [
@@ -286,3 +286,21 @@ def test_unreadable_and_plain_throttles_keep_their_attempt_view() -> None:
     reply = read_reply("Query", 400, body)
     assert reply.status == THROTTLED and reply.is_throttle
     assert reply.attempt.reason == "TableReadProvisionedThroughputExceeded"
+
+
+def test_a_lock_is_taken_when_free_or_expired_and_renewed_by_its_owner(
+    endpoint: Endpoint,
+) -> None:
+    def take(owner: str, now: int) -> OpReply:
+        values = {**_key("lock", 0), "owner": owner, "expiresAt": Decimal(now + 10)}
+        free = WriteCondition("absent_or_below", "expiresAt", Decimal(now))
+        return endpoint.send(put_item("tbl", values, 100, condition=free))
+
+    assert take("a", 0).status == OK
+    assert take("b", 5).status == CONDITION_FAILED  # held until 10
+    renew = WriteCondition("equals", "owner", "a")
+    beat = update_item("tbl", _key("lock", 0), {"expiresAt": Decimal(30)}, renew)
+    assert endpoint.send(beat).status == OK
+    assert take("b", 20).status == CONDITION_FAILED  # renewed to 30
+    assert take("b", 31).status == OK  # expired: b takes it
+    assert endpoint.send(beat).status == CONDITION_FAILED  # a no longer owns it

@@ -46,7 +46,7 @@ from loadgen.sdk_retry import (
 
 STEP_S = 0.02
 """Virtual time each attempt takes (request and answer)."""
-OPERATIONS = 160
+OPERATIONS = 120
 SEED = 26
 
 

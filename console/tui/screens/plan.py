@@ -12,6 +12,7 @@ from textual.containers import Grid, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from console.cost.render import cost_text
+from console.render.phase_words import phase_lines
 from console.tui.screens.base import TuiScreen
 from console.tui.widgets.preview_chart import PreviewChart
 from console.workflow import PlannedTable, PlanReport
@@ -149,8 +150,10 @@ class PlanScreen(TuiScreen):
         """The phases, each key attribute's distribution in words, and the runs."""
         text = Text("load\n", style="bold")
         for phase in playbook.load.phases:
-            rate = f"{phase.rate:,.0f}/s" if phase.rate is not None else "ramp"
-            text.append(f"  {phase.name}: {phase.operation} {rate} for {phase.duration_s:,.0f} s\n")
+            first, *detail = phase_lines(phase, playbook.load.scenarios)
+            text.append(f"  {first}\n")
+            for line in detail:  # a mix's entries, a scenario's steps
+                text.append(f"  {line}\n", style="dim")
         for name, dist in playbook.load.attributes.items():
             text.append(f"  {name}: {dist.describe()}\n", style="dim")
         runs = ", ".join(

@@ -14,6 +14,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from console.tui.screens.base import TuiScreen
 from console.tui.session import Watched
 from console.tui.widgets.client_latency import ClientLatency
+from console.tui.widgets.iteration_rate import IterationRate
 from console.tui.widgets.phase_clock import PhaseClock
 from console.tui.widgets.table_chart import TableChart
 from console.tui.widgets.throttle_rate import ThrottleRate
@@ -32,6 +33,7 @@ class TablePane(TabPane):
         with Horizontal(classes="chart-row"):
             yield TableChart(self.variant, classes="table-chart")
             yield Static("", classes="chart-legend")
+        yield IterationRate(classes="iteration-rate")
         with Horizontal(classes="run-stats"):
             yield ThrottleRate(classes="stat")
             yield ClientLatency(classes="stat")
@@ -150,6 +152,9 @@ class RunScreen(TuiScreen):
             timed[-1].p50_ms if timed else None, timed[-1].p99_ms if timed else None
         )
         pane.query_one(WorkerGrid).show(watched.workers if watched else None)
+        pane.query_one(IterationRate).show(
+            watched.samples("workers", pane.variant) if watched else [], final
+        )
         self._clock(pane, watched)
 
     def _clock(self, pane: TablePane, watched: Watched | None) -> None:

@@ -32,7 +32,8 @@ def _call(service: Service, operation: str, body: dict[str, Any]) -> tuple[str, 
     status, payload = service.handle(TARGET + operation, json.dumps(body).encode())
     assert status == 400, payload
     reply = json.loads(payload)
-    return reply["__type"].rsplit("#", 1)[1], reply["message"]
+    # [AWS] SerializationException carries "Message"; ValidationException "message".
+    return reply["__type"].rsplit("#", 1)[1], reply.get("message", reply.get("Message"))
 
 
 def _violations(message: str) -> set[str]:

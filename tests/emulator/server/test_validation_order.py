@@ -418,3 +418,82 @@ def test_the_key_schema_checks_still_run_once_the_table_is_found() -> None:
         "ValidationException",
         "Query condition missed key schema element",
     )
+
+
+def _put(**extra: Any) -> dict[str, Any]:
+    return {"TableName": "abc", "Item": {}, "ConditionExpression": "", **extra}
+
+
+BIG = {"a": {"S": "a"}, "b": {"S": "x" * (400 * 1024)}}
+"""An item past DynamoDB's 400 KB."""
+
+WORDS: list[tuple[str, str, dict[str, Any], str]] = [
+    # DynamoDB's words for refusals made before the lookup (dynalite's test/putItem.js,
+    # test/batchWriteItem.js): (case, operation, request, message).
+    (
+        "empty names first",
+        "PutItem",
+        _put(ExpressionAttributeNames={}, ExpressionAttributeValues={}),
+        "ExpressionAttributeNames must not be empty",
+    ),
+    (
+        "a name key without #",
+        "PutItem",
+        _put(ExpressionAttributeNames={"a": "a"}, ExpressionAttributeValues={}),
+        'ExpressionAttributeNames contains invalid key: Syntax error; key: "a"',
+    ),
+    (
+        "empty values",
+        "PutItem",
+        _put(ExpressionAttributeValues={}),
+        "ExpressionAttributeValues must not be empty",
+    ),
+    (
+        "a value key without :",
+        "PutItem",
+        _put(ExpressionAttributeValues={"a": {"S": "a"}}),
+        'ExpressionAttributeValues contains invalid key: Syntax error; key: "a"',
+    ),
+    (
+        "a string set twice",
+        "PutItem",
+        {"TableName": "abc", "Item": {"a": {"SS": ["a", "a"]}}},
+        "One or more parameter values were invalid: Input collection [a, a] contains duplicates.",
+    ),
+    (
+        "a binary set twice",
+        "PutItem",
+        {"TableName": "abc", "Item": {"a": {"BS": ["Yg==", "Yg=="]}}},
+        "One or more parameter values were invalid: Input collection [Yg==, Yg==]of type BS "
+        "contains duplicates.",
+    ),
+    (
+        "a number set twice",
+        "PutItem",
+        {"TableName": "abc", "Item": {"a": {"NS": ["1", "1.0"]}}},
+        "One or more parameter values were invalid: Input collection contains duplicates",
+    ),
+    (
+        "an item too big",
+        "PutItem",
+        {"TableName": "abc", "Item": BIG},
+        "Item size has exceeded the maximum allowed size",
+    ),
+    (
+        "a batch item too big",
+        "BatchWriteItem",
+        {"RequestItems": {"abc": [{"PutRequest": {"Item": BIG}}]}},
+        "Item size has exceeded the maximum allowed size",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("operation", "body", "message"),
+    [case[1:] for case in WORDS],
+    ids=[case[0] for case in WORDS],
+)
+def test_request_refusals_are_in_dynamodbs_words(
+    operation: str, body: dict[str, Any], message: str
+) -> None:
+    assert _answer(Service(create_delay_s=0), operation, body) == ("ValidationException", message)

@@ -132,7 +132,10 @@ def test_client_mistakes_get_dynamodb_errors(
     assert status == 400
     assert content_type == "application/x-amz-json-1.0"
     assert payload["__type"] == error_type
-    assert text in payload["message"]
+    # [AWS] the service layer's errors carry "Message" (or nothing), the others "message".
+    key = "Message" if error_type.startswith("com.amazon.coral.service#") else "message"
+    assert set(payload) <= {"__type", key}
+    assert text in payload.get(key, "")
 
 
 def test_oversize_item_is_refused(shared: EmulatorServer) -> None:
@@ -264,3 +267,38 @@ def test_conditional_race_has_exactly_one_winner(emu: EmulatorServer) -> None:
     assert len(winners) == 1 and outcomes.count("lost") == len(clients) - 1
     item = clients[0].get_item(TableName="tbl", Key={"pk": {"S": "seat"}, "sk": {"S": "1A"}})
     assert item["Item"]["owner"]["S"] == "client" + winners[0].split(":")[1]
+
+
+@pytest.mark.parametrize(
+    ("body", "target", "expected"),
+    [
+        (b"hi", None, {"__type": "com.amazon.coral.service#SerializationException"}),
+        (
+            b"hi",
+            TARGET + "ListTables",
+            {"__type": "com.amazon.coral.service#SerializationException"},
+        ),
+        (b"{}", None, {"__type": "com.amazon.coral.service#UnknownOperationException"}),
+        (
+            b"{}",
+            TARGET + "ListTable",
+            {"__type": "com.amazon.coral.service#UnknownOperationException"},
+        ),
+        (
+            b'{"TableName": 5}',
+            TARGET + "DescribeTable",
+            {
+                "__type": "com.amazon.coral.service#SerializationException",
+                "Message": "NUMBER_VALUE cannot be converted to String",
+            },
+        ),
+    ],
+)
+def test_service_layer_errors_have_dynamodbs_bodies(
+    shared: EmulatorServer, body: bytes, target: str | None, expected: dict[str, Any]
+) -> None:
+    """The body is read before the target (a body that is not JSON is a
+    SerializationException whatever the target), and the service layer's errors carry
+    "Message" or no text at all: DynamoDB's answers to dynalite's test/connection.js."""
+    status, payload, _ = post(shared.endpoint_url, body, target)
+    assert (status, payload) == (400, expected)

@@ -1,0 +1,326 @@
+"""Scenario and mix phases run live: users drive the interpreter against the emulator over
+HTTP, every attempt counted as DynamoDB saw it, every iteration as the application did.
+
+The runs are short (about a second of wall time each) and their assertions are the
+identities that hold whatever the machine's speed: what the server answered equals what
+the worker counted, iterations add up to arrivals, the items a scenario wrote are the
+writes that succeeded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+import boto3
+import pytest
+
+from emulator.server import EmulatorServer
+from loadgen.coordinator import aggregate
+from loadgen.iteration_results import at_second, iteration_totals
+from loadgen.live_users import users_at
+from loadgen.measure import Measurement, phase_op_bound
+from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
+from loadgen.playbook import Playbook, parse_playbook
+from loadgen.sigv4 import StaticCredentials
+from loadgen.workload_spec import Users
+
+from .conftest import tiny_playbook
+
+CREDS = StaticCredentials("a", "b")
+
+
+def scenario_playbook(phase: dict[str, Any], scenarios: dict[str, Any], **table: Any) -> Playbook:
+    base = tiny_playbook().model_dump(mode="json")
+    base["tables"][0].update(table)
+    base["load"]["phases"] = [phase]
+    base["load"]["scenarios"] = scenarios
+    return parse_playbook(base)
+
+
+class Counting:
+    """Wraps the endpoint's dispatch to count what it answered, per operation."""
+
+    def __init__(self, emu: EmulatorServer) -> None:
+        self.seen: Counter[tuple[str, int]] = Counter()
+        self.bodies: list[tuple[str, int, bytes]] = []
+        self.lock = threading.Lock()
+        self.counting = False
+        handle = emu.service.handle
+
+        def counted(target: str | None, body: bytes) -> tuple[int, bytes]:
+            status, reply = handle(target, body)
+            op = (target or "").rsplit(".", 1)[-1]
+            if not self.counting:
+                return status, reply
+            with self.lock:
+                self.seen[(op, status)] += 1
+                self.bodies.append((op, status, body))
+            return status, reply
+
+        emu.service.handle = counted  # type: ignore[method-assign]
+
+    def start(self) -> None:
+        """Count from now on (the table's creation is not the run's)."""
+        self.counting = True
+
+
+def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Counting, Any]:
+    emu = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
+    counting = Counting(emu)  # before start: the server binds its handler then
+    with emu:
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=emu.endpoint_url,
+            region_name="us-east-1",
+            aws_access_key_id="a",
+            aws_secret_access_key="b",
+        )
+        client.create_table(**playbook.tables[0].create_table_request("tbl"))
+        counting.start()
+        run_plan = RunPlan(
+            "r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=3.0, **plan
+        )
+        measurement = Measurement(run_plan, 0, CREDS)
+        report = asyncio.run(measurement.run(time.time() + 0.05))
+        counting.counting = False
+        items = client.scan(TableName="tbl")["Items"]
+    return report, counting, items
+
+
+def reconciles(report: WorkerReport, counting: Counting) -> None:
+    for t, c in report.seconds.items():
+        assert c.sent == c.succeeded + c.throttled + c.errors + c.timeouts, t
+    total = report.totals()
+    assert total.sent == sum(counting.seen.values())
+    # every iteration that started ended (ok, failed, or cut at the phase's end)
+    iterations = iteration_totals(report.iterations)
+    assert iterations.started == iterations.ended and iterations.unaccounted == 0
+    # and every attempt belongs to an operation the application completed
+    assert iterations.operation_attempts == total.sent
+    assert total.succeeded == sum(n for (_, status), n in counting.seen.items() if status == 200)
+    assert sum(p.offered for p in report.phases) == total.sent
+
+
+LOCKED_ORDER = {
+    "order": {
+        "steps": [
+            {
+                "name": "take",
+                "op": "lock",
+                "key": {"pk": "LOCK", "sk": "0"},
+                "ttl_s": 5,
+                "wait_s": 0.3,
+                "poll": {"initial_s": 0.002, "max_s": 0.01},
+            },
+            {"name": "write", "op": "put", "key": {"pk": "U{user}", "sk": "I{iteration}"}},
+            {"name": "read", "op": "query", "key": {"pk": "U{user}"}, "collection": True},
+            {"name": "free", "op": "release", "lock": "take"},
+        ]
+    }
+}
+
+
+def test_closed_loop_users_run_a_scenario_and_every_count_reconciles() -> None:
+    playbook = scenario_playbook(
+        {"name": "orders", "users": 4, "scenario": "order", "duration_s": 1.0}, LOCKED_ORDER
+    )
+    report, counting, items = run_live(playbook)
+    assert report.status == COMPLETE
+    reconciles(report, counting)
+    iterations = report.iterations.values()
+    ok = sum(t.ok for t in iterations)
+    failed = Counter[str]()
+    for t in iterations:
+        failed.update(t.failed)
+    assert ok > 0
+    assert set(failed) <= {"lock_timeout"}  # the only way this scenario can fail
+    # Every item a user wrote is one successful "write" step; the lock item is gone
+    # unless an iteration was cut holding it at the phase's end.
+    writes = sum(
+        1
+        for op, status, body in counting.bodies
+        if op == "PutItem" and status == 200 and b'"LOCK"' not in body
+    )
+    user_items = [i for i in items if i["pk"]["S"].startswith("U")]
+    assert len(user_items) == writes >= ok
+    steps = Counter[str]()
+    for t in iterations:
+        steps.update({name: h.count for name, h in t.steps.items()})
+    assert steps["take"] >= steps["write"] >= steps["read"] >= steps["free"] >= ok
+    # the lock serialised them: a lock poll that failed is a conditional put refused
+    refused = counting.seen[("PutItem", 400)]
+    assert report.totals().errors_by_type.get("ConditionalCheckFailedException", 0) == refused
+
+
+def test_the_sdks_standard_retries_are_attempts_dynamodb_saw_and_one_operation_to_the_app() -> None:
+    playbook = scenario_playbook(
+        {
+            "name": "writes",
+            # enough users to spend the 300 units of burst within the phase also when a
+            # loaded machine makes each round trip 20 ms
+            "users": 12,
+            "scenario": "save",
+            "retry": "standard",
+            "duration_s": 1.5,
+        },
+        {"save": {"steps": [{"name": "save", "op": "put", "key": {"pk": "U{user}"}}]}},
+        billing_mode="PROVISIONED",
+        read_capacity=1,
+        write_capacity=1,
+    )
+    report, counting, _ = run_live(playbook)
+    reconciles(report, counting)
+    total = report.totals()
+    iterations = iteration_totals(report.iterations)
+    assert total.throttled > 0  # 1 WCU: the burst pool runs out within the phase
+    assert total.by_exception == {"ProvisionedThroughputExceededException": total.throttled}
+    # the SDK retried: more attempts than operations, and no operation took more than 3
+    assert iterations.operation_attempts > iterations.operations
+    assert iterations.operation_attempts <= 3 * iterations.operations
+    # a throttle the SDK gave up on fails the iteration as retries exhausted
+    assert set(iterations.failed) <= {"retries_exhausted"}
+    assert iterations.failed["retries_exhausted"] == iterations.operations_failed["throttled"]
+
+
+def test_open_arrivals_with_no_free_user_are_dropped_iterations() -> None:
+    playbook = scenario_playbook(
+        {
+            "name": "burst",
+            "rate": 200,
+            "max_users": 1,
+            "scenario": "slow",
+            "duration_s": 0.5,
+        },
+        {
+            "slow": {
+                "steps": [
+                    {"name": "get", "op": "get", "key": {"pk": "P001", "sk": "S001"}},
+                    {"name": "wait", "op": "think", "seconds": 0.05},
+                ]
+            }
+        },
+    )
+    report, counting, _ = run_live(playbook)
+    reconciles(report, counting)
+    tallies = report.iterations.values()
+    ok = sum(t.ok for t in tallies)
+    dropped = sum(t.dropped for t in tallies)
+    cut = sum(t.unfinished for t in tallies)
+    assert ok + dropped + cut == 100  # every arrival of the schedule: 200/s for 0.5 s
+    assert dropped > ok > 0  # one user busy 50 ms per iteration takes at most ~1 in 10
+    # each iteration's get; one cut at the phase's end may have sent it or not
+    assert ok <= counting.seen[("GetItem", 200)] <= ok + cut
+
+
+def test_a_mix_runs_each_weighted_operation() -> None:
+    playbook = scenario_playbook(
+        {
+            "name": "ycsb-a",
+            "users": 2,
+            "mix": [
+                {"op": "get", "weight": 50},
+                {"op": "update", "weight": 50, "attributes": {"field0": "v{iteration}"}},
+            ],
+            "duration_s": 0.5,
+        },
+        {},
+    )
+    report, counting, _ = run_live(playbook)
+    reconciles(report, counting)
+    ops = Counter(op for op, _, _ in counting.bodies)
+    assert ops["GetItem"] > 0 and ops["UpdateItem"] > 0
+    assert set(ops) == {"GetItem", "UpdateItem"}
+    updates = [json.loads(b) for op, _, b in counting.bodies if op == "UpdateItem"]
+    # an update leaves an item of the table's size, as the simulation charges it
+    assert all(u["ReturnConsumedCapacity"] == "INDEXES" for u in updates)
+    total = report.totals()
+    assert total.consumed_wcu == ops["UpdateItem"] * 1.0  # 1,000-byte items: 1 WCU each
+    assert total.consumed_rcu == ops["GetItem"] * 0.5
+
+
+@pytest.mark.parametrize(
+    ("users", "t", "expected"),
+    [
+        (10, 5.0, 10.0),
+        (Users(start=0, end=10), 5.0, 5.0),
+        (Users(start=10, end=0), 2.5, 7.5),
+        (Users(start=0, end=10, steps=3), 2.0, 0.0),
+        (Users(start=0, end=10, steps=3), 4.0, 5.0),
+        (Users(start=0, end=10, steps=3), 9.9, 10.0),
+    ],
+)
+def test_the_population_of_a_ramp(users: int | Users, t: float, expected: float) -> None:
+    assert users_at(users, t, 10.0) == pytest.approx(expected)
+
+
+def test_the_op_cap_of_a_phase_of_users_bounds_each_worker_by_its_users() -> None:
+    playbook = scenario_playbook(
+        {"name": "p", "users": {"start": 0, "end": 5}, "scenario": "order", "duration_s": 2.0},
+        LOCKED_ORDER,
+    )
+    phase = playbook.load.phases[0]
+    # users 0, 2, 4 on worker 0 and 1, 3 on worker 1
+    assert phase_op_bound(phase, 1.0, 0, 2) == 3 * 2000 * 2
+    assert phase_op_bound(phase, 1.0, 1, 2) == 2 * 2000 * 2
+
+
+def _scenario_report(worker: int, status: str, started: int, ok: int, lock: int) -> WorkerReport:
+    """A worker's report of the locked-order scenario: `started` iterations, of which `ok`
+    succeeded and `lock` failed on the lock (the rest still running), 3 requests each."""
+    report = WorkerReport(worker, status)
+    report.phases.append(PhaseShare("orders", "put", 0.0, 2.0, offered=started * 3))
+    c = report.second(0)
+    c.sent = c.succeeded = started * 3
+    its = at_second(report.iterations, 0)
+    its.started = started
+    for _ in range(ok):
+        its.record_end(True, None, 0.02, [("take", 0.005), ("write", 0.01)])
+    for _ in range(lock):
+        its.record_end(False, "lock_timeout", 0.3, [("take", 0.3)])
+    # through the results table's JSON, as the coordinator reads it
+    return WorkerReport.from_json(json.loads(report.dumps()))
+
+
+def test_iterations_merge_across_workers_and_a_dead_workers_running_ones_are_unaccounted() -> None:
+    playbook = scenario_playbook(
+        {"name": "orders", "users": 4, "scenario": "order", "duration_s": 2.0}, LOCKED_ORDER
+    )
+    plan = RunPlan("r", playbook, "v", "tbl", workers=2)
+    final0 = _scenario_report(0, COMPLETE, 10, 8, 2)
+    last1 = _scenario_report(1, "running", 7, 4, 1)  # its last progress: 2 still running
+    run = aggregate(plan, 0.0, [0, 1], {0: final0}, {1: last1})
+    assert run.partial
+    assert any("2 started iterations unaccounted" in n for n in run.notes)
+    out = run.to_json()
+    its = out["iterations"]
+    assert (its["started"], its["ok"], its["failed"], its["unaccounted"]) == (17, 12, 3, 2)
+    assert its["failed_by_reason"] == {"lock_timeout": 3}
+    assert its["step_ms"]["take"]["count"] == 15 and its["step_ms"]["write"]["count"] == 12
+    assert its["iteration_ms"]["p99"] == pytest.approx(300, rel=0.1)
+    assert out["phases"][0]["iterations"]["ok"] == 12
+    assert any("unaccounted: 2 started iterations" in p for p in run.reconciliation_problems())
+    # all workers complete: nothing unaccounted, nothing to say
+    done = aggregate(plan, 0.0, [0, 1], {0: final0, 1: _scenario_report(1, COMPLETE, 5, 5, 0)}, {})
+    assert done.reconciled and not done.partial
+
+
+def test_a_run_of_one_operation_keeps_its_result_form() -> None:
+    report = WorkerReport(0)
+    assert "iterations" not in report.to_json()
+    plan = RunPlan("r", tiny_playbook(), "v", "tbl")
+    assert "iterations" not in aggregate(plan, 0.0, [0], {0: report}, {}).to_json()
+
+
+def test_a_scenario_playbook_travels_in_the_run_plan_as_it_was_written() -> None:
+    playbook = scenario_playbook(
+        {"name": "orders", "users": 4, "scenario": "order", "retry": "standard", "duration_s": 2},
+        LOCKED_ORDER,
+    )
+    plan = RunPlan("r", playbook, "v", "tbl")
+    again = RunPlan.from_json(json.loads(json.dumps(plan.to_json())))
+    assert again.playbook == playbook
