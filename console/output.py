@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.markup import escape
+
 
 class UserError(Exception):
     """A failure the user can fix; printed as one line, exit code `code`."""
@@ -25,3 +28,9 @@ def write_json(path: str | Path, payload: dict[str, Any]) -> None:
         tmp.replace(target)
     except OSError as exc:
         raise UserError(f"cannot write {target}: {exc.strerror}; choose another path") from None
+
+
+def print_progress(console: Console, line: str, style: str = "dim") -> None:
+    """A step's progress line, dimmed and escaped: a line may hold brackets (seeding's
+    `[#####.....]` bar), which rich would otherwise take for markup and drop."""
+    console.print(f"[{style}]{escape(line)}[/]", highlight=False)

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from console.commands.params import add_params_argument, params_from
-from console.output import UserError
+from console.output import UserError, print_progress
 from emulator.paramsfile import dump_params
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
     def progress(message: str) -> None:
         if not args.quiet:
-            console.print(f"[dim]{message}[/]", highlight=False)
+            print_progress(console, message)
 
     options = CalibrationOptions(
         fit=tuple(args.fit or ()),

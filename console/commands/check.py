@@ -14,7 +14,7 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.params import add_params_argument, params_from
-from console.output import UserError
+from console.output import UserError, print_progress
 from console.render.check_reports import (
     CheckOutcome,
     check_reports,
@@ -116,7 +116,7 @@ def obtain_result(
 
     def notify(message: str) -> None:
         if not args.quiet:
-            console.print(f"[dim]{message}[/]", highlight=False)
+            print_progress(console, message)
 
     try:
         return LiveRunner(options, notify).run(playbook)

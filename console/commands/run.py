@@ -30,7 +30,7 @@ from console.commands.workflow import (
     settings_from,
     up_options,
 )
-from console.output import UserError
+from console.output import UserError, print_progress
 from console.render.results_table import report_result
 from console.render.workflow_output import print_down, print_plan
 from console.workflow.options import RunOptions
@@ -142,9 +142,9 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
 
     def notify(message: str) -> None:
         if message.startswith(CLEANUP_FAILED):  # shown even with --quiet
-            console.print(f"[red]{message}[/]", highlight=False)
+            print_progress(console, message, "red")
         elif not args.quiet:
-            console.print(f"[dim]{message}[/]", highlight=False)
+            print_progress(console, message)
 
     result = LiveRunner(options, notify).run(playbook)
     return report_and_exit_code(result, args, console)

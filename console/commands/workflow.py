@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from console.commands.emulator import add_store_arguments, memory_bound
 from console.commands.params import add_params_argument
+from console.output import print_progress
 from console.render.workflow_output import (
     print_down,
     print_frame,
@@ -105,9 +105,7 @@ def hooks_for(console: Console, args: argparse.Namespace) -> Hooks:
 
     def say(line: str) -> None:
         if not quiet:
-            # Escaped: a step's line may hold brackets (seeding's `[#####.....]` bar),
-            # which rich would otherwise take for markup and drop.
-            console.print(f"[dim]{escape(line)}[/]", highlight=False, markup=True)
+            print_progress(console, line)
 
     def confirm(question: str) -> bool:
         if getattr(args, "yes", False):
