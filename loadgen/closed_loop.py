@@ -170,11 +170,14 @@ class ClosedLoopEngine:
             steps += phase.mix
         for scenario in self.run.playbook.load.scenarios.values():
             steps += scenario.steps
+        ordered: dict[str | None, bool] = {}
         for step in steps:
             if isinstance(step, QueryStep) and step.collection:
-                ordered = step.since is not None
-                if not self.run.collections.tracks(self.spec.name, step.index):
-                    self.run.collections.track(self.spec.name, step.index, ordered)
+                # Time-ordered when any query of it reads "since" a watermark.
+                ordered[step.index] = ordered.get(step.index, False) or step.since is not None
+        for index, by_time in ordered.items():
+            if not self.run.collections.tracks(self.spec.name, index):
+                self.run.collections.track(self.spec.name, index, by_time)
 
     def _new_user(self, n: int) -> _User:
         rng = random.Random((self.opt.seed or self.run.playbook.load.seed) * 7919 + n)
