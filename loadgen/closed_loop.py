@@ -53,7 +53,7 @@ from loadgen.scenario import (
     UserState,
 )
 from loadgen.sdk_retry import AttemptKind, OperationAttempts, RetrySettings, SdkClient
-from loadgen.workload_spec import QueryStep, Users
+from loadgen.workload_spec import QueryStep, ThinkRange, Users
 
 NO_SORT_KEY = 0.0
 DEFAULT_MAX_USERS = 1000
@@ -170,11 +170,14 @@ class ClosedLoopEngine:
             steps += phase.mix
         for scenario in self.run.playbook.load.scenarios.values():
             steps += scenario.steps
+        ordered: dict[str | None, bool] = {}
         for step in steps:
             if isinstance(step, QueryStep) and step.collection:
-                ordered = step.since is not None
-                if not self.run.collections.tracks(self.spec.name, step.index):
-                    self.run.collections.track(self.spec.name, step.index, ordered)
+                # Time-ordered when any query of it reads "since" a watermark.
+                ordered[step.index] = ordered.get(step.index, False) or step.since is not None
+        for index, by_time in ordered.items():
+            if not self.run.collections.tracks(self.spec.name, index):
+                self.run.collections.track(self.spec.name, index, by_time)
 
     def _new_user(self, n: int) -> _User:
         rng = random.Random((self.opt.seed or self.run.playbook.load.seed) * 7919 + n)
@@ -231,10 +234,10 @@ class ClosedLoopEngine:
             for n in range(level):
                 first_in.setdefault(n, t)
         self._levels = schedule
+        spread = _start_spread(self.run.phase)
         for n in range(count):
             if n in first_in:
-                # Spread the starts over the first 100 ms so users do not fire at once.
-                self._push(self.run.start + first_in[n] + 0.1 * n / max(1, count), n, "start")
+                self._push(self.run.start + first_in[n] + spread * n / max(1, count), n, "start")
 
     def _level_at(self, t: float) -> int:
         level = 0
@@ -743,6 +746,20 @@ class ClosedLoopEngine:
             self.lat.read_s * self.lat.transaction_factor,
             consumed,
         )
+
+
+def _start_spread(phase: Phase) -> float:
+    """Over how long a closed population's first iterations start: one think time (or
+    pacing beat), at most a minute, so that users in a steady loop are out of step as
+    they would be after the first few iterations, instead of all firing at t = 0 (a
+    burst no steady application makes); 0.1 s without a pause."""
+    if phase.pacing_s is not None:
+        return min(60.0, phase.pacing_s)
+    think = phase.think_s
+    if think is None:
+        return 0.1
+    mean = (think.min + think.max) / 2 if isinstance(think, ThinkRange) else float(think)
+    return min(60.0, max(0.1, mean))
 
 
 def _start_position(kind: str | None) -> Any:

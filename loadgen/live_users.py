@@ -156,6 +156,15 @@ def users_at(users: int | Users, t: float, duration_s: float) -> float:
     return users.start + (users.end - users.start) * frac
 
 
+def scaled_users(users: float, scale: float) -> int:
+    """A population at `scale`: rounded to whole users, at least one while the playbook
+    has any (6 users at scale 0.1 are 1 user, not none: a closed loop cannot run 0.6 of
+    a user, so its full-scale figures carry that rounding; docs/loadgen.md)."""
+    if users <= 0:
+        return 0
+    return max(1, math.floor(users * scale + 0.5))
+
+
 class UserPhase:
     """One mix or scenario phase of one worker (see the module docstring)."""
 
@@ -314,7 +323,7 @@ class UserPhase:
         users = self.phase.users
         scale, W, w = self.m.plan.scale, self.m.plan.workers, self.m.worker
         top = max(users.start, users.end) if isinstance(users, Users) else users
-        mine = range(w, math.ceil(top * scale), W)
+        mine = range(w, scaled_users(top, scale), W)
         tasks = [asyncio.ensure_future(self._closed_user(u)) for u in mine]
         try:
             await asyncio.gather(*tasks)
@@ -325,8 +334,8 @@ class UserPhase:
     def _active(self, number: int) -> bool:
         assert self.phase.users is not None
         phase_t = self.m.now() - self.start
-        count = users_at(self.phase.users, phase_t, self.phase.duration_s) * self.m.plan.scale
-        return number < math.floor(count + 1e-9)
+        count = users_at(self.phase.users, phase_t, self.phase.duration_s)
+        return number < scaled_users(count, self.m.plan.scale)
 
     async def _closed_user(self, number: int) -> None:
         user = self._user(number)

@@ -581,19 +581,6 @@ class Playbook(Strict):
         raise KeyError(name)
 
 
-def refuse_load_models(playbook: Playbook, path: str) -> None:
-    """Refuse, with the phases named, a playbook whose users/mix/scenario/retry phases
-    `path` cannot run yet (the closed-loop engine and the live worker's scenarios land
-    separately; until then such a phase is said, never run as something else)."""
-    new = [p.name for p in playbook.load.phases if not p.open_loop_operation]
-    if new:
-        raise PlaybookError(
-            f"{playbook.name}: phase(s) {', '.join(new)} use users, mix, scenario or retry, "
-            f"which {path} cannot run yet; use `hotbench simulate` for them when it can, "
-            "or give those phases one operation at a rate"
-        )
-
-
 Problem = tuple[tuple[int | str, ...], str]
 """A located problem: the field path (as pydantic's `loc`) and the message."""
 

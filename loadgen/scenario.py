@@ -713,7 +713,8 @@ class Program:
         count = step.items if isinstance(step, BatchWriteStep) else step.keys
         members: list[Member] = []
         for n in range(count):
-            key, others = ctx.item(user, step.key, ctx.primary, n=n)
+            extra = step.attributes if isinstance(step, BatchWriteStep) else None
+            key, others = ctx.item(user, step.key, ctx.primary, n=n, extra=extra)
             if isinstance(step, BatchGetStep):
                 members.append(Member("get", key))
             elif step.delete:

@@ -261,11 +261,14 @@ def _writes_of(step: AnyStep) -> list[tuple[dict[str, Any], dict[str, Any], int,
     """(key templates, attribute templates, items per iteration, size) of a write step."""
     if isinstance(step, PutStep | UpdateStep):
         return [(step.key, step.attributes, step.repeat, step.size_bytes)]
+    # getattr: a batch's or a transaction member's written attributes, where the
+    # format gives them (a write without them draws them, as a single operation does).
     if isinstance(step, BatchWriteStep) and not step.delete:
-        return [(step.key, {}, step.items * step.repeat, step.size_bytes)]
+        attributes = getattr(step, "attributes", None) or {}
+        return [(step.key, attributes, step.items * step.repeat, step.size_bytes)]
     if isinstance(step, TransactWriteStep):
         return [
-            (m.key, {}, step.repeat, m.size_bytes)
+            (m.key, getattr(m, "attributes", None) or {}, step.repeat, m.size_bytes)
             for m in step.members
             if m.action in ("put", "update")
         ]

@@ -210,6 +210,8 @@ class BatchWriteStep(_Step):
     key: KeyTemplate = Field(default_factory=dict)
     """Each member's key; `{n}` is the member's number."""
     size_bytes: int | None = Field(default=None, ge=1, le=400 * 1024)
+    attributes: KeyTemplate = Field(default_factory=dict)
+    """Other attributes each member writes (index keys); `{n}` is the member's number."""
     delete: bool = False
     on_unprocessed: OnUnprocessed = "retry"
     """What the application does with UnprocessedItems: resend them (up to

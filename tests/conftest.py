@@ -117,7 +117,11 @@ async def until(pilot: Pilot[Any], ok: Callable[[], object], timeout_s: float = 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow live tests, which measure throttling physics in real time, share one
     pytest-xdist group: they run one after another on one process, never beside each
-    other, while the rest of the suite runs on the other (`make test` uses two)."""
+    other, while the rest of the suite runs on the other (`make test` uses two). A slow
+    test that measures nothing in real time (`@pytest.mark.slow(realtime=False)`: a fit,
+    a comparison of two simulations) stays out of the group, so the scheduler can put it
+    beside the live ones instead of after them."""
     for item in items:
-        if item.get_closest_marker("slow") is not None:
+        marker = item.get_closest_marker("slow")
+        if marker is not None and marker.kwargs.get("realtime", True):
             item.add_marker(pytest.mark.xdist_group("live"))

@@ -24,6 +24,8 @@ from console.cost.record import (
 from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Distribution, Playbook, TableSpec
+from loadgen.results import PlaybookResult
+from loadgen.runners import SimulatedRunner
 from loadgen.seed import seed_rate, seeding_wall_s
 
 
@@ -85,6 +87,26 @@ def put_units(
     ]
 
 
+def simulated_units(
+    simulated: PlaybookResult, variant: str, index: int, name: str
+) -> list[RequestUnits]:
+    """The units phase `index` consumed on `variant` in every simulated run of it (its
+    repeats included): table writes and reads, and each GSI's writes."""
+    write = read = 0.0
+    by_index: dict[str, float] = {}
+    for run in simulated.runs:
+        if run.table != variant or index >= len(run.phases):
+            continue
+        counts = run.phases[index].counts
+        write += counts.consumed_wcu
+        read += counts.consumed_rcu
+        for gsi, units in counts.consumed_wcu_by_index.items():
+            by_index[gsi] = by_index.get(gsi, 0.0) + units
+    return [RequestUnits(name, None, write_units=write, read_units=read, label="load")] + [
+        RequestUnits(name, gsi, write_units=units, label="load") for gsi, units in by_index.items()
+    ]
+
+
 def seed_units(playbook: Playbook, spec: TableSpec, name: str, items: float) -> list[RequestUnits]:
     """The write units of seeding `items` items into the table (and each GSI): new items
     drawn from the load's attributes with the seed's own on top. The plan expects them;
@@ -140,6 +162,7 @@ def expected_use(
     seed_s = starts_s = load_s = pauses_s = 0.0
     seeded: set[str] = set()
     run_s = sum(p.duration_s for p in playbook.load.phases)
+    simulated: PlaybookResult | None = None
     for run in playbook.runs():
         spec = playbook.table(run.table)
         name = names[spec.name]
@@ -169,7 +192,13 @@ def expected_use(
             if repeat < run.repeats:
                 t += run.pause_s
                 pauses_s += run.pause_s
-        for phase in playbook.load.phases:
+        for index, phase in enumerate(playbook.load.phases):
+            if not phase.open_loop_operation:
+                # users, a mix or a scenario schedule no requests: what they consume is
+                # what the one model says they do (the closed-loop simulation), once
+                simulated = simulated or SimulatedRunner().run(playbook)
+                record.requests += simulated_units(simulated, spec.name, index, name)
+                continue
             requests = Schedule.for_phase(phase, 1.0).total * run.repeats
             attributes = {**playbook.load.attributes, **phase.attributes}
             if phase.operation in ("put", "update"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from console.render.iterations_table import has_iterations, hourly_table, iterations_table
 from loadgen.histogram import LatencyHistogram
 from loadgen.results import PlaybookResult
 
@@ -167,6 +168,11 @@ def print_results(
     console.print(results_table(result))
     if phases or (phases is None and phases_differ(result)):
         console.print(phases_table(result))
+    if has_iterations(result):
+        console.print(iterations_table(result))
+        hourly = hourly_table(result)
+        if hourly is not None:
+            console.print(hourly)
     if result.wall_s is not None:
         console.print(
             f"[dim]{sum(r.offered for r in result.runs):,} requests in "

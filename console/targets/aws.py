@@ -128,6 +128,10 @@ class AwsTarget:
         or one built from the worker's sources (locally or in the account) into the
         run's repository, and apply again so the task definition names that digest."""
         plan = image_plan(self.settings, hooks.say)
+        if plan.kind == "given" and state.image is None:  # also on a resumed up
+            assert self.settings.worker_image is not None
+            state.image = resolve_given(self.settings.worker_image, self._ecr_in)
+            hooks.say(f"image: {state.image.reference} (given)")
         if state.terraform is None:
             playbook = load_playbook(state.playbook_path)
             variants = [s.name for s in variants_in_runs(playbook)]
@@ -135,15 +139,14 @@ class AwsTarget:
             variables = kit.tf_variables(
                 state, self.settings, options, owner, variants, _deadline(state)
             )
-            if plan.kind == "given":
-                assert self.settings.worker_image is not None
-                state.image = resolve_given(self.settings.worker_image, self._ecr_in)
+            if state.image is not None:  # given: the first apply already pins it
                 variables["worker_image"] = state.image.reference
-                hooks.say(f"image: {state.image.reference} (given)")
             variables["image_build"] = plan.kind == "codebuild"
             workdir = kit.copy_stack(store.run_dir(state.run_id))
             state.terraform = TerraformState(workdir=str(workdir), variables=variables)
             store.save(state)  # from here on, `down` knows where to destroy from
+        if state.image is None and plan.kind == "codebuild":
+            self._with_build_project(store, state)  # a resumed up that lost its engine
         self._apply(store, state, hooks)
         if state.image is None:
             self._build(store, state, plan, hooks, rebuild=False)
@@ -168,14 +171,22 @@ class AwsTarget:
             state.image = resolve_given(self.settings.worker_image, self._ecr_in)
             store.save(state)
         else:
-            if plan.kind == "codebuild" and not tf_state.variables.get("image_build"):
+            if plan.kind == "codebuild" and self._with_build_project(store, state):
                 hooks.say("image: creating the in-account build project (terraform apply)")
-                tf_state.variables = {**tf_state.variables, "image_build": True}
-                store.save(state)
                 self._apply(store, state, hooks)
             self._build(store, state, plan, hooks, rebuild)
         self._pin(store, state, hooks)
         return state.image
+
+    def _with_build_project(self, store: StateStore, state: RunState) -> bool:
+        """Ask the kit for the in-account build (image_build); True when it had none."""
+        tf_state = state.terraform
+        assert tf_state is not None
+        if tf_state.variables.get("image_build"):
+            return False
+        tf_state.variables = {**tf_state.variables, "image_build": True}
+        store.save(state)
+        return True
 
     def _ecr_in(self, region: str) -> Any:
         if region == self.settings.region:

@@ -165,7 +165,7 @@ def test_cli_fits_and_writes_a_params_file_that_loads(
     assert text.startswith("# written by: hotbench calibrate")
 
 
-@pytest.mark.slow
+@pytest.mark.slow(realtime=False)  # CPU only: no xdist group
 def test_the_reference_goodgsi_figures_reproduce_the_shipped_intake_factor(
     tmp_path: Path,
 ) -> None:

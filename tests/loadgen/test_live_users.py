@@ -324,3 +324,12 @@ def test_a_scenario_playbook_travels_in_the_run_plan_as_it_was_written() -> None
     plan = RunPlan("r", playbook, "v", "tbl")
     again = RunPlan.from_json(json.loads(json.dumps(plan.to_json())))
     assert again.playbook == playbook
+
+
+def test_a_population_at_scale_is_whole_users_and_never_none_of_some() -> None:
+    from loadgen.live_users import scaled_users
+
+    assert scaled_users(6, 0.1) == 1  # not 0: 0.6 of a user cannot run
+    assert scaled_users(200, 0.1) == 20
+    assert scaled_users(25, 0.1) == 3
+    assert scaled_users(0, 0.1) == 0

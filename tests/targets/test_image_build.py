@@ -208,19 +208,29 @@ def test_without_an_engine_codebuild_builds_it_from_the_s3_archive(
     rehearsal: Rehearsal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No docker, podman or finch: the kit creates the build project and bucket, `up`
-    uploads the archive, builds with the sources' tag, pins the pushed digest; `down`
-    removes project, bucket and images, and the sweep confirms it."""
+    uploads the archive, builds with the sources' tag, pins the pushed digest (after a
+    failed first build, on the resumed `up`); `down` removes project, bucket and images,
+    and the sweep confirms it."""
     without_engines(monkeypatch)
     said: list[str] = []
+    # the first build fails in its BUILD phase: `up` stops with the phase and the log
+    rehearsal.codebuild.fail_phase = "BUILD"
+    with pytest.raises(ImageBuildFailed, match="ended FAILED in phase BUILD"):
+        up(str(rehearsal.playbook), rehearsal.settings, hooks(said), UpOptions(workers=1), RUN_ID)
+    failed = rehearsal.store.load(RUN_ID)
+    assert failed.image is None and failed.billable_up  # the stack stands, recorded
+    # fixed: the same `up --run` resumes it, builds again and pins
+    rehearsal.codebuild.fail_phase = None
     state = up(
         str(rehearsal.playbook), rehearsal.settings, hooks(said), UpOptions(workers=1), RUN_ID
     )
+    assert len(rehearsal.codebuild.started) == 2
     assert builder_calls(rehearsal.builder_log) == []
     assert state.terraform is not None and state.terraform.outputs is not None
     assert state.terraform.variables["image_build"] is True
     outputs = state.terraform.outputs
     archive = source_archive()
-    (started,) = rehearsal.codebuild.started
+    started = rehearsal.codebuild.started[-1]
     assert started["env"]["IMAGE_TAG"] == archive.tag
     assert started["source"] == f"{outputs['image_source_bucket']}/{archive.key}"
     stored = boto3.client("s3").get_object(Bucket=outputs["image_source_bucket"], Key=archive.key)
@@ -230,7 +240,7 @@ def test_without_an_engine_codebuild_builds_it_from_the_s3_archive(
     assert task_image(outputs["task_definition_arn"]) == state.image.reference
     assert any("CodeBuild build" in line for line in said)
     # priced before it started, through the cost record: 5 minutes at $0.005 and storage
-    (priced,) = [x for x in said if x.startswith("image: built in the account by CodeBuild;")]
+    priced = [x for x in said if x.startswith("image: built in the account by CodeBuild;")][-1]
     assert "estimated at $0.03 until the run's deadline" in priced
     assert "image build (CodeBuild) $0.0250" in priced
     # before down: the sweep sees the project and the bucket
@@ -383,3 +393,30 @@ def test_image_build_of_a_local_run_is_exit_5(tmp_path: Path) -> None:
     with pytest.raises(StateError) as refused:
         build_image_step("hb-local", settings, Hooks())
     assert refused.value.code == exitcodes.WRONG_STATE and "no image" in str(refused.value)
+
+
+# -- what the preflight asks, what the sweep confirms -------------------------------------
+
+
+def test_the_permission_check_asks_for_the_path_the_run_takes(tmp_path: Path) -> None:
+    from console.targets.preflight import actions_for, all_actions
+    from console.workflow.settings import Settings
+
+    base = Settings(target="aws", runs_dir=tmp_path)
+    in_account = actions_for(base.model_copy(update={"image_builder": "codebuild"}))
+    assert {"codebuild:StartBuild", "s3:PutObject", "ecr:PutImage"} <= set(in_account)
+    given = actions_for(base.model_copy(update={"worker_image": f"r@{DIGEST}"}))
+    assert not {"codebuild:StartBuild", "s3:PutObject", "ecr:PutImage"} & set(given)
+    assert set(in_account) <= set(all_actions())  # the documented policy covers both
+
+
+def test_the_sweep_calls_a_gone_project_or_bucket_gone() -> None:
+    from console.workflow.sweep import Confirmer
+
+    codebuild, s3 = client("codebuild"), client("s3")
+    with Stubber(codebuild) as c, Stubber(s3) as s:
+        c.add_response("batch_get_projects", {"projects": [], "projectsNotFound": ["p"]})
+        s.add_client_error("head_bucket", "404", http_status_code=404)
+        confirmer = Confirmer({"codebuild": codebuild, "s3": s3}.__getitem__, "us-east-1")
+        assert confirmer.check("arn:aws:codebuild:us-east-1:123456789012:project/p") is None
+        assert confirmer.check("arn:aws:s3:::hotbench-x-src-123456789012") is None

@@ -119,7 +119,7 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
     assert _module_file("emulator.server.serving", pure=False).splitlines()[0].endswith(".py")
 
 
-@pytest.mark.slow
+@pytest.mark.slow(realtime=False)  # CPU only: no xdist group
 def test_compiled_and_pure_simulations_agree_to_the_last_digit(tmp_path: Path) -> None:
     if not _built():
         pytest.skip("no compiled build of the current sources (make test builds one)")
