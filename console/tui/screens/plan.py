@@ -111,9 +111,6 @@ class PlanScreen(TuiScreen):
         if len(sizes) == 1:
             size, seed = sizes.pop()
             lines.append(f"items of {size:,} B, {seed:,} seeded per table", "dim")
-        if plan.seed_s:
-            # The plan's own figure: the wait before the first load (`hotbench plan`).
-            lines.append(f"; ~{plan.seed_s:,.0f} s of seeding first", "dim")
         else:
             lines.append(
                 "items: "
@@ -123,6 +120,9 @@ class PlanScreen(TuiScreen):
                 ),
                 "dim",
             )
+        if plan.seed_s:
+            # The plan's own figure: the wait before the first load (`hotbench plan`).
+            lines.append(f"; ~{plan.seed_s:,.0f} s of seeding first", "dim")
         self.query_one("#plan-gsis", Static).update(lines)
 
     def action_toggle_advice(self) -> None:
