@@ -112,7 +112,9 @@ async def test_resume_destroy_everywhere_help_and_quit(
         await pilot.press("q")
         await until(pilot, lambda: dialog_drawn(app))
         await pilot.click("#destroy")
-        await until(pilot, lambda: app.session.down is not None)
+        # session.down still holds the first destroy's report, so it cannot tell that this
+        # one is done: wait for this destroy's result dialog before pressing its ok.
+        await until(pilot, lambda: dialog_drawn(app) and "nothing left" in dialog_text(app))
         await pilot.click("#ok")
         await until(pilot, lambda: not app.is_running, 10)
     assert not backend.state(state.run_id).billable_up
