@@ -82,6 +82,8 @@ class Stats:
         self.connections = 0
         self.bodies: list[bytes] = []
         self.keep_bodies = False
+        self.pending = 0  # requests received whose delayed reply is not yet written
+        self.peak_pending = 0  # the most at once: > the client's cap proves it did not wait
 
 
 class _ServerConn(asyncio.Protocol):
@@ -121,11 +123,14 @@ class _ServerConn(asyncio.Protocol):
         if reply is None or self.transport is None:
             return
         if self.server.delay_s > 0:
+            stats.pending += 1
+            stats.peak_pending = max(stats.peak_pending, stats.pending)
             asyncio.get_running_loop().call_later(self.server.delay_s, self._write, reply)
         else:
             self.transport.write(reply)
 
     def _write(self, reply: bytes) -> None:
+        self.server.stats.pending -= 1
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(reply)
 

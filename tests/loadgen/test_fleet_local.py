@@ -92,7 +92,9 @@ def test_killed_worker_leaves_a_partial_run_that_completes(
     total = run.totals()
     # Worker 0's whole share (400 of 800) plus what worker 1 reported before it died.
     assert 400 < total.sent < 800
-    assert total.sent == total.succeeded
+    # A request worker 1 had in flight when it was killed is in its last progress report
+    # as sent with no outcome: counted as unaccounted, never lost (seen on a loaded machine).
+    assert total.sent == total.succeeded + total.unaccounted
     assert total.sent <= run.offered < 800
     assert run.to_json()["partial"] is True
 

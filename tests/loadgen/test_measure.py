@@ -42,7 +42,11 @@ def adds_up(report: WorkerReport) -> None:
 
 
 def test_counts_add_up_and_nothing_is_retried() -> None:
-    report, server, _ = measure({"rate": 400, "duration_s": 2.0, "timeout_s": 0.3}, "mixed")
+    # drain_s is a bound, not a pace: the run ends when the last reply or timeout is in; at
+    # load 15 the default 1.5 s was not enough and the watchdog stopped a healthy run.
+    report, server, _ = measure(
+        {"rate": 400, "duration_s": 2.0, "timeout_s": 0.3, "drain_s": 15.0}, "mixed"
+    )
     total = report.totals()
     assert report.status == COMPLETE
     assert total.sent == 800
@@ -66,17 +70,20 @@ def test_two_workers_split_the_schedule() -> None:
 
 
 def test_open_loop_does_not_wait_for_slow_replies() -> None:
-    # Replies take 50 ms; a closed loop with 2 connections would send ~40/s. Open loop
-    # sends on schedule (200/s) while the in-flight cap allows, and counts lateness.
-    # A busy machine can make a send or two late on its own (the loop was not scheduled
-    # in time), so the open loop is told from the closed one by how many are late: with
-    # the cap, most sends wait for a reply (~40 a second can go on time).
-    fast, _, _ = measure({"rate": 200, "duration_s": 1.0, "concurrency": 64}, "slow")
-    assert fast.totals().sent == 200 and fast.totals().late <= 20
+    # Replies take 50 ms. The open loop sends on schedule without waiting for replies, so
+    # the server holds more requests at once than a closed loop of 2 connections ever can;
+    # with the in-flight cap at 2 it never holds more than 2, and the sends it held back are
+    # counted late, not hidden: at most 40/s can go against 200/s due, so at least ~150 of
+    # 200 are late whatever the machine's load. (Counting the open loop's late sends told
+    # them apart too, but a loaded machine makes on-time sends late by itself: 116 of 200
+    # at load 15.)
+    fast, open_server, _ = measure({"rate": 200, "duration_s": 1.0, "concurrency": 64}, "slow")
+    assert fast.totals().sent == 200
+    assert open_server.stats.peak_pending > 2
     capped, server, _ = measure({"rate": 200, "duration_s": 1.0, "concurrency": 2}, "slow")
     total = capped.totals()
-    assert total.late > total.sent / 2  # sends held back by the cap are counted late, not hidden
-    assert total.late > 5 * fast.totals().late
+    assert server.stats.peak_pending <= 2
+    assert total.late > total.sent / 2  # sends held back by the cap are counted late
     assert server.stats.arrivals == total.sent
 
 
