@@ -113,11 +113,12 @@ class RecordedTableRun:
         table_run.status = Status.RUNNING
         table_run.started_at = utc_now()
         table_run.worker_pids = []
-        self.store.save(state)
-        # From the save above on, the state says RUNNING: everything after it is inside the
-        # try, so an interrupt (Ctrl-C, or SIGTERM/SIGHUP raised as one) that lands while
-        # the plan is still being made is recorded as interrupted too, never left RUNNING.
+        # The save that says RUNNING is the first thing inside the try, so an interrupt
+        # (Ctrl-C, or SIGTERM/SIGHUP raised as one) that lands in it, after the file is
+        # replaced, or while the plan is still being made, is recorded as interrupted
+        # too, never left RUNNING (seen: a SIGTERM inside the save left it RUNNING).
         try:
+            self.store.save(state)
             assert state.results_table is not None
             endpoint = self.fleet.endpoint
             live = LiveOptions(

@@ -166,6 +166,10 @@ class Service:
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
         self.persistence: Persistence | None = None
         """The SQLite store of --data-dir (persistence.py); None: items in memory only."""
+        self.tap: Callable[[str | None, int, bytes], None] | None = None
+        """Sees every request's target, status and body after its answer (a test counting
+        what the endpoint answered). An attribute, not a wrapper of `handle`: compiled,
+        the method cannot be replaced."""
 
     def persist_to(self, directory: Path) -> int:
         """Keep tables and items in `directory` from now on, loading what it holds
@@ -184,7 +188,14 @@ class Service:
 
     # dispatch --------------------------------------------------------------------------
     def handle(self, target: str | None, body: bytes) -> tuple[int, bytes]:
-        """One DynamoDB request: (HTTP status, JSON body)."""
+        """One DynamoDB request: (HTTP status, JSON body), shown to `tap` if one is set."""
+        answer = self._answer(target, body)
+        tap = self.tap
+        if tap is not None:
+            tap(target, answer[0], body)
+        return answer
+
+    def _answer(self, target: str | None, body: bytes) -> tuple[int, bytes]:
         try:
             # The body first, the operation after: DynamoDB answers a body that is not JSON
             # with a bare SerializationException whatever the target (dynalite's

@@ -43,26 +43,23 @@ def scenario_playbook(phase: dict[str, Any], scenarios: dict[str, Any], **table:
 
 
 class Counting:
-    """Wraps the endpoint's dispatch to count what it answered, per operation."""
+    """Counts what the endpoint answered, per operation (through its tap)."""
 
     def __init__(self, emu: EmulatorServer) -> None:
         self.seen: Counter[tuple[str, int]] = Counter()
         self.bodies: list[tuple[str, int, bytes]] = []
         self.lock = threading.Lock()
         self.counting = False
-        handle = emu.service.handle
 
-        def counted(target: str | None, body: bytes) -> tuple[int, bytes]:
-            status, reply = handle(target, body)
-            op = (target or "").rsplit(".", 1)[-1]
+        def counted(target: str | None, status: int, body: bytes) -> None:
             if not self.counting:
-                return status, reply
+                return
+            op = (target or "").rsplit(".", 1)[-1]
             with self.lock:
                 self.seen[(op, status)] += 1
                 self.bodies.append((op, status, body))
-            return status, reply
 
-        emu.service.handle = counted  # type: ignore[method-assign]
+        emu.service.tap = counted
 
     def start(self) -> None:
         """Count from now on (the table's creation is not the run's)."""
