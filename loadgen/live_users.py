@@ -51,9 +51,10 @@ from loadgen.scenario import (
     Program,
     ThinkAction,
     UserState,
+    think_seconds,
 )
 from loadgen.sdk_retry import AttemptKind, RetrySettings, SdkClient, retry_kind
-from loadgen.workload_spec import ThinkRange, Users
+from loadgen.workload_spec import Users
 
 if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports this module)
     from loadgen.measure import Measurement
@@ -351,7 +352,7 @@ class UserPhase:
             if pacing is not None:
                 await self._sleep(began + pacing - self.m.now())
             elif self.phase.think_s is not None:
-                await self._sleep(_think(self.phase.think_s, user.rng))
+                await self._sleep(think_seconds(self.phase.think_s, user.rng))
 
     async def _open(self) -> None:
         m = self.m
@@ -393,9 +394,3 @@ class UserPhase:
         finally:
             for t in running:
                 t.cancel()
-
-
-def _think(think: float | ThinkRange, rng: random.Random) -> float:
-    if isinstance(think, ThinkRange):
-        return rng.uniform(think.min, think.max)
-    return float(think)
