@@ -62,19 +62,6 @@ if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports thi
 DEFAULT_MAX_USERS = 1000
 """Users available to an open-arrival mix or scenario without `max_users` (k6's
 maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
-OPERATIONS = {
-    "get": "GetItem",
-    "put": "PutItem",
-    "update": "UpdateItem",
-    "delete": "DeleteItem",
-    "query": "Query",
-    "scan": "Scan",
-    "batch_write": "BatchWriteItem",
-    "batch_get": "BatchGetItem",
-    "transact_write": "TransactWriteItems",
-    "transact_get": "TransactGetItems",
-}
-"""The interpreter's operation names as DynamoDB's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +221,6 @@ class UserPhase:
         in real time: it says how long to wait, this waits it); None when the worker
         stopped. Every attempt is counted; the program sees the last answer."""
         request = self.wire.request(action)
-        operation = OPERATIONS[action.operation]
         began = self.m.now()
         consumed = 0.0
         body = request.encode()
@@ -243,7 +229,7 @@ class UserPhase:
             wait = attempts.before_send(self.run_t())  # adaptive mode's rate limiter
             if wait > 0:
                 await self._sleep(wait)
-            answer = await self._attempt(operation, request.target, body)
+            answer = await self._attempt(request.operation, request.target, body)
             if answer is None:
                 return None
             consumed += answer.reply.attempt.consumed
