@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT
+from loadgen.in_flight import InFlight
 from loadgen.iteration_results import IterationCounts, at_second
 from loadgen.messages import COMPLETE, OP_CAP, PhaseShare
 from loadgen.op_replies import ERROR, READS, OpReply, read_reply
@@ -88,21 +89,11 @@ def sdk_settings(phase: Phase) -> RetrySettings:
     return RetrySettings(phase.retry.mode, phase.retry.max_attempts)
 
 
-class StepPending:
+class StepPending(InFlight):
     """A scenario request in flight: counted by the worker as every request is, and
     settling the future its user awaits with the reply in both views."""
 
-    __slots__ = (
-        "counts",
-        "future",
-        "http_status",
-        "is_write",
-        "operation",
-        "phase",
-        "reply",
-        "run_t",
-        "sent_at",
-    )
+    __slots__ = ("future", "http_status", "operation", "reply")
 
     def __init__(
         self,
@@ -113,9 +104,8 @@ class StepPending:
         operation: str,
         future: asyncio.Future[Answer],
     ) -> None:
-        self.sent_at, self.counts, self.phase, self.run_t = sent_at, counts, phase, run_t
+        super().__init__(sent_at, counts, phase, run_t, operation not in READS)
         self.operation = operation
-        self.is_write = operation not in READS
         self.future = future
         self.reply: OpReply | None = None
         self.http_status: int | None = None
