@@ -195,6 +195,7 @@ class UserPhase:
             m.slot.clear()
             await m.slot.wait()
         if m.sent >= m.max_ops:
+            m.stop_at_op_cap()
             self.status = OP_CAP
             self.closing.set()
             return None

@@ -131,6 +131,7 @@ class Measurement:
         self._slot = asyncio.Event()
         self._stop = asyncio.Event()
         self._stop_reason = ""
+        self._capped = False
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -237,6 +238,17 @@ class Measurement:
         self.report.written_at = time.time()
         return self.report
 
+    def stop_at_op_cap(self) -> None:
+        """Leave the op cap's snapshot, once (a phase's users may each find the cap): the
+        worker sent all the plan allows, so a pacing bug aborts rather than bills. Both
+        senders, the schedule's loop and a phase's users, check `sent >= max_ops` before
+        each send and call this when it holds."""
+        if not self._capped:
+            self._capped = True
+            self._stop_snapshot(
+                f"op cap: {self.max_ops} requests sent, the plan allows no more (pacing bug?)"
+            )
+
     def _stop_snapshot(self, why: str) -> None:
         now = clock()
         ages = sorted((now - p.sent_at for p in self._pending), reverse=True)
@@ -332,10 +344,7 @@ class Measurement:
                 while i < n and times[i] <= t and self.pool.available > 0:
                     if self.sent >= self.max_ops:
                         self._where["next"] = i
-                        self._stop_snapshot(
-                            f"op cap: {self.max_ops} requests sent, the "
-                            "plan allows no more (pacing bug?)"
-                        )
+                        self.stop_at_op_cap()
                         return OP_CAP
                     run_t = offset + t
                     counts = report.second(min(int(run_t), last_second))
