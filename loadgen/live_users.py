@@ -199,10 +199,11 @@ class UserPhase:
             self.status = OP_CAP
             self.closing.set()
             return None
-        run_t = self.run_t()
+        now = m.now()
+        run_t = now - m.t0
         counts = m.report.second(min(int(run_t), self.last_second))
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        ctx = StepPending(m.now(), counts, self.share, run_t, operation, future)
+        ctx = StepPending(now, counts, self.share, run_t, operation, future)
         m.send(ctx, target, body)
         self.share.offered += 1  # a phase of users offered what it sent
         return await future
