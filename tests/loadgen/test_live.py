@@ -93,19 +93,12 @@ def test_cli_run_writes_the_simulate_json_format(tmp_path: Path) -> None:
     assert run["sent"] == run["succeeded"] + run["throttled"] + run["errors"] + run["timeouts"]
 
 
+@pytest.mark.usefixtures("no_aws_credentials")
 def test_cli_aws_target_without_credentials_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`run --target aws` is up, run and down in one go (console/workflow): without AWS
     credentials it stops with the credentials message (exit 2) before anything exists."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("HOTBENCH_RUNS_DIR", str(tmp_path / "runs"))
     playbook = str(ROOT / "playbooks" / "hot-partition.yaml")
     assert cli(["run", playbook, "--target", "aws", "--yes"]) == 2
