@@ -63,6 +63,8 @@ if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports thi
 DEFAULT_MAX_USERS = 1000
 """Users available to an open-arrival mix or scenario without `max_users` (k6's
 maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
+RAMP_CHECK_S = 0.05
+"""How often a ramp's level is read: a user joins within this of its time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,8 @@ class UserPhase:
         self.closing = asyncio.Event()
         self.status = COMPLETE
         self.clients: dict[int, SdkClient] = {}
+        self._waiting: dict[int, asyncio.Event] = {}
+        """Users a ramp has not reached, by number: `_ramp` wakes them."""
 
     # --- clocks ---------------------------------------------------------------------
     def run_t(self) -> float:
@@ -304,26 +308,45 @@ class UserPhase:
         top = max(users.start, users.end) if isinstance(users, Users) else users
         mine = range(w, scaled_users(top, scale), W)
         tasks = [asyncio.ensure_future(self._closed_user(u)) for u in mine]
+        if isinstance(users, Users):
+            tasks.append(asyncio.ensure_future(self._ramp()))
         try:
             await asyncio.gather(*tasks)
         finally:
             for t in tasks:
                 t.cancel()
 
-    def _active(self, number: int) -> bool:
+    def _level(self) -> int:
+        """How many users the ramp runs now (at the run's scale)."""
         assert self.phase.users is not None
         phase_t = self.m.now() - self.start
         count = users_at(self.phase.users, phase_t, self.phase.duration_s)
-        return number < scaled_users(count, self.m.plan.scale)
+        return scaled_users(count, self.m.plan.scale)
+
+    async def _ramp(self) -> None:
+        """Wake the users the ramp has reached, every RAMP_CHECK_S; all of them at the
+        phase's end. One task reads the ramp for the worker's users: each waiting user
+        polling it would wake RAMP_CHECK_S apart for the whole ramp (a ramp down's for
+        the rest of the phase), thousands of wake-ups a second on the loop that sends."""
+        while not self.closing.is_set():
+            level = self._level()
+            for number in [n for n in self._waiting if n < level]:
+                self._waiting.pop(number).set()
+            await self._sleep(RAMP_CHECK_S)
+        for event in self._waiting.values():
+            event.set()
+        self._waiting.clear()
 
     async def _closed_user(self, number: int) -> None:
         user = self._user(number)
         client = self._client(user)
         pacing = self.phase.pacing_s
         while not self.closing.is_set():
-            if not self._active(number):
-                # a ramp up has not reached this user yet (or a ramp down passed it)
-                await self._sleep(0.05)
+            if number >= self._level():
+                # a ramp up has not reached this user yet (or a ramp down passed it):
+                # wait for the ramp's task to wake it (or the phase's end)
+                waiting = self._waiting.setdefault(number, asyncio.Event())
+                await waiting.wait()
                 continue
             began = self.m.now()
             await self.iterate(user, client)

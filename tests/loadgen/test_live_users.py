@@ -335,3 +335,26 @@ def test_users_at_the_op_cap_stop_with_its_snapshot_written_once() -> None:
     assert report.totals().sent == 30 == sum(counting.seen.values())
     assert report.snapshot is not None and "op cap" in report.snapshot["why"]
     assert sum("op cap" in note for note in report.notes) == 1
+
+
+SAVE = {
+    "save": {
+        "steps": [{"name": "save", "op": "put", "key": {"pk": "U{user}", "sk": "I{iteration}"}}]
+    }
+}
+
+
+@pytest.mark.parametrize(
+    "ramp", [{"start": 1, "end": 3, "steps": 2}, {"start": 3, "end": 1, "steps": 2}]
+)
+def test_a_ramp_wakes_the_users_it_reaches_and_the_phase_ends_on_time(ramp: dict[str, int]) -> None:
+    # Up: users 1 and 2 wait for the second window and then run; down: they stop after
+    # the first and wait for the phase's end, which still ends the run.
+    playbook = scenario_playbook(
+        {"name": "ramp", "users": ramp, "think_s": 0.02, "scenario": "save", "duration_s": 2.0},
+        SAVE,
+    )
+    report, counting, items = run_live(playbook)
+    assert report.status == COMPLETE
+    reconciles(report, counting)
+    assert {i["pk"]["S"] for i in items} == {"U0", "U1", "U2"}
