@@ -58,7 +58,7 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import check_index_keys, checked_put, key_member, key_values
+from emulator.server.single_item import check_index_keys, checked_put, key_member
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
@@ -142,7 +142,7 @@ def _write_request(number: int, raw: Any) -> _WriteRequest:
     if kind == "ConditionCheck" and cond is None:
         raise null_member(_where(number, kind, "conditionExpression"))
     on_fail = enum_of(body, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    values = item_member(body, "Item") if kind == "Put" else key_values(body)
+    values = item_member(body, "Item" if kind == "Put" else "Key")
     updates: list[Node] = []
     if kind == "Update":
         text = member(body, "UpdateExpression", str)
@@ -378,7 +378,7 @@ def _get_request(raw: Any) -> _GetRequest:
         )
     body: dict[str, Any] = raw["Get"]
     name = table_name(body)
-    key = key_values(body)
+    key = item_member(body, "Key")
     ph = placeholders_of(body)
     paths = projection_of(body, ph)
     ph.check_all_used()
