@@ -50,6 +50,7 @@ from emulator.server.protocol import (
     validation,
 )
 from emulator.server.request_validators import (
+    check_measured_size,
     check_size,
     condition_of,
     consumed_mode,
@@ -126,6 +127,8 @@ class _WriteRequest:
     cond: Node | None
     on_fail: str
     updates: list[Node]
+    size: int
+    """A Put's item size in bytes, measured once (0 for the other actions)."""
 
 
 def _write_request(number: int, raw: Any) -> _WriteRequest:
@@ -150,7 +153,8 @@ def _write_request(number: int, raw: Any) -> _WriteRequest:
             raise null_member(_where(number, kind, "updateExpression"))
         updates = parse_update(text, ph)
     ph.check_all_used()
-    return _WriteRequest(kind, name, values, cond, on_fail, updates)
+    size = item_size(values) if kind == "Put" else 0
+    return _WriteRequest(kind, name, values, cond, on_fail, updates, size)
 
 
 def _write_action(state: EmulatorState, asked: _WriteRequest) -> _Write:
@@ -159,7 +163,7 @@ def _write_action(state: EmulatorState, asked: _WriteRequest) -> _Write:
     table = state.table(asked.table_name)
     if asked.kind == "Put":
         key = checked_put(table, asked.values)
-        size = check_size(asked.values)
+        size = check_measured_size(asked.size)
         return _Write(asked.kind, table, key, asked.cond, asked.on_fail, asked.values, size)
     key = key_member(table, asked.values)
     return _Write(asked.kind, table, key, asked.cond, asked.on_fail, updates=asked.updates)
@@ -253,7 +257,7 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
     mode = consumed_mode(req)
     metrics_mode = enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE")
     asked = [_write_request(n, a) for n, a in enumerate(raw, 1)]
-    put_bytes = sum(item_size(a.values) for a in asked if a.kind == "Put")
+    put_bytes = sum(a.size for a in asked)
     if put_bytes > MAX_TRANSACTION_BYTES:
         raise validation("Transaction request size has exceeded the maximum allowed size of 4 MB")
     plan = [_write_action(state, a) for a in asked]
