@@ -109,15 +109,13 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     import asyncio
     import time
 
-    import boto3
-
     from emulator.server import EmulatorServer
     from loadgen.measure import Measurement
     from loadgen.messages import RunPlan
     from loadgen.playbook import parse_playbook
     from loadgen.sigv4 import StaticCredentials
 
-    from .conftest import tiny_playbook
+    from .conftest import emulator_table, tiny_playbook
 
     base = tiny_playbook().model_dump(mode="json")
     base["load"]["phases"] = [
@@ -126,14 +124,7 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     ]
     playbook = parse_playbook(base)
     with EmulatorServer(port=0, scale=1.0, create_delay_s=0) as emu:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=emu.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="a",
-            aws_secret_access_key="b",
-        )
-        client.create_table(**playbook.tables[0].create_table_request("tbl"))
+        emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=2.0)
         report = asyncio.run(
             Measurement(plan, 0, StaticCredentials("a", "b")).run(time.time() + 0.1)

@@ -16,7 +16,6 @@ import time
 from collections import Counter
 from typing import Any
 
-import boto3
 import pytest
 
 from emulator.server import EmulatorServer
@@ -29,7 +28,7 @@ from loadgen.playbook import Playbook, parse_playbook
 from loadgen.sigv4 import StaticCredentials
 from loadgen.workload_spec import Users
 
-from .conftest import tiny_playbook
+from .conftest import emulator_table, tiny_playbook
 
 CREDS = StaticCredentials("a", "b")
 
@@ -70,14 +69,7 @@ def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Counting, A
     emu = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
     counting = Counting(emu)  # before start: the server binds its handler then
     with emu:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=emu.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="a",
-            aws_secret_access_key="b",
-        )
-        client.create_table(**playbook.tables[0].create_table_request("tbl"))
+        client = emulator_table(emu.endpoint_url, playbook)
         counting.start()
         run_plan = RunPlan(
             "r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=3.0, **plan
