@@ -32,6 +32,7 @@ from emulator.params import DEFAULT_LATENCY, CapacityParams, LatencyParams
 from emulator.units import (
     CollectionRead,
     TableWrite,
+    collection_read_cost,
     read_units,
     scan_read_cost,
     table_write_units,
@@ -621,15 +622,13 @@ class ClosedLoopEngine:
                 size = self.spec.item_size_bytes  # one item, as a single-operation query
                 return 1, read_units(size, action.consistent_read, self.params), 1, size, 0
             value = next(iter(action.key.values()))
+            # What the collection holds, looked up once: its items and bytes are the
+            # result, and the one rule charges them (ItemCollections.read_cost would
+            # look them up again).
             held = collections.stats(table, action.index, value, action.since)
-            cost = collections.read_cost(
-                table,
-                action.index,
-                value,
-                action.consistent_read,
+            cost = collection_read_cost(
+                CollectionRead(held.items, held.bytes, action.consistent_read, action.limit),
                 self.params,
-                since=action.since,
-                limit=action.limit,
             )
             return cost.pages, cost.units, held.items, held.bytes, 0
         held = collections.totals(table, action.index)
