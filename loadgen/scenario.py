@@ -38,6 +38,7 @@ from loadgen.workload_spec import (
     FailureReason,
     GetStep,
     LockStep,
+    Operation,
     PutStep,
     QueryStep,
     ReleaseStep,
@@ -52,20 +53,6 @@ from loadgen.workload_spec import (
 )
 
 # --- the protocol --------------------------------------------------------------------------
-
-Operation = Literal[
-    "get",
-    "put",
-    "update",
-    "delete",
-    "query",
-    "scan",
-    "batch_write",
-    "batch_get",
-    "transact_write",
-    "transact_get",
-]
-"""A request as DynamoDB sees it (a lock is a conditional put; a release a delete)."""
 
 Key = Mapping[str, Value]
 
