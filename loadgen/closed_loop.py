@@ -354,23 +354,16 @@ class ClosedLoopEngine:
         if decision.retry:
             self._push(done + decision.delay_s, u, "attempt")
             return
-        final = ActionOutcome(
-            status=outcome.status,
-            latency_s=done - user.op_started,
-            attempts=attempts.attempts,
-            items=outcome.items,
-            bytes=outcome.bytes,
-            consumed=user.consumed,
-            last_evaluated_key=outcome.last_evaluated_key,
-            reasons=outcome.reasons,
-            unprocessed=outcome.unprocessed,
-            version=outcome.version,
-        )
+        # The last attempt's outcome (a new one per attempt) becomes the operation's:
+        # completed in place with what the whole operation took, instead of copied.
+        outcome.latency_s = done - user.op_started
+        outcome.attempts = attempts.attempts
+        outcome.consumed = user.consumed
         at_second(self.run.result.iterations, self._second()).record_operation(
-            final.status, final.attempts
+            outcome.status, outcome.attempts
         )
         user.action = user.attempts = None
-        self._push(done, u, final)
+        self._push(done, u, outcome)
 
     def _counts(self) -> Counts:
         return self.run.result.second(self._second())

@@ -85,7 +85,11 @@ class Member:
     condition: Condition | None = None
 
 
-@dataclass(frozen=True, slots=True)
+# OpAction and ActionOutcome are built for every simulated request (an outcome per
+# attempt): not frozen, because a frozen dataclass's __init__ sets each field through
+# object.__setattr__, about 7 times the cost of a plain one here. Neither is changed
+# after it is handed over (the engine completes an outcome before it sends it).
+@dataclass(slots=True)
 class OpAction:
     """One request to perform on the run's table."""
 
@@ -129,7 +133,7 @@ Status = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ActionOutcome:
     """What the driver saw of one OpAction, after the SDK's retries."""
 
