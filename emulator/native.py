@@ -115,6 +115,12 @@ def activate(package_name: str, package_path: list[str]) -> None:
         sys.path.append(str(build))  # the group library the compiled modules share
 
 
+def compiled() -> bool:
+    """Whether the emulator's modules run compiled (mypyc classes refuse what plain
+    Python classes allow, e.g. an interpreted subclass's instances)."""
+    return _State.build is not None
+
+
 def status() -> str:
     """Which emulator runs, e.g. 'compiled by mypyc (.native/1f2e...)'."""
     return _State.reason

@@ -30,8 +30,6 @@ from loadgen.op_bodies import (
     get_item,
     put_item,
     query_collection,
-    resend_batch_get,
-    resend_batch_write,
     scan,
     transact_get,
     transact_write,
@@ -89,8 +87,9 @@ class ActionWire:
             return WriteCondition("absent_or_below", LOCK_EXPIRY, now), {}
         return WriteCondition("equals", LOCK_OWNER, condition.owner or ""), {}
 
-    def request(self, action: OpAction, start_key: Any = None) -> WireRequest:
-        """The first request of `action` (a resend of unprocessed members: `resend`)."""
+    def request(self, action: OpAction) -> WireRequest:
+        """The request of `action` (a batch's unprocessed members come back from the
+        interpreter as an action of their own)."""
         op, table = action.operation, self.table
         cond, stored = self._condition(action.condition)
         values = {**action.key, **action.attributes, **stored}
@@ -109,7 +108,7 @@ class ActionWire:
             return delete_item(table, action.key, cond)
         if op == "get":
             return get_item(table, action.key, action.consistent_read)
-        start = start_key if start_key is not None else action.exclusive_start_key
+        start = action.exclusive_start_key
         if op == "query":
             return self._query(action, start)
         if op == "scan":
@@ -177,12 +176,6 @@ class ActionWire:
             raise ValueError("a transaction's condition_check needs a condition")
         return TransactCheck(self.table, m.key, cond), None
 
-    def resend(self, action: OpAction, reply: OpReply) -> WireRequest:
-        """The batch's unprocessed members, resent as they came back."""
-        if action.operation == "batch_write":
-            return resend_batch_write(reply.leftover)
-        return resend_batch_get(reply.leftover)
-
     def unprocessed_members(self, action: OpAction, reply: OpReply) -> tuple[int, ...]:
         """Indices (into the action's members) of what the batch left unprocessed."""
         if not reply.unprocessed:
@@ -213,7 +206,6 @@ class ActionWire:
         attempts: int,
         latency_s: float,
         consumed: float,
-        version: int | None = None,
     ) -> ActionOutcome:
         """The interpreter's view of the final reply, after `attempts`."""
         reasons = reply.reasons or (
@@ -229,7 +221,7 @@ class ActionWire:
             last_evaluated_key=reply.last_key,
             reasons=reasons,
             unprocessed=self.unprocessed_members(action, reply),
-            version=version if version is not None else self._version_after(action, reply),
+            version=self._version_after(action, reply),
         )
 
     def _version_after(self, action: OpAction, reply: OpReply) -> int | None:

@@ -320,9 +320,9 @@ class ClosedLoopEngine:
         if phase.pacing_s is not None:
             wait = max(0.0, phase.pacing_s - (self.now - user.started_at))
         elif phase.think_s is not None:
-            from loadgen.scenario import _think_seconds
+            from loadgen.scenario import think_seconds
 
-            wait = _think_seconds(phase.think_s, user.state.rng)
+            wait = think_seconds(phase.think_s, user.state.rng)
         else:
             wait = 0.0
         self._push(self.now + wait, u, "start")

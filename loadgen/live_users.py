@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT
+from loadgen.in_flight import InFlight
 from loadgen.iteration_results import IterationCounts, at_second
 from loadgen.messages import COMPLETE, OP_CAP, PhaseShare
 from loadgen.op_replies import ERROR, READS, OpReply, read_reply
@@ -51,9 +52,10 @@ from loadgen.scenario import (
     Program,
     ThinkAction,
     UserState,
+    think_seconds,
 )
 from loadgen.sdk_retry import AttemptKind, RetrySettings, SdkClient, retry_kind
-from loadgen.workload_spec import ThinkRange, Users
+from loadgen.workload_spec import Users
 
 if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports this module)
     from loadgen.measure import Measurement
@@ -61,19 +63,6 @@ if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports thi
 DEFAULT_MAX_USERS = 1000
 """Users available to an open-arrival mix or scenario without `max_users` (k6's
 maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
-OPERATIONS = {
-    "get": "GetItem",
-    "put": "PutItem",
-    "update": "UpdateItem",
-    "delete": "DeleteItem",
-    "query": "Query",
-    "scan": "Scan",
-    "batch_write": "BatchWriteItem",
-    "batch_get": "BatchGetItem",
-    "transact_write": "TransactWriteItems",
-    "transact_get": "TransactGetItems",
-}
-"""The interpreter's operation names as DynamoDB's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,21 +89,11 @@ def sdk_settings(phase: Phase) -> RetrySettings:
     return RetrySettings(phase.retry.mode, phase.retry.max_attempts)
 
 
-class StepPending:
+class StepPending(InFlight):
     """A scenario request in flight: counted by the worker as every request is, and
     settling the future its user awaits with the reply in both views."""
 
-    __slots__ = (
-        "counts",
-        "future",
-        "http_status",
-        "is_write",
-        "operation",
-        "phase",
-        "reply",
-        "run_t",
-        "sent_at",
-    )
+    __slots__ = ("future", "http_status", "operation", "reply")
 
     def __init__(
         self,
@@ -125,9 +104,8 @@ class StepPending:
         operation: str,
         future: asyncio.Future[Answer],
     ) -> None:
-        self.sent_at, self.counts, self.phase, self.run_t = sent_at, counts, phase, run_t
+        super().__init__(sent_at, counts, phase, run_t, operation not in READS)
         self.operation = operation
-        self.is_write = operation not in READS
         self.future = future
         self.reply: OpReply | None = None
         self.http_status: int | None = None
@@ -217,13 +195,15 @@ class UserPhase:
             m.slot.clear()
             await m.slot.wait()
         if m.sent >= m.max_ops:
+            m.stop_at_op_cap()
             self.status = OP_CAP
             self.closing.set()
             return None
-        run_t = self.run_t()
+        now = m.now()
+        run_t = now - m.t0
         counts = m.report.second(min(int(run_t), self.last_second))
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        ctx = StepPending(m.now(), counts, self.share, run_t, operation, future)
+        ctx = StepPending(now, counts, self.share, run_t, operation, future)
         m.send(ctx, target, body)
         self.share.offered += 1  # a phase of users offered what it sent
         return await future
@@ -233,7 +213,6 @@ class UserPhase:
         in real time: it says how long to wait, this waits it); None when the worker
         stopped. Every attempt is counted; the program sees the last answer."""
         request = self.wire.request(action)
-        operation = OPERATIONS[action.operation]
         began = self.m.now()
         consumed = 0.0
         body = request.encode()
@@ -242,7 +221,7 @@ class UserPhase:
             wait = attempts.before_send(self.run_t())  # adaptive mode's rate limiter
             if wait > 0:
                 await self._sleep(wait)
-            answer = await self._attempt(operation, request.target, body)
+            answer = await self._attempt(request.operation, request.target, body)
             if answer is None:
                 return None
             consumed += answer.reply.attempt.consumed
@@ -351,7 +330,7 @@ class UserPhase:
             if pacing is not None:
                 await self._sleep(began + pacing - self.m.now())
             elif self.phase.think_s is not None:
-                await self._sleep(_think(self.phase.think_s, user.rng))
+                await self._sleep(think_seconds(self.phase.think_s, user.rng))
 
     async def _open(self) -> None:
         m = self.m
@@ -393,9 +372,3 @@ class UserPhase:
         finally:
             for t in running:
                 t.cancel()
-
-
-def _think(think: float | ThinkRange, rng: random.Random) -> float:
-    if isinstance(think, ThinkRange):
-        return rng.uniform(think.min, think.max)
-    return float(think)

@@ -33,7 +33,8 @@ import numpy as np
 from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
-from loadgen.live_users import DEFAULT_MAX_USERS, StepPending, UserPhase
+from loadgen.in_flight import InFlight
+from loadgen.live_users import DEFAULT_MAX_USERS, UserPhase
 from loadgen.messages import (
     COMPLETE,
     FAILED,
@@ -45,8 +46,7 @@ from loadgen.messages import (
     WorkerReport,
 )
 from loadgen.playbook import Phase
-from loadgen.requests import AttemptOutcome, RequestFactory, classify, tally
-from loadgen.results import Counts
+from loadgen.requests import RequestFactory, tally
 from loadgen.scenario import Program
 from loadgen.sigv4 import CredentialSource, Signer
 from loadgen.workload_spec import Users
@@ -105,35 +105,6 @@ def default_max_ops(plan: RunPlan, worker: int) -> int:
     return int(share * 1.05) + 100
 
 
-class _Pending:
-    """One request in flight: when it left and where its outcome is counted. A scenario
-    step's request (loadgen.live_users) reads its reply for the application too and is
-    told when it was counted (`read`, `settle`)."""
-
-    __slots__ = ("counts", "is_write", "phase", "run_t", "sent_at")
-
-    def __init__(
-        self,
-        sent_at: float,
-        counts: Counts,
-        phase: PhaseShare,
-        run_t: float,
-        is_write: bool = False,
-    ) -> None:
-        self.sent_at = sent_at
-        self.counts = counts
-        self.phase = phase
-        self.run_t = run_t
-        self.is_write = is_write
-
-    def read(self, status: int, body: bytes) -> AttemptOutcome:
-        """The counted outcome of the reply."""
-        return classify(status, body)
-
-    def settle(self, error: str | None) -> None:
-        """Called once the attempt was counted (`error`: the client's, e.g. Timeout)."""
-
-
 class Measurement:
     """Runs one worker's share of a run plan against the data-plane endpoint."""
 
@@ -155,11 +126,12 @@ class Measurement:
         """The measuring clock, for the phases that run users (loadgen.live_users)."""
         self._times: list[list[float] | None] = []
         """Each phase's send times (None: a phase of users, which has no schedule)."""
-        self._pending: set[_Pending | StepPending] = set()
+        self._pending: set[InFlight] = set()
         self._where: dict[str, Any] = {"phase": None, "next": 0, "of": 0}
         self._slot = asyncio.Event()
         self._stop = asyncio.Event()
         self._stop_reason = ""
+        self._capped = False
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -181,14 +153,14 @@ class Measurement:
         loop.call_soon_threadsafe(stop)
 
     # --- outcome counting -------------------------------------------------------------
-    def send(self, ctx: _Pending | StepPending, target: str, body: bytes) -> None:
+    def send(self, ctx: InFlight, target: str, body: bytes) -> None:
         """Send one request (a pool slot must be free) counted in `ctx.counts`."""
         ctx.counts.sent += 1
         self._pending.add(ctx)
         self.sent += 1
         self.pool.request(self.pool.frame(self.signer.headers(target, body), body), ctx, self._done)
 
-    def _done(self, ctx: _Pending, status: int, body: bytes, error: str | None) -> None:
+    def _done(self, ctx: InFlight, status: int, body: bytes, error: str | None) -> None:
         self._pending.discard(ctx)
         c = ctx.counts
         if error is not None:
@@ -265,6 +237,17 @@ class Measurement:
         self.report.status = status
         self.report.written_at = time.time()
         return self.report
+
+    def stop_at_op_cap(self) -> None:
+        """Leave the op cap's snapshot, once (a phase's users may each find the cap): the
+        worker sent all the plan allows, so a pacing bug aborts rather than bills. Both
+        senders, the schedule's loop and a phase's users, check `sent >= max_ops` before
+        each send and call this when it holds."""
+        if not self._capped:
+            self._capped = True
+            self._stop_snapshot(
+                f"op cap: {self.max_ops} requests sent, the plan allows no more (pacing bug?)"
+            )
 
     def _stop_snapshot(self, why: str) -> None:
         now = clock()
@@ -361,17 +344,14 @@ class Measurement:
                 while i < n and times[i] <= t and self.pool.available > 0:
                     if self.sent >= self.max_ops:
                         self._where["next"] = i
-                        self._stop_snapshot(
-                            f"op cap: {self.max_ops} requests sent, the "
-                            "plan allows no more (pacing bug?)"
-                        )
+                        self.stop_at_op_cap()
                         return OP_CAP
                     run_t = offset + t
                     counts = report.second(min(int(run_t), last_second))
                     if t - times[i] > late_s:
                         counts.late += 1
                     body = factory.next_body()
-                    self.send(_Pending(now, counts, share, run_t, is_write), target, body)
+                    self.send(InFlight(now, counts, share, run_t, is_write), target, body)
                     i += 1
                     now = clock()
                     t = now - start

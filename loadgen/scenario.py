@@ -306,7 +306,9 @@ class _Lazy:
 # --- the programs --------------------------------------------------------------------------
 
 
-def _think_seconds(think: Think, rng: random.Random) -> float:
+def think_seconds(think: Think, rng: random.Random) -> float:
+    """One pause: a fixed think time, or uniform in its range (the one rule of the
+    program's steps, the simulated users' and the live users' think between iterations)."""
     if isinstance(think, ThinkRange):
         return rng.uniform(think.min, think.max)
     return float(think)
@@ -390,7 +392,7 @@ class Program:
                 if not end.ok and step.on_failure != "continue":
                     failed = step.label
                     break
-                pause = _think_seconds(step.think_s, user.rng)
+                pause = think_seconds(step.think_s, user.rng)
                 if pause > 0:
                     yield from self._think(user, pause, step.label)
             if failed is not None:
@@ -519,7 +521,7 @@ class Program:
         ctx = self.ctx
         table = ctx.table.name
         if isinstance(step, ThinkStep):
-            yield from self._think(user, _think_seconds(step.seconds, user.rng), step.label)
+            yield from self._think(user, think_seconds(step.seconds, user.rng), step.label)
             return _StepEnd(True)
         if isinstance(step, LockStep):
             return (yield from self._lock(user, step))

@@ -67,6 +67,19 @@ def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
+def no_aws_credentials(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No AWS credentials anywhere botocore looks: none of the caller's AWS_* variables,
+    no shared credentials or config file, no instance metadata (a developer's real
+    profile must never be reached, and the lookup must not wait on a metadata endpoint)."""
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+@pytest.fixture
 def fake_terraform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     """An executable `terraform` that replays recorded output and logs every invocation:
     `binary` its path, `workdir` an empty stack folder, `calls()` the logged invocations,

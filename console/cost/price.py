@@ -202,24 +202,14 @@ def _image(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
             )
         else:
             bill.lines.append(line("image build (CodeBuild)", image.build_minutes, "min", rate))
-    if image.image_gb and image.stored_s and prices.ecr_gb_month is not None:
-        bill.lines.append(
-            line(
-                "image storage (ECR)",
-                image.image_gb * image.stored_s / SECONDS_PER_MONTH,
-                "GB-month",
-                prices.ecr_gb_month,
-            )
-        )
-    if image.source_gb and image.source_stored_s and prices.s3_gb_month is not None:
-        bill.lines.append(
-            line(
-                "image sources (S3)",
-                image.source_gb * image.source_stored_s / SECONDS_PER_MONTH,
-                "GB-month",
-                prices.s3_gb_month,
-            )
-        )
+    stored = [
+        ("image storage (ECR)", image.image_gb, image.stored_s, prices.ecr_gb_month),
+        ("image sources (S3)", image.source_gb, image.source_stored_s, prices.s3_gb_month),
+    ]
+    for what, gb, seconds, per_gb_month in stored:
+        if gb and seconds and per_gb_month is not None:
+            gb_months = gb * seconds / SECONDS_PER_MONTH
+            bill.lines.append(line(what, gb_months, "GB-month", per_gb_month))
     requests = [
         ("PUT", image.source_puts, prices.s3_per_1000_puts),
         ("GET", image.source_gets, prices.s3_per_1000_gets),

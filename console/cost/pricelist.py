@@ -212,7 +212,13 @@ def fetch_prices(pricing: Any, region: str, today: date | None = None) -> PriceT
     # verified here): kept from the dated table when it has them
     kept += [
         f
-        for f in ("codebuild_minute", "ecr_gb_month", "s3_gb_month", "s3_per_1000_puts")
+        for f in (
+            "codebuild_minute",
+            "ecr_gb_month",
+            "s3_gb_month",
+            "s3_per_1000_puts",
+            "s3_per_1000_gets",
+        )
         if getattr(table, f)
     ]
     source = f"AWS Price List API (GetProducts), fetched {today.isoformat()}"

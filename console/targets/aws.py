@@ -115,6 +115,9 @@ class AwsTarget:
     def identity(self) -> str | None:
         return kit.caller_identity(self.settings, self.session())
 
+    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan:
+        return image_plan(self.settings, say)
+
     def preflight(self, report: PlanReport) -> list[Finding]:
         from console.targets.preflight import preflight
 
@@ -127,7 +130,7 @@ class AwsTarget:
         """Apply the kit, then get the workers an image pinned by digest: the one given,
         or one built from the worker's sources (locally or in the account) into the
         run's repository, and apply again so the task definition names that digest."""
-        plan = image_plan(self.settings, hooks.say)
+        plan = self.worker_image_plan(hooks.say)
         if plan.kind == "given" and state.image is None:  # also on a resumed up
             assert self.settings.worker_image is not None
             state.image = resolve_given(self.settings.worker_image, self._ecr_in)
@@ -159,7 +162,7 @@ class AwsTarget:
         `rebuild`) and pin the image in the task definition; a given image is resolved
         and pinned instead. Creates the in-account build project first when the run was
         applied without one and no engine is on PATH."""
-        plan = image_plan(self.settings, hooks.say)
+        plan = self.worker_image_plan(hooks.say)
         tf_state = state.terraform
         if tf_state is None or tf_state.outputs is None:
             raise StateError(

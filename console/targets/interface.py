@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # types only: importing console.targets loads no workflow module
+    from console.targets.worker_image import ImagePlan
     from console.workflow.hooks import Hooks
     from console.workflow.models import DownReport, Leftover, PlanReport
     from console.workflow.options import RunOptions, UpOptions
@@ -127,6 +128,11 @@ class Target(Protocol):
     def identity(self) -> str | None:
         """Who the run's resources would be created as (CredentialsError when unknown);
         None when the target has no identity (local)."""
+
+    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan | None:
+        """How a run here gets its worker image (given, built on this machine, built in
+        the account), decided before anything exists so the plan prices that path; None
+        when this target's workers are not containers (local processes)."""
 
     def preflight(self, report: PlanReport) -> list[Finding]:
         """What must be fixed before `up` may create anything (permissions, quotas,

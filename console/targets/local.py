@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -29,6 +29,9 @@ from console.workflow.run_state import ImageState, RunState, StateStore, TableRu
 from console.workflow.samples import IndexSample
 from console.workflow.settings import Settings, TargetName
 from loadgen.playbook import load_playbook
+
+if TYPE_CHECKING:  # types only: a local run builds no image
+    from console.targets.worker_image import ImagePlan
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
 """A worker process is ready in a second or two; a minute still fails a broken start."""
@@ -87,6 +90,9 @@ class LocalTarget:
             store.save(state)
         hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
         create_tables(store, state, playbook, emulator.client(state), hooks, self.table_name)
+
+    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan | None:
+        return None  # local workers are `python -m loadgen.worker` processes: no image
 
     def worker_image(
         self, store: StateStore, state: RunState, hooks: Hooks, rebuild: bool

@@ -16,7 +16,6 @@ from console.cost.price import capacity_per_hour
 from console.cost.prices import PriceTable, price_table
 from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
 from console.targets import target_named
-from console.targets.worker_image import image_plan
 from console.workflow import cloudwatch
 from console.workflow.models import (
     PlannedFleet,
@@ -94,9 +93,9 @@ def make_plan(
     names = {s.name: target.table_name(run_id, s.name) for s in specs}
     tables = [planned_table(s, names[s.name], prices) for s in specs]
     fleet = fleet_of(options)
-    # the image a run on this target gets; a target that bills nothing (local) prices the
-    # build's span as before, not a builder this machine happens to have
-    image = image_plan(settings, lambda _line: None) if target.billed else None
+    # the image a run on this target gets; a target whose workers are no containers
+    # (local) prices the build's span as before, not a builder this machine happens to have
+    image = target.worker_image_plan(lambda _line: None)
     setup = AwsSetup(
         image_s=0.0 if image and image.kind == "given" else IMAGE_S,
         metrics_per_index_minute=len(cloudwatch.METRICS),

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
+from emulator.native import compiled
 from emulator.params import DEFAULT_PARAMS, CapacityParams, ParamInfo, settable
 from loadgen.calibrate.targets import Target
 from loadgen.figures import MISSING_RESIDUAL, Figure, Tolerance, by_key, residual
@@ -357,18 +358,15 @@ def _recording(prior: CapacityParams) -> tuple[set[str], CapacityParams]:
     Where the emulator is compiled its code reads the fields directly and nothing is
     noted: the set stays empty and every parameter counts as read."""
     reads: set[str] = set()
-    try:
-
-        class Recording(type(prior)):  # type: ignore[misc]
-            def __getattribute__(self, name: str) -> Any:
-                reads.add(name)
-                return object.__getattribute__(self, name)
-
-        return reads, Recording(**{n: getattr(prior, n) for n in _field_names()})
-    except TypeError:
-        # mypyc refuses an instance of the subclass ("interpreted classes cannot inherit
-        # from compiled"): nothing can be noted, so every parameter counts as read.
+    if compiled():  # mypyc refuses instances of an interpreted subclass
         return reads, prior
+
+    class Recording(type(prior)):  # type: ignore[misc]
+        def __getattribute__(self, name: str) -> Any:
+            reads.add(name)
+            return object.__getattribute__(self, name)
+
+    return reads, Recording(**{n: getattr(prior, n) for n in _field_names()})
 
 
 def _indices(reads: set[str], names: list[str]) -> list[int] | None:

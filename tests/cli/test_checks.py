@@ -4,7 +4,6 @@ the verdict for every built-in playbook, the reports, and bad files named by lin
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -176,16 +175,12 @@ def test_not_yaml_and_no_criteria_and_bad_report_type_exit_2(
     assert "--target applies to --mode live" in out
 
 
+@pytest.mark.usefixtures("no_aws_credentials")
 def test_live_check_on_aws_goes_through_the_workflow_and_needs_credentials(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No credentials: the plan and its cost are printed, then the credentials message,
     exit 2, and no run folder beyond the plan's (nothing was created on AWS)."""
-    for name in [n for n in os.environ if n.startswith("AWS_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("HOTBENCH_RUNS_DIR", str(tmp_path / "runs"))
     out = _exit_2(tmp_path, MUST_FAIL, "--mode", "live", "--target", "aws", "--yes")
     assert "plan on aws" in out and "no AWS credentials found" in out, out

@@ -126,6 +126,8 @@ def test_refresh_reads_the_region_by_exact_usage_type_and_lists_what_it_kept() -
     assert table.as_of == TODAY and table.kept_as_of == US_EAST_1.as_of
     assert "fargate ARM64 vCPU" in table.kept and "fargate ARM64 GB" in table.kept
     assert "contributor_insights_rule_month" in table.kept
+    image = {"codebuild_minute", "ecr_gb_month", "s3_gb_month", "s3_per_1000_puts"}
+    assert image | {"s3_per_1000_gets"} <= set(table.kept)  # no image price is fetched
     assert "Price List API" in table.source
 
 

@@ -49,6 +49,14 @@ def tiny_playbook(
     )
 
 
+def emulator_table(endpoint_url: str, playbook: Playbook, name: str = "tbl") -> Any:
+    """A control client on the emulator at `endpoint_url`, the playbook's first table
+    created there as `name` (what a live test measures against)."""
+    client = make_client(endpoint_url, "us-east-1", CREDS)
+    client.create_table(**playbook.tables[0].create_table_request(name))
+    return client
+
+
 def make_plan(endpoint: str, run_id: str = "r", **kwargs: Any) -> RunPlan:
     playbook = kwargs.pop("playbook", None) or tiny_playbook(
         kwargs.pop("rate", 200), kwargs.pop("duration_s", 2.0)

@@ -93,19 +93,12 @@ def test_cli_run_writes_the_simulate_json_format(tmp_path: Path) -> None:
     assert run["sent"] == run["succeeded"] + run["throttled"] + run["errors"] + run["timeouts"]
 
 
+@pytest.mark.usefixtures("no_aws_credentials")
 def test_cli_aws_target_without_credentials_creates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`run --target aws` is up, run and down in one go (console/workflow): without AWS
     credentials it stops with the credentials message (exit 2) before anything exists."""
-    import os
-
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("HOTBENCH_RUNS_DIR", str(tmp_path / "runs"))
     playbook = str(ROOT / "playbooks" / "hot-partition.yaml")
     assert cli(["run", playbook, "--target", "aws", "--yes"]) == 2
@@ -116,15 +109,13 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     import asyncio
     import time
 
-    import boto3
-
     from emulator.server import EmulatorServer
     from loadgen.measure import Measurement
     from loadgen.messages import RunPlan
     from loadgen.playbook import parse_playbook
     from loadgen.sigv4 import StaticCredentials
 
-    from .conftest import tiny_playbook
+    from .conftest import emulator_table, tiny_playbook
 
     base = tiny_playbook().model_dump(mode="json")
     base["load"]["phases"] = [
@@ -133,14 +124,7 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     ]
     playbook = parse_playbook(base)
     with EmulatorServer(port=0, scale=1.0, create_delay_s=0) as emu:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=emu.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="a",
-            aws_secret_access_key="b",
-        )
-        client.create_table(**playbook.tables[0].create_table_request("tbl"))
+        emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=2.0)
         report = asyncio.run(
             Measurement(plan, 0, StaticCredentials("a", "b")).run(time.time() + 0.1)

@@ -16,7 +16,6 @@ import time
 from collections import Counter
 from typing import Any
 
-import boto3
 import pytest
 
 from emulator.server import EmulatorServer
@@ -24,12 +23,12 @@ from loadgen.coordinator import aggregate
 from loadgen.iteration_results import at_second, iteration_totals
 from loadgen.live_users import users_at
 from loadgen.measure import Measurement, phase_op_bound
-from loadgen.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
+from loadgen.messages import COMPLETE, OP_CAP, PhaseShare, RunPlan, WorkerReport
 from loadgen.playbook import Playbook, parse_playbook
 from loadgen.sigv4 import StaticCredentials
 from loadgen.workload_spec import Users
 
-from .conftest import tiny_playbook
+from .conftest import emulator_table, tiny_playbook
 
 CREDS = StaticCredentials("a", "b")
 
@@ -70,14 +69,7 @@ def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Counting, A
     emu = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
     counting = Counting(emu)  # before start: the server binds its handler then
     with emu:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=emu.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="a",
-            aws_secret_access_key="b",
-        )
-        client.create_table(**playbook.tables[0].create_table_request("tbl"))
+        client = emulator_table(emu.endpoint_url, playbook)
         counting.start()
         run_plan = RunPlan(
             "r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=3.0, **plan
@@ -330,3 +322,16 @@ def test_a_population_at_scale_is_whole_users_and_never_none_of_some() -> None:
     assert scaled_users(200, 0.1) == 20
     assert scaled_users(25, 0.1) == 3
     assert scaled_users(0, 0.1) == 0
+
+
+def test_users_at_the_op_cap_stop_with_its_snapshot_written_once() -> None:
+    # The schedule's loop and a phase's users share the op cap's brake: the report says
+    # why it stopped, once, however many users found the cap.
+    playbook = scenario_playbook(
+        {"name": "orders", "users": 4, "scenario": "order", "duration_s": 1.0}, LOCKED_ORDER
+    )
+    report, counting, _ = run_live(playbook, max_ops=30)
+    assert report.status == OP_CAP
+    assert report.totals().sent == 30 == sum(counting.seen.values())
+    assert report.snapshot is not None and "op cap" in report.snapshot["why"]
+    assert sum("op cap" in note for note in report.notes) == 1

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import boto3
 import pytest
 
 from emulator.server import EmulatorServer
@@ -26,6 +25,7 @@ from loadgen.results import to_full_scale
 from loadgen.runners import SimulatedRunner
 from loadgen.sigv4 import StaticCredentials
 
+from .conftest import emulator_table
 from .test_live_users import scenario_playbook
 
 SCALE = 0.1
@@ -47,14 +47,7 @@ def test_a_hot_partitions_scenario_agrees_live_and_simulated() -> None:
     )
     simulated = SimulatedRunner().run(playbook).runs[0]
     with EmulatorServer(port=0, scale=SCALE, create_delay_s=0) as emu:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=emu.endpoint_url,
-            region_name="us-east-1",
-            aws_access_key_id="a",
-            aws_secret_access_key="b",
-        )
-        client.create_table(**playbook.tables[0].create_table_request("tbl"))
+        emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, scale=SCALE)
         t0 = time.time() + 0.05
         report = asyncio.run(Measurement(plan, 0, StaticCredentials("a", "b")).run(t0))

@@ -363,13 +363,8 @@ def test_no_engine_and_no_codebuild_permission_is_exit_4_naming_the_fixes() -> N
     assert "install one of docker, podman, finch" in message and "HOTBENCH_WORKER_IMAGE" in message
 
 
-def test_missing_credentials_are_exit_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+@pytest.mark.usefixtures("no_aws_credentials")
+def test_missing_credentials_are_exit_2() -> None:
     ecr = boto3.Session().client("ecr", region_name="us-east-1")
     with pytest.raises(CredentialsError) as missing:
         build_image(ImagePlan("codebuild"), stubbed_context({"ecr": ecr}), rebuild=False)

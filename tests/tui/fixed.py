@@ -3,6 +3,7 @@ change, so a snapshot differs only when the screen does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,15 @@ NOW = T0 + timedelta(minutes=3)
 
 def at(seconds: float) -> datetime:
     return T0 + timedelta(seconds=seconds)
+
+
+def mark_running(state: RunState) -> None:
+    """Up and pre-warmed in the first seconds, the run step running from 60 s."""
+    for step in (Step.UP, Step.PREWARM):
+        record = state.record(step)
+        record.status, record.started_at, record.finished_at = Status.DONE, at(1), at(8)
+    state.record(Step.RUN).status = Status.RUNNING
+    state.record(Step.RUN).started_at = at(60)
 
 
 def fixed_state(run_id: str = RUN_ID, up: bool = True) -> RunState:
@@ -72,11 +82,7 @@ def fixed_state(run_id: str = RUN_ID, up: bool = True) -> RunState:
             TableRun(variant="od", repeat=2),
         ],
     )
-    for step, status in ((Step.UP, Status.DONE), (Step.PREWARM, Status.DONE)):
-        record = state.record(step)
-        record.status, record.started_at, record.finished_at = status, at(1), at(8)
-    state.record(Step.RUN).status = Status.RUNNING
-    state.record(Step.RUN).started_at = at(60)
+    mark_running(state)
     if not up:
         for table in state.tables.values():
             table.deleted_at = at(100)
@@ -88,17 +94,25 @@ def fixed_state(run_id: str = RUN_ID, up: bool = True) -> RunState:
     return state
 
 
-def frames(preview: PlaybookResult) -> list[WatchFrame]:
-    """The simulated seconds of each table run, replayed as a watch stream would send them
-    (workers and emulator), with latency and a fleet status."""
+def replay(
+    preview: PlaybookResult,
+    starts: dict[tuple[str, int], float],
+    latency: Callable[[int], tuple[float, float]],
+    late: Callable[[int], int],
+    until: datetime | None = None,
+) -> list[WatchFrame]:
+    """The simulated seconds of each table run that started (`starts`: seconds after T0),
+    replayed as a watch stream sends them (workers with `latency(t)` as p50 and p99, and
+    the emulator) with a fleet status of 2 workers, `late(t)` of them late; with `until`,
+    only the seconds that ended by then."""
     out: list[WatchFrame] = []
-    starts = {("hot", 1): 60.0, ("od", 1): 170.0}
     for run in preview.runs:
         start = starts.get((run.table, run.repeat))
         if start is None:
             continue
-        label = f"{run.table}#{run.repeat}"
         for t in sorted(run.seconds):
+            if until is not None and at(start + t + 1) > until:
+                break
             c = run.seconds[t]
             common: dict[str, Any] = {
                 "table": run.table,
@@ -108,18 +122,25 @@ def frames(preview: PlaybookResult) -> list[WatchFrame]:
                 "throttled_by_reason": dict(c.by_reason),
                 "consumed_wcu": c.consumed_wcu,
             }
+            p50, p99 = latency(t)
             out.append(
                 WatchFrame(
                     at=at(start + t + 1),
-                    run_label=label,
+                    run_label=f"{run.table}#{run.repeat}",
                     samples=[
-                        IndexSample(source="workers", p50_ms=3.2 + t, p99_ms=11.5 + t, **common),
+                        IndexSample(source="workers", p50_ms=p50, p99_ms=p99, **common),
                         IndexSample(source="emulator", **common),
                     ],
-                    workers=WorkerStatus(planned=2, ready=2, running=2, late=t * 3),
+                    workers=WorkerStatus(planned=2, ready=2, running=2, late=late(t)),
                 )
             )
     return out
+
+
+def frames(preview: PlaybookResult) -> list[WatchFrame]:
+    """tiny's two table runs so far, latency and late workers growing each second."""
+    starts = {("hot", 1): 60.0, ("od", 1): 170.0}
+    return replay(preview, starts, lambda t: (3.2 + t, 11.5 + t), lambda t: t * 3)
 
 
 PARTITIONS: dict[str, Any] = {
@@ -184,9 +205,19 @@ class FixedBackend(Backend):
 
 def fixed_app(_tmp: Path | None = None) -> HotbenchApp:
     """Nothing is read from or written to the runs folder: its name is only shown."""
-    backend = FixedBackend(load_settings(target="local", runs_dir=Path("runs")))
-    app = HotbenchApp(backend, playbook_path=TINY, poll=False, clock=lambda: NOW)
-    app.animation_level = "none"  # the tab underline slides: a screenshot mid-slide varies
+    return snapshot_app(FixedBackend, TINY, NOW)
+
+
+def snapshot_app(backend: type[Backend], playbook: Path, now: datetime) -> HotbenchApp:
+    """The console over `backend` on local settings, at `now`, polling nothing and
+    animating nothing (the tab underline slides: a screenshot mid-slide varies)."""
+    app = HotbenchApp(
+        backend(load_settings(target="local", runs_dir=Path("runs"))),
+        playbook_path=playbook,
+        poll=False,
+        clock=lambda: now,
+    )
+    app.animation_level = "none"
     return app
 
 

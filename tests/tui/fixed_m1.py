@@ -12,21 +12,17 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 from console.cost.tally import tally_state
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.workflow import (
     CostTally,
-    IndexSample,
     PlanReport,
     RunState,
     Status,
-    Step,
     UpOptions,
     WatchFrame,
-    WorkerStatus,
     load_settings,
 )
 from console.workflow.run_state import EmulatorProcess, IndexState, TableRun, TableState
@@ -34,7 +30,7 @@ from console.workflow.runrecord import dump_run, load_run
 from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 from tests.conftest import PLAYBOOKS
-from tests.tui.fixed import PARTITIONS, T0, at
+from tests.tui.fixed import PARTITIONS, T0, at, mark_running, replay, snapshot_app
 
 M1 = PLAYBOOKS / "hot-partition.yaml"
 PREVIEW = Path(__file__).with_name("m1_preview.json")
@@ -111,46 +107,14 @@ def m1_state() -> RunState:
         results_table=f"{RUN_ID}-results",
         table_runs=table_runs,
     )
-    for step in (Step.UP, Step.PREWARM):
-        record = state.record(step)
-        record.status, record.started_at, record.finished_at = Status.DONE, at(1), at(8)
-    state.record(Step.RUN).status = Status.RUNNING
-    state.record(Step.RUN).started_at = at(60)
+    mark_running(state)
     return state
 
 
 def m1_frames(preview: PlaybookResult) -> list[WatchFrame]:
     """The simulated seconds of every table run that started, up to NOW, as a watch
     stream sends them (workers with latency, and the emulator)."""
-    out: list[WatchFrame] = []
-    for run in preview.runs:
-        start = STARTS.get((run.table, run.repeat))
-        if start is None:
-            continue
-        for t in sorted(run.seconds):
-            if at(start + t + 1) > NOW:
-                break
-            c = run.seconds[t]
-            common: dict[str, Any] = {
-                "table": run.table,
-                "start": at(start + t),
-                "accepted": c.succeeded,
-                "throttled": c.throttled,
-                "throttled_by_reason": dict(c.by_reason),
-                "consumed_wcu": c.consumed_wcu,
-            }
-            out.append(
-                WatchFrame(
-                    at=at(start + t + 1),
-                    run_label=f"{run.table}#{run.repeat}",
-                    samples=[
-                        IndexSample(source="workers", p50_ms=3.1, p99_ms=12.4, **common),
-                        IndexSample(source="emulator", **common),
-                    ],
-                    workers=WorkerStatus(planned=2, ready=2, running=2, late=0),
-                )
-            )
-    return out
+    return replay(preview, STARTS, lambda _t: (3.1, 12.4), lambda _t: 0, until=NOW)
 
 
 class FixedM1Backend(Backend):
@@ -167,10 +131,7 @@ class FixedM1Backend(Backend):
 
 
 def m1_app() -> HotbenchApp:
-    backend = FixedM1Backend(load_settings(target="local", runs_dir=Path("runs")))
-    app = HotbenchApp(backend, playbook_path=M1, poll=False, clock=lambda: NOW)
-    app.animation_level = "none"  # the tab underline slides: a screenshot mid-slide varies
-    return app
+    return snapshot_app(FixedM1Backend, M1, NOW)
 
 
 _PLAN: dict[str, PlanReport] = {}

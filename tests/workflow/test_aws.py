@@ -6,7 +6,6 @@ botocore's model) where moto has no support; the repository's fake Terraform
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -197,15 +196,8 @@ def test_aws_errors_become_messages_with_exit_codes(
         assert word in str(caught.value)
 
 
-def test_no_credentials_is_the_credentials_message(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+@pytest.mark.usefixtures("no_aws_credentials")
+def test_no_credentials_is_the_credentials_message() -> None:
     from console.workflow.steps import check_credentials
 
     with pytest.raises(CredentialsError, match="no AWS credentials found"):
