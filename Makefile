@@ -31,8 +31,9 @@ checkov: $(CHECKOV_VENV)/bin/checkov
 
 ## make native: compile the emulator with mypyc into .native/ (a no-op when it is current;
 ## pure Python runs wherever no current build exists, or with HOTBENCH_PURE=1).
+NATIVE_BUILD := $(BIN)/python -m emulator.nativebuild build
 native: $(STAMP)
-	$(BIN)/python -m emulator.nativebuild build
+	$(NATIVE_BUILD)
 
 ## make run: simulate the M1 hot-partition playbook on the embedded capacity model.
 run: native
@@ -47,7 +48,7 @@ run: native
 ## pytest runs on two processes (pytest-xdist): the live tests that measure physics in real
 ## time share one group (`xdist_group("live")`), so they never compete with each other.
 XDIST := -n 2 --dist loadgroup
-BUILD := native&: $(BIN)/python -m emulator.nativebuild build
+BUILD := native&: $(NATIVE_BUILD)
 LINT := $(BIN)/ruff check emulator loadgen console tests benchmarks scripts
 FORMAT := $(BIN)/ruff format --check emulator loadgen console tests benchmarks scripts
 COMPILED := HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov \

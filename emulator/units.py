@@ -267,18 +267,21 @@ def scan_read_cost(read: CollectionRead, partitions: int, params: CapacityParams
     minimum in every partition it walked (`page_read_units`). One page walks them all;
     several share them evenly, ceil(partitions / pages) each [?: the endpoint counts the
     partitions of each page's hash range; evenly is exact when the items are]."""
-    cost = collection_read_cost(read, params)
     if partitions <= 1:
-        return cost
-    floor = math.ceil(partitions / cost.pages) * read_units(0, read.consistent, params)
+        return collection_read_cost(read, params)
+    minimum = read_units(0, read.consistent, params)
     if read.items == 0:
-        return PagedReadCost(1, floor)
+        return PagedReadCost(1, partitions * minimum)
+    # The pages counted here, as `collection_read_cost` counts them, not by calling it:
+    # that would price every page once more only for their number.
     per_page = items_per_page(read)
     full, rest = divmod(read.items, per_page)
+    pages = full + 1 if rest else full
+    floor = math.ceil(partitions / pages) * minimum
     units = full * max(_mean_page_units(read, per_page, params), floor)
     if rest:
         units += max(_mean_page_units(read, rest, params), floor)
-    return PagedReadCost(cost.pages, units)
+    return PagedReadCost(pages, units)
 
 
 def batch_write_units(writes: Iterable[TableWrite], params: CapacityParams) -> int:

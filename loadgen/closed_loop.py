@@ -32,6 +32,7 @@ from emulator.params import DEFAULT_LATENCY, CapacityParams, LatencyParams
 from emulator.units import (
     CollectionRead,
     TableWrite,
+    collection_read_cost,
     read_units,
     scan_read_cost,
     table_write_units,
@@ -47,6 +48,7 @@ from loadgen.scenario import (
     Condition,
     Iteration,
     IterationEnd,
+    Member,
     OpAction,
     Program,
     ThinkAction,
@@ -352,23 +354,16 @@ class ClosedLoopEngine:
         if decision.retry:
             self._push(done + decision.delay_s, u, "attempt")
             return
-        final = ActionOutcome(
-            status=outcome.status,
-            latency_s=done - user.op_started,
-            attempts=attempts.attempts,
-            items=outcome.items,
-            bytes=outcome.bytes,
-            consumed=user.consumed,
-            last_evaluated_key=outcome.last_evaluated_key,
-            reasons=outcome.reasons,
-            unprocessed=outcome.unprocessed,
-            version=outcome.version,
-        )
+        # The last attempt's outcome (a new one per attempt) becomes the operation's:
+        # completed in place with what the whole operation took, instead of copied.
+        outcome.latency_s = done - user.op_started
+        outcome.attempts = attempts.attempts
+        outcome.consumed = user.consumed
         at_second(self.run.result.iterations, self._second()).record_operation(
-            final.status, final.attempts
+            outcome.status, outcome.attempts
         )
         user.action = user.attempts = None
-        self._push(done, u, final)
+        self._push(done, u, outcome)
 
     def _counts(self) -> Counts:
         return self.run.result.second(self._second())
@@ -395,9 +390,9 @@ class ClosedLoopEngine:
         """One attempt: (its outcome, its latency, the units it consumed)."""
         op = action.operation
         if op in ("put", "update", "delete"):
-            return self._write(action)
+            return self._write(action, op == "delete", action.condition)
         if op == "get":
-            return self._get(action)
+            return self._get(action.key, action.consistent_read)
         if op in ("query", "scan"):
             return self._page(action)
         if op == "batch_write":
@@ -482,22 +477,26 @@ class ClosedLoopEngine:
         return writes, entries
 
     def _write(
-        self, action: OpAction, transactional: bool = False
+        self,
+        action: OpAction | Member,
+        deleting: bool,
+        condition: Condition | None,
+        transactional: bool = False,
     ) -> tuple[ActionOutcome, float, float]:
+        """One put, update or delete: a request's own, or a batch's or a transaction's
+        member (the write fields, key to attributes, are the same on both; a member is
+        written without its condition, which its call has checked already)."""
         ident = self._id(action.key)
         item = self.run.items.get(ident)
-        deleting = action.operation == "delete"
         new_size = 0 if deleting else action.size_bytes or self.spec.item_size_bytes
-        old_size = (
-            item.size if item else (self.spec.item_size_bytes if self.seeded and not item else 0)
-        )
+        old_size = self._size_of(item)
         units = table_write_units(
             TableWrite(old_size if item else 0, new_size or old_size, transactional), self.params
         )
         if deleting and item is None:
             units = write_units(0, self.params) * (2 if transactional else 1)
         pk_hash, sk_pos = self._where(action.key)
-        passes = self._passes(action.condition, item)
+        passes = self._passes(condition, item)
         now = self._clock()
         writes: list[GsiWrite] = []
         entries: list[EntryWrite] = []
@@ -554,21 +553,25 @@ class ClosedLoopEngine:
                 )
             )
 
-    def _item_bytes(self, key: Mapping[str, Any]) -> int:
-        item = self.run.items.get(self._id(key))
+    def _size_of(self, item: _Item | None) -> int:
+        """An item's size: the run's write of it, else a seeded item's, else a miss."""
         if item is not None:
             return item.size
         return self.spec.item_size_bytes if self.seeded else 0
 
-    def _get(self, action: OpAction) -> tuple[ActionOutcome, float, float]:
-        size = self._item_bytes(action.key)
-        units = read_units(size, action.consistent_read, self.params)
-        pk_hash, sk_pos = self._where(action.key)
+    def _item_bytes(self, key: Mapping[str, Any]) -> int:
+        return self._size_of(self.run.items.get(self._id(key)))
+
+    def _get(self, key: Mapping[str, Any], consistent: bool) -> tuple[ActionOutcome, float, float]:
+        """One GetItem: a request's own, or a batch's member."""
+        item = self.run.items.get(self._id(key))
+        size = self._size_of(item)
+        units = read_units(size, consistent, self.params)
+        pk_hash, sk_pos = self._where(key)
         decision = self.run.model.read(self.table, pk_hash, sk_pos, units, now=self.now)
         self._record(decision, units, False)
         if not decision.accepted:
             return ActionOutcome("throttled"), self.lat.throttled_s, 0.0
-        item = self.run.items.get(self._id(action.key))
         return (
             ActionOutcome(
                 "ok", items=1 if size else 0, bytes=size, version=item.version if item else None
@@ -612,15 +615,13 @@ class ClosedLoopEngine:
                 size = self.spec.item_size_bytes  # one item, as a single-operation query
                 return 1, read_units(size, action.consistent_read, self.params), 1, size, 0
             value = next(iter(action.key.values()))
+            # What the collection holds, looked up once: its items and bytes are the
+            # result, and the one rule charges them (ItemCollections.read_cost would
+            # look them up again).
             held = collections.stats(table, action.index, value, action.since)
-            cost = collections.read_cost(
-                table,
-                action.index,
-                value,
-                action.consistent_read,
+            cost = collection_read_cost(
+                CollectionRead(held.items, held.bytes, action.consistent_read, action.limit),
                 self.params,
-                since=action.since,
-                limit=action.limit,
             )
             return cost.pages, cost.units, held.items, held.bytes, 0
         held = collections.totals(table, action.index)
@@ -640,15 +641,7 @@ class ClosedLoopEngine:
         unprocessed: list[int] = []
         consumed = 0.0
         for i, m in enumerate(action.members):
-            sub = OpAction(
-                action.step,
-                "delete" if m.action == "delete" else "put",
-                action.table,
-                m.key,
-                size_bytes=m.size_bytes,
-                attributes=m.attributes,
-            )
-            outcome, _, units = self._write(sub)
+            outcome, _, units = self._write(m, m.action == "delete", None)
             consumed += units
             if outcome.status != "ok":
                 unprocessed.append(i)
@@ -671,11 +664,7 @@ class ClosedLoopEngine:
         unprocessed: list[int] = []
         consumed = 0.0
         for i, m in enumerate(action.members):
-            outcome, _, units = self._get(
-                OpAction(
-                    action.step, "get", action.table, m.key, consistent_read=action.consistent_read
-                )
-            )
+            outcome, _, units = self._get(m.key, action.consistent_read)
             consumed += units
             if outcome.status != "ok":
                 unprocessed.append(i)
@@ -713,15 +702,7 @@ class ClosedLoopEngine:
                     return ActionOutcome("throttled"), self.lat.throttled_s, consumed
                 consumed += units
                 continue
-            sub = OpAction(
-                action.step,
-                "delete" if m.action == "delete" else "put",
-                action.table,
-                m.key,
-                size_bytes=m.size_bytes,
-                attributes=m.attributes,
-            )
-            outcome, _, units = self._write(sub, transactional=True)
+            outcome, _, units = self._write(m, m.action == "delete", None, transactional=True)
             if outcome.status != "ok":
                 return ActionOutcome("throttled"), self.lat.throttled_s, consumed
             consumed += units

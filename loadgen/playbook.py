@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from emulator.itemsize import MAX_ITEM_BYTES
 from loadgen.workload_checks import workload_problems
-from loadgen.workload_spec import FailureReason, RetrySpec, Step, Think, Users
+from loadgen.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
 
@@ -455,6 +455,30 @@ class LoadSpec(Strict):
     scenarios: dict[str, Scenario] = Field(default_factory=dict)
     """Named scenarios that phases run (`scenario: NAME`)."""
 
+    def iteration_steps(self, phase: Phase) -> tuple[list[AnyStep], list[str]]:
+        """Every step `phase`'s iterations can run, in order (its mix's entries or its
+        scenario's steps, then the steps of each scenario a mix entry calls, once), the
+        calling entries included (results name them too); and the scenarios run, in the
+        same order (their variables are what the steps' templates may name). For the
+        criteria's step names and advise's findings, which must see the same steps."""
+        steps: list[AnyStep] = []
+        run: list[str] = []
+        pending: list[AnyStep] = list(phase.mix or [])
+        if phase.scenario in self.scenarios:
+            pending += self.scenarios[phase.scenario].steps
+            run.append(phase.scenario)
+        called: set[str] = set()
+        while pending:
+            step = pending.pop(0)
+            steps.append(step)
+            if step.op == "scenario":
+                name = step.scenario
+                if name in self.scenarios and name not in called:
+                    called.add(name)
+                    pending += self.scenarios[name].steps
+                    run.append(name)
+        return steps, run
+
 
 # --- criteria ------------------------------------------------------------------------------
 
@@ -704,20 +728,7 @@ def _iteration_criterion_problems(
         ]
     if criterion.step is None:
         return []
-    steps: set[str] = set()
-    scenarios = playbook.load.scenarios
-    pending: list[Any] = []
-    for phase in phases:
-        pending += phase.mix or []
-        if phase.scenario in scenarios:
-            pending += scenarios[phase.scenario].steps
-    called: set[str] = set()
-    while pending:
-        step = pending.pop()
-        steps.add(step.label)
-        if step.op == "scenario" and step.scenario in scenarios and step.scenario not in called:
-            called.add(step.scenario)  # a scenario a mix entry runs: its steps too, once
-            pending += scenarios[step.scenario].steps
+    steps = {step.label for phase in phases for step in playbook.load.iteration_steps(phase)[0]}
     if criterion.step not in steps:
         return [((*loc, "step"), f"no step {criterion.step!r} (steps: {', '.join(sorted(steps))})")]
     return []

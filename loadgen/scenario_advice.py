@@ -113,27 +113,13 @@ def scenario_findings(
 
 def _steps_of(playbook: Playbook, phase: Phase) -> tuple[list[AnyStep], dict[str, Any]]:
     """The steps one iteration runs (a scenario's, or a mix's entries and the scenarios
-    they call), and the scenario variables the keys may name."""
-    scenarios = playbook.load.scenarios
-    steps: list[AnyStep] = []
+    they call: the playbook's one walk of them), and the scenario variables the keys may
+    name."""
+    steps, run = playbook.load.iteration_steps(phase)
     variables: dict[str, Any] = {}
-    pending: list[AnyStep] = list(phase.mix or [])
-    if phase.scenario in scenarios:
-        chosen = scenarios[phase.scenario]
-        pending += chosen.steps
-        variables.update(chosen.vars)
-    called: set[str] = set()
-    while pending:
-        step = pending.pop(0)
-        if step.op == "scenario":
-            name = step.scenario
-            if name in scenarios and name not in called:
-                called.add(name)
-                pending += scenarios[name].steps
-                variables.update(scenarios[name].vars)
-            continue
-        steps.append(step)
-    return steps, variables
+    for name in run:
+        variables.update(playbook.load.scenarios[name].vars)
+    return [s for s in steps if s.op != "scenario"], variables
 
 
 def constant_value(template: Any, variables: dict[str, Any], depth: int = 0) -> str | None:

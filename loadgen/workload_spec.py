@@ -15,7 +15,7 @@ rest of the playbook's validation answers a typo.
 from __future__ import annotations
 
 import string
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
@@ -296,7 +296,7 @@ class ScenarioCall(_Step):
     scenario: str
 
 
-OPERATIONS: tuple[str, ...] = (
+Operation = Literal[
     "get",
     "put",
     "update",
@@ -307,12 +307,12 @@ OPERATIONS: tuple[str, ...] = (
     "batch_get",
     "transact_write",
     "transact_get",
-    "lock",
-    "release",
-    "think",
-    "scenario",
-)
-"""Every `op` a step may have."""
+]
+"""A request as DynamoDB sees it (a lock is a conditional put; a release a delete)."""
+
+OPERATIONS: tuple[str, ...] = (*get_args(Operation), "lock", "release", "think", "scenario")
+"""Every `op` a step may have: the requests, and the steps the interpreter makes of
+them (a lock, its release, a think, a call of a scenario)."""
 
 
 def step_tag(op: str) -> str:

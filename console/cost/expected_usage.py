@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from console.cost import rules
 from console.cost.record import (
@@ -24,9 +25,10 @@ from console.cost.record import (
 from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Distribution, Playbook, TableSpec
-from loadgen.results import PlaybookResult
-from loadgen.runners import SimulatedRunner
 from loadgen.seed import seed_rate, seeding_wall_s
+
+if TYPE_CHECKING:
+    from loadgen.results import PlaybookResult
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,11 @@ def expected_use(
             if not phase.open_loop_operation:
                 # users, a mix or a scenario schedule no requests: what they consume is
                 # what the one model says they do (the closed-loop simulation), once
+                # imported here: the simulation (the capacity model under its clock) is
+                # ~0.4 s of imports every `hotbench` process would pay, the reaper's too,
+                # for a plan that only a closed-loop playbook needs
+                from loadgen.runners import SimulatedRunner
+
                 simulated = simulated or SimulatedRunner().run(playbook)
                 record.requests += simulated_units(simulated, spec.name, index, name)
                 continue

@@ -155,7 +155,6 @@ class BuildContext:
     say: Callable[[str], None]
     codebuild_project: str | None = None
     source_bucket: str | None = None
-    sleep: Callable[[float], None] | None = None
 
     @property
     def repository(self) -> str:
@@ -175,12 +174,14 @@ def build_image(
         if found is not None:
             ctx.say(f"image: {ctx.repository}:{archive.tag} is already built")
             return _state(ctx, found, plan, archive)
-    build = ImageState(reference="", digest="", builder=plan.kind, tag=archive.tag)
+    # what the build itself records on the pinned image (CodeBuild's id, times, log, the
+    # source archive); a local build records nothing beyond the image
+    recorded: dict[str, Any] = {}
     if plan.kind == "local":
         assert plan.builder is not None
         _build_locally(plan.builder, ctx, archive)
     elif plan.kind == "codebuild":
-        _build_in_account(ctx, archive, build)
+        recorded = _build_in_account(ctx, archive)
     else:
         raise ValueError("a given image is resolved, not built")
     found = describe_image(ecr, ctx.repository, archive.tag, ctx.region)
@@ -190,12 +191,7 @@ def build_image(
             f"tagged {archive.tag}: see the build's output above; `hotbench image build "
             "RUN_ID` tries again"
         )
-    pinned = _state(ctx, found, plan, archive)
-    # what the build recorded (its id, times, log, the source archive) on the pinned image
-    return pinned.model_copy(update=build.model_dump(include=_BUILD_FIELDS))
-
-
-_BUILD_FIELDS: Final = {f for f in ImageState.model_fields if f.startswith(("build_", "source_"))}
+    return _state(ctx, found, plan, archive).model_copy(update=recorded)
 
 
 def _state(
@@ -232,7 +228,8 @@ def _build_locally(builder: LocalBuilder, ctx: BuildContext, archive: SourceArch
     builder.push(reference)
 
 
-def _build_in_account(ctx: BuildContext, archive: SourceArchive, state: ImageState) -> None:
+def _build_in_account(ctx: BuildContext, archive: SourceArchive) -> dict[str, Any]:
+    """Upload, start, wait; the ImageState fields of the build (source_*, build_*)."""
     if not ctx.codebuild_project or not ctx.source_bucket:
         raise StateError(
             "the run's stack has no image build project (applied with image_build=false); "
@@ -246,12 +243,14 @@ def _build_in_account(ctx: BuildContext, archive: SourceArchive, state: ImageSta
         ctx.region,
         ctx.say,
     )
-    if ctx.sleep is not None:
-        run.sleep = ctx.sleep
     try:
         run.upload(archive)
-        state.source_bucket, state.source_key = ctx.source_bucket, archive.key
-        state.source_bytes, state.source_uploaded_at = len(archive.data), utc_now()
+        recorded: dict[str, Any] = {
+            "source_bucket": ctx.source_bucket,
+            "source_key": archive.key,
+            "source_bytes": len(archive.data),
+            "source_uploaded_at": utc_now(),
+        }
         build_id = run.start(archive)
     except AwsDenied as exc:
         raise AwsDenied(
@@ -260,7 +259,10 @@ def _build_in_account(ctx: BuildContext, archive: SourceArchive, state: ImageSta
             "actions of the operator policy (docs/terraform.md), or give a built image "
             "(HOTBENCH_WORKER_IMAGE)"
         ) from None
-    state.build_id = build_id
     done = run.wait(build_id)
-    state.build_started_at, state.build_finished_at = done.started_at, done.finished_at
-    state.build_log_url = done.log_url
+    return recorded | {
+        "build_id": build_id,
+        "build_started_at": done.started_at,
+        "build_finished_at": done.finished_at,
+        "build_log_url": done.log_url,
+    }

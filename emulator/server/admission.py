@@ -171,20 +171,11 @@ def _index_units(
 
 
 def _gsi_write(
-    index: IndexDef,
-    old: Item | None,
-    new: Item | None,
-    old_size: int,
-    new_size: int,
-    changed: set[str] | None,
-    params: CapacityParams,
-) -> GsiWrite | None:
-    """The write's charge on one GSI, placed: the put at the new entry's key, the delete
-    (of an entry that moved or went) at the old one's (an LSI's units need no place: they
-    fall on the table's partition)."""
-    units = _index_units(index, old, new, old_size, new_size, changed, params)
-    if units is None:
-        return None
+    index: IndexDef, old: Item | None, new: Item | None, units: tuple[int, int]
+) -> GsiWrite:
+    """The write's units on one GSI (`_index_units`), placed: the put at the new entry's
+    key, the delete (of an entry that moved or went) at the old one's (an LSI's units
+    need no place: they fall on the table's partition)."""
     old_units, new_units = units
     schema = index.schema
     pk_hash: int = 0
@@ -232,9 +223,9 @@ def admit_write(
         for index in table.gsis.values():
             if index.name not in capacity.gsis:
                 continue
-            gw = _gsi_write(index, old, new, old_size, new_size, changed, params)
-            if gw is not None:
-                gsi_writes.append(gw)
+            gu = _index_units(index, old, new, old_size, new_size, changed, params)
+            if gu is not None:
+                gsi_writes.append(_gsi_write(index, old, new, gu))
         if table.lsis:
             # [AWS] an LSI write consumes the table's write capacity, on the table's partition.
             lsi_units = {}

@@ -23,7 +23,7 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import checked_put, key_member, key_values
+from emulator.server.single_item import checked_put, key_member
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
 from emulator.throttle import Throttle
@@ -64,7 +64,7 @@ def _write_requests(req: dict[str, Any]) -> list[tuple[str, dict[str, Any], Item
                 item = item_member(body, "Item")
                 asked.append((name, write, item, check_size(item)))
             elif kind == "DeleteRequest" and isinstance(body, dict):
-                asked.append((name, write, key_values(body), -1))
+                asked.append((name, write, item_member(body, "Key"), -1))
             else:
                 raise validation("Each WriteRequest needs a PutRequest or a DeleteRequest")
     if len(asked) > MAX_BATCH_WRITE:
@@ -81,8 +81,13 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     mode = consumed_mode(req)
     plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]] = []
     seen: set[Any] = set()
+    tables: dict[str, Table] = {}
     for name, write, values, put_size in _write_requests(req):
-        table = state.table(name)
+        # Each table looked up once, at its first write (as before the writes were
+        # checked first): a look-up reads the emulator's clock, and a batch has 25 writes.
+        table = tables.get(name)
+        if table is None:
+            table = tables[name] = state.table(name)
         new: Item | None
         if put_size >= 0:
             new, new_size = values, put_size

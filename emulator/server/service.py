@@ -188,14 +188,10 @@ class Service:
 
     # dispatch --------------------------------------------------------------------------
     def handle(self, target: str | None, body: bytes) -> tuple[int, bytes]:
-        """One DynamoDB request: (HTTP status, JSON body), shown to `tap` if one is set."""
-        answer = self._answer(target, body)
-        tap = self.tap
-        if tap is not None:
-            tap(target, answer[0], body)
-        return answer
-
-    def _answer(self, target: str | None, body: bytes) -> tuple[int, bytes]:
+        """One DynamoDB request: (HTTP status, JSON body), shown to `tap` if one is set.
+        One method with one exit, not a wrapper around the answer: this runs for every
+        request, and a second call would cost each of them its frame."""
+        answer: tuple[int, bytes]
         try:
             # The body first, the operation after: DynamoDB answers a body that is not JSON
             # with a bare SerializationException whatever the target (dynalite's
@@ -241,15 +237,19 @@ class Service:
                     # Written before the reply leaves: a crash loses no acknowledged write.
                     self.persistence.commit(state, target)
                 lock.release()
-            return 200, _dumps(result)
+            answer = (200, _dumps(result))
         except DynamoError as exc:
-            return exc.status, exc.payload()
+            answer = (exc.status, exc.payload())
         except RecursionError:
-            return 400, validation("Nesting Levels have exceeded supported limits").payload()
+            answer = (400, validation("Nesting Levels have exceeded supported limits").payload())
         except Exception:  # a bug must still get a DynamoDB-shaped reply
             self.internal_errors += 1
             log.exception("internal error handling %s", target)
-            return 500, internal().payload()
+            answer = (500, internal().payload())
+        tap = self.tap
+        if tap is not None:
+            tap(target, answer[0], body)
+        return answer
 
     @staticmethod
     def _operation(target: str | None) -> str:

@@ -48,14 +48,9 @@ _NO_WRITE_OPTIONS: Final[tuple[Node | None, str, str]] = (None, "NONE", "NONE")
 """What `_write_options` returns for a plain request."""
 
 
-def key_values(req: dict[str, Any]) -> Item:
-    """A request's Key, its attribute values checked: before its table is looked up."""
-    return item_member(req, "Key")
-
-
 def key_member(table: Table, key: Item) -> Item:
-    """A Key (from `key_values`) as the table's key: its key attributes, of their types
-    and sizes."""
+    """A request's Key (its attribute values checked by `item_member`, before the table
+    is looked up) as the table's key: its key attributes, of their types and sizes."""
     table.store.validate_key(key)
     check_key_sizes(table.schema, key)
     return key
@@ -166,7 +161,7 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     mode = consumed_mode(req)
-    raw_key = key_values(req)
+    raw_key = item_member(req, "Key")
     plain = _is_plain(req, PLAIN_DELETE)
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
@@ -177,7 +172,7 @@ def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 
 def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
-    raw_key = key_values(req)
+    raw_key = item_member(req, "Key")
     actions: list[Node]
     legacy = not uses_expressions(req, "update")
     if legacy:
@@ -316,7 +311,7 @@ def get_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     consistent = member(req, "ConsistentRead", bool, default=False)
     mode = consumed_mode(req)
-    raw_key = key_values(req)
+    raw_key = item_member(req, "Key")
     paths = None if _is_plain(req, PLAIN_GET) else _get_projection(req)
     table = state.table(name)
     key = key_member(table, raw_key)

@@ -50,6 +50,7 @@ from emulator.server.protocol import (
     validation,
 )
 from emulator.server.request_validators import (
+    check_measured_size,
     check_size,
     condition_of,
     consumed_mode,
@@ -58,7 +59,7 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import check_index_keys, checked_put, key_member, key_values
+from emulator.server.single_item import check_index_keys, checked_put, key_member
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
@@ -126,6 +127,8 @@ class _WriteRequest:
     cond: Node | None
     on_fail: str
     updates: list[Node]
+    size: int
+    """A Put's item size in bytes, measured once (0 for the other actions)."""
 
 
 def _write_request(number: int, raw: Any) -> _WriteRequest:
@@ -142,7 +145,7 @@ def _write_request(number: int, raw: Any) -> _WriteRequest:
     if kind == "ConditionCheck" and cond is None:
         raise null_member(_where(number, kind, "conditionExpression"))
     on_fail = enum_of(body, "ReturnValuesOnConditionCheckFailure", ("NONE", "ALL_OLD"), "NONE")
-    values = item_member(body, "Item") if kind == "Put" else key_values(body)
+    values = item_member(body, "Item" if kind == "Put" else "Key")
     updates: list[Node] = []
     if kind == "Update":
         text = member(body, "UpdateExpression", str)
@@ -150,7 +153,8 @@ def _write_request(number: int, raw: Any) -> _WriteRequest:
             raise null_member(_where(number, kind, "updateExpression"))
         updates = parse_update(text, ph)
     ph.check_all_used()
-    return _WriteRequest(kind, name, values, cond, on_fail, updates)
+    size = item_size(values) if kind == "Put" else 0
+    return _WriteRequest(kind, name, values, cond, on_fail, updates, size)
 
 
 def _write_action(state: EmulatorState, asked: _WriteRequest) -> _Write:
@@ -159,7 +163,7 @@ def _write_action(state: EmulatorState, asked: _WriteRequest) -> _Write:
     table = state.table(asked.table_name)
     if asked.kind == "Put":
         key = checked_put(table, asked.values)
-        size = check_size(asked.values)
+        size = check_measured_size(asked.size)
         return _Write(asked.kind, table, key, asked.cond, asked.on_fail, asked.values, size)
     key = key_member(table, asked.values)
     return _Write(asked.kind, table, key, asked.cond, asked.on_fail, updates=asked.updates)
@@ -253,7 +257,7 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
     mode = consumed_mode(req)
     metrics_mode = enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE")
     asked = [_write_request(n, a) for n, a in enumerate(raw, 1)]
-    put_bytes = sum(item_size(a.values) for a in asked if a.kind == "Put")
+    put_bytes = sum(a.size for a in asked)
     if put_bytes > MAX_TRANSACTION_BYTES:
         raise validation("Transaction request size has exceeded the maximum allowed size of 4 MB")
     plan = [_write_action(state, a) for a in asked]
@@ -378,7 +382,7 @@ def _get_request(raw: Any) -> _GetRequest:
         )
     body: dict[str, Any] = raw["Get"]
     name = table_name(body)
-    key = key_values(body)
+    key = item_member(body, "Key")
     ph = placeholders_of(body)
     paths = projection_of(body, ph)
     ph.check_all_used()

@@ -31,10 +31,10 @@ def option(argv: list[str], name: str) -> str:
     return argv[argv.index(name) + 1]
 
 
-def push(reference: str) -> int:
-    registry_repo, _, tag = reference.rpartition(":")
-    host, _, repository = registry_repo.partition("/")
-    region = host.split(".")[3]
+def image_manifest(reference: str) -> str:
+    """The manifest a push of `reference` (`<registry>/<repository>:<tag>`) stores: one
+    layer whose digest names the reference, so each tag gets its own image digest. The
+    in-account build's fake (faults.CodeBuild) stores the same."""
     layer = "sha256:" + hashlib.sha256(reference.encode()).hexdigest()
     manifest = {
         "schemaVersion": 2,
@@ -52,10 +52,19 @@ def push(reference: str) -> int:
             }
         ],
     }
+    return json.dumps(manifest)
+
+
+def push(reference: str) -> int:
+    registry_repo, _, tag = reference.rpartition(":")
+    host, _, repository = registry_repo.partition("/")
+    region = host.split(".")[3]
     ecr = boto3.client("ecr", region_name=region)
     # a push of layers the registry has is a no-op for a real engine too
     with contextlib.suppress(ecr.exceptions.ImageAlreadyExistsException):
-        ecr.put_image(repositoryName=repository, imageTag=tag, imageManifest=json.dumps(manifest))
+        ecr.put_image(
+            repositoryName=repository, imageTag=tag, imageManifest=image_manifest(reference)
+        )
     found = ecr.describe_images(repositoryName=repository, imageIds=[{"imageTag": tag}])
     print(f"{tag}: digest: {found['imageDetails'][0]['imageDigest']} size: 1234")
     return 0

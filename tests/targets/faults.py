@@ -372,19 +372,11 @@ class CodeBuild:
         return found is not None and key in found.keys
 
     def _push(self, life: dict[str, Any]) -> None:
-        import hashlib
-        import json
-
         from moto.ecr.models import ecr_backends
 
+        from tests.targets.fake_builder import image_manifest
+
         uri, tag = life["env"]["REPOSITORY_URI"], life["env"]["IMAGE_TAG"]
-        layer = "sha256:" + hashlib.sha256(f"{uri}:{tag}".encode()).hexdigest()
-        manifest = {
-            "schemaVersion": 2,
-            "mediaType": "application/vnd.docker.distribution.manifest.v2+json",
-            "config": {"size": 1200, "digest": layer},
-            "layers": [{"size": 52_000_000, "digest": layer}],
-        }
         ecr_backends[life["account"]][life["region"]].put_image(
-            uri.split("/", 1)[1], json.dumps(manifest), tag
+            uri.split("/", 1)[1], image_manifest(f"{uri}:{tag}"), tag
         )

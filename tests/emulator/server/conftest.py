@@ -3,6 +3,7 @@ must reach the test as the exception it is)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +11,9 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from emulator.server import EmulatorServer
+from emulator.server import EmulatorServer, Service
+from emulator.server.protocol import CORAL_SERVICE
+from emulator.wire import TARGET_PREFIX
 
 NO_RETRY = Config(retries={"total_max_attempts": 1, "mode": "standard"})
 _SESSION = boto3.session.Session()
@@ -26,6 +29,22 @@ def client(endpoint_url: str) -> Any:
         aws_secret_access_key="test",
         config=NO_RETRY,
     )
+
+
+def refusal(service: Service, operation: str, body: dict[str, Any]) -> tuple[str, str]:
+    """What the service answers a request it refuses, in process: (the error's type, its
+    text). [AWS] the service layer's errors (SerializationException,
+    UnknownOperationException) carry their text under "Message", every other error under
+    "message": the one an error must use is read, and the other must be absent."""
+    status, payload = service.handle(TARGET_PREFIX + operation, json.dumps(body).encode())
+    assert status == 400, payload
+    reply = json.loads(payload)
+    kind: str = reply["__type"]
+    key, other = (
+        ("Message", "message") if kind.startswith(CORAL_SERVICE) else ("message", "Message")
+    )
+    assert other not in reply, reply
+    return kind.rsplit("#", 1)[1], reply[key]
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ Raw JSON over HTTP (botocore would refuse most of these before sending)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,9 +14,7 @@ import pytest
 
 from emulator.server import EmulatorServer
 from emulator.server.service import Service
-from tests.emulator.server.conftest import client, key_table
-
-TARGET = "DynamoDB_20120810."
+from tests.emulator.server.conftest import client, key_table, refusal
 
 
 @pytest.fixture(scope="module")
@@ -28,14 +25,6 @@ def service() -> Iterator[Service]:
         assert emu.service.internal_errors == 0
 
 
-def _call(service: Service, operation: str, body: dict[str, Any]) -> tuple[str, str]:
-    status, payload = service.handle(TARGET + operation, json.dumps(body).encode())
-    assert status == 400, payload
-    reply = json.loads(payload)
-    # [AWS] SerializationException carries "Message"; ValidationException "message".
-    return reply["__type"].rsplit("#", 1)[1], reply.get("message", reply.get("Message"))
-
-
 def _violations(message: str) -> set[str]:
     head, _, rest = message.partition(" detected: ")
     parts = set(rest.split("; "))
@@ -44,7 +33,7 @@ def _violations(message: str) -> set[str]:
 
 
 def test_every_violation_of_a_create_table_is_listed_in_one_message(service: Service) -> None:
-    code, message = _call(
+    code, message = refusal(
         service,
         "CreateTable",
         {
@@ -72,7 +61,7 @@ def test_every_violation_of_a_create_table_is_listed_in_one_message(service: Ser
 
 
 def test_nested_members_are_named_by_their_path(service: Service) -> None:
-    code, message = _call(
+    code, message = refusal(
         service,
         "CreateTable",
         {
@@ -152,7 +141,7 @@ def test_nested_members_are_named_by_their_path(service: Service) -> None:
 def test_a_member_of_the_wrong_json_type_is_a_serialization_exception(
     service: Service, operation: str, body: dict[str, Any], message: str
 ) -> None:
-    assert _call(service, operation, body) == ("SerializationException", message)
+    assert refusal(service, operation, body) == ("SerializationException", message)
 
 
 @pytest.mark.parametrize(
@@ -192,7 +181,7 @@ def test_a_member_of_the_wrong_json_type_is_a_serialization_exception(
 def test_a_malformed_request_to_a_missing_table_is_refused_as_malformed(
     service: Service, operation: str, body: dict[str, Any], expected: str | None
 ) -> None:
-    code, message = _call(service, operation, body)
+    code, message = refusal(service, operation, body)
     assert code == "ValidationException"
     if expected is not None:
         assert message == expected
@@ -201,7 +190,7 @@ def test_a_malformed_request_to_a_missing_table_is_refused_as_malformed(
 
 
 def test_two_violations_of_a_data_plane_request(service: Service) -> None:
-    code, message = _call(
+    code, message = refusal(
         service,
         "Scan",
         {"TableName": "tbl", "Limit": 0, "Select": "EVERYTHING"},

@@ -16,19 +16,13 @@ from typing import Any
 import pytest
 
 from emulator.server.service import Service
+from tests.emulator.server.conftest import refusal
 
 TARGET = "DynamoDB_20120810."
 VALUES = {":a": {"N": "1"}, ":b": {"N": "1"}}
 """Placeholders of the key-condition cases that use both (an unused one is refused)."""
 ONE = {":a": {"N": "1"}}
 STRINGS = {":a": {"S": "1"}, ":b": {"S": "1"}}
-
-
-def _answer(service: Service, operation: str, body: dict[str, Any]) -> tuple[str, str]:
-    status, payload = service.handle(TARGET + operation, json.dumps(body).encode())
-    assert status == 400, payload
-    reply = json.loads(payload)
-    return reply["__type"].rsplit("#", 1)[1], reply["message"]
 
 
 def _query(expression: str, **extra: Any) -> dict[str, Any]:
@@ -359,7 +353,7 @@ def test_a_malformed_request_to_a_missing_table_is_refused_as_malformed(
     operation: str, body: dict[str, Any], message: str
 ) -> None:
     service = Service(create_delay_s=0)
-    code, got = _answer(service, operation, body)
+    code, got = refusal(service, operation, body)
     assert code == "ValidationException", got
     assert message in got  # some carry DynamoDB's "One or more parameter values..." prefix
     assert service.internal_errors == 0
@@ -384,7 +378,7 @@ def test_what_needs_the_key_schema_is_checked_after_the_table_is_found(
     condition or start key that no schema could take is still a missing table first."""
     service = Service(create_delay_s=0)
     body = {"TableName": "abc", "ExclusiveStartKey": start, **condition}
-    assert _answer(service, "Query", body) == (
+    assert refusal(service, "Query", body) == (
         "ResourceNotFoundException",
         "Requested resource not found",
     )
@@ -408,13 +402,13 @@ def test_the_key_schema_checks_still_run_once_the_table_is_found() -> None:
     assert status == 200
     shape = _query("pk = :a AND b = :a AND c = :a", ExpressionAttributeValues=ONE)
     shape["TableName"] = "tbl"
-    assert _answer(service, "Query", shape) == (
+    assert refusal(service, "Query", shape) == (
         "ValidationException",
         "Conditions can be of length 1 or 2 only",
     )
     schema = _query("other = :a", ExpressionAttributeValues={":a": {"S": "x"}})
     schema["TableName"] = "tbl"
-    assert _answer(service, "Query", schema) == (
+    assert refusal(service, "Query", schema) == (
         "ValidationException",
         "Query condition missed key schema element",
     )
@@ -496,4 +490,4 @@ WORDS: list[tuple[str, str, dict[str, Any], str]] = [
 def test_request_refusals_are_in_dynamodbs_words(
     operation: str, body: dict[str, Any], message: str
 ) -> None:
-    assert _answer(Service(create_delay_s=0), operation, body) == ("ValidationException", message)
+    assert refusal(Service(create_delay_s=0), operation, body) == ("ValidationException", message)
