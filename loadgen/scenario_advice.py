@@ -101,11 +101,35 @@ def scenario_findings(
     cycle = _cycle_s(steps, phase, times)
     users = _users(phase)
     iterations_per_s = (users / cycle if users else _rate(phase)) if cycle > 0 else 0.0
-    found: list[ScenarioFinding] = []
-    found += _locks(steps, variables, phase, users, cycle, table, params, times)
-    found += _constant_index_keys(steps, variables, phase, table, iterations_per_s, params)
-    found += _growing_collections(steps, variables, phase, table, iterations_per_s, params)
-    return found
+    load = _PhaseLoad(
+        phase=phase,
+        table=table,
+        steps=steps,
+        variables=variables,
+        users=users,
+        cycle=cycle,
+        iterations_per_s=iterations_per_s,
+        params=params,
+        times=times,
+    )
+    return _locks(load) + _constant_index_keys(load) + _growing_collections(load)
+
+
+@dataclass(frozen=True)
+class _PhaseLoad:
+    """What each finding reads of one phase: its steps and the variables they may name,
+    the table, how many users run it and how fast, and the physics."""
+
+    phase: Phase
+    table: TableSpec
+    steps: list[AnyStep]
+    variables: dict[str, Any]
+    users: int
+    cycle: float
+    """One iteration's mean seconds (`_cycle_s`)."""
+    iterations_per_s: float
+    params: CapacityParams
+    times: RequestTimes
 
 
 # --- finding the steps and their keys -------------------------------------------------------
@@ -198,16 +222,9 @@ def _rate(phase: Phase) -> float:
 # --- the three findings ---------------------------------------------------------------------
 
 
-def _locks(
-    steps: list[AnyStep],
-    variables: dict[str, Any],
-    phase: Phase,
-    users: int,
-    cycle: float,
-    table: TableSpec,
-    params: CapacityParams,
-    times: RequestTimes,
-) -> list[ScenarioFinding]:
+def _locks(given: _PhaseLoad) -> list[ScenarioFinding]:
+    steps, variables, phase, users = given.steps, given.variables, given.phase, given.users
+    cycle, params, times = given.cycle, given.params, given.times
     found = []
     for i, step in enumerate(steps):
         if not isinstance(step, LockStep):
@@ -261,14 +278,9 @@ def _writes_of(step: AnyStep) -> list[tuple[dict[str, Any], dict[str, Any], int,
     return []
 
 
-def _constant_index_keys(
-    steps: list[AnyStep],
-    variables: dict[str, Any],
-    phase: Phase,
-    table: TableSpec,
-    iterations_per_s: float,
-    params: CapacityParams,
-) -> list[ScenarioFinding]:
+def _constant_index_keys(given: _PhaseLoad) -> list[ScenarioFinding]:
+    steps, variables, phase, table = given.steps, given.variables, given.phase, given.table
+    iterations_per_s, params = given.iterations_per_s, given.params
     found = []
     for gsi in table.gsis:
         name = gsi.partition_key.name
@@ -297,14 +309,9 @@ def _constant_index_keys(
     return found
 
 
-def _growing_collections(
-    steps: list[AnyStep],
-    variables: dict[str, Any],
-    phase: Phase,
-    table: TableSpec,
-    iterations_per_s: float,
-    params: CapacityParams,
-) -> list[ScenarioFinding]:
+def _growing_collections(given: _PhaseLoad) -> list[ScenarioFinding]:
+    steps, variables, phase, table = given.steps, given.variables, given.phase, given.table
+    iterations_per_s, params = given.iterations_per_s, given.params
     found = []
     for query in steps:
         if not isinstance(query, QueryStep) or not query.collection or query.since is not None:
