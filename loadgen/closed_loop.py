@@ -18,6 +18,7 @@ table's `item_size_bytes` when the table is seeded, else as misses.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import random
@@ -236,17 +237,17 @@ class ClosedLoopEngine:
             for n in range(level):
                 first_in.setdefault(n, t)
         self._levels = schedule
+        self._level_times = [at for at, _ in schedule]
         spread = _start_spread(self.run.phase)
         for n in range(count):
             if n in first_in:
                 self._push(self.run.start + first_in[n] + spread * n / max(1, count), n, "start")
 
     def _level_at(self, t: float) -> int:
-        level = 0
-        for at, users in self._levels:
-            if at <= t:
-                level = users
-        return level
+        """The population at `t` into the phase: the last step at or before it (one
+        bisect per iteration start: a linear ramp has a step per user)."""
+        i = bisect.bisect_right(self._level_times, t)
+        return self._levels[i - 1][1] if i else 0
 
     def _open_arrivals(self) -> None:
         from loadgen.arrivals import Schedule
