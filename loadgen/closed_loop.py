@@ -223,11 +223,8 @@ class ClosedLoopEngine:
 
     def _closed_population(self, users: int | Users) -> None:
         duration = self.run.phase.duration_s
-        if isinstance(users, int):
-            count, schedule = users, [(0.0, users)]
-        else:
-            count = max(users.start, users.end)
-            schedule = _users_schedule(users, duration)
+        count = self.run.phase.peak_users
+        schedule = [(0.0, users)] if isinstance(users, int) else _users_schedule(users, duration)
         for n in range(count):
             self.users.append(self._new_user(n))
         # Start each user at the first moment the population includes it; the ramp down

@@ -99,8 +99,8 @@ def scenario_findings(
     if not steps:
         return []
     cycle = _cycle_s(steps, phase, times)
-    users = _users(phase)
-    iterations_per_s = (users / cycle if users else _rate(phase)) if cycle > 0 else 0.0
+    users = phase.peak_users
+    iterations_per_s = (users / cycle if users else phase.peak_rate) if cycle > 0 else 0.0
     load = _PhaseLoad(
         phase=phase,
         table=table,
@@ -206,19 +206,6 @@ def _cycle_s(steps: list[AnyStep], phase: Phase, times: RequestTimes) -> float:
     return sum(_step_s(s, times) for s in steps) + _think(phase.think_s)
 
 
-def _users(phase: Phase) -> int:
-    users = phase.users
-    if users is None:
-        return 0
-    return users if isinstance(users, int) else max(users.start, users.end)
-
-
-def _rate(phase: Phase) -> float:
-    if phase.ramp is not None:
-        return max(phase.ramp.start, phase.ramp.end)
-    return phase.rate or 0.0
-
-
 # --- the three findings ---------------------------------------------------------------------
 
 
@@ -242,7 +229,7 @@ def _locks(given: _PhaseLoad) -> list[ScenarioFinding]:
             len(steps),
         )
         hold = sum(_step_s(s, times) for s in steps[i : release + 1])
-        contenders = users or max(1, math.ceil(_rate(phase) * max(cycle, hold)))
+        contenders = users or max(1, math.ceil(phase.peak_rate * max(cycle, hold)))
         load = LockLoad(contenders, hold, cycle, step.wait_s)
         ceiling = lock_ceiling(load)
         polls = lock_poll_units(contenders, step.poll.initial_s, step.size_bytes, params)
