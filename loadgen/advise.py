@@ -169,7 +169,7 @@ def advise_table(
             for finding in scenario_findings(playbook, table, phase, p, times):
                 advice.notes.append(f"[{finding.phase}] {finding.kind}: {finding.words}")
             continue
-        rate = _peak_rate(phase)
+        rate = phase.peak_rate
         if rate <= 0:
             continue
         attrs = {**playbook.load.attributes, **phase.attributes}
@@ -535,12 +535,6 @@ def hottest(attribute: str, attrs: dict[str, Distribution], primary: list[str]) 
 
 
 # --- words ----------------------------------------------------------------------------------
-
-
-def _peak_rate(phase: Phase) -> float:
-    if phase.ramp is not None:
-        return max(phase.ramp.start, phase.ramp.end)
-    return phase.rate or 0.0
 
 
 def _summary(table: TableSpec, p: CapacityParams) -> str:

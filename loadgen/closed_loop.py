@@ -18,6 +18,7 @@ table's `item_size_bytes` when the table is seeded, else as misses.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import random
@@ -222,11 +223,8 @@ class ClosedLoopEngine:
 
     def _closed_population(self, users: int | Users) -> None:
         duration = self.run.phase.duration_s
-        if isinstance(users, int):
-            count, schedule = users, [(0.0, users)]
-        else:
-            count = max(users.start, users.end)
-            schedule = _users_schedule(users, duration)
+        count = self.run.phase.peak_users
+        schedule = [(0.0, users)] if isinstance(users, int) else _users_schedule(users, duration)
         for n in range(count):
             self.users.append(self._new_user(n))
         # Start each user at the first moment the population includes it; the ramp down
@@ -236,17 +234,17 @@ class ClosedLoopEngine:
             for n in range(level):
                 first_in.setdefault(n, t)
         self._levels = schedule
+        self._level_times = [at for at, _ in schedule]
         spread = _start_spread(self.run.phase)
         for n in range(count):
             if n in first_in:
                 self._push(self.run.start + first_in[n] + spread * n / max(1, count), n, "start")
 
     def _level_at(self, t: float) -> int:
-        level = 0
-        for at, users in self._levels:
-            if at <= t:
-                level = users
-        return level
+        """The population at `t` into the phase: the last step at or before it (one
+        bisect per iteration start: a linear ramp has a step per user)."""
+        i = bisect.bisect_right(self._level_times, t)
+        return self._levels[i - 1][1] if i else 0
 
     def _open_arrivals(self) -> None:
         from loadgen.arrivals import Schedule

@@ -118,7 +118,9 @@ class _SourceState:
     collections: dict[Hashable, _CollectionCounts] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: built for every entry a simulated write touches, and a frozen dataclass's
+# __init__ costs about 7 times a plain one's (see loadgen.scenario's protocol).
+@dataclass(slots=True)
 class EntryWrite:
     """One write's effect on one entry of a table or index: the request description the
     tracker is told. `old_bytes` 0: the entry is new; `new_bytes` 0: it is removed;

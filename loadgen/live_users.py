@@ -303,10 +303,8 @@ class UserPhase:
 
     async def _closed(self) -> None:
         assert self.phase.users is not None
-        users = self.phase.users
         scale, W, w = self.m.plan.scale, self.m.plan.workers, self.m.worker
-        top = max(users.start, users.end) if isinstance(users, Users) else users
-        mine = range(w, scaled_users(top, scale), W)
+        mine = range(w, scaled_users(self.phase.peak_users, scale), W)
         tasks = [asyncio.ensure_future(self._closed_user(u)) for u in mine]
         if isinstance(users, Users):
             tasks.append(asyncio.ensure_future(self._ramp()))

@@ -49,7 +49,6 @@ from loadgen.playbook import Phase
 from loadgen.requests import RequestFactory, tally
 from loadgen.scenario import Program
 from loadgen.sigv4 import CredentialSource, Signer
-from loadgen.workload_spec import Users
 
 clock = time.perf_counter
 """The measuring clock: sub-microsecond and read at each use. (uvloop's loop.time() is
@@ -91,7 +90,7 @@ def phase_op_bound(phase: Phase, scale: float, worker: int, workers: int) -> int
     if users is None:  # open arrivals of a mix or scenario onto a pool of users
         top = float(phase.max_users or DEFAULT_MAX_USERS)
     else:
-        top = float(max(users.start, users.end) if isinstance(users, Users) else users) * scale
+        top = float(phase.peak_users) * scale
     mine = math.ceil(max(0.0, top - worker) / workers)
     return int(mine * USER_REQUESTS_PER_S * phase.duration_s)
 

@@ -430,6 +430,21 @@ class Phase(Strict):
         )
 
     @property
+    def peak_users(self) -> int:
+        """The most users the phase runs at once (a ramp's higher end); 0 for a rate."""
+        users = self.users
+        if users is None:
+            return 0
+        return users if isinstance(users, int) else max(users.start, users.end)
+
+    @property
+    def peak_rate(self) -> float:
+        """The highest rate the phase offers (a ramp's higher end); 0 for users."""
+        if self.ramp is not None:
+            return max(self.ramp.start, self.ramp.end)
+        return self.rate or 0.0
+
+    @property
     def load_model(self) -> str:
         """ "open" (rate/ramp) or "closed" (users), for people and dispatch."""
         return "closed" if self.users is not None else "open"

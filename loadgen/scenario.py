@@ -53,11 +53,17 @@ from loadgen.workload_spec import (
 )
 
 # --- the protocol --------------------------------------------------------------------------
+# Its records are built for every simulated request (an outcome per attempt, a member
+# per batched item): plain slotted dataclasses, not frozen, because a frozen one's
+# __init__ sets each field through object.__setattr__, about 7 times the cost of a
+# plain one (emulator.model's Decision and GsiWrite are plain classes for the same
+# reason). None is changed after it is handed over (the engine completes an outcome
+# before it sends it).
 
 Key = Mapping[str, Value]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Condition:
     """A write's condition, for the driver to evaluate against the item it holds
     (simulation) or to send as a ConditionExpression (live).
@@ -74,7 +80,7 @@ class Condition:
     now: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Member:
     """One item of a batch or a transaction."""
 
@@ -85,10 +91,6 @@ class Member:
     condition: Condition | None = None
 
 
-# OpAction and ActionOutcome are built for every simulated request (an outcome per
-# attempt): not frozen, because a frozen dataclass's __init__ sets each field through
-# object.__setattr__, about 7 times the cost of a plain one here. Neither is changed
-# after it is handed over (the engine completes an outcome before it sends it).
 @dataclass(slots=True)
 class OpAction:
     """One request to perform on the run's table."""
@@ -118,7 +120,7 @@ class OpAction:
     total_segments: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ThinkAction:
     """Wait `seconds` (virtual in simulation); the driver sends back None."""
 
@@ -154,7 +156,7 @@ class ActionOutcome:
     """The item's version after the request (a get, or a versioned write)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StepTime:
     """How long one step of an iteration took (requests, backoff and polls; not its
     trailing think time), and whether it succeeded."""

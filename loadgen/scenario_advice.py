@@ -99,13 +99,37 @@ def scenario_findings(
     if not steps:
         return []
     cycle = _cycle_s(steps, phase, times)
-    users = _users(phase)
-    iterations_per_s = (users / cycle if users else _rate(phase)) if cycle > 0 else 0.0
-    found: list[ScenarioFinding] = []
-    found += _locks(steps, variables, phase, users, cycle, table, params, times)
-    found += _constant_index_keys(steps, variables, phase, table, iterations_per_s, params)
-    found += _growing_collections(steps, variables, phase, table, iterations_per_s, params)
-    return found
+    users = phase.peak_users
+    iterations_per_s = (users / cycle if users else phase.peak_rate) if cycle > 0 else 0.0
+    load = _PhaseLoad(
+        phase=phase,
+        table=table,
+        steps=steps,
+        variables=variables,
+        users=users,
+        cycle=cycle,
+        iterations_per_s=iterations_per_s,
+        params=params,
+        times=times,
+    )
+    return _locks(load) + _constant_index_keys(load) + _growing_collections(load)
+
+
+@dataclass(frozen=True)
+class _PhaseLoad:
+    """What each finding reads of one phase: its steps and the variables they may name,
+    the table, how many users run it and how fast, and the physics."""
+
+    phase: Phase
+    table: TableSpec
+    steps: list[AnyStep]
+    variables: dict[str, Any]
+    users: int
+    cycle: float
+    """One iteration's mean seconds (`_cycle_s`)."""
+    iterations_per_s: float
+    params: CapacityParams
+    times: RequestTimes
 
 
 # --- finding the steps and their keys -------------------------------------------------------
@@ -182,32 +206,12 @@ def _cycle_s(steps: list[AnyStep], phase: Phase, times: RequestTimes) -> float:
     return sum(_step_s(s, times) for s in steps) + _think(phase.think_s)
 
 
-def _users(phase: Phase) -> int:
-    users = phase.users
-    if users is None:
-        return 0
-    return users if isinstance(users, int) else max(users.start, users.end)
-
-
-def _rate(phase: Phase) -> float:
-    if phase.ramp is not None:
-        return max(phase.ramp.start, phase.ramp.end)
-    return phase.rate or 0.0
-
-
 # --- the three findings ---------------------------------------------------------------------
 
 
-def _locks(
-    steps: list[AnyStep],
-    variables: dict[str, Any],
-    phase: Phase,
-    users: int,
-    cycle: float,
-    table: TableSpec,
-    params: CapacityParams,
-    times: RequestTimes,
-) -> list[ScenarioFinding]:
+def _locks(given: _PhaseLoad) -> list[ScenarioFinding]:
+    steps, variables, phase, users = given.steps, given.variables, given.phase, given.users
+    cycle, params, times = given.cycle, given.params, given.times
     found = []
     for i, step in enumerate(steps):
         if not isinstance(step, LockStep):
@@ -225,7 +229,7 @@ def _locks(
             len(steps),
         )
         hold = sum(_step_s(s, times) for s in steps[i : release + 1])
-        contenders = users or max(1, math.ceil(_rate(phase) * max(cycle, hold)))
+        contenders = users or max(1, math.ceil(phase.peak_rate * max(cycle, hold)))
         load = LockLoad(contenders, hold, cycle, step.wait_s)
         ceiling = lock_ceiling(load)
         polls = lock_poll_units(contenders, step.poll.initial_s, step.size_bytes, params)
@@ -261,14 +265,9 @@ def _writes_of(step: AnyStep) -> list[tuple[dict[str, Any], dict[str, Any], int,
     return []
 
 
-def _constant_index_keys(
-    steps: list[AnyStep],
-    variables: dict[str, Any],
-    phase: Phase,
-    table: TableSpec,
-    iterations_per_s: float,
-    params: CapacityParams,
-) -> list[ScenarioFinding]:
+def _constant_index_keys(given: _PhaseLoad) -> list[ScenarioFinding]:
+    steps, variables, phase, table = given.steps, given.variables, given.phase, given.table
+    iterations_per_s, params = given.iterations_per_s, given.params
     found = []
     for gsi in table.gsis:
         name = gsi.partition_key.name
@@ -297,14 +296,9 @@ def _constant_index_keys(
     return found
 
 
-def _growing_collections(
-    steps: list[AnyStep],
-    variables: dict[str, Any],
-    phase: Phase,
-    table: TableSpec,
-    iterations_per_s: float,
-    params: CapacityParams,
-) -> list[ScenarioFinding]:
+def _growing_collections(given: _PhaseLoad) -> list[ScenarioFinding]:
+    steps, variables, phase, table = given.steps, given.variables, given.phase, given.table
+    iterations_per_s, params = given.iterations_per_s, given.params
     found = []
     for query in steps:
         if not isinstance(query, QueryStep) or not query.collection or query.since is not None:

@@ -193,11 +193,11 @@ class Simulation:
         self.seq = 0
         self._mappers: dict[tuple[str, str], KeyMapper] = {}
         self._stores: dict[str, ItemStates | None] = {}
+        """Item states by table and primary-key distributions (loadgen.writes.store_key),
+        for the tables whose charges depend on the items' past."""
         self._closed_state: dict[str, tuple[ItemCollections, dict[Any, Any]]] = {}
         """The closed-loop engine's growing state per table: collections and items,
         kept across its phases and repeats as the table keeps its data."""
-        """Item states by table and primary-key distributions (loadgen.writes.store_key),
-        for the tables whose charges depend on the items' past."""
 
     def run(self) -> PlaybookResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")

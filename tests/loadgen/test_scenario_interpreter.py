@@ -119,7 +119,7 @@ LOCKED = {
 
 
 def test_a_lock_is_acquired_renewed_while_held_and_released() -> None:
-    program = Program(_playbook(LOCKED, {"scenario": "work"}), _phase(LOCKED), _table(LOCKED))
+    program = _program(LOCKED)
     driver = FakeDriver()
     end = driver.run(program, driver.user())
     assert end.ok and end.reason is None
@@ -138,7 +138,7 @@ def test_a_lock_is_acquired_renewed_while_held_and_released() -> None:
 
 
 def test_a_held_lock_makes_another_user_poll_with_backoff_then_time_out() -> None:
-    program = Program(_playbook(LOCKED, {"scenario": "work"}), _phase(LOCKED), _table(LOCKED))
+    program = _program(LOCKED)
     driver = FakeDriver()
     driver.items[(("pk", "LOCK"),)] = {"owner": "user-7", "expiresAt": 1e9}
     end = driver.run(program, driver.user(1))
@@ -151,7 +151,7 @@ def test_a_held_lock_makes_another_user_poll_with_backoff_then_time_out() -> Non
 
 
 def test_an_expired_lock_is_taken_over() -> None:
-    program = Program(_playbook(LOCKED, {"scenario": "work"}), _phase(LOCKED), _table(LOCKED))
+    program = _program(LOCKED)
     driver = FakeDriver()
     driver.items[(("pk", "LOCK"),)] = {"owner": "user-7", "expiresAt": 2.0}  # expires at t=2
     end = driver.run(program, driver.user(1))
@@ -173,7 +173,7 @@ def test_a_failed_condition_is_retried_by_the_application_then_fails_with_its_re
             ]
         }
     }
-    program = Program(_playbook(scenarios, {"scenario": "w"}), _phase(scenarios), _table(scenarios))
+    program = _program(scenarios)
     driver = FakeDriver()
     assert driver.run(program, driver.user()).ok
     end = driver.run(program, driver.user())  # the item exists now
@@ -190,9 +190,7 @@ def test_versions_are_captured_and_checked() -> None:
             ]
         }
     }
-    program = Program(
-        _playbook(scenarios, {"scenario": "rmw"}), _phase(scenarios), _table(scenarios)
-    )
+    program = _program(scenarios)
     driver = FakeDriver()
     user = driver.user()
     for _ in range(3):
@@ -216,7 +214,7 @@ def test_unprocessed_batch_items_are_resent_until_done() -> None:
             )
         return ActionOutcome("ok", latency_s=0.01)
 
-    program = Program(_playbook(scenarios, {"scenario": "b"}), _phase(scenarios), _table(scenarios))
+    program = _program(scenarios)
     driver = FakeDriver(answer)
     assert driver.run(program, driver.user()).ok
     assert sizes == [10, 7, 4, 1]
@@ -246,7 +244,7 @@ def test_a_collection_query_pages_until_no_last_key_and_captures_the_watermark()
     def answer(action: OpAction, items: dict[Any, Any]) -> ActionOutcome:
         return ActionOutcome("ok", latency_s=0.5, items=100, last_evaluated_key=next(pages))
 
-    program = Program(_playbook(scenarios, {"scenario": "q"}), _phase(scenarios), _table(scenarios))
+    program = _program(scenarios)
     driver = FakeDriver(answer)
     user = driver.user()
     assert driver.run(program, user).ok
@@ -278,9 +276,8 @@ def test_a_throttle_after_sdk_retries_is_retries_exhausted() -> None:
     assert driver.run(program, driver.user()).reason == "throttled"
 
 
-def _phase(scenarios: dict[str, Any]) -> Any:
-    return _playbook(scenarios, {"scenario": next(iter(scenarios))}).load.phases[0]
-
-
-def _table(scenarios: dict[str, Any]) -> Any:
-    return _playbook(scenarios, {"scenario": next(iter(scenarios))}).tables[0]
+def _program(scenarios: dict[str, Any]) -> Program:
+    """The program of a one-user phase running the first of `scenarios` (the playbook
+    parsed once: its phase and table are the ones the program is given)."""
+    playbook = _playbook(scenarios, {"scenario": next(iter(scenarios))})
+    return Program(playbook, playbook.load.phases[0], playbook.tables[0])
