@@ -306,7 +306,7 @@ class UserPhase:
         scale, W, w = self.m.plan.scale, self.m.plan.workers, self.m.worker
         mine = range(w, scaled_users(self.phase.peak_users, scale), W)
         tasks = [asyncio.ensure_future(self._closed_user(u)) for u in mine]
-        if isinstance(users, Users):
+        if isinstance(self.phase.users, Users):
             tasks.append(asyncio.ensure_future(self._ramp()))
         try:
             await asyncio.gather(*tasks)
