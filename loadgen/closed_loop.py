@@ -59,8 +59,6 @@ from loadgen.sdk_retry import AttemptKind, OperationAttempts, RetrySettings, Sdk
 from loadgen.workload_spec import QueryStep, ThinkRange, Users
 
 NO_SORT_KEY = 0.0
-DEFAULT_MAX_USERS = 1000
-"""Open arrivals of a mix or scenario without `max_users` (k6 asks for maxVUs)."""
 
 
 @dataclass(slots=True)
@@ -251,7 +249,7 @@ class ClosedLoopEngine:
 
         schedule = Schedule.for_phase(self.run.phase)
         self.free: list[int] = []
-        self.max_users = self.run.phase.max_users or DEFAULT_MAX_USERS
+        self.max_users = self.run.phase.arrival_users
         self._arrivals = schedule
         self._arrival_i = 0
         self._next_arrival()
