@@ -56,7 +56,7 @@ from loadgen.scenario import (
     UserState,
 )
 from loadgen.sdk_retry import AttemptKind, OperationAttempts, RetrySettings, SdkClient
-from loadgen.workload_spec import QueryStep, ThinkRange, Users
+from loadgen.workload_spec import QueryStep, Users, think_mean
 
 NO_SORT_KEY = 0.0
 
@@ -735,8 +735,7 @@ def _start_spread(phase: Phase) -> float:
     think = phase.think_s
     if think is None:
         return 0.1
-    mean = (think.min + think.max) / 2 if isinstance(think, ThinkRange) else float(think)
-    return min(60.0, max(0.1, mean))
+    return min(60.0, max(0.1, think_mean(think)))
 
 
 def _start_position(kind: str | None) -> Any:
