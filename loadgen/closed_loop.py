@@ -56,11 +56,9 @@ from loadgen.scenario import (
     UserState,
 )
 from loadgen.sdk_retry import AttemptKind, OperationAttempts, RetrySettings, SdkClient
-from loadgen.workload_spec import QueryStep, ThinkRange, Users
+from loadgen.workload_spec import QueryStep, Users, think_mean
 
 NO_SORT_KEY = 0.0
-DEFAULT_MAX_USERS = 1000
-"""Open arrivals of a mix or scenario without `max_users` (k6 asks for maxVUs)."""
 
 
 @dataclass(slots=True)
@@ -251,7 +249,7 @@ class ClosedLoopEngine:
 
         schedule = Schedule.for_phase(self.run.phase)
         self.free: list[int] = []
-        self.max_users = self.run.phase.max_users or DEFAULT_MAX_USERS
+        self.max_users = self.run.phase.arrival_users
         self._arrivals = schedule
         self._arrival_i = 0
         self._next_arrival()
@@ -737,8 +735,7 @@ def _start_spread(phase: Phase) -> float:
     think = phase.think_s
     if think is None:
         return 0.1
-    mean = (think.min + think.max) / 2 if isinstance(think, ThinkRange) else float(think)
-    return min(60.0, max(0.1, mean))
+    return min(60.0, max(0.1, think_mean(think)))
 
 
 def _start_position(kind: str | None) -> Any:

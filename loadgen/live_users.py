@@ -60,9 +60,6 @@ from loadgen.workload_spec import Users
 if TYPE_CHECKING:  # the worker's Measurement runs these phases (and imports this module)
     from loadgen.measure import Measurement
 
-DEFAULT_MAX_USERS = 1000
-"""Users available to an open-arrival mix or scenario without `max_users` (k6's
-maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
 RAMP_CHECK_S = 0.05
 """How often a ramp's level is read: a user joins within this of its time."""
 
@@ -357,7 +354,7 @@ class UserPhase:
         m = self.m
         schedule = Schedule.for_phase(self.phase, m.plan.scale)
         times = schedule.worker_times(m.worker, m.plan.workers)
-        limit = self.phase.max_users or DEFAULT_MAX_USERS
+        limit = self.phase.arrival_users
         free = [
             self._user(m.worker + m.plan.workers * j)
             for j in range(math.ceil(limit / m.plan.workers))

@@ -34,7 +34,7 @@ from loadgen.action_wire import ActionWire
 from loadgen.arrivals import Schedule
 from loadgen.httpclient import TIMEOUT, HttpPool
 from loadgen.in_flight import InFlight
-from loadgen.live_users import DEFAULT_MAX_USERS, UserPhase
+from loadgen.live_users import UserPhase
 from loadgen.messages import (
     COMPLETE,
     FAILED,
@@ -86,11 +86,8 @@ def phase_op_bound(phase: Phase, scale: float, worker: int, workers: int) -> int
     operation at a rate; for users, its users times USER_REQUESTS_PER_S times the phase."""
     if phase.open_loop_operation:
         return len(Schedule.for_phase(phase, scale).worker_share(worker, workers))
-    users = phase.users
-    if users is None:  # open arrivals of a mix or scenario onto a pool of users
-        top = float(phase.max_users or DEFAULT_MAX_USERS)
-    else:
-        top = float(phase.peak_users) * scale
+    # Open arrivals of a mix or scenario run on a pool of users, which is not scaled.
+    top = float(phase.arrival_users) if phase.users is None else float(phase.peak_users) * scale
     mine = math.ceil(max(0.0, top - worker) / workers)
     return int(mine * USER_REQUESTS_PER_S * phase.duration_s)
 

@@ -364,6 +364,11 @@ class Scenario(Strict):
     steps: list[Step] = Field(min_length=1, max_length=200)
 
 
+DEFAULT_MAX_USERS = 1000
+"""Users available to an open-arrival mix or scenario without `max_users` (k6's
+maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
+
+
 class Phase(Strict):
     name: str = "phase"
     operation: Literal["put", "update", "get", "query"] = "put"
@@ -428,6 +433,12 @@ class Phase(Strict):
             and self.scenario is None
             and self.retry.mode == "none"
         )
+
+    @property
+    def arrival_users(self) -> int:
+        """Users available to open arrivals of a mix or scenario: `max_users`, else
+        DEFAULT_MAX_USERS."""
+        return self.max_users or DEFAULT_MAX_USERS
 
     @property
     def peak_users(self) -> int:

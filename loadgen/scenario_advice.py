@@ -43,11 +43,11 @@ from loadgen.workload_spec import (
     PutStep,
     QueryStep,
     ReleaseStep,
-    ThinkRange,
     ThinkStep,
     TransactWriteStep,
     UpdateStep,
     template_names,
+    think_mean,
 )
 
 VARYING_BUILTINS = frozenset({"user", "iteration", "seq", "now", "n"})
@@ -183,27 +183,19 @@ def _grows(template: Any, variables: dict[str, Any], depth: int = 0) -> bool:
 # --- times ----------------------------------------------------------------------------------
 
 
-def _think(think: float | ThinkRange | None) -> float:
-    if think is None:
-        return 0.0
-    if isinstance(think, ThinkRange):
-        return (think.min + think.max) / 2
-    return float(think)
-
-
 def _step_s(step: AnyStep, times: RequestTimes) -> float:
     """One step's mean time: its requests (the latency model's single-request times; a
     lock that is free at once is one conditional put) and its think times."""
     if isinstance(step, ThinkStep):
-        return _think(step.seconds) * step.repeat
+        return think_mean(step.seconds) * step.repeat
     reads = step.op in ("get", "query", "scan", "batch_get", "transact_get")
     request = times.read_s if reads else times.write_s
-    return (request + _think(step.think_s)) * step.repeat
+    return (request + think_mean(step.think_s)) * step.repeat
 
 
 def _cycle_s(steps: list[AnyStep], phase: Phase, times: RequestTimes) -> float:
     """One iteration without waiting on a lock, plus the user's think between them."""
-    return sum(_step_s(s, times) for s in steps) + _think(phase.think_s)
+    return sum(_step_s(s, times) for s in steps) + think_mean(phase.think_s)
 
 
 # --- the three findings ---------------------------------------------------------------------

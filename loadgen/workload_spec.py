@@ -117,6 +117,16 @@ class ThinkRange(StrictSpec):
 Think = float | ThinkRange
 
 
+def think_mean(think: Think | None) -> float:
+    """A think time's mean seconds (a range's midpoint; none: 0), for what is worked
+    out ahead of a run (advise's cycle times, the engine's start spread)."""
+    if think is None:
+        return 0.0
+    if isinstance(think, ThinkRange):
+        return (think.min + think.max) / 2
+    return float(think)
+
+
 class _Step(StrictSpec):
     """What every step has: a name, repeats, a pause after, a failure policy, captures."""
 

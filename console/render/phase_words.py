@@ -99,7 +99,7 @@ def _load(phase: Phase) -> str:
         rate = f"{phase.rate:,.0f}/s" if phase.rate is not None else "ramp"
         if phase.mix is None and phase.scenario is None:
             return rate
-        return f"{rate} arrivals onto up to {phase.max_users or 1000:,} users"
+        return f"{rate} arrivals onto up to {phase.arrival_users:,} users"
     if isinstance(users, Users):
         shown = f"users {users.start:,}->{users.end:,}"
         if users.steps:
