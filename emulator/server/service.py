@@ -166,10 +166,10 @@ class Service:
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
         self.persistence: Persistence | None = None
         """The SQLite store of --data-dir (persistence.py); None: items in memory only."""
-        self.tap: Callable[[str | None, int, bytes], None] | None = None
-        """Sees every request's target, status and body after its answer (a test counting
-        what the endpoint answered). An attribute, not a wrapper of `handle`: compiled,
-        the method cannot be replaced."""
+        self.tap: Callable[[str | None, int, bytes, bytes], None] | None = None
+        """Sees every request's target, status, request body and answer body after its
+        answer (a test counting what the endpoint answered, and which error it named). An
+        attribute, not a wrapper of `handle`: compiled, the method cannot be replaced."""
 
     def persist_to(self, directory: Path) -> int:
         """Keep tables and items in `directory` from now on, loading what it holds
@@ -248,7 +248,7 @@ class Service:
             answer = (500, internal().payload())
         tap = self.tap
         if tap is not None:
-            tap(target, answer[0], body)
+            tap(target, answer[0], body, answer[1])
         return answer
 
     @staticmethod
