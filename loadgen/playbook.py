@@ -9,7 +9,6 @@ playbook is written by hand and read by people under time pressure.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import types
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -18,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from emulator.itemsize import MAX_ITEM_BYTES
-from loadgen.workload_checks import workload_problems
+from loadgen.workload_checks import did_you_mean, workload_problems
 from loadgen.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
@@ -888,8 +887,7 @@ def _unknown_field(loc: tuple[int | str, ...]) -> str:
     if model is None:
         return f"unknown field {name!r}"
     valid = list(model.model_fields)
-    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = did_you_mean(name, valid)
     return f"unknown field {name!r}{hint}; valid fields here: {', '.join(valid)}"
 
 

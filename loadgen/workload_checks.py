@@ -33,7 +33,8 @@ _BATCH_OPS = ("batch_write", "batch_get", "transact_write", "transact_get")
 _NOT_IN_A_MIX = ("lock", "release", "think")
 
 
-def _did_you_mean(name: str, valid: list[str]) -> str:
+def did_you_mean(name: str, valid: list[str]) -> str:
+    """ " (did you mean 'x'?)" for the valid name closest to a mistyped one, else ""."""
     close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -82,7 +83,7 @@ def _step_problems(
             yield (
                 (*loc, "index"),
                 f"table {table.name} has no GSI {index!r}"
-                + _did_you_mean(index, gsis)
+                + did_you_mean(index, gsis)
                 + (f"; its GSIs: {', '.join(gsis)}" if gsis else "; it has no GSIs"),
             )
             continue
@@ -116,7 +117,7 @@ def _step_problems(
                 yield (
                     (*loc, *where),
                     f"template {template!r} uses {{{name}}}, which is not a variable"
-                    + _did_you_mean(name, valid)
+                    + did_you_mean(name, valid)
                     + f"; variables here: {', '.join(valid)}",
                 )
     since = getattr(step, "since", None)
@@ -168,7 +169,7 @@ def _scenario_problems(playbook: Playbook, name: str) -> Iterator[tuple[Loc, str
             yield (
                 (*loc, "lock"),
                 f"releases {step.lock!r}, which is no earlier lock step"
-                + _did_you_mean(step.lock, locks)
+                + did_you_mean(step.lock, locks)
                 + (f"; lock steps so far: {', '.join(locks)}" if locks else ""),
             )
         yield from _step_problems(playbook, loc, step, phases, known)
@@ -200,7 +201,7 @@ def _mix_problems(playbook: Playbook, p: int, phase: Phase) -> Iterator[tuple[Lo
 def _unknown_scenario(playbook: Playbook, name: str, loc: Loc) -> tuple[Loc, str]:
     valid = list(playbook.load.scenarios)
     listed = f"; load.scenarios has: {', '.join(valid)}" if valid else "; load.scenarios is empty"
-    return (loc, f"no scenario {name!r}" + _did_you_mean(name, valid) + listed)
+    return (loc, f"no scenario {name!r}" + did_you_mean(name, valid) + listed)
 
 
 def workload_problems(playbook: Playbook) -> list[Problem]:
