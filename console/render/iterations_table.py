@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.table import Table
 
+from console.render.cells import rate_cell
 from loadgen.iteration_results import iteration_totals
 from loadgen.results import PlaybookResult
 
@@ -56,14 +57,13 @@ def iterations_table(result: PlaybookResult) -> Table:
             steps = it["step_ms"]
             slowest = max(steps.items(), key=lambda kv: kv[1]["p99"] or 0, default=None)
             rate = it["failure_rate"] * 100
-            style = "green" if rate == 0 else ("yellow" if rate < 10 else "red")
             table.add_row(
                 run.table,
                 str(run.repeat),
                 phase.name,
                 phase.operation,
                 f"{it['iterations_per_s']:,.3f}",
-                f"[{style}]{rate:.1f} %[/]",
+                rate_cell(rate),
                 _ms(it["iteration_ms"]["p50"]),
                 _ms(it["iteration_ms"]["p99"]),
                 "-" if slowest is None else f"{slowest[0]} {_ms(slowest[1]['p99'])}",

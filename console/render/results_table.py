@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from console.render.cells import rate_cell
 from console.render.iterations_table import has_iterations, hourly_table, iterations_table
 from loadgen.histogram import LatencyHistogram
 from loadgen.results import PlaybookResult
@@ -73,7 +74,6 @@ def results_table(result: PlaybookResult) -> Table:
     for run in result.runs:
         data = run.to_json()
         rate = data["throttle_rate"] * 100
-        style = "green" if rate == 0 else ("yellow" if rate < 10 else "red")
         reasons = (
             ", ".join(
                 f"{short_reason(r)} {_num(n)}" for r, n in data["throttles_by_reason"].items()
@@ -95,7 +95,7 @@ def results_table(result: PlaybookResult) -> Table:
             _num(data["throttled"]),
             *([_num(data[k]) for k in ("errors", "timeouts", "late")] if live else []),
             *([_num(data["unaccounted"])] if gaps else []),
-            f"[{style}]{rate:.1f} %[/]",
+            rate_cell(rate),
             reasons,
             _num(data["consumed_wcu_peak_1s"]),
             _num(data["consumed_wcu_peak_1min"]),
@@ -137,7 +137,6 @@ def phases_table(result: PlaybookResult) -> Table:
             )
             first = phase.first_throttle_s
             rate = data["throttle_rate"] * 100
-            style = "green" if rate == 0 else ("yellow" if rate < 10 else "red")
             table.add_row(
                 run.table,
                 str(run.repeat),
@@ -145,7 +144,7 @@ def phases_table(result: PlaybookResult) -> Table:
                 phase.operation,
                 _num(data["offered_per_s"]),
                 _num(data["succeeded_per_s"]),
-                f"[{style}]{rate:.1f} %[/]",
+                rate_cell(rate),
                 f"{_num(peak)} {'RCU' if reads else 'WCU'}",
                 "-" if first is None else f"{first:.1f} s",
             )
