@@ -32,13 +32,14 @@ from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import DEFAULT_LATENCY, CapacityParams, LatencyParams
 from emulator.units import (
     CollectionRead,
+    IndexChange,
     TableWrite,
     collection_read_cost,
+    index_write_units,
     read_units,
     scan_read_cost,
     table_write_units,
     transactional_read_units,
-    write_units,
 )
 from loadgen.item_collections import EntryWrite, ItemCollections
 from loadgen.iteration_results import at_second, iteration_totals
@@ -433,43 +434,48 @@ class ClosedLoopEngine:
     def _gsi_writes(
         self, old: _Item | None, new_keys: tuple[Any, ...] | None, new_size: int, now: float
     ) -> tuple[list[GsiWrite], list[EntryWrite]]:
-        """What a write does to each GSI (emulator.units.index_write_units' cases, for
-        projection ALL; KEYS_ONLY/INCLUDE entries are sized as the whole item [?]) and
-        to the tracked collections."""
+        """What a write does to each GSI, charged by the one rule
+        (emulator.units.index_write_units; projection ALL, so any write changes what an
+        entry holds; KEYS_ONLY/INCLUDE entries are sized as the whole item [?]), and to
+        the tracked collections."""
         writes: list[GsiWrite] = []
         entries: list[EntryWrite] = []
+        old_size = old.size if old is not None else 0
         for g, (name, _, _, _) in enumerate(self.gsis):
             before = old.gsi_keys[g] if old is not None else None
             after = new_keys[g] if new_keys is not None else None
             if before is None and after is None:
                 continue
-            if before is not None and after is not None and before == after:
-                units_new = write_units(new_size, self.params)
-                writes.append(GsiWrite(name, _hash(after[0]), _sk(after[1]), units_new))
+            moved = before is not None and after is not None and before != after
+            change = IndexChange(
+                before is not None, after is not None, moved, True, old_size, new_size
+            )
+            old_units, new_units = index_write_units(change, self.params)
+            gw = GsiWrite(name, 0, NO_SORT_KEY, new_units, old_units=old_units)
+            if after is not None:
+                gw.pk_hash, gw.sk_pos = _hash(after[0]), _sk(after[1])
+            if before is not None and old_units:  # the old entry's delete, on its partition
+                gw.old_pk_hash, gw.old_sk_pos = _hash(before[0]), _sk(before[1])
+            writes.append(gw)
+            if after is not None and before == after:  # the entry is rewritten in place
                 entries.append(
                     EntryWrite(
                         self.spec.name,
                         name,
                         after[0],
-                        old.size if old else 0,
+                        old_size,
                         new_size,
                         now,
                         old.stamp if old else None,
                     )
                 )
                 continue
-            gw = GsiWrite(name, 0, NO_SORT_KEY, 0)
             if after is not None:
-                gw.pk_hash, gw.sk_pos = _hash(after[0]), _sk(after[1])
-                gw.units = write_units(new_size, self.params)
                 entries.append(EntryWrite(self.spec.name, name, after[0], 0, new_size, now))
             if before is not None and old is not None:
-                gw.old_pk_hash, gw.old_sk_pos = _hash(before[0]), _sk(before[1])
-                gw.old_units = write_units(old.size, self.params)
                 entries.append(
                     EntryWrite(self.spec.name, name, before[0], old.size, 0, now, old.stamp)
                 )
-            writes.append(gw)
         return writes, entries
 
     def _write(
@@ -486,11 +492,11 @@ class ClosedLoopEngine:
         item = self.run.items.get(ident)
         new_size = 0 if deleting else action.size_bytes or self.spec.item_size_bytes
         old_size = self._size_of(item)
+        # A delete is sized on the item it removes, one of an item the run never wrote at
+        # the minimum (the engine tracks no seeded item's GSI keys either).
         units = table_write_units(
-            TableWrite(old_size if item else 0, new_size or old_size, transactional), self.params
+            TableWrite(old_size if item else 0, new_size, transactional), self.params
         )
-        if deleting and item is None:
-            units = write_units(0, self.params) * (2 if transactional else 1)
         pk_hash, sk_pos = self._where(action.key)
         passes = self._passes(condition, item)
         now = self._clock()
