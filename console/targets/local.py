@@ -8,6 +8,7 @@ physics (splits, cooling) while the wall waits only `pause_scale` of it.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -251,13 +252,19 @@ class LocalFleetBinding:
         for pid in table_run.worker_pids:
             processes.stop(pid, WORKER_MARKER)
 
+    @functools.cached_property
+    def _skip_client(self) -> httpx.Client:
+        """One client for every skip of this binding's table runs: seeding skips after
+        each batch, and httpx.post builds a client (an SSL context) per call, ~0.3 s each;
+        a kept client costs ~1 ms. One per binding, not per `skipper()`, so the table
+        runs of a step leave one connection pool, not one each."""
+        return httpx.Client(timeout=10)
+
     def skipper(self) -> Callable[[float], None] | None:
         if self.endpoint is None:
             return None
         endpoint = self.endpoint
-        # One client for every skip: seeding skips after each batch, and httpx.post builds
-        # a client (an SSL context) per call, ~0.3 s each; a kept client costs ~1 ms.
-        client = httpx.Client(timeout=10)
+        client = self._skip_client
 
         def skip(seconds: float) -> None:
             """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""

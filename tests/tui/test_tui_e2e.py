@@ -7,13 +7,19 @@ from pathlib import Path
 
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
-from console.tui.screens.dialogs import Question
 from console.tui.screens.run import TablePane
 from console.tui.widgets.cost_meter import CostMeter
 from console.tui.widgets.table_chart import TableChart, in_run
 from console.tui.widgets.throttle_rate import ThrottleRate
 from console.workflow import RunOptions, UpOptions
 from tests.conftest import until
+from tests.tui.pilot_actions import (
+    click_until,
+    dialog_drawn,
+    dialog_text,
+    no_dialog,
+    screen_changes,
+)
 
 
 async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend: Backend) -> None:
@@ -29,8 +35,8 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         assert type(app.screen).__name__ == "PlanScreen"
         assert backend.runs() == []  # the plan created nothing
         await pilot.press("u")
-        await until(pilot, lambda: isinstance(app.screen, Question))
-        await pilot.click("#yes")
+        await until(pilot, lambda: dialog_drawn(app))
+        await click_until(pilot, "#yes", screen_changes(app))
         await until(pilot, lambda: s.state is not None and s.busy is None)
         assert s.state is not None and s.state.billable_up
         run_id = s.state.run_id
@@ -86,10 +92,10 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
             assert chart.lines["WCU/s"] == [x.consumed_wcu for x in endpoint]
             assert len(endpoint) >= 2  # per second over a 3-second run
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, Question))
-        lines = str(app.screen.query_one("#dialog-lines").render())
+        await until(pilot, lambda: dialog_drawn(app))
+        lines = dialog_text(app)
         assert f"{run_id}-hot" in lines and "emulator process" in lines
-        await pilot.click("#yes")
+        await click_until(pilot, "#yes", screen_changes(app))
         await until(pilot, lambda: s.down is not None)
         assert s.down is not None and s.down.nothing_left
         await until(pilot, lambda: s.state is not None and not s.state.billable_up)
@@ -97,5 +103,6 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         final = app.screen_stack[-2].query_one(CostMeter).usd
         await pilot.pause(2.5)
         assert app.screen_stack[-2].query_one(CostMeter).usd == final
-        await pilot.click("#ok")
+        await until(pilot, lambda: dialog_drawn(app) and "nothing left" in dialog_text(app))
+        await click_until(pilot, "#ok", lambda: no_dialog(app))
         await pilot.press("q")

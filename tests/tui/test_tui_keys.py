@@ -4,40 +4,21 @@ resources up."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
-
-from textual.pilot import Pilot
 
 from console.tui.app import SCREENS, HotbenchApp
 from console.tui.backend import Backend
-from console.tui.screens.dialogs import Question
 from console.tui.screens.help import HelpScreen
 from console.workflow import Hooks, UpOptions, auto_yes
 from tests.conftest import until
-
-
-async def press_until(pilot: Pilot[int], key: str, effect: Callable[[], bool]) -> None:
-    """Presses `key` until `effect()` holds (at most 20 presses, 5 s apart)."""
-    for _ in range(20):
-        if effect():
-            return
-        await pilot.press(key)
-        deadline = time.monotonic() + 5.0
-        while not effect() and time.monotonic() < deadline:
-            await pilot.pause(0.1)
-    assert effect(), f"pressing {key!r} 20 times had no effect"
-
-
-def dialog_drawn(app: HotbenchApp) -> bool:
-    """A question is on screen and its lines are composed (a pushed screen is current a
-    moment before its widgets exist)."""
-    return isinstance(app.screen, Question) and bool(app.screen.query("#dialog-lines"))
-
-
-def dialog_text(app: HotbenchApp) -> str:
-    return str(app.screen.query_one("#dialog-lines").render())
+from tests.tui.pilot_actions import (
+    click_until,
+    dialog_drawn,
+    dialog_text,
+    no_dialog,
+    press_until,
+    screen_changes,
+)
 
 
 async def test_resume_destroy_everywhere_help_and_quit(
@@ -57,11 +38,11 @@ async def test_resume_destroy_everywhere_help_and_quit(
         await pilot.press("d")
         await until(pilot, lambda: dialog_drawn(app))
         assert f"{older.run_id}-hot" in dialog_text(app)
-        await pilot.click("#yes")
+        await click_until(pilot, "#yes", screen_changes(app))
         await until(pilot, lambda: app.session.down is not None)
         assert app.session.down is not None and app.session.down.nothing_left
         await until(pilot, lambda: dialog_drawn(app) and "nothing left" in dialog_text(app))
-        await pilot.click("#ok")
+        await click_until(pilot, "#ok", lambda: no_dialog(app))
         assert not backend.state(older.run_id).billable_up
 
         # resume the other one: it opens at its next step, prewarm
@@ -106,15 +87,15 @@ async def test_resume_destroy_everywhere_help_and_quit(
         await pilot.press("q")
         await until(pilot, lambda: dialog_drawn(app))
         assert "still up" in str(app.screen.query_one(".dialog-title").render())
-        await pilot.click("#no")
+        await click_until(pilot, "#no", screen_changes(app))
         assert app.is_running
         # ... and "destroy, then quit" leaves nothing
         await pilot.press("q")
         await until(pilot, lambda: dialog_drawn(app))
-        await pilot.click("#destroy")
+        await click_until(pilot, "#destroy", screen_changes(app))
         # session.down still holds the first destroy's report, so it cannot tell that this
         # one is done: wait for this destroy's result dialog before pressing its ok.
         await until(pilot, lambda: dialog_drawn(app) and "nothing left" in dialog_text(app))
-        await pilot.click("#ok")
-        await until(pilot, lambda: not app.is_running, 10)
+        await click_until(pilot, "#ok", lambda: no_dialog(app) or not app.is_running)
+        await until(pilot, lambda: not app.is_running)
     assert not backend.state(state.run_id).billable_up
