@@ -1,5 +1,6 @@
 """What a person does at the console, for Pilot: press or click again until it had its
-effect, and read the dialog on screen. One copy for every TUI test."""
+effect, read the dialog on screen, and wait for a screen to settle before a picture of
+it is taken. One copy for every TUI test."""
 
 from __future__ import annotations
 
@@ -58,3 +59,23 @@ def dialog_drawn(app: HotbenchApp) -> bool:
 
 def dialog_text(app: HotbenchApp) -> str:
     return str(app.screen.query_one("#dialog-lines").render())
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Waits until the screen draws the same twice in a row, at least three rounds of
+    (workers done, redraw, pause): the run screen mounts its tabs, then draws them, and a
+    DataTable sizes its columns a refresh after its rows arrive (seen on a loaded machine:
+    the runs screen's picture was taken with its columns still at their headers' width).
+    A settled screen is what a snapshot compares; 50 rounds bound a screen that never
+    settles, and the snapshot then shows it."""
+    app = pilot.app
+    assert isinstance(app, HotbenchApp)
+    previous = None
+    for round_ in range(50):
+        await app.workers.wait_for_complete()
+        app.redraw()
+        await pilot.pause()
+        shot = app.export_screenshot()
+        if round_ >= 2 and shot == previous:
+            return
+        previous = shot

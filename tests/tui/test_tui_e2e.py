@@ -48,6 +48,7 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         await pilot.press("g")
         await until(pilot, lambda: s.result is not None, 120)
         assert type(app.screen).__name__ == "ResultsScreen"
+        await until(pilot, lambda: bool(app.screen.query(CostMeter)))  # composed
         meter = app.screen.query_one(CostMeter)
         await until(pilot, lambda: meter.usd is not None)  # the screen's first 1 Hz poll
         assert meter.usd is not None and first is not None and meter.usd > first

@@ -16,6 +16,7 @@ from console.workflow import IndexSample, WatchFrame
 from loadgen.playbook import Playbook, parse_playbook
 from tests.loadgen.conftest import tiny_playbook
 from tests.tui.fixed import at, fill, fixed_app
+from tests.tui.pilot_actions import settle
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -129,10 +130,7 @@ def test_the_run_screen_of_a_scenario_at_80x24(snap_compare: Any, tmp_path: Path
             )
             app.session.add_frame(WatchFrame(at=at(t + 1.5), run_label="od#1", samples=[sample]))
         await pilot.press("3")
-        for _ in range(3):
-            await app.workers.wait_for_complete()
-            app.redraw()
-            await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(fixed_app(tmp_path), terminal_size=(80, 24), run_before=run_before)
 

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 
 from console.tui.app import HotbenchApp
 from tests.tui.fixed import fill, fixed_app
+from tests.tui.pilot_actions import settle
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = [(80, 24), (160, 48)]
@@ -35,10 +36,7 @@ def before(key: str | tuple[str, ...], results: bool = False) -> Any:
         assert isinstance(app, HotbenchApp)
         fill(app, results=results)
         await pilot.press(*keys)
-        for _ in range(3):  # the run screen mounts its tabs, then draws them
-            await app.workers.wait_for_complete()
-            app.redraw()
-            await pilot.pause()
+        await settle(pilot)
 
     return run_before
 

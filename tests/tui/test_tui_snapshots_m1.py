@@ -14,6 +14,7 @@ from textual.widgets import DataTable
 
 from console.tui.app import HotbenchApp
 from tests.tui.fixed_m1 import fill_m1, m1_app
+from tests.tui.pilot_actions import settle
 
 SCREENS: dict[str, str] = {
     "plan": "1",
@@ -32,10 +33,7 @@ async def _show(pilot: Pilot[int], key: str, results: bool) -> None:
     assert isinstance(app, HotbenchApp)
     fill_m1(app, results=results)
     await pilot.press(key)
-    for _ in range(3):  # the run screen mounts its tabs, then draws them
-        await app.workers.wait_for_complete()
-        app.redraw()
-        await pilot.pause()
+    await settle(pilot)
 
 
 def _check_tables(app: HotbenchApp, screen: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -45,9 +46,16 @@ class TuiScreen(Screen[None]):
         """Redraw from the session; the app calls it once a second on the active screen."""
         if not self.is_mounted:
             return
-        self.query_one(StatusBar).show(self.session)
-        self.query_one(StepLog).show(self.session)
-        self.show_body()
+        try:
+            self.query_one(StatusBar).show(self.session)
+            self.query_one(StepLog).show(self.session)
+            self.show_body()
+        except NoMatches:
+            # A screen is mounted a moment before the widgets of its widgets are composed:
+            # a resume in that moment (seen when a screen was pushed and popped on a
+            # loaded machine) finds no status line yet. The next redraw, within a second,
+            # draws what this one could not.
+            return
 
     def show_body(self) -> None:
         return None
