@@ -157,6 +157,10 @@ class HotbenchApp(App[int]):
 
     def tick(self) -> None:
         """Once a second: fetch in workers what may have changed, redraw the screen."""
+        if not self.screen_stack:
+            # The app is closing: its screens are gone before its timer stops, and a last
+            # tick in between (seen under two CPU hogs) would raise ScreenStackError.
+            return
         self.ticks.append(time.monotonic())
         s = self.session
         if s.run_id and not self._polling:
@@ -186,7 +190,7 @@ class HotbenchApp(App[int]):
         shown = [s for s in self.screen_stack if isinstance(s, TuiScreen)]
         if shown:
             shown[-1].refresh_view()
-        if self.screen is self.get_screen("runs") and self.poll:
+        if self.screen_stack and self.screen is self.get_screen("runs") and self.poll:
             self.load_runs()
 
     # -- workers: fetching ------------------------------------------------------------------

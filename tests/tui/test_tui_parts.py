@@ -7,7 +7,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from console.tui.app import SCREENS
+from console.tui.app import SCREENS, HotbenchApp
 from console.tui.export import compare, export
 from console.tui.widgets.partition_map import serving_keys
 from console.tui.widgets.phase_clock import PhaseClock
@@ -114,3 +114,16 @@ def test_chart_ticks_are_round_and_start_at_zero() -> None:
         "12k",
         "1.2M",
     ]
+
+
+def test_a_tick_after_the_screens_are_gone_does_nothing(tmp_path: Path) -> None:
+    """The 1 Hz timer can fire once more while the app closes, after its screens are
+    popped (seen under two CPU hogs: ScreenStackError at exit)."""
+    from console.tui.backend import Backend
+    from console.workflow import load_settings
+
+    app = HotbenchApp(Backend(load_settings(target="local", runs_dir=tmp_path)))
+    assert not app.screen_stack
+    app.tick()
+    app.redraw()
+    assert not app.ticks
