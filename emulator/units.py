@@ -118,16 +118,27 @@ def collection_read_cost(read: CollectionRead, params: CapacityParams) -> PagedR
     [AWS reference.md#what-each-operation-costs]. An empty collection is still one page
     that costs the minimum. Closed form, not a loop over pages: a collection that grows
     for hours may be hundreds of pages, read once per iteration."""
-    n = read.items
-    if n == 0:
-        return PagedReadCost(1, read_units(0, read.consistent, params))
+    return _paged_read_cost(read, 1, params)
+
+
+def _paged_read_cost(
+    read: CollectionRead, partitions: int, params: CapacityParams
+) -> PagedReadCost:
+    """The one closed form of a paged read: full pages of `items_per_page`, then the
+    rest, each page its items' mean size summed and rounded up to 4 KB, and at least
+    the minimum in each of the `partitions` it walked (one partition: no floor beyond
+    the page's own; `scan_read_cost`)."""
+    if read.items == 0:
+        return PagedReadCost(1, max(1, partitions) * read_units(0, read.consistent, params))
     per_page = items_per_page(read)
-    full, rest = divmod(n, per_page)
-    units = full * _mean_page_units(read, per_page, params)
-    pages = full
+    full, rest = divmod(read.items, per_page)
+    pages = full + 1 if rest else full
+    floor = 0.0
+    if partitions > 1:
+        floor = math.ceil(partitions / pages) * read_units(0, read.consistent, params)
+    units = full * max(_mean_page_units(read, per_page, params), floor)
     if rest:
-        units += _mean_page_units(read, rest, params)
-        pages += 1
+        units += max(_mean_page_units(read, rest, params), floor)
     return PagedReadCost(pages, units)
 
 
@@ -267,21 +278,7 @@ def scan_read_cost(read: CollectionRead, partitions: int, params: CapacityParams
     minimum in every partition it walked (`page_read_units`). One page walks them all;
     several share them evenly, ceil(partitions / pages) each [?: the endpoint counts the
     partitions of each page's hash range; evenly is exact when the items are]."""
-    if partitions <= 1:
-        return collection_read_cost(read, params)
-    minimum = read_units(0, read.consistent, params)
-    if read.items == 0:
-        return PagedReadCost(1, partitions * minimum)
-    # The pages counted here, as `collection_read_cost` counts them, not by calling it:
-    # that would price every page once more only for their number.
-    per_page = items_per_page(read)
-    full, rest = divmod(read.items, per_page)
-    pages = full + 1 if rest else full
-    floor = math.ceil(partitions / pages) * minimum
-    units = full * max(_mean_page_units(read, per_page, params), floor)
-    if rest:
-        units += max(_mean_page_units(read, rest, params), floor)
-    return PagedReadCost(pages, units)
+    return _paged_read_cost(read, partitions, params)
 
 
 def batch_write_units(writes: Iterable[TableWrite], params: CapacityParams) -> int:

@@ -491,11 +491,11 @@ class ClosedLoopEngine:
         ident = self._id(action.key)
         item = self.run.items.get(ident)
         new_size = 0 if deleting else action.size_bytes or self.spec.item_size_bytes
-        old_size = self._size_of(item)
         # A delete is sized on the item it removes, one of an item the run never wrote at
         # the minimum (the engine tracks no seeded item's GSI keys either).
         units = table_write_units(
-            TableWrite(old_size if item else 0, new_size, transactional), self.params
+            TableWrite(item.size if item is not None else 0, new_size, transactional),
+            self.params,
         )
         pk_hash, sk_pos = self._where(action.key)
         passes = self._passes(condition, item)

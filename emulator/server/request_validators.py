@@ -110,17 +110,13 @@ def item_member(req: dict[str, Any], name: str) -> Item:
 
 
 def check_size(item: Item) -> int:
-    """An item's size in bytes, within DynamoDB's item limit (`check_measured_size`'s
-    test written out, not called: this runs for every PutItem)."""
-    size = item_size(item)
-    if size > MAX_ITEM_BYTES:
-        raise validation(ITEM_TOO_LARGE_MESSAGE)
-    return size
+    """An item's size in bytes, within DynamoDB's item limit."""
+    return check_measured_size(item_size(item))
 
 
 def check_measured_size(size: int) -> int:
-    """`check_size` of an item measured already (a transaction measures its puts once,
-    for its 4 MB total, before their tables are looked up)."""
+    """The item limit's one test, on an item measured already (a transaction measures
+    its puts once, for its 4 MB total, before their tables are looked up)."""
     if size > MAX_ITEM_BYTES:
         raise validation(ITEM_TOO_LARGE_MESSAGE)
     return size
