@@ -64,10 +64,10 @@ def dialog_text(app: HotbenchApp) -> str:
 async def settle(pilot: Pilot[int]) -> None:
     """Waits until the screen draws the same twice in a row, at least three rounds of
     (workers done, redraw, pause): the run screen mounts its tabs, then draws them, and a
-    DataTable sizes its columns a refresh after its rows arrive (seen on a loaded machine:
-    the runs screen's picture was taken with its columns still at their headers' width).
-    A settled screen is what a snapshot compares; 50 rounds bound a screen that never
-    settles, and the snapshot then shows it."""
+    screen filled from a worker draws once the worker's callback has run. (The tables are
+    whole from their first frame: console/tui/widgets/fitted_table.py says why that is
+    not Textual's default.) A settled screen is what a snapshot compares; 50 rounds bound
+    a screen that never settles, and the snapshot then shows it."""
     app = pilot.app
     assert isinstance(app, HotbenchApp)
     previous = None

@@ -9,11 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from console.cost.render import cost_text
 from console.render.phase_words import phase_lines
 from console.tui.screens.base import TuiScreen
+from console.tui.widgets.fitted_table import FittedTable
 from console.tui.widgets.preview_chart import PreviewChart
 from console.workflow import PlannedTable, PlanReport
 from loadgen.playbook import Playbook
@@ -41,7 +42,7 @@ class PlanScreen(TuiScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="plan-body"):
             yield Static("", id="plan-title")
-            yield DataTable(id="plan-tables", show_cursor=False, zebra_stripes=True)
+            yield FittedTable(id="plan-tables", show_cursor=False, zebra_stripes=True)
             yield Static("", id="plan-gsis")
             yield Static("", id="plan-load")
             yield Static("", id="plan-advice")
@@ -78,7 +79,7 @@ class PlanScreen(TuiScreen):
         """One row per variant, the columns that tell them apart first, so every variant
         is on the first screen at 80 columns (M1's four: bad, good, goodGsi,
         badOnDemand); the GSIs' names, which would widen it, follow on their own lines."""
-        table = self.query_one("#plan-tables", DataTable)
+        table = self.query_one("#plan-tables", FittedTable)
         if table.columns:
             return
         planned: list[PlannedTable] = plan.tables
@@ -89,8 +90,7 @@ class PlanScreen(TuiScreen):
         capped = any(t.on_demand_max_read or t.on_demand_max_write for t in planned)
         columns = ["table", "keys (pk/sk)", "billing", "R/W capacity"]
         columns += ["R/W warm"] * warm + ["R/W od max"] * capped + ["GSIs", "$/h"]
-        for name in columns:
-            table.add_column(name)
+        rows: list[list[str]] = []
         for t, spec in zip(planned, specs, strict=True):
             row = [
                 t.variant,
@@ -101,7 +101,8 @@ class PlanScreen(TuiScreen):
             row += [_pair(t.warm_read, t.warm_write)] * warm
             row += [_pair(t.on_demand_max_read, t.on_demand_max_write)] * capped
             row += [str(len(t.gsis)) if t.gsis else "-", f"${t.per_hour_usd:,.2f}"]
-            table.add_row(*row)
+            rows.append(row)
+        table.show_rows(columns, rows)
         lines = Text()
         for t in planned:
             if t.gsis:

@@ -8,9 +8,10 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from console.tui.screens.base import TuiScreen
+from console.tui.widgets.fitted_table import FittedTable
 from console.workflow import Status, Step
 
 
@@ -30,7 +31,7 @@ class PrewarmScreen(TuiScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Static("", id="prewarm-note")
-            yield DataTable(id="prewarm-table", show_cursor=False, zebra_stripes=True)
+            yield FittedTable(id="prewarm-table", show_cursor=False, zebra_stripes=True)
 
     def wants_partitions(self) -> list[str]:
         state = self.session.state
@@ -50,12 +51,7 @@ class PrewarmScreen(TuiScreen):
             + ("  ·  w: prewarm now" if record.status == Status.PENDING else "")
             + "  ·  n: the run screen"
         )
-        table = self.query_one("#prewarm-table", DataTable)
-        if not table.columns:
-            # One column for the table and its indexes (each GSI under its table), so
-            # M1's longest index name and every figure fit 80 columns.
-            table.add_columns("table / index", "requested", "reported", "status", "partitions")
-        table.clear()
+        lines: list[tuple[str, str, str, str, str]] = []
         requested = {t.variant: t for t in plan.tables} if plan else {}
         for variant, ts in state.tables.items():
             pmap = self.session.partitions.get(variant) or {}
@@ -91,10 +87,17 @@ class PrewarmScreen(TuiScreen):
                 )
                 if warm:
                     got_r, got_w = warm.get("read"), warm.get("write")
-                table.add_row(
-                    variant if index is None else f"└ {index}",
-                    _pair(ask_r, ask_w),
-                    _pair(got_r, got_w),
-                    status,
-                    str(emu.get("partition_count", "-")),
+                lines.append(
+                    (
+                        variant if index is None else f"└ {index}",
+                        _pair(ask_r, ask_w),
+                        _pair(got_r, got_w),
+                        status,
+                        str(emu.get("partition_count", "-")),
+                    )
                 )
+        # One column for the table and its indexes (each GSI under its table), so M1's
+        # longest index name and every figure fit 80 columns.
+        self.query_one("#prewarm-table", FittedTable).show_rows(
+            ("table / index", "requested", "reported", "status", "partitions"), lines
+        )

@@ -9,11 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from console.cost.render import cost_text
 from console.tui.export import compare, ms, pct, points, seconds
 from console.tui.screens.base import TuiScreen
+from console.tui.widgets.fitted_table import FittedTable
 
 WIDE = 110
 """Terminal columns from which the results table carries the throttle reasons itself."""
@@ -29,9 +30,9 @@ class ResultsScreen(TuiScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Static("", id="results-note")
-            yield DataTable(id="results-table", show_cursor=False, zebra_stripes=True)
+            yield FittedTable(id="results-table", show_cursor=False, zebra_stripes=True)
             yield Static("", id="results-reasons")
-            yield DataTable(id="latency-table", show_cursor=False, zebra_stripes=True)
+            yield FittedTable(id="latency-table", show_cursor=False, zebra_stripes=True)
             yield Static("", id="results-tally")
 
     def show_body(self) -> None:
@@ -57,34 +58,36 @@ class ResultsScreen(TuiScreen):
             )
         )
         rows = compare(s.result, s.preview)
-        table = self.query_one("#results-table", DataTable)
-        table.clear(columns=True)
         # At 80 columns the rows keep what compares live with simulated; the reasons,
         # which are long, go on their own lines below (in the table from 110 columns).
         wide = self.app.size.width >= WIDE
-        table.add_columns(
-            "run",  # variant#repeat in one column: M1's badOnDemand#2 then fits 80
-            "offered",
-            "throttled",
-            "live",
-            "sim",
-            "diff",
-            "1st thr",
-            "sim 1st",
-            *(["reasons"] if wide else []),
+        self.query_one("#results-table", FittedTable).show_rows(
+            (
+                "run",  # variant#repeat in one column: M1's badOnDemand#2 then fits 80
+                "offered",
+                "throttled",
+                "live",
+                "sim",
+                "diff",
+                "1st thr",
+                "sim 1st",
+                *(["reasons"] if wide else []),
+            ),
+            [
+                (
+                    f"{r.table}#{r.repeat}" + (" (partial)" if r.partial else ""),
+                    f"{r.offered:,}",
+                    f"{r.throttled:,}",
+                    pct(r.rate_live),
+                    pct(r.rate_simulated),
+                    points(r.rate_difference),
+                    seconds(r.first_throttle_s_live),
+                    seconds(r.first_throttle_s_simulated),
+                    *([r.reasons or "-"] if wide else []),
+                )
+                for r in rows
+            ],
         )
-        for r in rows:
-            table.add_row(
-                f"{r.table}#{r.repeat}" + (" (partial)" if r.partial else ""),
-                f"{r.offered:,}",
-                f"{r.throttled:,}",
-                pct(r.rate_live),
-                pct(r.rate_simulated),
-                points(r.rate_difference),
-                seconds(r.first_throttle_s_live),
-                seconds(r.first_throttle_s_simulated),
-                *([r.reasons or "-"] if wide else []),
-            )
         reasons = Text()
         if not wide:
             for r in rows:
@@ -92,13 +95,13 @@ class ResultsScreen(TuiScreen):
                     reasons.append(f"{r.table}#{r.repeat}: ", "bold")
                     reasons.append(f"{r.reasons}\n")
         self.query_one("#results-reasons", Static).update(reasons)
-        latency = self.query_one("#latency-table", DataTable)
-        latency.clear(columns=True)
-        latency.add_columns("latency ms", "p50", "p90", "p99", "max")
-        for r in rows:
-            latency.add_row(
-                f"{r.table}#{r.repeat}", ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms)
-            )
+        self.query_one("#latency-table", FittedTable).show_rows(
+            ("latency ms", "p50", "p90", "p99", "max"),
+            [
+                (f"{r.table}#{r.repeat}", ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms))
+                for r in rows
+            ],
+        )
         tally = s.tally
         if tally is not None:
             text = Text("cost", style="bold")

@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
 from console.tui.screens.base import TuiScreen
+from console.tui.widgets.fitted_table import FittedTable
 from console.workflow import CostTally, RunState
 
 
@@ -32,7 +33,7 @@ class RunsScreen(TuiScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="runs-note")
-        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        yield FittedTable(id="runs-table", cursor_type="row", zebra_stripes=True)
 
     def on_screen_resume(self) -> None:
         self.console.load_runs()
@@ -41,24 +42,22 @@ class RunsScreen(TuiScreen):
 
     def show_runs(self, runs: list[RunState], costs: dict[str, CostTally | None]) -> None:
         self.listed = list(reversed(runs))  # newest first
-        table = self.query_one("#runs-table", DataTable)
-        row = table.cursor_row
-        table.clear(columns=not table.columns)
-        if not table.columns:
-            table.add_columns("run", "playbook", "target", "step", "next", "up", "cost")
-        for state in self.listed:
-            table.add_row(
-                state.run_id,
-                state.playbook_name,
-                state.target,
-                state.current_step.value,
-                state.next_step.value if state.next_step else "-",
-                "UP" if state.billable_up else "-",
-                _cost(costs.get(state.run_id)),
-                key=state.run_id,
-            )
-        if self.listed:
-            table.move_cursor(row=min(row, len(self.listed) - 1))
+        self.query_one("#runs-table", FittedTable).show_rows(
+            ("run", "playbook", "target", "step", "next", "up", "cost"),
+            [
+                (
+                    state.run_id,
+                    state.playbook_name,
+                    state.target,
+                    state.current_step.value,
+                    state.next_step.value if state.next_step else "-",
+                    "UP" if state.billable_up else "-",
+                    _cost(costs.get(state.run_id)),
+                )
+                for state in self.listed
+            ],
+            keys=[state.run_id for state in self.listed],
+        )
         self.query_one("#runs-note", Static).update(
             f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir}/  ·  "
             "enter: resume  ·  d: destroy the selected run"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import DataTable
 
+from console.tui.widgets.fitted_table import Cell, FittedTable
 from emulator.keyspace import partition_hash
 
 HEAT_BAR = 10
@@ -50,11 +50,10 @@ collection (at 80 columns the columns that say where the heat is come first; the
 keys' collections are in the line above the map)."""
 
 
-class PartitionMap(DataTable[Any]):
+class PartitionMap(FittedTable):
     def show(self, pmap: dict[str, Any] | None) -> None:
         wide = self.app.size.width >= WIDE
-        self.clear(columns=True)
-        self.add_columns(
+        labels = (
             "index",
             "id",
             *(["hash range"] if wide else []),
@@ -64,9 +63,8 @@ class PartitionMap(DataTable[Any]):
             "split at",
             *(["collection"] if wide else []),
         )
-        if not pmap:
-            return
-        for index in pmap.get("indexes", []):
+        rows: list[tuple[Cell, ...]] = []
+        for index in (pmap or {}).get("indexes", []):
             name = index.get("index") or "(table)"
             parts = sorted(
                 index.get("partitions", []), key=lambda p: -(p.get("utilisation") or 0.0)
@@ -76,13 +74,16 @@ class PartitionMap(DataTable[Any]):
                 hot = part.get("hot_since")
                 split = part.get("split_at")
                 collection = (part.get("item_collection_of_hash") or "")[:8] or "-"
-                self.add_row(
-                    name,
-                    str(part.get("id")),
-                    *([f"{lo[:6]}…{hi[:6]}"] if wide else []),
-                    heat_bar(part.get("utilisation")),
-                    f"{part.get('utilisation_total', 0.0):,.0f}",
-                    "-" if hot is None else f"{hot:,.0f} s",
-                    "-" if split is None else f"{split:,.0f} s",
-                    *([collection] if wide else []),
+                rows.append(
+                    (
+                        name,
+                        str(part.get("id")),
+                        *([f"{lo[:6]}…{hi[:6]}"] if wide else []),
+                        heat_bar(part.get("utilisation")),
+                        f"{part.get('utilisation_total', 0.0):,.0f}",
+                        "-" if hot is None else f"{hot:,.0f} s",
+                        "-" if split is None else f"{split:,.0f} s",
+                        *([collection] if wide else []),
+                    )
                 )
+        self.show_rows(labels, rows)
