@@ -23,7 +23,7 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import checked_put, key_member
+from emulator.server.single_item import checked_put, key_member, wants_collection_metrics
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
 from emulator.throttle import Throttle
@@ -79,6 +79,8 @@ def _write_requests(req: dict[str, Any]) -> list[tuple[str, dict[str, Any], Item
 
 def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     mode = consumed_mode(req)
+    # Checked with the request's other members, before any table is looked up.
+    metrics = wants_collection_metrics(req)
     plan: list[tuple[Table, dict[str, Any], Item, Item | None, int]] = []
     seen: set[Any] = set()
     tables: dict[str, Table] = {}
@@ -103,6 +105,9 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     unprocessed: dict[str, list[Any]] = {}
     charges: dict[str, Charge] = {}
     first_throttle: Throttle | None = None
+    # The item collections the batch wrote, by (table, partition-key value), in the
+    # order of their first write (kept only for ReturnItemCollectionMetrics SIZE).
+    written: dict[tuple[str, Any], tuple[Table, Item]] = {}
     # Past the memory bound, a batch that would add an item is refused whole, before it
     # costs anything (as a request that fails validation), never half written.
     memory = state.memory
@@ -123,6 +128,9 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             state, table, key, model_old, new, now, True, old_size, new_size
         )
         if decision.throttle is not None:
+            # An unprocessed write is not recorded in `written`: it changed no collection
+            # (the client sends it again, and that batch reports it), so a collection only
+            # throttled writes reached is not in ItemCollectionMetrics.
             first_throttle = first_throttle or decision.throttle
             unprocessed.setdefault(table.name, []).append(write)
             continue
@@ -131,6 +139,8 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
         elif old is not None:
             store.delete(key)
         add_charge(charges, table.name, charge)
+        if metrics and table.lsis:
+            written.setdefault((table.name, sort_value(key[table.schema.pk.name])), (table, key))
     if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
         # [AWS] when no item at all could be written, the batch fails with the throttle.
         raise throttle_error(first_throttle)
@@ -139,6 +149,27 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
         out["ConsumedCapacity"] = [
             consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
         ]
+    if written:
+        out["ItemCollectionMetrics"] = _collection_metrics(written)
+    return out
+
+
+def _collection_metrics(
+    written: dict[tuple[str, Any], tuple[Table, Item]],
+) -> dict[str, list[dict[str, Any]]]:
+    """[AWS] BatchWriteItem's ItemCollectionMetrics: by table, an ItemCollectionKey and
+    SizeEstimateRangeGB for each item collection its puts and deletes affected
+    (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html),
+    each as PutItem reports one (`lsi.collection_metrics`). One entry per collection,
+    sized after the whole batch, however many of its writes went to it: the reference
+    does not say whether two writes to a collection give two entries, and one with the
+    collection's size now is what a client reads the metrics for. A table without LSIs
+    has no item collections (PutItem reports none), and a reply with nothing to report
+    has no ItemCollectionMetrics, as PutItem's has none."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for table, key in written.values():
+        size = lsi.collection_bytes(table, key)
+        out.setdefault(table.name, []).append(lsi.collection_metrics(table, key, size))
     return out
 
 

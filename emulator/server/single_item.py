@@ -124,8 +124,10 @@ def _write_one(
     return finish(out, mode, table, charge)
 
 
-def _wants_collection_metrics(req: dict[str, Any]) -> bool:
-    """ReturnItemCollectionMetrics SIZE (checked)."""
+def wants_collection_metrics(req: dict[str, Any]) -> bool:
+    """ReturnItemCollectionMetrics SIZE (checked): one check for every write that takes
+    it (PutItem, DeleteItem, UpdateItem, BatchWriteItem), so all refuse a bad value in
+    the same words."""
     return enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE") == "SIZE"
 
 
@@ -154,7 +156,7 @@ def put_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
     key = checked_put(table, item)
-    metrics = not plain and _wants_collection_metrics(req)
+    metrics = not plain and wants_collection_metrics(req)
     return _write_one(state, table, key, item, size, options, mode, metrics)
 
 
@@ -166,7 +168,7 @@ def delete_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     options = _NO_WRITE_OPTIONS if plain else _write_options(req)
     table = state.table(name)
     key = key_member(table, raw_key)
-    metrics = not plain and _wants_collection_metrics(req)
+    metrics = not plain and wants_collection_metrics(req)
     return _write_one(state, table, key, None, 0, options, mode, metrics)
 
 
@@ -241,7 +243,7 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         attrs = project(store.answer(source), paths) if source is not None else {}
         if attrs:
             out["Attributes"] = attrs
-    if collection >= 0 and _wants_collection_metrics(req):
+    if collection >= 0 and wants_collection_metrics(req):
         out["ItemCollectionMetrics"] = lsi.collection_metrics(table, key, collection)
     return finish(out, mode, table, charge)
 
