@@ -107,7 +107,7 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
     first_throttle: Throttle | None = None
     # The item collections the batch wrote, by (table, partition-key value), in the
     # order of their first write (kept only for ReturnItemCollectionMetrics SIZE).
-    written: dict[tuple[str, Any], tuple[Table, Item]] = {}
+    written: lsi.WrittenCollections = {}
     # Past the memory bound, a batch that would add an item is refused whole, before it
     # costs anything (as a request that fails validation), never half written.
     memory = state.memory
@@ -139,8 +139,8 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
         elif old is not None:
             store.delete(key)
         add_charge(charges, table.name, charge)
-        if metrics and table.lsis:
-            written.setdefault((table.name, sort_value(key[table.schema.pk.name])), (table, key))
+        if metrics:
+            lsi.note_written(written, table, key)
     if first_throttle is not None and sum(len(v) for v in unprocessed.values()) == len(plan):
         # [AWS] when no item at all could be written, the batch fails with the throttle.
         raise throttle_error(first_throttle)
@@ -150,26 +150,7 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
         ]
     if written:
-        out["ItemCollectionMetrics"] = _collection_metrics(written)
-    return out
-
-
-def _collection_metrics(
-    written: dict[tuple[str, Any], tuple[Table, Item]],
-) -> dict[str, list[dict[str, Any]]]:
-    """[AWS] BatchWriteItem's ItemCollectionMetrics: by table, an ItemCollectionKey and
-    SizeEstimateRangeGB for each item collection its puts and deletes affected
-    (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html),
-    each as PutItem reports one (`lsi.collection_metrics`). One entry per collection,
-    sized after the whole batch, however many of its writes went to it: the reference
-    does not say whether two writes to a collection give two entries, and one with the
-    collection's size now is what a client reads the metrics for. A table without LSIs
-    has no item collections (PutItem reports none), and a reply with nothing to report
-    has no ItemCollectionMetrics, as PutItem's has none."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for table, key in written.values():
-        size = lsi.collection_bytes(table, key)
-        out.setdefault(table.name, []).append(lsi.collection_metrics(table, key, size))
+        out["ItemCollectionMetrics"] = lsi.metrics_by_table(written)
     return out
 
 

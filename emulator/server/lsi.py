@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from emulator.itemsize import item_size
 from emulator.server.admission import projected
-from emulator.server.items import KeySchema
+from emulator.server.items import KeySchema, sort_value
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
 from emulator.server.table import IndexDef, Table, index_defs
 from emulator.server.values import Item
@@ -29,6 +29,11 @@ INDEX_ENTRY_OVERHEAD: Final = 100
 """[AWS] an index entry is sized as its projected attributes plus 100 bytes
 (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.StorageConsiderations)."""
 GB: Final = 1024**3
+
+WrittenCollections = dict[tuple[str, Any], tuple[Table, Item]]
+"""The item collections a multi-item write (BatchWriteItem, TransactWriteItems) wrote, by
+(table name, partition-key value), each with a key in it, in the order of their first
+write: what `metrics_by_table` reports."""
 
 
 def local_index_defs(
@@ -158,3 +163,33 @@ def collection_metrics(table: Table, key: Item, size: int) -> dict[str, Any]:
         "ItemCollectionKey": {table.schema.pk.name: key[table.schema.pk.name]},
         "SizeEstimateRangeGB": [low, low + 1.0],
     }
+
+
+def note_written(written: WrittenCollections, table: Table, key: Item) -> None:
+    """Record that a write of a multi-item request reached `key`'s item collection (a
+    table without LSIs has none: nothing is recorded). Keyed by the partition-key value as
+    the store keys its collection sizes, so two writes to one collection are one entry."""
+    if table.lsis:
+        written.setdefault((table.name, sort_value(key[table.schema.pk.name])), (table, key))
+
+
+def metrics_by_table(written: WrittenCollections) -> dict[str, list[dict[str, Any]]]:
+    """[AWS] the ItemCollectionMetrics of BatchWriteItem and TransactWriteItems: by table,
+    an ItemCollectionKey and SizeEstimateRangeGB for each item collection the request's
+    puts, updates and deletes affected
+    (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html,
+    https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html),
+    each as PutItem reports one (`collection_metrics`). One rule for both, so a batch and a
+    transaction writing the same collections report the same figures.
+
+    One entry per collection, sized after the whole request, however many of its writes
+    went to it: the references do not say whether two writes to a collection give two
+    entries, and one with the collection's size now is what a client reads the metrics
+    for. A table without LSIs has no item collections (PutItem reports none), and a reply
+    with nothing to report has no ItemCollectionMetrics, as PutItem's has none: the
+    caller leaves the member out when this is empty."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for table, key in written.values():
+        size = collection_bytes(table, key)
+        out.setdefault(table.name, []).append(collection_metrics(table, key, size))
+    return out

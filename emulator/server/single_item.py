@@ -126,8 +126,8 @@ def _write_one(
 
 def wants_collection_metrics(req: dict[str, Any]) -> bool:
     """ReturnItemCollectionMetrics SIZE (checked): one check for every write that takes
-    it (PutItem, DeleteItem, UpdateItem, BatchWriteItem), so all refuse a bad value in
-    the same words."""
+    it (PutItem, DeleteItem, UpdateItem, BatchWriteItem, TransactWriteItems), so all
+    refuse a bad value in the same words."""
     return enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE") == "SIZE"
 
 

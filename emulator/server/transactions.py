@@ -59,7 +59,12 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
-from emulator.server.single_item import check_index_keys, checked_put, key_member
+from emulator.server.single_item import (
+    check_index_keys,
+    checked_put,
+    key_member,
+    wants_collection_metrics,
+)
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
@@ -255,7 +260,9 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
     raw = _actions(req)
     token = member(req, "ClientRequestToken", str)  # 1 to 36 characters: shapes.py
     mode = consumed_mode(req)
-    metrics_mode = enum_of(req, "ReturnItemCollectionMetrics", ("SIZE", "NONE"), "NONE")
+    # PutItem's check (the same enum, in the same words), in the same place as before:
+    # with the request's other members, before any action or table is looked at.
+    metrics = wants_collection_metrics(req)
     asked = [_write_request(n, a) for n, a in enumerate(raw, 1)]
     put_bytes = sum(a.size for a in asked)
     if put_bytes > MAX_TRANSACTION_BYTES:
@@ -269,6 +276,7 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
     if token is not None:
         first = ledger.token(token, fingerprint, now)
         if first is not None:
+            # A repeat writes nothing, so it reports no ItemCollectionMetrics either.
             return _replay(state, first.items, mode, now)
     growth: dict[Any, int] = {}
     outcomes = [_evaluate(state, a, i, now, growth) for a, i in zip(plan, ids, strict=True)]
@@ -312,13 +320,19 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
             break
         add_charge(charges, table.name, charge)
     if not committing:
+        # Nothing was written, so no item collection changed: a cancelled transaction has
+        # no ItemCollectionMetrics (an error reply has no such member anyway).
         raise cancelled([o.reason for o in outcomes])
+    # The item collections the transaction wrote (kept only for SIZE), in action order.
+    written: lsi.WrittenCollections = {}
     for action, outcome in zip(plan, outcomes, strict=True):
         store = action.table.store
         if action.kind in ("Put", "Update") and outcome.new is not None:
             store.put(outcome.new, outcome.new_size)
         elif action.kind == "Delete" and outcome.old is not None:
             store.delete(action.key)
+        if metrics and _affects_collection(action, outcome):
+            lsi.note_written(written, action.table, action.key)
     ledger.hold(ids, now)
     if token is not None:
         ledger.remember(token, fingerprint, [(a.table.name, a.key) for a in plan], now)
@@ -327,9 +341,28 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
         out["ConsumedCapacity"] = [
             consumed_capacity(mode, state.tables[n], c) for n, c in charges.items()
         ]
-    if metrics_mode == "SIZE":
-        out["ItemCollectionMetrics"] = {}
+    if written:
+        # Sized after every action is applied, as BatchWriteItem sizes its collections.
+        # Nothing to report (no Put, Update or Delete on a table with LSIs, or NONE):
+        # the member is left out, as BatchWriteItem and PutItem leave it out; DynamoDB's
+        # reference says only that it lists the collections affected, and documents no
+        # empty map (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/
+        # API_TransactWriteItems.html; PutItem's: "If the table does not have any local
+        # secondary indexes, this information is not returned in the response").
+        out["ItemCollectionMetrics"] = lsi.metrics_by_table(written)
     return out
+
+
+def _affects_collection(action: _Write, outcome: _Outcome) -> bool:
+    """Whether a committed action is one ItemCollectionMetrics reports, as its single-item
+    operation would: a Put or a Delete always (DeleteItem reports a collection even when
+    no item was there), an Update when it made an item (UpdateItem reports none for an
+    update that only removes from an item that is not there: it writes nothing), and a
+    ConditionCheck never (it writes nothing; the reference names only UpdateItem, PutItem
+    and DeleteItem). The table's LSIs are checked by `lsi.note_written`."""
+    if action.kind == "Update":
+        return outcome.new is not None
+    return action.kind in ("Put", "Delete")
 
 
 def _replay(

@@ -1,6 +1,7 @@
-"""BatchWriteItem's ReturnItemCollectionMetrics (issue 25): with SIZE, an entry for each
-item collection of a table with LSIs the batch wrote, sized as PutItem sizes one; none
-for a table without LSIs, for a collection only throttled writes reached, or without
+"""BatchWriteItem's and TransactWriteItems' ReturnItemCollectionMetrics (issue 25): with
+SIZE, an entry for each item collection of a table with LSIs the request wrote, sized as
+PutItem sizes one; none for a table without LSIs, for a collection only throttled writes
+reached, for a transaction's ConditionCheck, for a cancelled transaction, or without
 SIZE; a bad value refused in PutItem's words."""
 
 from __future__ import annotations
@@ -170,6 +171,11 @@ def test_a_bad_return_item_collection_metrics_is_refused_as_put_item_refuses_it(
     )
     batch = {"RequestItems": {"tbl": [_put("p", "a")]}, "ReturnItemCollectionMetrics": "ALL"}
     assert refusal(service, "BatchWriteItem", batch) == put
+    transaction = {
+        "TransactItems": [{"Put": {"TableName": "tbl", "Item": item}}],
+        "ReturnItemCollectionMetrics": "ALL",
+    }
+    assert refusal(service, "TransactWriteItems", transaction) == put
     # Checked before the tables are looked up, and nothing of the batch is written.
     missing = {**batch, "RequestItems": {"missing": [_put("p", "a")]}}
     assert refusal(service, "BatchWriteItem", missing) == put
@@ -189,3 +195,157 @@ def test_boto3_gets_the_same_refusal(ddb: Any) -> None:
     assert excinfo.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
     assert excinfo.value.response["Error"]["Code"] == "ValidationException"
     assert "'returnItemCollectionMetrics'" in excinfo.value.response["Error"]["Message"]
+
+
+# --- TransactWriteItems ----------------------------------------------------------------------
+
+
+def _tx_put(table: str, pk: str, sk: str, **more: Any) -> dict[str, Any]:
+    return {"Put": {"TableName": table, "Item": {"pk": {"S": pk}, "sk": {"S": sk}, **more}}}
+
+
+def _tx_delete(table: str, pk: str, sk: str) -> dict[str, Any]:
+    return {"Delete": {"TableName": table, "Key": {"pk": {"S": pk}, "sk": {"S": sk}}}}
+
+
+def _tx_update(table: str, pk: str, sk: str, expression: str, **values: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "TableName": table,
+        "Key": {"pk": {"S": pk}, "sk": {"S": sk}},
+        "UpdateExpression": expression,
+    }
+    if values:
+        body["ExpressionAttributeValues"] = values
+    return {"Update": body}
+
+
+def _tx_check(table: str, pk: str, sk: str, condition: str) -> dict[str, Any]:
+    return {
+        "ConditionCheck": {
+            "TableName": table,
+            "Key": {"pk": {"S": pk}, "sk": {"S": sk}},
+            "ConditionExpression": condition,
+        }
+    }
+
+
+def test_transaction_reports_each_item_collection_it_wrote(emu: EmulatorServer) -> None:
+    ddb = client(emu.endpoint_url)
+    ddb.create_table(**_table("tbl", lsis=True))
+    ddb.create_table(**_table("plain", lsis=False))
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "small"}, "sk": {"S": "old"}})
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "checked"}, "sk": {"S": "a"}})
+    # Two big items before the transaction, a second apart: a transactional put of one
+    # costs 744 WCU of the partition's 1,000 a second.
+    for sk in ("a", "b"):
+        ddb.put_item(
+            TableName="tbl", Item={"pk": {"S": "big"}, "sk": {"S": sk}, "blob": {"S": BLOB}}
+        )
+        emu.skip(2)
+    reply = ddb.transact_write_items(
+        TransactItems=[
+            # The big collection's first write leaves it as it is (two items, under
+            # 0.001 GB): a size taken there, not after the transaction, reads [0.0, 1.0].
+            _tx_delete("tbl", "big", "absent"),
+            _tx_put("tbl", "small", "a"),
+            _tx_put("tbl", "big", "c", blob={"S": BLOB}, rank={"N": "1"}),
+            _tx_delete("tbl", "small", "old"),
+            _tx_update("tbl", "updated", "a", "SET rank = :r", **{":r": {"N": "2"}}),
+            # Writes nothing: UpdateItem reports no collection for it either.
+            _tx_update("tbl", "ghost", "a", "REMOVE rank"),
+            # Reads its item, writes nothing: no collection of its own.
+            _tx_check("tbl", "checked", "a", "attribute_exists(pk)"),
+            _tx_put("plain", "big", "a"),
+        ],
+        ReturnItemCollectionMetrics="SIZE",
+    )
+    metrics = reply["ItemCollectionMetrics"]
+    assert list(metrics) == ["tbl"]  # the table without LSIs has no item collections
+    big, small, updated = metrics["tbl"]  # one entry per collection, in action order
+    assert big["ItemCollectionKey"] == {"pk": {"S": "big"}}
+    assert small["ItemCollectionKey"] == {"pk": {"S": "small"}}
+    assert updated["ItemCollectionKey"] == {"pk": {"S": "updated"}}
+    # Each sized after the whole transaction, as DeleteItem and PutItem size it.
+    assert big["SizeEstimateRangeGB"] == [0.001, 1.001]
+    assert small["SizeEstimateRangeGB"] == updated["SizeEstimateRangeGB"] == [0.0, 1.0]
+    assert big == _probe(ddb, "tbl", "big")
+    assert small == _probe(ddb, "tbl", "small")
+    assert updated == _probe(ddb, "tbl", "updated")
+    put = ddb.put_item(
+        TableName="tbl",
+        Item={"pk": {"S": "small"}, "sk": {"S": "a"}},  # the same item again: same size
+        ReturnItemCollectionMetrics="SIZE",
+    )
+    assert put["ItemCollectionMetrics"] == small
+    ghost = ddb.update_item(
+        TableName="tbl",
+        Key={"pk": {"S": "ghost"}, "sk": {"S": "a"}},
+        UpdateExpression="REMOVE rank",
+        ReturnItemCollectionMetrics="SIZE",
+    )
+    assert "ItemCollectionMetrics" not in ghost
+
+
+def test_a_condition_check_alone_reports_no_item_collection(ddb: Any) -> None:
+    ddb.create_table(**_table("tbl", lsis=True))
+    ddb.put_item(TableName="tbl", Item={"pk": {"S": "p"}, "sk": {"S": "a"}})
+    reply = ddb.transact_write_items(
+        TransactItems=[_tx_check("tbl", "p", "a", "attribute_exists(pk)")],
+        ReturnItemCollectionMetrics="SIZE",
+    )
+    assert "ItemCollectionMetrics" not in reply
+
+
+def test_a_cancelled_transaction_reports_no_item_collection(ddb: Any) -> None:
+    ddb.create_table(**_table("tbl", lsis=True))
+    before = _probe(ddb, "tbl", "cancelled")
+    with pytest.raises(ClientError) as excinfo:
+        ddb.transact_write_items(
+            TransactItems=[
+                _tx_put("tbl", "cancelled", "a", blob={"S": "x" * 1000}),
+                _tx_check("tbl", "missing", "a", "attribute_exists(pk)"),
+            ],
+            ReturnItemCollectionMetrics="SIZE",
+        )
+    assert excinfo.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert "ItemCollectionMetrics" not in excinfo.value.response
+    # Nothing of it was written, and nothing of it is left for the next one to report.
+    reply = ddb.transact_write_items(
+        TransactItems=[_tx_put("tbl", "next", "a")], ReturnItemCollectionMetrics="SIZE"
+    )
+    assert reply["ItemCollectionMetrics"] == {
+        "tbl": [{"ItemCollectionKey": {"pk": {"S": "next"}}, "SizeEstimateRangeGB": [0.0, 1.0]}]
+    }
+    assert _probe(ddb, "tbl", "cancelled") == before
+
+
+def test_transaction_metrics_only_with_size_and_only_for_tables_with_lsis(ddb: Any) -> None:
+    ddb.create_table(**_table("tbl", lsis=True))
+    ddb.create_table(**_table("plain", lsis=False))
+    asked: list[dict[str, Any]] = [{}, {"ReturnItemCollectionMetrics": "NONE"}]
+    for n, extra in enumerate(asked):
+        reply = ddb.transact_write_items(TransactItems=[_tx_put("tbl", "p", f"{n}")], **extra)
+        assert "ItemCollectionMetrics" not in reply, extra
+    reply = ddb.transact_write_items(
+        TransactItems=[
+            _tx_put("plain", "p", "a"),
+            _tx_delete("plain", "p", "b"),
+            _tx_update("plain", "p", "c", "SET x = :x", **{":x": {"S": "x"}}),
+        ],
+        ReturnItemCollectionMetrics="SIZE",
+    )
+    assert "ItemCollectionMetrics" not in reply
+
+
+def test_a_repeated_transaction_reports_no_item_collection(ddb: Any) -> None:
+    """A repeat with the same ClientRequestToken changes nothing: no collection to report
+    (DynamoDB documents only its read units)."""
+    ddb.create_table(**_table("tbl", lsis=True))
+    asked = {
+        "TransactItems": [_tx_put("tbl", "p", "a")],
+        "ReturnItemCollectionMetrics": "SIZE",
+        "ClientRequestToken": "once",
+    }
+    first = ddb.transact_write_items(**asked)
+    assert list(first["ItemCollectionMetrics"]) == ["tbl"]
+    assert "ItemCollectionMetrics" not in ddb.transact_write_items(**asked)
