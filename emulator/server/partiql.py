@@ -1,8 +1,10 @@
 """ExecuteStatement, BatchExecuteStatement and ExecuteTransaction: each statement is
 translated (`partiql_parse`) into the request of the operation it stands for, and that
 operation runs it: a SELECT with an equality on the partition key is a Query (the rest of
-its WHERE the filter), any other SELECT a Scan; INSERT a PutItem that must not find the
-item; UPDATE an UpdateItem and DELETE a DeleteItem of the one item the WHERE names.
+its WHERE the filter, its ORDER BY the Query's ScanIndexForward), any other SELECT a Scan;
+INSERT a PutItem that must not find the item; UPDATE an UpdateItem and DELETE a DeleteItem
+of the one item the WHERE names; EXISTS(SELECT ...), in a transaction only, a
+ConditionCheck of that item.
 Validation, the expression engine, capacity and ReturnConsumedCapacity are those of the
 operation, so a statement costs what its request costs
 (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.html).
@@ -18,6 +20,7 @@ import orjson
 
 from emulator.server import query_scan, single_item, transactions
 from emulator.server.emulator_state import EmulatorState
+from emulator.server.items import KeySchema
 from emulator.server.partiql_parse import (
     Token,
     Translation,
@@ -45,6 +48,30 @@ ERROR_CODES: Final = {
     "ItemCollectionSizeLimitExceededException": "ItemCollectionSizeLimitExceeded",
 }
 """An operation's exception as a BatchStatementError code (BatchStatementErrorCodeEnum)."""
+EXISTS_OUTSIDE_TRANSACTION: Final = "EXISTS can only be used in ExecuteTransaction write requests."
+EXISTS_NOT_ONE_ITEM: Final = "EXISTS() must contain a single item read with additional condition"
+EXISTS_ON_INDEX: Final = "Operations on indices are not supported in transactions"
+"""DynamoDB's refusals of an EXISTS, in the words of DynamoDB Local's PartiQL messages
+(ddb.partiql.shared.exceptions.ValidationExceptionMessages, as decompiled in
+github.com/eznix86/dynamodb-local-decompiled). floci-io/floci's PartiQL tests, checked on
+DynamoDB, record the first two word for word; the third (an EXISTS on an index) is
+DynamoDB Local's, not confirmed on DynamoDB (docs/emulator.md lists it so)."""
+ORDER_BY_WITHOUT_WHERE: Final = (
+    "Must have WHERE clause in the statement when using ORDER BY clause."
+)
+ORDER_BY_WITHOUT_PARTITION_KEY: Final = (
+    "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
+    "clause."
+)
+"""DynamoDB's refusals of an ORDER BY that no Query serves (DynamoDB Local's words, which
+floci-io/floci's tests record from DynamoDB)."""
+TRANSACT_ACTIONS: Final = {
+    "INSERT": "Put",
+    "UPDATE": "Update",
+    "DELETE": "Delete",
+    "EXISTS": "ConditionCheck",
+}
+"""The TransactWriteItems action each write statement of ExecuteTransaction becomes."""
 RETURNING: Final = {
     ("ALL", "OLD"): "ALL_OLD",
     ("ALL", "NEW"): "ALL_NEW",
@@ -58,10 +85,11 @@ class Statement:
     """One statement as the request of the operation that runs it."""
 
     kind: str
-    """SELECT, INSERT, UPDATE or DELETE."""
+    """SELECT, INSERT, UPDATE, DELETE or EXISTS."""
     table: Table
     request: dict[str, Any]
-    """The Query, Scan, PutItem, UpdateItem or DeleteItem request."""
+    """The Query, Scan, PutItem, UpdateItem or DeleteItem request (an EXISTS: the body of
+    its ConditionCheck)."""
     get: dict[str, Any] | None = None
     """A SELECT of one whole key: its GetItem request (batches and transactions read so)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -80,6 +108,18 @@ def _split(tokens: list[Token], words: tuple[str, ...]) -> list[tuple[str, list[
     return out
 
 
+def _once(split: list[tuple[str, list[Token]]]) -> dict[str, list[Token]]:
+    """The clauses of a statement that takes each at most once (all but UPDATE, which may
+    SET twice), by keyword: a second ORDER BY or WHERE is refused rather than read over
+    the first."""
+    clauses: dict[str, list[Token]] = {}
+    for word, tokens in split:
+        if word in clauses:
+            raise malformed(f"{word} given twice")
+        clauses[word] = tokens
+    return clauses
+
+
 def _table_of(state: EmulatorState, tokens: list[Token]) -> tuple[Table, str | None]:
     if not tokens:
         raise malformed("Expected a table name")
@@ -91,9 +131,15 @@ def _table_of(state: EmulatorState, tokens: list[Token]) -> tuple[Table, str | N
     raise malformed(f"Unexpected {tokens[1].text!r} after the table name")
 
 
-def _where(table: Table, tokens: list[Token], tr: Translation) -> tuple[dict[str, Any], str | None]:
-    """The key an UPDATE or DELETE names (an equality on every key attribute) and the
-    condition the rest of its WHERE makes."""
+def _where(
+    table: Table,
+    tokens: list[Token],
+    tr: Translation,
+    incomplete: str = "Where clause does not contain a mandatory equality on all key attributes",
+) -> tuple[dict[str, Any], str | None]:
+    """The key an UPDATE, DELETE or EXISTS names (an equality on every key attribute) and
+    the condition the rest of its WHERE makes; `incomplete` is DynamoDB's refusal of a
+    WHERE without the whole key, which it words per statement."""
     parts = conjuncts(tokens) if tokens else []
     key: dict[str, Any] = {}
     rest: list[str] = []
@@ -104,12 +150,18 @@ def _where(table: Table, tokens: list[Token], tr: Translation) -> tuple[dict[str
         else:
             rest.append("(" + expression(part, tr) + ")")
     if set(key) != set(table.schema.names):
-        raise validation("Where clause does not contain a mandatory equality on all key attributes")
+        raise validation(incomplete)
     return key, " AND ".join(rest) or None
 
 
 def _both(first: str, second: str | None) -> str:
     return first if second is None else f"{first} AND {second}"
+
+
+def _existing(table: Table, condition: str | None, tr: Translation) -> str:
+    """The ConditionExpression of a statement whose item must exist (an UPDATE, which is
+    no upsert, and an EXISTS) and meet the rest of its WHERE."""
+    return _both(f"attribute_exists({tr.name(table.schema.pk.name)})", condition)
 
 
 def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translation) -> Statement:
@@ -167,6 +219,9 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
     elif sort_part is not None:
         rest_text = request.get("FilterExpression")
         request["FilterExpression"] = _both("(" + expression(sort_part, tr) + ")", rest_text)
+    order = clauses.get("ORDER")
+    if order is not None and not _scan_index_forward(order, schema, where, key_part is not None):
+        request["ScanIndexForward"] = False
     tr.placeholders(request)
     get = None
     if index is None and not rest and set(whole_key) == set(table.schema.names):
@@ -177,6 +232,42 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
                 k: v for k, v in tr.names.items() if k in request["ProjectionExpression"]
             }
     return Statement("SELECT", table, request, get, {"operation": kind})
+
+
+def _scan_index_forward(
+    order: list[Token], schema: KeySchema, where: list[Token], query: bool
+) -> bool:
+    """The ScanIndexForward an ORDER BY asks of its Query: DynamoDB orders only what one
+    Query returns, by the key of the table or index read
+    (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.select.html:
+    "ORDER BY key [DESC|ASC] , ..."), so an ORDER BY of anything else, or on a SELECT
+    that is a Scan, is refused, in the order DynamoDB checks (no WHERE, a term that is not
+    a key attribute, no equality on the partition key)."""
+    if not order or not order[0].is_word("BY"):
+        raise malformed("Expected BY after ORDER")
+    if not where:
+        raise validation(ORDER_BY_WITHOUT_WHERE)
+    ascending: dict[str, bool] = {}
+    for term in _commas(order[1:]):
+        if term[0].kind not in ("word", "qid") or not (
+            len(term) == 1 or (len(term) == 2 and term[1].is_word("ASC", "DESC"))
+        ):
+            raise malformed("ORDER BY takes key attribute names, each with ASC or DESC")
+        name = identifier(term[0])
+        if name not in schema.names:
+            # [AWS] The wording DynamoDB answers, as floci-io/floci's PartiQL tests record
+            # it (checked on DynamoDB); DynamoDB Local says "Variable reference" for
+            # "Attribute".
+            raise validation(f"Attribute {name} in ORDER BY clause must be part of the primary key")
+        ascending.setdefault(name, not term[-1].is_word("DESC"))
+    if not query:
+        raise validation(ORDER_BY_WITHOUT_PARTITION_KEY)
+    if schema.sk is None:
+        return True
+    # [AWS] An ORDER BY that names only the partition key returns the sort key descending
+    # (floci-io/floci, checked on DynamoDB, eu-west-2, 2026-09-17: "pk = 'o' ORDER BY pk
+    # ASC" answers sk 3, 2, 1).
+    return ascending.get(schema.sk.name, False)
 
 
 def _on_sort_key(part: list[Token], sort_key: str) -> bool:
@@ -248,7 +339,6 @@ def _update(
     if not sets and not removes:
         raise malformed("UPDATE needs SET or REMOVE")
     key, condition = _where(table, where, tr)
-    exists = f"attribute_exists({tr.name(table.schema.pk.name)})"
     parts = []
     if sets:
         parts.append("SET " + ", ".join(sets))
@@ -258,7 +348,7 @@ def _update(
         "TableName": table.name,
         "Key": key,
         "UpdateExpression": " ".join(parts),
-        "ConditionExpression": _both(exists, condition),
+        "ConditionExpression": _existing(table, condition, tr),
     }
     returns = _returning(returning)
     if returns is not None:
@@ -290,6 +380,47 @@ def _delete(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
     return Statement("DELETE", table, tr.placeholders(request))
 
 
+def _exists(state: EmulatorState, tokens: list[Token], tr: Translation) -> Statement:
+    """EXISTS(SELECT ... FROM "table" WHERE key... AND condition) as the ConditionCheck
+    it stands for: "You can use EXISTS to perform the same function as ConditionCheck
+    does in the TransactWriteItems API", and "The SELECT statement must specify a full
+    primary key and one other condition"
+    (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-functions.exists.html).
+    The WHERE is read by the rule an UPDATE's is, so the check is that the item exists
+    and meets the condition."""
+    closing = next((n for n, (_, top) in enumerate(with_depth(tokens[1:]), 1) if top), None)
+    if len(tokens) < 3 or tokens[1].text != "(" or closing != len(tokens) - 1:
+        raise malformed("EXISTS takes one (SELECT ...)")
+    inner = tokens[2:-1]
+    if not inner or not inner[0].is_word("SELECT"):
+        raise malformed("EXISTS takes a SELECT")
+    clauses = _once(_split(inner, ("SELECT", "FROM", "WHERE", "ORDER")))
+    if not clauses["SELECT"]:
+        raise malformed("Expected a projection after SELECT")
+    if "ORDER" in clauses:
+        raise malformed("ORDER BY in EXISTS")
+    table, index = _table_of(state, clauses.get("FROM", []))
+    if index is not None:
+        raise validation(EXISTS_ON_INDEX)
+    key, condition = _where(table, clauses.get("WHERE", []), tr, EXISTS_NOT_ONE_ITEM)
+    if condition is None:
+        raise validation(EXISTS_NOT_ONE_ITEM)
+    request = {
+        "TableName": table.name,
+        "Key": key,
+        "ConditionExpression": _existing(table, condition, tr),
+    }
+    return Statement("EXISTS", table, tr.placeholders(request))
+
+
+def _outside_transaction(statement: Statement) -> Statement:
+    """A statement ExecuteStatement or BatchExecuteStatement may run: not an EXISTS,
+    which has nothing to check outside a transaction's writes."""
+    if statement.kind == "EXISTS":
+        raise validation(EXISTS_OUTSIDE_TRANSACTION)
+    return statement
+
+
 def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
     """A statement (with its Parameters) as the request that runs it. The statement is
     a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
@@ -299,20 +430,22 @@ def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
     tokens = tokenize(text, len(params))
     tr = Translation(parameters=params)
     if not tokens or tokens[0].kind != "word":
-        raise malformed("Expected SELECT, INSERT, UPDATE or DELETE")
+        raise malformed("Expected SELECT, INSERT, UPDATE, DELETE or EXISTS")
     verb = tokens[0].text.upper()
     if verb == "SELECT":
-        split = _split(tokens, ("SELECT", "FROM", "WHERE"))
-        return _select(state, dict(split), tr)
+        split = _split(tokens, ("SELECT", "FROM", "WHERE", "ORDER"))
+        return _select(state, _once(split), tr)
     if verb == "INSERT":
         split = _split(tokens[1:], ("INTO", "VALUE"))
-        return _insert(state, dict(split), tr)
+        return _insert(state, _once(split), tr)
     if verb == "UPDATE":
         split = _split(tokens, ("UPDATE", "SET", "REMOVE", "WHERE", "RETURNING"))
         return _update(state, split, tr)
     if verb == "DELETE":
         split = _split(tokens[1:], ("FROM", "WHERE", "RETURNING"))
-        return _delete(state, dict(split), tr)
+        return _delete(state, _once(split), tr)
+    if verb == "EXISTS":
+        return _exists(state, tokens, tr)
     raise malformed(f"Unsupported statement {tokens[0].text}")
 
 
@@ -353,7 +486,8 @@ def _decode(token: str) -> dict[str, Any]:
 
 
 def execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    statement = plan(state, member(req, "Statement", str, required=True), req.get("Parameters"))
+    text = member(req, "Statement", str, required=True)
+    statement = _outside_transaction(plan(state, text, req.get("Parameters")))
     options: dict[str, Any] = {}
     for name in ("ReturnConsumedCapacity",):
         if name in req:
@@ -388,7 +522,8 @@ def batch_execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[s
         if not isinstance(entry, dict):
             raise validation("Statements entries must be objects")
         try:
-            statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+            planned = plan(state, entry.get("Statement"), entry.get("Parameters"))
+            statement = _outside_transaction(planned)
             options: dict[str, Any] = {"ReturnConsumedCapacity": mode} if mode != "NONE" else {}
             if statement.kind == "SELECT":
                 if statement.get is None:
@@ -462,7 +597,7 @@ def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, 
         body = {k: v for k, v in statement.request.items() if k != "ReturnValues"}
         if on_fail is not None:
             body["ReturnValuesOnConditionCheckFailure"] = on_fail
-        kind = {"INSERT": "Put", "UPDATE": "Update", "DELETE": "Delete"}[statement.kind]
+        kind = TRANSACT_ACTIONS[statement.kind]
         actions.append({kind: body})
     if "ClientRequestToken" in req:
         options["ClientRequestToken"] = req["ClientRequestToken"]

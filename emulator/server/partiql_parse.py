@@ -12,10 +12,11 @@ assignment and a REMOVE path are rewritten token by token into DynamoDB's expres
 syntax (names and values become #placeholders and :placeholders) and parsed by
 `expr_parse`, the parser every other request uses.
 
-Forms: SELECT list|* FROM "table"[."index"] [WHERE ...]; INSERT INTO "table" VALUE {...};
-UPDATE "table" SET path = value [, ...] [SET ...] [REMOVE path [, ...]] WHERE key...;
-DELETE FROM "table" WHERE key...; values are 'strings', numbers, TRUE/FALSE, NULL,
-[lists], {'maps': ...}, <<sets>> and ? parameters.
+Forms: SELECT list|* FROM "table"[."index"] [WHERE ...] [ORDER BY key [ASC|DESC], ...];
+INSERT INTO "table" VALUE {...}; UPDATE "table" SET path = value [, ...] [SET ...]
+[REMOVE path [, ...]] WHERE key...; DELETE FROM "table" WHERE key...;
+EXISTS(SELECT ... FROM "table" WHERE key... AND condition) in a transaction; values are
+'strings', numbers, TRUE/FALSE, NULL, [lists], {'maps': ...}, <<sets>> and ? parameters.
 """
 
 from __future__ import annotations
