@@ -208,12 +208,25 @@ def _tx_delete(table: str, pk: str, sk: str) -> dict[str, Any]:
     return {"Delete": {"TableName": table, "Key": {"pk": {"S": pk}, "sk": {"S": sk}}}}
 
 
-def _tx_update(table: str, pk: str, sk: str, expression: str, **values: Any) -> dict[str, Any]:
+RANK = {"#r": "rank"}
+"""The LSI's sort key: a reserved word, so an expression names it through `#r`."""
+
+
+def _tx_update(
+    table: str,
+    pk: str,
+    sk: str,
+    expression: str,
+    names: dict[str, str] | None = None,
+    **values: Any,
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "TableName": table,
         "Key": {"pk": {"S": pk}, "sk": {"S": sk}},
         "UpdateExpression": expression,
     }
+    if names:
+        body["ExpressionAttributeNames"] = names
     if values:
         body["ExpressionAttributeValues"] = values
     return {"Update": body}
@@ -250,9 +263,10 @@ def test_transaction_reports_each_item_collection_it_wrote(emu: EmulatorServer) 
             _tx_put("tbl", "small", "a"),
             _tx_put("tbl", "big", "c", blob={"S": BLOB}, rank={"N": "1"}),
             _tx_delete("tbl", "small", "old"),
-            _tx_update("tbl", "updated", "a", "SET rank = :r", **{":r": {"N": "2"}}),
+            # `rank` is a reserved word: named through a placeholder, as on DynamoDB.
+            _tx_update("tbl", "updated", "a", "SET #r = :r", RANK, **{":r": {"N": "2"}}),
             # Writes nothing: UpdateItem reports no collection for it either.
-            _tx_update("tbl", "ghost", "a", "REMOVE rank"),
+            _tx_update("tbl", "ghost", "a", "REMOVE #r", RANK),
             # Reads its item, writes nothing: no collection of its own.
             _tx_check("tbl", "checked", "a", "attribute_exists(pk)"),
             _tx_put("plain", "big", "a"),
@@ -280,7 +294,8 @@ def test_transaction_reports_each_item_collection_it_wrote(emu: EmulatorServer) 
     ghost = ddb.update_item(
         TableName="tbl",
         Key={"pk": {"S": "ghost"}, "sk": {"S": "a"}},
-        UpdateExpression="REMOVE rank",
+        UpdateExpression="REMOVE #r",
+        ExpressionAttributeNames=RANK,
         ReturnItemCollectionMetrics="SIZE",
     )
     assert "ItemCollectionMetrics" not in ghost

@@ -59,18 +59,18 @@ def _holds(ddb: Any, condition: str, values: dict[str, Any] | None = None) -> bo
 
 def test_not_equal_holds_for_a_missing_attribute(table: Any) -> None:
     one = {":v": _n(1)}
-    assert _holds(table, "missing <> :v", one)
-    assert _holds(table, ":v <> missing", one)
-    assert not _holds(table, "NOT missing <> :v", one)
-    assert _holds(table, "missing <> :v AND n <> :v", one)
-    assert _holds(table, "missing = :v OR missing <> :v", one)
-    assert not _holds(table, "missing = :v", one)
+    assert _holds(table, "absent <> :v", one)
+    assert _holds(table, ":v <> absent", one)
+    assert not _holds(table, "NOT absent <> :v", one)
+    assert _holds(table, "absent <> :v AND n <> :v", one)
+    assert _holds(table, "absent = :v OR absent <> :v", one)
+    assert not _holds(table, "absent = :v", one)
 
 
 def test_attribute_type_with_an_unknown_type_is_refused(table: Any) -> None:
     # Refused even where the attribute is missing (nothing is compared).
     with pytest.raises(ClientError) as excinfo:
-        _holds(table, "attribute_type(missing, :t)", {":t": {"S": "STRING"}})
+        _holds(table, "attribute_type(absent, :t)", {":t": {"S": "STRING"}})
     assert _error(excinfo) == (
         "ValidationException",
         "Invalid ConditionExpression: Invalid attribute type name found; type: STRING, "
@@ -253,7 +253,7 @@ def test_nested_if_not_exists_inside_list_append_is_allowed(table: Any) -> None:
     assert _get(table)["l"] == {"L": [_n(1)]}
 
 
-@pytest.mark.parametrize("expression", ["REMOVE s.c", "REMOVE s[0]", "REMOVE missing.c"])
+@pytest.mark.parametrize("expression", ["REMOVE s.c", "REMOVE s[0]", "REMOVE absent.c"])
 def test_remove_through_a_non_container_is_refused(table: Any, expression: str) -> None:
     with pytest.raises(ClientError) as excinfo:
         table.update_item(TableName="tbl", Key=KEY, UpdateExpression=expression)

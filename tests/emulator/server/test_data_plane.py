@@ -40,8 +40,9 @@ def test_every_attribute_type_reads_back_as_written(ddb: Any) -> None:
     projected = ddb.get_item(
         TableName="tbl",
         Key=_key(),
-        ProjectionExpression="#m.inner[2], n",
-        ExpressionAttributeNames={"#m": "m"},
+        # `inner` is a reserved word: named through a placeholder, as on DynamoDB.
+        ProjectionExpression="#m.#i[2], n",
+        ExpressionAttributeNames={"#m": "m", "#i": "inner"},
     )["Item"]
     assert projected == {"m": {"M": {"inner": {"L": [{"N": "3"}]}}}, "n": {"N": "-12.5"}}
 
@@ -91,10 +92,11 @@ def test_update_expression_set_remove_add_delete(ddb: Any) -> None:
         Key=_key(),
         UpdateExpression=(
             "SET #c = #c + :one, fresh = if_not_exists(fresh, :zero), "
-            "list = list_append(list, :more), nested = :map "
+            "#l = list_append(#l, :more), nested = :map "
             "REMOVE gone ADD tags :new, visits :one DELETE oldtags :old"
         ),
-        ExpressionAttributeNames={"#c": "count"},
+        # `count` and `list` are reserved words: named through placeholders.
+        ExpressionAttributeNames={"#c": "count", "#l": "list"},
         ExpressionAttributeValues={
             ":one": {"N": "1"},
             ":zero": {"N": "0"},
@@ -149,7 +151,7 @@ def test_update_expression_set_remove_add_delete(ddb: Any) -> None:
         ("begins_with(s, :p)", {":p": {"S": "hel"}}, True),
         ("contains(tags, :t)", {":t": {"S": "b"}}, True),
         ("contains(s, :t)", {":t": {"S": "xyz"}}, False),
-        ("attribute_exists(n) AND attribute_not_exists(missing)", None, True),
+        ("attribute_exists(n) AND attribute_not_exists(absent)", None, True),
         ("NOT (attribute_exists(n) OR s > :s)", {":s": {"S": "a"}}, False),
         ("size(tags) = :two", {":two": {"N": "2"}}, True),
         ("attribute_type(n, :t)", {":t": {"S": "N"}}, True),

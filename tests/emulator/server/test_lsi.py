@@ -298,7 +298,7 @@ def _writes(seed: int) -> list[tuple[str, dict[str, Any]]]:
         elif kind == 1:
             out.append(("DeleteItem", {"TableName": "tbl", "Key": key}))
         elif kind == 2:
-            update = "SET blob = :b REMOVE #n" if n % 2 else "SET #n = :v, blob = :b"
+            update = "SET #b = :b REMOVE #n" if n % 2 else "SET #n = :v, #b = :b"
             values: dict[str, Any] = {":b": {"S": "y" * rng.randrange(300)}}
             if not n % 2:
                 values[":v"] = {"S": "m"}
@@ -309,7 +309,8 @@ def _writes(seed: int) -> list[tuple[str, dict[str, Any]]]:
                         "TableName": "tbl",
                         "Key": key,
                         "UpdateExpression": update,
-                        "ExpressionAttributeNames": {"#n": "name"},
+                        # `name` and `blob` are reserved words: named through placeholders.
+                        "ExpressionAttributeNames": {"#n": "name", "#b": "blob"},
                         "ExpressionAttributeValues": values,
                     },
                 )

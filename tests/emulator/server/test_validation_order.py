@@ -406,7 +406,7 @@ def test_the_key_schema_checks_still_run_once_the_table_is_found() -> None:
         "ValidationException",
         "Conditions can be of length 1 or 2 only",
     )
-    schema = _query("other = :a", ExpressionAttributeValues={":a": {"S": "x"}})
+    schema = _query("elsewhere = :a", ExpressionAttributeValues={":a": {"S": "x"}})
     schema["TableName"] = "tbl"
     assert refusal(service, "Query", schema) == (
         "ValidationException",
