@@ -15,6 +15,7 @@ from typing import Any
 
 from emulator.server.items import KeySchema
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
+from emulator.server.reserved_words import RESERVED_WORDS
 from emulator.server.values import AttributeValue, canonical, kind_of, typed
 
 _TOKEN = re.compile(
@@ -40,6 +41,9 @@ CONDITION_FUNCTIONS = (
     "contains",
 )
 KEYWORDS = ("AND", "OR", "NOT", "BETWEEN", "IN")
+"""The words of a condition's grammar (never an attribute name in one)."""
+UPDATE_CLAUSES = ("SET", "REMOVE", "ADD", "DELETE")
+"""The words of an update expression's grammar (never an attribute name in one)."""
 ATTRIBUTE_TYPES = ("S", "N", "B", "SS", "NS", "BS", "M", "L", "BOOL", "NULL")
 SIZED_TYPES = ("S", "B", "SS", "NS", "BS", "L", "M")
 MAX_EXPRESSION_BYTES = 4096
@@ -111,6 +115,65 @@ class _Parser:
         self.i = 0
         self.parens = 0
         """How many parentheses of a condition are open (a bare operand may close one)."""
+        self.grammar_words = _grammar_words(kind)
+        self.reserved = self._first_reserved()
+        """The first attribute name written bare that is a reserved word, as written."""
+
+    def _first_reserved(self) -> str | None:
+        """The first word of the expression that can only be read as a bare attribute
+        name and is one of DynamoDB's reserved words (looked up upper-cased: the list is
+        not case-sensitive). Found on the tokens, before parsing, because DynamoDB
+        reports it ahead of errors the parser meets earlier in the text (an undefined
+        placeholder: dynalite's tests, recorded against AWS, expect `#a,ABSoLUTE` to
+        answer the reserved word). A word is such a name unless a `(` follows it (a
+        function's name: `size(a)`, `if_not_exists(a, :v)`) or it is a word of this
+        kind's grammar (`AND`... in a condition, `SET`... in an update); one the parser
+        then refuses in a name's place is a syntax error, which wins anyway."""
+        tokens = self.tokens
+        last = len(tokens) - 1
+        for j, (kind, text) in enumerate(tokens):
+            if kind != "word":
+                continue
+            upper = text.upper()
+            if upper not in RESERVED_WORDS or upper in self.grammar_words:
+                continue
+            if j < last and tokens[j + 1] == ("op", "("):
+                continue
+            return text
+        return None
+
+    def check_reserved(self) -> None:
+        """Refuse the expression if it names an attribute by a reserved word (called
+        once the whole expression has parsed: a syntax error is reported first)."""
+        if self.reserved is not None:
+            raise self._reserved_error(self.reserved)
+
+    def _reserved_error(self, word: str) -> DynamoError:
+        return validation(
+            f"Invalid {self.kind}: Attribute name is a reserved keyword; reserved keyword: {word}"
+        )
+
+    def ranked(self, err: DynamoError) -> DynamoError:
+        """What to answer for `err`, an error met while parsing: the reserved-word
+        refusal when the expression has a reserved word and `err` does not outrank it.
+        [AWS] DynamoDB parses the whole expression first (a syntax error is answered
+        whatever else is wrong: dynalite's `abort,`), then reports a reserved word before
+        an undefined placeholder, a repeated section, an overlap or an operand's type
+        (dynalite's tests: `set #c = :c set abOrt = true`, `attribute_exists(views, #a)`,
+        `:a < abOrT`), but in a condition after a misused or unknown function
+        (`a=a and attribute_exists((views), (#a)) > b` answers the function). An error
+        raised part-way through the text leaves the rest unparsed, so a later syntax
+        error is not seen and the reserved word is answered instead: both are refusals,
+        only the words differ."""
+        if self.reserved is None:
+            return err
+        prefix = f"Invalid {self.kind}: "
+        detail = err.message[len(prefix) :] if err.message.startswith(prefix) else ""
+        if detail.startswith("Syntax error;"):
+            return err
+        if self.grammar_words == KEYWORDS and detail.startswith(_CONDITION_FIRST):
+            return err
+        return self._reserved_error(self.reserved)
 
     # token helpers -------------------------------------------------------------------
     def peek(self, offset: int = 0) -> tuple[str, str] | None:
@@ -186,7 +249,7 @@ class _Parser:
                 )
             self.ph.used_names.add(text)
             return self.ph.names[text]
-        if kind == "word" and text.upper() not in KEYWORDS:
+        if kind == "word" and text.upper() not in self.grammar_words:
             return text
         raise self.error((kind, text))
 
@@ -479,31 +542,61 @@ class _Parser:
         return self.operand()
 
 
+def _grammar_words(kind: str) -> tuple[str, ...]:
+    """The words of `kind`'s grammar, which are never an attribute name there (dynalite's
+    grammars, written against AWS, keep these and only these out of a name's place; any
+    other word, a reserved one included, reads as a name: `REMOVE a, and` names `and`)."""
+    if kind == "UpdateExpression":
+        return UPDATE_CLAUSES
+    if kind == "ProjectionExpression":
+        return ()
+    return KEYWORDS
+
+
+_CONDITION_FIRST = (
+    "Invalid function name;",
+    "The function is not allowed to be used this way in an expression;",
+)
+"""What a condition reports ahead of a reserved word (the text after "Invalid <kind>: ")."""
+
+
 def parse_condition(text: str, ph: Placeholders, kind: str = "ConditionExpression") -> Node:
     parser = _Parser(text, kind, ph)
     try:
-        node = parser.condition()
-    except RecursionError:
-        # Parentheses nested past Python's stack: the request's mistake, named as one.
-        raise validation(f"Invalid {kind}: The expression is nested too deeply") from None
-    parser.done()
+        try:
+            node = parser.condition()
+        except RecursionError:
+            # Parentheses nested past Python's stack: the request's mistake, named as one.
+            raise validation(f"Invalid {kind}: The expression is nested too deeply") from None
+        parser.done()
+    except DynamoError as err:
+        raise parser.ranked(err) from None
+    parser.check_reserved()
     return node
 
 
 def parse_update(text: str, ph: Placeholders) -> list[Node]:
     parser = _Parser(text, "UpdateExpression", ph)
-    actions = parser.update()
+    try:
+        actions = parser.update()
+    except DynamoError as err:
+        raise parser.ranked(err) from None
+    parser.check_reserved()
     check_distinct_paths([a[1] for a in actions], "UpdateExpression")
     return actions
 
 
 def parse_projection(text: str, ph: Placeholders) -> list[Path]:
     parser = _Parser(text, "ProjectionExpression", ph)
-    paths = [parser.path()]
-    while parser.at_op(","):
-        parser.next()
-        paths.append(parser.path())
-    parser.done()
+    try:
+        paths = [parser.path()]
+        while parser.at_op(","):
+            parser.next()
+            paths.append(parser.path())
+        parser.done()
+    except DynamoError as err:
+        raise parser.ranked(err) from None
+    parser.check_reserved()
     check_distinct_paths(paths, "ProjectionExpression")
     return paths
 
