@@ -59,14 +59,25 @@ def ddb(emu: EmulatorServer) -> Any:
     return client(emu.endpoint_url)
 
 
-def key_table(
-    ddb: Any,
+BY_RANK = {
+    "IndexName": "byRank",
+    "KeySchema": [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "rank", "KeyType": "RANGE"},
+    ],
+    "Projection": {"ProjectionType": "KEYS_ONLY"},
+}
+"""An LSI of a pk/sk table on `rank` (defined by the test, which picks its type)."""
+
+
+def key_table_request(
     name: str = "tbl",
     sk_type: str | None = "S",
     billing: str = "PAY_PER_REQUEST",
     **extra: Any,
 ) -> dict[str, Any]:
-    """Create a table with pk (S) and an optional sk; returns the TableDescription."""
+    """The CreateTable request of a table with pk (S) and an optional sk (for a test that
+    sends it in process, or changes it first)."""
     schema = [{"AttributeName": "pk", "KeyType": "HASH"}]
     attrs = [{"AttributeName": "pk", "AttributeType": "S"}]
     if sk_type:
@@ -85,5 +96,17 @@ def key_table(
     }
     if billing == "PROVISIONED" and "ProvisionedThroughput" not in req:
         req["ProvisionedThroughput"] = {"ReadCapacityUnits": 100, "WriteCapacityUnits": 100}
+    return req
+
+
+def key_table(
+    ddb: Any,
+    name: str = "tbl",
+    sk_type: str | None = "S",
+    billing: str = "PAY_PER_REQUEST",
+    **extra: Any,
+) -> dict[str, Any]:
+    """Create a table with pk (S) and an optional sk; returns the TableDescription."""
+    req = key_table_request(name, sk_type, billing, **extra)
     description: dict[str, Any] = ddb.create_table(**req)["TableDescription"]
     return description

@@ -16,36 +16,18 @@ from botocore.exceptions import ClientError
 from emulator.server import EmulatorServer
 from emulator.server.service import Service
 from emulator.wire import TARGET_PREFIX
-from tests.emulator.server.conftest import client, refusal
+from tests.emulator.server.conftest import BY_RANK, client, key_table_request, refusal
 
-BY_RANK = {
-    "IndexName": "byRank",
-    "KeySchema": [
-        {"AttributeName": "pk", "KeyType": "HASH"},
-        {"AttributeName": "rank", "KeyType": "RANGE"},
-    ],
-    "Projection": {"ProjectionType": "KEYS_ONLY"},
-}
-KEYS = [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]
-ATTRS = [
-    {"AttributeName": "pk", "AttributeType": "S"},
-    {"AttributeName": "sk", "AttributeType": "S"},
-]
 BLOB = "x" * 380_000
 """Three items of this make a collection of just over 0.001 GB, two of them under: a size
 taken after the batch's first write to it, not its last, reads [0.0, 1.0]."""
 
 
 def _table(name: str, lsis: bool, **billing: Any) -> dict[str, Any]:
-    """A CreateTable request: pk and sk, with the LSI byRank or without."""
-    req: dict[str, Any] = {
-        "TableName": name,
-        "KeySchema": KEYS,
-        "AttributeDefinitions": ATTRS,
-        **(billing or {"BillingMode": "PAY_PER_REQUEST"}),
-    }
+    """A CreateTable request: pk and sk, with the LSI byRank (`rank` a number) or without."""
+    req = key_table_request(name, **billing)
     if lsis:
-        req["AttributeDefinitions"] = [*ATTRS, {"AttributeName": "rank", "AttributeType": "N"}]
+        req["AttributeDefinitions"].append({"AttributeName": "rank", "AttributeType": "N"})
         req["LocalSecondaryIndexes"] = [BY_RANK]
     return req
 
@@ -131,7 +113,7 @@ def test_unprocessed_writes_report_no_item_collection(small: EmulatorServer) -> 
     ddb.create_table(**_table("open", lsis=True))
     provisioned = {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}
     ddb.create_table(
-        **_table("tight", lsis=True, BillingMode="PROVISIONED", ProvisionedThroughput=provisioned)
+        **_table("tight", lsis=True, billing="PROVISIONED", ProvisionedThroughput=provisioned)
     )
     for n in range(60):  # spend the tight table's capacity, burst and all
         try:

@@ -13,16 +13,8 @@ from botocore.exceptions import ClientError
 
 from emulator.server import EmulatorServer, lsi
 from emulator.server.service import Service
-from tests.emulator.server.conftest import client
+from tests.emulator.server.conftest import BY_RANK, client
 
-BY_RANK = {
-    "IndexName": "byRank",
-    "KeySchema": [
-        {"AttributeName": "pk", "KeyType": "HASH"},
-        {"AttributeName": "rank", "KeyType": "RANGE"},
-    ],
-    "Projection": {"ProjectionType": "KEYS_ONLY"},
-}
 BY_NAME = {
     "IndexName": "byName",
     "KeySchema": [
