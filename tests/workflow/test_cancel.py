@@ -8,12 +8,12 @@ from pathlib import Path
 
 from console.workflow import Hooks, RunOptions, Settings, UpOptions, down, run, up
 from console.workflow.run_state import StateStore, Status, Step
-from tests.workflow.conftest import SHORT_PLAYBOOK, alive
+from tests.workflow.conftest import ONE_RUN, alive, short_playbook_text
 
 
 def test_cancel_stops_a_run_in_the_middle(tmp_path: Path) -> None:
     playbook = tmp_path / "p.yaml"
-    playbook.write_text(SHORT_PLAYBOOK % {"duration": 30})  # long enough to be cancelled
+    playbook.write_text(short_playbook_text(30, ONE_RUN))  # long enough to be cancelled
     settings = Settings(runs_dir=tmp_path / "runs")
     state = up(playbook, settings, Hooks(confirm=lambda _q: True), UpOptions(scale=0.5))
     try:

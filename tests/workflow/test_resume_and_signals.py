@@ -30,7 +30,7 @@ from console.workflow.run_state import (
 )
 from console.workflow.settings import Settings
 from tests.conftest import wait_for
-from tests.workflow.conftest import ROOT, Cli
+from tests.workflow.conftest import ONE_RUN, ROOT, Cli, short_playbook_text
 
 
 def a_state() -> RunState:
@@ -134,8 +134,10 @@ def test_a_one_shot_run_handles_sigterm_and_sighup_as_ctrl_c(
     assert f"interrupted ({sig.name})" in out and "Traceback" not in out
 
 
-def test_sigterm_during_run_then_run_resumes_saying_so(cli: Cli, short_playbook: Path) -> None:
-    state = cli.json("up", str(short_playbook), "--yes", "--scale", "0.5")
+def test_sigterm_during_run_then_run_resumes_saying_so(cli: Cli, tmp_path: Path) -> None:
+    playbook = tmp_path / "one.yaml"
+    playbook.write_text(short_playbook_text(3, ONE_RUN))  # the interrupted run is all it needs
+    state = cli.json("up", str(playbook), "--yes", "--scale", "0.5")
     run_id = state["run_id"]
     store = StateStore(cli.runs_dir)
     proc = cli.popen("run", "--run", run_id)
