@@ -13,7 +13,7 @@ from rich.text import Text
 from console import exitcodes, interrupts
 from console.commands import register_all
 from console.output import UserError
-from loadgen.playbook import PlaybookError
+from loadgen.playbook_error import PlaybookError
 
 
 class DefaultsHelpFormatter(argparse.HelpFormatter):
@@ -46,7 +46,9 @@ def version() -> str:
         return "unknown (not installed; run `pip install -e .`)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given a command line, only that of the command it names
+    (`hotbench --help`, no command or an unknown one still get every command)."""
     parser = argparse.ArgumentParser(
         prog="hotbench",
         description="Will your DynamoDB tables throttle at launch, and why?",
@@ -56,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hotbench {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    register_all(sub)
+    words = list(argv or [])
+    register_all(sub, words[0] if words and not words[0].startswith("-") else None)
     _every_parser_shows_defaults(parser)
     return parser
 
@@ -81,7 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Rich falls back to 80 columns when output is not a terminal (CI logs, pipes),
     # which would truncate the results table; logs have no width limit, so widen.
     console = Console() if sys.stdout.isatty() else Console(width=200)
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:  # bare `hotbench`: what it can do, not a usage error
         parser.print_help()

@@ -17,14 +17,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from emulator.itemsize import MAX_ITEM_BYTES
+from loadgen.playbook_error import PlaybookError as PlaybookError  # raised here, named there
 from loadgen.workload_checks import did_you_mean, workload_problems
 from loadgen.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
-
-
-class PlaybookError(ValueError):
-    """A playbook that cannot be used; the message says where and how to fix it."""
 
 
 class Strict(BaseModel):

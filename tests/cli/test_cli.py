@@ -92,3 +92,44 @@ def test_emulator_serve_says_what_runs_and_stops_cleanly_on_ctrl_c() -> None:
         proc.kill()
     assert proc.returncode == 0
     assert rest.strip().endswith("emulator stopped") and "Traceback" not in rest
+
+
+def test_the_command_map_names_every_command_its_module_registers() -> None:
+    """COMMANDS says which module registers each command; a command added to a module
+    but not to the map would still work (the whole parser is built) but start slowly,
+    and one in the map but in no module would lose its parser."""
+    import argparse
+    import importlib
+
+    from console.commands import COMMANDS, MODULES
+
+    registered: dict[str, str] = {}
+    for name in MODULES:
+        sub = argparse.ArgumentParser().add_subparsers(dest="command")
+        importlib.import_module(f"console.commands.{name}").register(sub)
+        registered |= dict.fromkeys(sub.choices, name)
+    assert registered == COMMANDS
+
+
+def test_a_command_line_imports_only_its_command() -> None:
+    """`hotbench emulator serve` (started for every local run) imports neither the
+    workflow nor the playbook models; `hotbench --help` still lists every command."""
+    probe = (
+        "import sys; from console.cli import build_parser; "
+        "build_parser(['emulator', 'serve']); "
+        "print(sorted(m for m in ('console.workflow', 'loadgen.playbook', 'numpy') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    helped = subprocess.run(
+        [sys.executable, "-m", "console.cli", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for command in ("simulate", "emulator", "up", "down", "console", "calibrate"):
+        assert f"\n    {command}" in helped.stdout, helped.stdout
