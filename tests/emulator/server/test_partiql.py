@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.emulator.server.conftest import key_table
+from tests.emulator.server.conftest import BY_G, key_table
 
 
 @pytest.fixture
@@ -163,19 +163,9 @@ def test_order_by_sets_the_query_direction_on_a_table_and_its_indexes(ddb: Any) 
     """ORDER BY the sort key of what is read (the table's, a GSI's, an LSI's) is the
     Query's ScanIndexForward; the index's `rank` runs opposite to the table's `sk`, so
     reading the wrong key gives the wrong order."""
-    index = {"Projection": {"ProjectionType": "ALL"}}
     key_table(
         ddb,
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "by_g",
-                "KeySchema": [
-                    {"AttributeName": "g", "KeyType": "HASH"},
-                    {"AttributeName": "rank", "KeyType": "RANGE"},
-                ],
-                **index,
-            }
-        ],
+        GlobalSecondaryIndexes=[BY_G],
         LocalSecondaryIndexes=[
             {
                 "IndexName": "by_rank",
@@ -183,7 +173,7 @@ def test_order_by_sets_the_query_direction_on_a_table_and_its_indexes(ddb: Any) 
                     {"AttributeName": "pk", "KeyType": "HASH"},
                     {"AttributeName": "rank", "KeyType": "RANGE"},
                 ],
-                **index,
+                "Projection": {"ProjectionType": "ALL"},
             }
         ],
     )
