@@ -87,6 +87,29 @@ twice (DynamoDB Local's OP_LIMIT_EXCEEDED and UNSUPPORTED_OVERLAP_CONDITION, whi
 floci-io/floci's DynamoDbPartiQLEdgeCaseIntegrationTest records from DynamoDB, eu-west-2,
 2026-09-17: `pk IN [51 values]`, `pk IN ['ranges','ranges']`); an empty list is
 DynamoDB Local's INVALID_IN_OPERATOR, not confirmed on DynamoDB."""
+MIXED_TRANSACTION: Final = (
+    "ExecuteTransaction API does not support both read and write operations in the same request."
+)
+TRANSACTION_READ_WITHOUT_KEY: Final = (
+    "Select statements within ExecuteTransaction must specify the primary key in the where clause."
+)
+TRANSACTION_READ_ON_INDEX: Final = "Reads on indices are not supported within transactions."
+TRANSACTION_RETURNING: Final = "RETURNING clause is not supported in ExecuteTransaction."
+IN_STATEMENT: Final = "Validation failed in TransactStatements[{}]: {}"
+"""ExecuteTransaction's refusals, in DynamoDB's words: a transaction of reads and writes
+(DynamoDB Local's PARTIQL_TRANSACT_REQUEST_MIXED_OPERATION, in
+com.amazonaws.services.dynamodbv2.local.shared.access.api.dp.ExecuteTransactionFunction
+as decompiled in github.com/eznix86/dynamodb-local-decompiled, which floci-io/floci's
+DynamoDbPartiQLDocumentedSyntaxIntegrationTest records from DynamoDB, eu-west-2,
+2026-09-17); a read without the whole key, a read of an index and a write with RETURNING
+(DynamoDB Local's INVALID_KEYS_FOR_TGI, INVALID_INDICES_FOR_TGI and
+TransactionProcessor.RETURNING_NOT_SUPPORTED_TRANSACTIONS, each recorded from DynamoDB by
+floci's DynamoDbPartiQLEdgeCaseIntegrationTest); and the prefix that names the statement
+a validation error is in (DynamoDB Local's TransactionProcessor.VALIDATION_FAILED_TRANSACTIONS;
+floci's tests record it from DynamoDB on EXISTS, INSERT and UPDATE errors, and
+paritysuite/dynamodb-conformance's tests/tier3/error-messages/partiqlGrammar.test.ts, from
+DynamoDB, eu-west-2, October 2026, on a statement that does not parse)."""
+WRITE_VERBS: Final = frozenset({"INSERT", "UPDATE", "DELETE", "EXISTS"})
 TRANSACT_ACTIONS: Final = {
     "INSERT": "Put",
     "UPDATE": "Update",
@@ -520,12 +543,18 @@ def _outside_transaction(statement: Statement) -> Statement:
     return statement
 
 
-def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
-    """A statement (with its Parameters) as the request that runs it. The statement is
-    a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
+def _parameters(parameters: Any) -> list[AttributeValue]:
+    """A statement's Parameters, each checked as an attribute value."""
     params = parameters if isinstance(parameters, list) else []
     for value in params:
         check_value(value)
+    return params
+
+
+def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
+    """A statement (with its Parameters) as the request that runs it. The statement is
+    a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
+    params = _parameters(parameters)
     tokens = tokenize(text, len(params))
     tr = Translation(parameters=params)
     if not tokens or tokens[0].kind != "word":
@@ -742,33 +771,69 @@ def _add_consumed(totals: dict[str, dict[str, Any]], one: dict[str, Any] | None)
             total[unit] = total.get(unit, 0.0) + one[unit]
 
 
-def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    raw = member(req, "TransactStatements", list, required=True)  # 1 to 100: shapes.py
-    statements = []
+def _verb(text: Any) -> str:
+    """A statement's first word, upper-cased ("" if it has none)."""
+    if not isinstance(text, str):
+        return ""
+    words = text.split(None, 1)
+    head = words[0] if words else ""
+    end = next((n for n, c in enumerate(head) if not c.isalpha()), len(head))
+    return head[:end].upper()
+
+
+def _in_statement(number: int, exc: DynamoError) -> DynamoError:
+    """A statement's ValidationException as ExecuteTransaction answers it, naming the
+    statement (IN_STATEMENT); its other errors (a missing table) stand as they are."""
+    if exc.name != "ValidationException":
+        return exc
+    return DynamoError(exc.name, IN_STATEMENT.format(number, exc.message), exc.prefix, exc.extra)
+
+
+def _plan_transaction(state: EmulatorState, raw: list[Any]) -> list[tuple[Statement, Any]]:
+    """ExecuteTransaction's statements, planned, in the order DynamoDB refuses them: every
+    statement's Parameters first (floci-io/floci records DynamoDB answering a bad
+    parameter without the statement prefix, ahead of a statement that does not parse),
+    then a mix of reads and writes, told from each statement's verb before any statement
+    is read further (DynamoDB Local checks it as it parses each one), then each
+    statement, its validation errors prefixed with its place (IN_STATEMENT)."""
+    entries: list[dict[str, Any]] = []
     for entry in raw:
         if not isinstance(entry, dict):
             raise validation("TransactStatements entries must be objects")
-        statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+        _parameters(entry.get("Parameters"))
+        entries.append(entry)
+    verbs = [_verb(entry.get("Statement")) for entry in entries]
+    if "SELECT" in verbs and any(verb in WRITE_VERBS for verb in verbs):
+        raise validation(MIXED_TRANSACTION)
+    statements: list[tuple[Statement, Any]] = []
+    for number, entry in enumerate(entries):
+        try:
+            statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+            if statement.kind == "SELECT":
+                if "IndexName" in statement.request:
+                    raise validation(TRANSACTION_READ_ON_INDEX)
+                if statement.get is None:
+                    raise validation(TRANSACTION_READ_WITHOUT_KEY)
+            elif "ReturnValues" in statement.request:
+                raise validation(TRANSACTION_RETURNING)
+        except DynamoError as exc:
+            raise _in_statement(number, exc) from None
         statements.append((statement, entry.get("ReturnValuesOnConditionCheckFailure")))
-    reads = [s.kind == "SELECT" for s, _ in statements]
-    if any(reads) and not all(reads):
-        raise validation("Transactions cannot mix reads and writes")
+    return statements
+
+
+def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    raw = member(req, "TransactStatements", list, required=True)  # 1 to 100: shapes.py
+    statements = _plan_transaction(state, raw)
     options: dict[str, Any] = {}
     if "ReturnConsumedCapacity" in req:
         options["ReturnConsumedCapacity"] = req["ReturnConsumedCapacity"]
-    if all(reads):
-        gets = []
-        for statement, _ in statements:
-            if statement.get is None:
-                raise validation(
-                    "Select statements within ExecuteTransaction are only supported with the "
-                    "full primary key"
-                )
-            gets.append({"Get": statement.get})
+    if all(statement.kind == "SELECT" for statement, _ in statements):
+        gets = [{"Get": statement.get} for statement, _ in statements]
         return transactions.transact_get_items(state, {"TransactItems": gets, **options})
     actions = []
     for statement, on_fail in statements:
-        body = {k: v for k, v in statement.request.items() if k != "ReturnValues"}
+        body = dict(statement.request)
         if on_fail is not None:
             body["ReturnValuesOnConditionCheckFailure"] = on_fail
         kind = TRANSACT_ACTIONS[statement.kind]

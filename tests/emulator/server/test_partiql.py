@@ -339,5 +339,7 @@ def test_exists_outside_a_transaction_or_without_one_item_is_refused(table: Any)
             )
         error = excinfo.value.response["Error"]
         assert error["Code"] == "ValidationException", statement
-        assert error["Message"].startswith(message), statement
+        # [AWS] A statement's refusal names its place in the transaction.
+        place = "Validation failed in TransactStatements[0]: "
+        assert error["Message"].startswith(place + message), statement
     assert (_item(table, "q", "a") or {})["n"] == {"N": "9"}

@@ -1,7 +1,8 @@
 """PartiQL over several partitions (issue 25): a SELECT whose WHERE names partition-key
 values with IN runs as one Query a value, ordered, paged and charged as those Queries
-are. The expectations marked [AWS] are DynamoDB's answers as floci-io/floci's PartiQL
-tests record them (eu-west-2, 2026-09-17)."""
+are; and ExecuteTransaction's refusals in DynamoDB's words. The expectations marked
+[AWS] are DynamoDB's answers as floci-io/floci's PartiQL tests record them (eu-west-2,
+2026-09-17)."""
 
 from __future__ import annotations
 
@@ -162,3 +163,62 @@ def test_in_that_no_queries_serve_is_refused(partitions: Any, where: str, messag
     error = excinfo.value.response["Error"]
     assert error["Code"] == "ValidationException"
     assert error["Message"].startswith(message), error["Message"]
+
+
+def _transaction_refusal(ddb: Any, *statements: str) -> str:
+    with pytest.raises(ClientError) as excinfo:
+        ddb.execute_transaction(TransactStatements=[{"Statement": s} for s in statements])
+    error = excinfo.value.response["Error"]
+    assert error["Code"] == "ValidationException"
+    message: str = error["Message"]
+    return message
+
+
+def test_execute_transaction_refuses_in_dynamodbs_words(partitions: Any) -> None:
+    read = "SELECT * FROM tbl WHERE pk = 'o' AND sk = '1'"
+    write = "UPDATE tbl SET n = 1 WHERE pk = 'o' AND sk = '2'"
+    # [AWS] Reads and writes together, whichever comes first and however the rest reads.
+    mixed = (
+        "ExecuteTransaction API does not support both read and write operations in the same "
+        "request."
+    )
+    assert _transaction_refusal(partitions, read, write) == mixed
+    assert _transaction_refusal(partitions, write, "SELECT * FROM tbl WHERE n = 1") == mixed
+    exists = "EXISTS(SELECT * FROM tbl WHERE pk = 'o' AND sk = '3' AND n = 1)"
+    assert _transaction_refusal(partitions, read, exists) == mixed
+    # [AWS] A statement's own refusal names its place in TransactStatements.
+    assert _transaction_refusal(partitions, read, "SELECT * FROM tbl WHERE pk = 'o'") == (
+        "Validation failed in TransactStatements[1]: Select statements within "
+        "ExecuteTransaction must specify the primary key in the where clause."
+    )
+    index_read = "SELECT * FROM \"tbl\".\"by_g\" WHERE g = 'G' AND rank = 'a'"
+    assert _transaction_refusal(partitions, read, index_read) == (
+        "Validation failed in TransactStatements[1]: Reads on indices are not supported "
+        "within transactions."
+    )
+    assert _transaction_refusal(
+        partitions, write, write.replace("'2'", "'3' RETURNING ALL NEW *")
+    ) == (
+        "Validation failed in TransactStatements[1]: RETURNING clause is not supported in "
+        "ExecuteTransaction."
+    )
+    assert _transaction_refusal(partitions, write, "UPDATE tbl SET WHERE pk = 'o'").startswith(
+        "Validation failed in TransactStatements[1]: Statement wasn't well formed, "
+    )
+    assert _transaction_refusal(partitions, "SELECT * FROM tbl WHERE pk IN ['o', 'o']") == (
+        "Validation failed in TransactStatements[0]: Overlapping conditions with range keys "
+        "are not supported in where clause"
+    )
+    # [AWS] A bad parameter is refused as it is, ahead of every statement.
+    with pytest.raises(ClientError) as excinfo:
+        partitions.execute_transaction(
+            TransactStatements=[
+                {"Statement": "UPDATE tbl SET WHERE"},
+                {"Statement": write.replace("1", "?", 1), "Parameters": [{"SS": []}]},
+            ]
+        )
+    message = excinfo.value.response["Error"]["Message"]
+    assert not message.startswith("Validation failed in"), message
+    # Nothing was written.
+    key = {"pk": {"S": "o"}, "sk": {"S": "2"}}
+    assert "n" not in partitions.get_item(TableName="tbl", Key=key)["Item"]
