@@ -72,11 +72,12 @@ def test_in_pages_across_partitions_with_next_token(partitions: Any) -> None:
     """[AWS] Limit counts the items of all the Queries: with Limit 2, "pk IN ['o', 'p']
     ORDER BY pk DESC" answers p/3, p/2, then p/1, o/3; each NextToken resumes where its
     page's Query stopped."""
-    statement = "pk IN ['o', 'p'] ORDER BY pk DESC"
+    statement = "SELECT pk, sk FROM \"tbl\" WHERE pk IN ['o', 'p'] ORDER BY pk DESC"
     pages: list[list[str]] = []
     token: str | None = None
     while True:
-        reply = _select(partitions, statement, Limit=2, **({"NextToken": token} if token else {}))
+        more = {"NextToken": token} if token else {}
+        reply = partitions.execute_statement(Statement=statement, Limit=2, **more)
         pages.append(_rows(reply))
         token = reply.get("NextToken")
         if token is None:
@@ -87,7 +88,7 @@ def test_in_pages_across_partitions_with_next_token(partitions: Any) -> None:
     # A token of another statement is refused as its Query refuses a key outside it.
     other = _select(partitions, "pk = 'z'", Limit=1)["NextToken"]
     with pytest.raises(ClientError) as excinfo:
-        _select(partitions, statement, NextToken=other)
+        partitions.execute_statement(Statement=statement, NextToken=other)
     assert excinfo.value.response["Error"]["Code"] == "ValidationException"
 
 
