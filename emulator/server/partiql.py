@@ -109,6 +109,13 @@ a validation error is in (DynamoDB Local's TransactionProcessor.VALIDATION_FAILE
 floci's tests record it from DynamoDB on EXISTS, INSERT and UPDATE errors, and
 paritysuite/dynamodb-conformance's tests/tier3/error-messages/partiqlGrammar.test.ts, from
 DynamoDB, eu-west-2, October 2026, on a statement that does not parse)."""
+BATCH_READ_WITHOUT_KEY: Final = (
+    "Select statements within BatchExecuteStatement must specify the primary key in the where "
+    "clause."
+)
+"""BatchExecuteStatement's refusal of a read that is not one whole key, in DynamoDB's
+words as floci-io/floci's DynamoDbPartiQLEdgeCaseIntegrationTest records them (eu-west-2,
+2026-09-17; a key with a filter, or a key attribute named twice, is refused so)."""
 WRITE_VERBS: Final = frozenset({"INSERT", "UPDATE", "DELETE", "EXISTS"})
 TRANSACT_ACTIONS: Final = {
     "INSERT": "Put",
@@ -730,10 +737,7 @@ def batch_execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[s
             options: dict[str, Any] = {"ReturnConsumedCapacity": mode} if mode != "NONE" else {}
             if statement.kind == "SELECT":
                 if statement.get is None:
-                    raise validation(
-                        "Select statements within BatchExecuteStatement are only supported "
-                        "with the full primary key"
-                    )
+                    raise validation(BATCH_READ_WITHOUT_KEY)
                 if entry.get("ConsistentRead") is not None:
                     options["ConsistentRead"] = entry["ConsistentRead"]
                 reply = single_item.get_item(state, {**statement.get, **options})

@@ -109,6 +109,7 @@ def test_batch_execute_statement_answers_each_statement(table: Any) -> None:
                 "Statement": "UPDATE tbl SET n = 7 WHERE pk = ? AND sk = ?",
                 "Parameters": [{"S": "q"}, {"S": "a"}],
             },
+            {"Statement": "SELECT * FROM tbl WHERE pk = 'p' AND sk = 'a' AND n = 1"},
         ],
         ReturnConsumedCapacity="TOTAL",
     )
@@ -117,6 +118,12 @@ def test_batch_execute_statement_answers_each_statement(table: Any) -> None:
     assert responses[0]["TableName"] == "tbl"
     assert responses[1]["Error"]["Code"] == "DuplicateItem"
     assert "Error" not in responses[2]
+    # [AWS] A read of more than one whole key (here with a filter).
+    assert responses[3]["Error"] == {
+        "Code": "ValidationError",
+        "Message": "Select statements within BatchExecuteStatement must specify the primary "
+        "key in the where clause.",
+    }
     assert table.get_item(TableName="tbl", Key={"pk": {"S": "q"}, "sk": {"S": "a"}})["Item"][
         "n"
     ] == {"N": "7"}
