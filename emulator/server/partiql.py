@@ -1,7 +1,8 @@
 """ExecuteStatement, BatchExecuteStatement and ExecuteTransaction: each statement is
 translated (`partiql_parse`) into the request of the operation it stands for, and that
 operation runs it: a SELECT with an equality on the partition key is a Query (the rest of
-its WHERE the filter, its ORDER BY the Query's ScanIndexForward), any other SELECT a Scan;
+its WHERE the filter, its ORDER BY the Query's ScanIndexForward), one with `pk IN [...]`
+a Query of each value, any other SELECT a Scan;
 INSERT a PutItem that must not find the item; UPDATE an UpdateItem and DELETE a DeleteItem
 of the one item the WHERE names; EXISTS(SELECT ...), in a transaction only, a
 ConditionCheck of that item.
@@ -20,7 +21,7 @@ import orjson
 
 from emulator.server import query_scan, single_item, transactions
 from emulator.server.emulator_state import EmulatorState
-from emulator.server.items import KeySchema
+from emulator.server.items import KeyDef, KeySchema, sort_value
 from emulator.server.partiql_parse import (
     Token,
     Translation,
@@ -29,13 +30,14 @@ from emulator.server.partiql_parse import (
     expression,
     identifier,
     malformed,
+    membership,
     parse_value,
     tokenize,
     with_depth,
 )
 from emulator.server.protocol import DynamoError, member, validation
 from emulator.server.table import Table
-from emulator.server.values import check_value
+from emulator.server.values import AttributeValue, check_value
 
 ERROR_CODES: Final = {
     "ConditionalCheckFailedException": "ConditionalCheckFailed",
@@ -63,8 +65,58 @@ ORDER_BY_WITHOUT_PARTITION_KEY: Final = (
     "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY "
     "clause."
 )
+ORDER_BY_WITHOUT_HASH_KEY: Final = (
+    "Must have hash key in ORDER BY clause when more than one hash key condition specified in "
+    "WHERE clause."
+)
 """DynamoDB's refusals of an ORDER BY that no Query serves (DynamoDB Local's words, which
 floci-io/floci's tests record from DynamoDB)."""
+MAX_PARTITIONS: Final = 50
+"""[AWS] The partition-key values one IN may name: "at max 50 hash attribute values"
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-operators.html)."""
+TOO_MANY_PARTITIONS: Final = "Too many decomposed read operations for a given query."
+OVERLAPPING_PARTITIONS: Final = (
+    "Overlapping conditions with range keys are not supported in where clause"
+)
+EMPTY_IN: Final = (
+    "IN operator must have a left hand argument of type Variable Reference and right hand "
+    "argument of type Seq with at least one member"
+)
+"""DynamoDB's refusals of a partition-key IN list: more than 50 values, and one value
+twice (DynamoDB Local's OP_LIMIT_EXCEEDED and UNSUPPORTED_OVERLAP_CONDITION, which
+floci-io/floci's DynamoDbPartiQLEdgeCaseIntegrationTest records from DynamoDB, eu-west-2,
+2026-09-17: `pk IN [51 values]`, `pk IN ['ranges','ranges']`); an empty list is
+DynamoDB Local's INVALID_IN_OPERATOR, not confirmed on DynamoDB."""
+MIXED_TRANSACTION: Final = (
+    "ExecuteTransaction API does not support both read and write operations in the same request."
+)
+TRANSACTION_READ_WITHOUT_KEY: Final = (
+    "Select statements within ExecuteTransaction must specify the primary key in the where clause."
+)
+TRANSACTION_READ_ON_INDEX: Final = "Reads on indices are not supported within transactions."
+TRANSACTION_RETURNING: Final = "RETURNING clause is not supported in ExecuteTransaction."
+IN_STATEMENT: Final = "Validation failed in TransactStatements[{}]: {}"
+"""ExecuteTransaction's refusals, in DynamoDB's words: a transaction of reads and writes
+(DynamoDB Local's PARTIQL_TRANSACT_REQUEST_MIXED_OPERATION, in
+com.amazonaws.services.dynamodbv2.local.shared.access.api.dp.ExecuteTransactionFunction
+as decompiled in github.com/eznix86/dynamodb-local-decompiled, which floci-io/floci's
+DynamoDbPartiQLDocumentedSyntaxIntegrationTest records from DynamoDB, eu-west-2,
+2026-09-17); a read without the whole key, a read of an index and a write with RETURNING
+(DynamoDB Local's INVALID_KEYS_FOR_TGI, INVALID_INDICES_FOR_TGI and
+TransactionProcessor.RETURNING_NOT_SUPPORTED_TRANSACTIONS, each recorded from DynamoDB by
+floci's DynamoDbPartiQLEdgeCaseIntegrationTest); and the prefix that names the statement
+a validation error is in (DynamoDB Local's TransactionProcessor.VALIDATION_FAILED_TRANSACTIONS;
+floci's tests record it from DynamoDB on EXISTS, INSERT and UPDATE errors, and
+paritysuite/dynamodb-conformance's tests/tier3/error-messages/partiqlGrammar.test.ts, from
+DynamoDB, eu-west-2, October 2026, on a statement that does not parse)."""
+BATCH_READ_WITHOUT_KEY: Final = (
+    "Select statements within BatchExecuteStatement must specify the primary key in the where "
+    "clause."
+)
+"""BatchExecuteStatement's refusal of a read that is not one whole key, in DynamoDB's
+words as floci-io/floci's DynamoDbPartiQLEdgeCaseIntegrationTest records them (eu-west-2,
+2026-09-17; a key with a filter, or a key attribute named twice, is refused so)."""
+WRITE_VERBS: Final = frozenset({"INSERT", "UPDATE", "DELETE", "EXISTS"})
 TRANSACT_ACTIONS: Final = {
     "INSERT": "Put",
     "UPDATE": "Update",
@@ -93,6 +145,14 @@ class Statement:
     get: dict[str, Any] | None = None
     """A SELECT of one whole key: its GetItem request (batches and transactions read so)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    partitions: list[AttributeValue] = field(default_factory=list)
+    """A SELECT of several partition-key values (`pk IN [...]`, operation "Queries"): the
+    values, in the order they are read, each one the value of `partition_value`'s
+    placeholder in its own Query."""
+    partition_value: str = ""
+    partition_key: str = ""
+    """The partition key of the table or index those Queries read (NextToken's key names
+    the value to resume at)."""
 
 
 def _split(tokens: list[Token], words: tuple[str, ...]) -> list[tuple[str, list[Token]]]:
@@ -188,14 +248,27 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
     else:
         schema = table.schema
     key_part: list[Token] | None = None
+    key_values: list[AttributeValue] | None = None
     sort_part: list[Token] | None = None
     rest: list[list[Token]] = []
     whole_key: dict[str, Any] = {}
     for part in parts:
-        found = equality(part, Translation(parameters=tr.parameters))
-        if found is not None and found[0] == schema.pk.name and key_part is None:
+        probe = Translation(parameters=tr.parameters)
+        found = equality(part, probe)
+        keyed = key_part is not None or key_values is not None
+        listed = membership(part, probe) if found is None and not keyed else None
+        if found is not None and found[0] == schema.pk.name and not keyed:
             key_part = part
             whole_key[found[0]] = found[1]
+        elif listed is not None and listed[0] == schema.pk.name:
+            # [AWS] An IN on the partition key is not a Scan: "an equality or IN
+            # condition with a partition key" keeps a SELECT off the full table
+            # (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.select.html);
+            # DynamoDB reads it as one Query a value (floci-io/floci's PartiQL tests,
+            # recorded on DynamoDB). One value is a plain equality.
+            key_values = _partition_values(listed[1], schema.pk)
+            if len(key_values) == 1:
+                whole_key[schema.pk.name] = key_values[0]
         elif sort_part is None and schema.sk is not None and _on_sort_key(part, schema.sk.name):
             sort_part = part
             if found is not None:
@@ -210,9 +283,17 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
     if rest:
         request["FilterExpression"] = " AND ".join("(" + expression(p, tr) + ")" for p in rest)
     kind = "Scan"
-    if key_part is not None:
+    placeholder = ""
+    if key_part is not None or key_values is not None:
         kind = "Query"
-        condition = expression(key_part, tr)
+        if key_values is None:
+            assert key_part is not None
+            condition = expression(key_part, tr)
+        else:
+            placeholder = tr.value(key_values[0])
+            condition = f"{tr.name(schema.pk.name)} = {placeholder}"
+            if len(key_values) > 1:
+                kind = "Queries"
         if sort_part is not None:
             condition += " AND " + expression(sort_part, tr)
         request["KeyConditionExpression"] = condition
@@ -220,8 +301,16 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
         rest_text = request.get("FilterExpression")
         request["FilterExpression"] = _both("(" + expression(sort_part, tr) + ")", rest_text)
     order = clauses.get("ORDER")
-    if order is not None and not _scan_index_forward(order, schema, where, key_part is not None):
-        request["ScanIndexForward"] = False
+    if order is not None:
+        conditions = 0 if kind == "Scan" else 1 if key_values is None else len(key_values)
+        upward, forward = _ordering(order, schema, where, conditions)
+        if not forward:
+            request["ScanIndexForward"] = False
+        if key_values is not None:
+            # [AWS] The partitions in the order of the partition key, each in the order
+            # of the sort key: "pk IN ['o', 'p'] ORDER BY pk DESC, sk ASC" answers p/1,
+            # p/2, p/3, o/1, o/2, o/3 (floci-io/floci, recorded on DynamoDB).
+            key_values = sorted(key_values, key=sort_value, reverse=not upward)
     tr.placeholders(request)
     get = None
     if index is None and not rest and set(whole_key) == set(table.schema.names):
@@ -231,18 +320,53 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
             get["ExpressionAttributeNames"] = {
                 k: v for k, v in tr.names.items() if k in request["ProjectionExpression"]
             }
-    return Statement("SELECT", table, request, get, {"operation": kind})
+    statement = Statement("SELECT", table, request, get, {"operation": kind})
+    if kind == "Queries" and key_values is not None:
+        statement.partitions = key_values
+        statement.partition_value = placeholder
+        statement.partition_key = schema.pk.name
+    return statement
 
 
-def _scan_index_forward(
-    order: list[Token], schema: KeySchema, where: list[Token], query: bool
-) -> bool:
-    """The ScanIndexForward an ORDER BY asks of its Query: DynamoDB orders only what one
-    Query returns, by the key of the table or index read
+def _partition_values(values: list[AttributeValue], key: KeyDef) -> list[AttributeValue]:
+    """The values of a partition-key IN, checked as DynamoDB checks them before it reads
+    (floci-io/floci's DynamoDbPartiQLKeyPlan, whose rules it records from DynamoDB):
+    each a key value of the key's type, none twice, at most 50; their order kept."""
+    if not values:
+        raise validation(EMPTY_IN)
+    seen: set[Any] = set()
+    for value in values:
+        kind = next(iter(value))
+        if kind not in ("S", "N", "B"):
+            raise validation(
+                f"Key value must be of type S, N, or B. Key name: {key.name}, Key type: {kind}"
+            )
+        if kind != key.type:
+            raise validation(
+                "Key attribute's data type should match its data type in table's schema: "
+                f"Key {key.name}"
+            )
+        ordered = sort_value(value)
+        if ordered in seen:
+            raise validation(OVERLAPPING_PARTITIONS)
+        seen.add(ordered)
+    if len(values) > MAX_PARTITIONS:
+        raise validation(TOO_MANY_PARTITIONS)
+    return values
+
+
+def _ordering(
+    order: list[Token], schema: KeySchema, where: list[Token], conditions: int
+) -> tuple[bool, bool]:
+    """What an ORDER BY asks: (the partitions in ascending partition-key order, the
+    ScanIndexForward of each partition's Query). DynamoDB orders only what its Queries
+    return, by the key of the table or index read
     (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.select.html:
     "ORDER BY key [DESC|ASC] , ..."), so an ORDER BY of anything else, or on a SELECT
     that is a Scan, is refused, in the order DynamoDB checks (no WHERE, a term that is not
-    a key attribute, no equality on the partition key)."""
+    a key attribute, no equality or IN on the partition key: `conditions` is the number
+    of partition-key values the WHERE names, 0 for a Scan; several, and the partition key
+    not ordered by)."""
     if not order or not order[0].is_word("BY"):
         raise malformed("Expected BY after ORDER")
     if not where:
@@ -260,14 +384,19 @@ def _scan_index_forward(
             # "Attribute".
             raise validation(f"Attribute {name} in ORDER BY clause must be part of the primary key")
         ascending.setdefault(name, not term[-1].is_word("DESC"))
-    if not query:
+    if conditions == 0:
         raise validation(ORDER_BY_WITHOUT_PARTITION_KEY)
+    upward = ascending.get(schema.pk.name, True)
+    if conditions > 1 and schema.pk.name not in ascending:
+        # [AWS] floci-io/floci, recorded on DynamoDB: "pk IN ['o', 'p'] ORDER BY sk DESC".
+        raise validation(ORDER_BY_WITHOUT_HASH_KEY)
     if schema.sk is None:
-        return True
+        return upward, True
     # [AWS] An ORDER BY that names only the partition key returns the sort key descending
     # (floci-io/floci, checked on DynamoDB, eu-west-2, 2026-09-17: "pk = 'o' ORDER BY pk
-    # ASC" answers sk 3, 2, 1).
-    return ascending.get(schema.sk.name, False)
+    # ASC" answers sk 3, 2, 1; over two partitions, "ORDER BY pk DESC" p/3, p/2, p/1,
+    # o/3, ...).
+    return upward, ascending.get(schema.sk.name, False)
 
 
 def _on_sort_key(part: list[Token], sort_key: str) -> bool:
@@ -421,12 +550,18 @@ def _outside_transaction(statement: Statement) -> Statement:
     return statement
 
 
-def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
-    """A statement (with its Parameters) as the request that runs it. The statement is
-    a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
+def _parameters(parameters: Any) -> list[AttributeValue]:
+    """A statement's Parameters, each checked as an attribute value."""
     params = parameters if isinstance(parameters, list) else []
     for value in params:
         check_value(value)
+    return params
+
+
+def plan(state: EmulatorState, text: Any, parameters: Any) -> Statement:
+    """A statement (with its Parameters) as the request that runs it. The statement is
+    a string of 1 to 8192 characters, checked with the request's shape (shapes.py)."""
+    params = _parameters(parameters)
     tokens = tokenize(text, len(params))
     tr = Translation(parameters=params)
     if not tokens or tokens[0].kind != "word":
@@ -454,10 +589,12 @@ def _run(state: EmulatorState, statement: Statement, options: dict[str, Any]) ->
     request = {**statement.request, **options}
     try:
         if statement.kind == "SELECT":
-            operation = (
-                query_scan.query if statement.extra["operation"] == "Query" else (query_scan.scan)
-            )
-            return operation(state, request)
+            operation = statement.extra["operation"]
+            if operation == "Queries":
+                return _queries(state, statement, request)
+            if operation == "Query":
+                return query_scan.query(state, request)
+            return query_scan.scan(state, request)
         if statement.kind == "INSERT":
             return single_item.put_item(state, request)
         if statement.kind == "UPDATE":
@@ -469,6 +606,79 @@ def _run(state: EmulatorState, statement: Statement, options: dict[str, Any]) ->
                 "DuplicateItemException", "Duplicate primary key exists in table"
             ) from None
         raise
+
+
+def _queries(state: EmulatorState, statement: Statement, request: dict[str, Any]) -> dict[str, Any]:
+    """One page of a SELECT over several partition-key values, run as DynamoDB runs it:
+    a Query of each value in turn, each through `query_scan.query` (validated, read,
+    throttled and charged as that Query is; the page's ConsumedCapacity their sum). The
+    request's Limit counts across the Queries, so a page goes on into the next value's
+    Query while the Limit has items left, and ends where a Query stops (its Limit or
+    1 MB): the page's LastEvaluatedKey is that Query's, whose partition key names the
+    value the next page resumes at, so NextToken is encoded as a single Query's is.
+    [AWS] floci-io/floci records DynamoDB paging so: "pk IN ['o', 'p'] ORDER BY pk DESC"
+    with Limit 2 answers p/3, p/2, then p/1, o/3."""
+    start = request.pop("ExclusiveStartKey", None)
+    limit = query_scan.page_limit(request)
+    first = 0 if start is None else _resume_at(statement, start)
+    values: dict[str, Any] = dict(request.get("ExpressionAttributeValues") or {})
+    items: list[Any] = []
+    consumed: dict[str, Any] | None = None
+    out: dict[str, Any] = {}
+    for index in range(first, len(statement.partitions)):
+        values[statement.partition_value] = statement.partitions[index]
+        one = {**request, "ExpressionAttributeValues": dict(values)}
+        if start is not None and index == first:
+            one["ExclusiveStartKey"] = start
+        if limit is not None:
+            one["Limit"] = limit
+        reply = query_scan.query(state, one)
+        items.extend(reply.get("Items", []))
+        consumed = _summed(consumed, reply.get("ConsumedCapacity"))
+        if "LastEvaluatedKey" in reply:
+            out["LastEvaluatedKey"] = reply["LastEvaluatedKey"]
+            break
+        if limit is not None:
+            # A Query that reads its whole Limit stops with a LastEvaluatedKey (above),
+            # so what is left here is at least 1.
+            limit -= int(reply["ScannedCount"])
+    out["Items"] = items
+    if consumed is not None:
+        out["ConsumedCapacity"] = consumed
+    return out
+
+
+def _resume_at(statement: Statement, start: dict[str, Any]) -> int:
+    """The partition a NextToken resumes: the one its key's partition-key value names (a
+    token of another statement resumes at the first, whose Query then refuses it as
+    outside its key condition)."""
+    wanted = start.get(statement.partition_key)
+    if not isinstance(wanted, dict):
+        return 0
+    check_value(wanted)
+    for index, value in enumerate(statement.partitions):
+        if set(value) == set(wanted) and sort_value(value) == sort_value(wanted):
+            return index
+    return 0
+
+
+def _summed(total: dict[str, Any] | None, one: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Two ConsumedCapacity as one: every unit added, at every level (the table's, each
+    index's), the names kept."""
+    if one is None:
+        return total
+    if total is None:
+        return one
+    out = dict(total)
+    for key, value in one.items():
+        mine = out.get(key)
+        if isinstance(value, dict):
+            out[key] = _summed(mine if isinstance(mine, dict) else None, value)
+        elif isinstance(value, (float, int)) and isinstance(mine, (float, int)):
+            out[key] = mine + value
+        else:
+            out[key] = value
+    return out
 
 
 def _encode(key: dict[str, Any]) -> str:
@@ -527,10 +737,7 @@ def batch_execute_statement(state: EmulatorState, req: dict[str, Any]) -> dict[s
             options: dict[str, Any] = {"ReturnConsumedCapacity": mode} if mode != "NONE" else {}
             if statement.kind == "SELECT":
                 if statement.get is None:
-                    raise validation(
-                        "Select statements within BatchExecuteStatement are only supported "
-                        "with the full primary key"
-                    )
+                    raise validation(BATCH_READ_WITHOUT_KEY)
                 if entry.get("ConsistentRead") is not None:
                     options["ConsistentRead"] = entry["ConsistentRead"]
                 reply = single_item.get_item(state, {**statement.get, **options})
@@ -568,33 +775,69 @@ def _add_consumed(totals: dict[str, dict[str, Any]], one: dict[str, Any] | None)
             total[unit] = total.get(unit, 0.0) + one[unit]
 
 
-def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
-    raw = member(req, "TransactStatements", list, required=True)  # 1 to 100: shapes.py
-    statements = []
+def _verb(text: Any) -> str:
+    """A statement's first word, upper-cased ("" if it has none)."""
+    if not isinstance(text, str):
+        return ""
+    words = text.split(None, 1)
+    head = words[0] if words else ""
+    end = next((n for n, c in enumerate(head) if not c.isalpha()), len(head))
+    return head[:end].upper()
+
+
+def _in_statement(number: int, exc: DynamoError) -> DynamoError:
+    """A statement's ValidationException as ExecuteTransaction answers it, naming the
+    statement (IN_STATEMENT); its other errors (a missing table) stand as they are."""
+    if exc.name != "ValidationException":
+        return exc
+    return DynamoError(exc.name, IN_STATEMENT.format(number, exc.message), exc.prefix, exc.extra)
+
+
+def _plan_transaction(state: EmulatorState, raw: list[Any]) -> list[tuple[Statement, Any]]:
+    """ExecuteTransaction's statements, planned, in the order DynamoDB refuses them: every
+    statement's Parameters first (floci-io/floci records DynamoDB answering a bad
+    parameter without the statement prefix, ahead of a statement that does not parse),
+    then a mix of reads and writes, told from each statement's verb before any statement
+    is read further (DynamoDB Local checks it as it parses each one), then each
+    statement, its validation errors prefixed with its place (IN_STATEMENT)."""
+    entries: list[dict[str, Any]] = []
     for entry in raw:
         if not isinstance(entry, dict):
             raise validation("TransactStatements entries must be objects")
-        statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+        _parameters(entry.get("Parameters"))
+        entries.append(entry)
+    verbs = [_verb(entry.get("Statement")) for entry in entries]
+    if "SELECT" in verbs and any(verb in WRITE_VERBS for verb in verbs):
+        raise validation(MIXED_TRANSACTION)
+    statements: list[tuple[Statement, Any]] = []
+    for number, entry in enumerate(entries):
+        try:
+            statement = plan(state, entry.get("Statement"), entry.get("Parameters"))
+            if statement.kind == "SELECT":
+                if "IndexName" in statement.request:
+                    raise validation(TRANSACTION_READ_ON_INDEX)
+                if statement.get is None:
+                    raise validation(TRANSACTION_READ_WITHOUT_KEY)
+            elif "ReturnValues" in statement.request:
+                raise validation(TRANSACTION_RETURNING)
+        except DynamoError as exc:
+            raise _in_statement(number, exc) from None
         statements.append((statement, entry.get("ReturnValuesOnConditionCheckFailure")))
-    reads = [s.kind == "SELECT" for s, _ in statements]
-    if any(reads) and not all(reads):
-        raise validation("Transactions cannot mix reads and writes")
+    return statements
+
+
+def execute_transaction(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
+    raw = member(req, "TransactStatements", list, required=True)  # 1 to 100: shapes.py
+    statements = _plan_transaction(state, raw)
     options: dict[str, Any] = {}
     if "ReturnConsumedCapacity" in req:
         options["ReturnConsumedCapacity"] = req["ReturnConsumedCapacity"]
-    if all(reads):
-        gets = []
-        for statement, _ in statements:
-            if statement.get is None:
-                raise validation(
-                    "Select statements within ExecuteTransaction are only supported with the "
-                    "full primary key"
-                )
-            gets.append({"Get": statement.get})
+    if all(statement.kind == "SELECT" for statement, _ in statements):
+        gets = [{"Get": statement.get} for statement, _ in statements]
         return transactions.transact_get_items(state, {"TransactItems": gets, **options})
     actions = []
     for statement, on_fail in statements:
-        body = {k: v for k, v in statement.request.items() if k != "ReturnValues"}
+        body = dict(statement.request)
         if on_fail is not None:
             body["ReturnValuesOnConditionCheckFailure"] = on_fail
         kind = TRANSACT_ACTIONS[statement.kind]

@@ -334,6 +334,22 @@ def equality(part: list[Token], tr: Translation) -> tuple[str, AttributeValue] |
     return identifier(part[0]), value
 
 
+def membership(part: list[Token], tr: Translation) -> tuple[str, list[AttributeValue]] | None:
+    """(attribute, its values) when a conjunct is `attribute IN [literal, ...]`: the form
+    in which a SELECT names several partition-key values."""
+    if (
+        len(part) < 4
+        or part[0].kind not in ("word", "qid")
+        or not part[1].is_word("IN")
+        or part[2].text != "["
+    ):
+        return None
+    values, end = _sequence(part, 3, "]", tr)
+    if end != len(part):
+        return None
+    return identifier(part[0]), values
+
+
 def check_values(values: dict[str, AttributeValue]) -> None:
     for value in values.values():
         check_value(value)

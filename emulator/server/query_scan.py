@@ -107,7 +107,9 @@ def _check_start_in_condition(
         raise validation("The provided starting key does not match the range key predicate")
 
 
-def _limit(req: dict[str, Any]) -> int | None:
+def page_limit(req: dict[str, Any]) -> int | None:
+    """A Query's or Scan's Limit, checked (PartiQL's reads over several partitions count
+    it down across their Queries)."""
     limit = member(req, "Limit", int)
     if limit is not None and limit < 1:
         raise validation(
@@ -344,7 +346,7 @@ def query(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if expression:
         check_key_shape(node)
     forward = member(req, "ScanIndexForward", bool, default=True)
-    limit = _limit(req)
+    limit = page_limit(req)
     table = state.table(name)
     source = _source(table, req, consistent)
     cond = key_condition(node, source.schema)
@@ -431,7 +433,7 @@ def scan(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             f"TotalSegments: Segment: {segment} is not less than TotalSegments: "
             f"{segments}"
         )
-    limit = _limit(req)
+    limit = page_limit(req)
     table = state.table(name)
     source = _source(table, req, consistent)
     reading = _read_from(reading, source, "ScanFilter")

@@ -68,6 +68,15 @@ BY_RANK = {
     "Projection": {"ProjectionType": "KEYS_ONLY"},
 }
 """An LSI of a pk/sk table on `rank` (defined by the test, which picks its type)."""
+BY_G = {
+    "IndexName": "by_g",
+    "KeySchema": [
+        {"AttributeName": "g", "KeyType": "HASH"},
+        {"AttributeName": "rank", "KeyType": "RANGE"},
+    ],
+    "Projection": {"ProjectionType": "ALL"},
+}
+"""A GSI of a pk/sk table on (g, rank), both strings (key_table_request defines them)."""
 
 
 def key_table_request(

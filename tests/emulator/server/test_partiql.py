@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tests.emulator.server.conftest import key_table
+from tests.emulator.server.conftest import BY_G, key_table
 
 
 @pytest.fixture
@@ -109,6 +109,7 @@ def test_batch_execute_statement_answers_each_statement(table: Any) -> None:
                 "Statement": "UPDATE tbl SET n = 7 WHERE pk = ? AND sk = ?",
                 "Parameters": [{"S": "q"}, {"S": "a"}],
             },
+            {"Statement": "SELECT * FROM tbl WHERE pk = 'p' AND sk = 'a' AND n = 1"},
         ],
         ReturnConsumedCapacity="TOTAL",
     )
@@ -117,6 +118,12 @@ def test_batch_execute_statement_answers_each_statement(table: Any) -> None:
     assert responses[0]["TableName"] == "tbl"
     assert responses[1]["Error"]["Code"] == "DuplicateItem"
     assert "Error" not in responses[2]
+    # [AWS] A read of more than one whole key (here with a filter).
+    assert responses[3]["Error"] == {
+        "Code": "ValidationError",
+        "Message": "Select statements within BatchExecuteStatement must specify the primary "
+        "key in the where clause.",
+    }
     assert table.get_item(TableName="tbl", Key={"pk": {"S": "q"}, "sk": {"S": "a"}})["Item"][
         "n"
     ] == {"N": "7"}
@@ -163,19 +170,9 @@ def test_order_by_sets_the_query_direction_on_a_table_and_its_indexes(ddb: Any) 
     """ORDER BY the sort key of what is read (the table's, a GSI's, an LSI's) is the
     Query's ScanIndexForward; the index's `rank` runs opposite to the table's `sk`, so
     reading the wrong key gives the wrong order."""
-    index = {"Projection": {"ProjectionType": "ALL"}}
     key_table(
         ddb,
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "by_g",
-                "KeySchema": [
-                    {"AttributeName": "g", "KeyType": "HASH"},
-                    {"AttributeName": "rank", "KeyType": "RANGE"},
-                ],
-                **index,
-            }
-        ],
+        GlobalSecondaryIndexes=[BY_G],
         LocalSecondaryIndexes=[
             {
                 "IndexName": "by_rank",
@@ -183,7 +180,7 @@ def test_order_by_sets_the_query_direction_on_a_table_and_its_indexes(ddb: Any) 
                     {"AttributeName": "pk", "KeyType": "HASH"},
                     {"AttributeName": "rank", "KeyType": "RANGE"},
                 ],
-                **index,
+                "Projection": {"ProjectionType": "ALL"},
             }
         ],
     )
@@ -349,5 +346,7 @@ def test_exists_outside_a_transaction_or_without_one_item_is_refused(table: Any)
             )
         error = excinfo.value.response["Error"]
         assert error["Code"] == "ValidationException", statement
-        assert error["Message"].startswith(message), statement
+        # [AWS] A statement's refusal names its place in the transaction.
+        place = "Validation failed in TransactStatements[0]: "
+        assert error["Message"].startswith(place + message), statement
     assert (_item(table, "q", "a") or {})["n"] == {"N": "9"}
