@@ -575,7 +575,13 @@ def calibrate(
     out.distance = data_cost(r_fit)
     fitted = [i for i in range(len(infos)) if fits[i].constrained]
     if options.leave_one_out and n_targets > 1 and fitted:
-        blocks = _jacobian(ev, x_fit, r_fit, fitted, sigma0, n_targets)
+        # The slopes from the search's own residuals at the fit, as in step 3: the
+        # reported ones (`r_fit`, the whole playbook at TICK_S) differ from the search's
+        # (a table alone, a coarse tick) by noise of up to TICK_AGREEMENT, which taken
+        # as a difference over a tenth of the prior width is a slope of up to ~2 per
+        # prior sd, even for a result that never reads the parameter.
+        r_search = [ev.residuals(t, x_fit) for t in range(n_targets)]
+        blocks = _jacobian(ev, x_fit, r_search, fitted, sigma0, n_targets)
         out.leave_one_out = _leave_one_out(
             ev, targets, x0, x_fit, sigma0, fitted, blocks, r0, r_fit, say
         )
