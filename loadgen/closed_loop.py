@@ -117,7 +117,9 @@ class PhaseRun:
 
 
 def _hash(value: Any) -> int:
-    return partition_hash(key_bytes(value))
+    # A string key's bytes are its UTF-8, which partition_hash takes a str for: the hash
+    # (and its cache) without encoding it first, on every request.
+    return partition_hash(value if isinstance(value, str) else key_bytes(value))
 
 
 def _sort(value: Any) -> Any:
@@ -135,6 +137,13 @@ class ClosedLoopEngine:
         spec = run.spec
         self.spec = spec
         self.table: TableCapacity = run.model.tables[spec.name]
+        # The run's parts every request touches, bound once (attribute chains per request).
+        self.model = run.model
+        self.items = run.items
+        self.collections = run.collections
+        self.table_name = spec.name
+        self._counts_now = math.nan
+        self._counts_of: Counts | None = None
         self.program = Program(
             run.playbook, run.phase, spec, options.seed or run.playbook.load.seed
         )
@@ -210,14 +219,16 @@ class ClosedLoopEngine:
             if u < 0:
                 self._arrival(payload)
                 continue
-            user = self.users[u]
-            if payload == "start":
-                if user.active:
-                    self._start_iteration(u)
-            elif payload == "attempt":
-                self._attempt(u)
-            else:
+            # An outcome (or None, a think's end) resumes the user: tested first, as most
+            # events are, and by type, since comparing an outcome with a string would
+            # call the dataclass's __eq__.
+            if payload is None or isinstance(payload, ActionOutcome):
                 self._resume(u, payload)
+            elif payload == "start":
+                if self.users[u].active:
+                    self._start_iteration(u)
+            else:  # "attempt"
+                self._attempt(u)
         self._cut_unfinished()
 
     def _closed_population(self, users: int | Users) -> None:
@@ -363,9 +374,15 @@ class ClosedLoopEngine:
         self._push(done, u, outcome)
 
     def _counts(self) -> Counts:
-        return self.run.result.second(self._second())
+        """This second's counts, looked up once per event time: a batch's members and
+        their index units all land in the one second."""
+        if self.now != self._counts_now or self._counts_of is None:
+            self._counts_of = self.run.result.second(self._second())
+            self._counts_now = self.now
+        return self._counts_of
 
-    def _record(self, decision: Decision, units: float, is_write: bool) -> None:
+    def _record(self, decision: Decision, units: float, is_write: bool) -> Counts:
+        """Count one attempt's answer in this second; returns that second's counts."""
         second = self._counts()
         second.sent += 1
         if decision.accepted:
@@ -382,6 +399,7 @@ class ClosedLoopEngine:
                 self.run.result.first_throttle_s = self._clock()
             if self.run.out.first_throttle_s is None:
                 self.run.out.first_throttle_s = self._clock() - self.run.offset
+        return second
 
     def _perform(self, action: OpAction) -> tuple[ActionOutcome, float, float]:
         """One attempt: (its outcome, its latency, the units it consumed)."""
@@ -460,7 +478,7 @@ class ClosedLoopEngine:
             if after is not None and before == after:  # the entry is rewritten in place
                 entries.append(
                     EntryWrite(
-                        self.spec.name,
+                        self.table_name,
                         name,
                         after[0],
                         old_size,
@@ -471,10 +489,10 @@ class ClosedLoopEngine:
                 )
                 continue
             if after is not None:
-                entries.append(EntryWrite(self.spec.name, name, after[0], 0, new_size, now))
+                entries.append(EntryWrite(self.table_name, name, after[0], 0, new_size, now))
             if before is not None and old is not None:
                 entries.append(
-                    EntryWrite(self.spec.name, name, before[0], old.size, 0, now, old.stamp)
+                    EntryWrite(self.table_name, name, before[0], old.size, 0, now, old.stamp)
                 )
         return writes, entries
 
@@ -488,8 +506,10 @@ class ClosedLoopEngine:
         """One put, update or delete: a request's own, or a batch's or a transaction's
         member (the write fields, key to attributes, are the same on both; a member is
         written without its condition, which its call has checked already)."""
-        ident = self._id(action.key)
-        item = self.run.items.get(ident)
+        key = action.key
+        items = self.items
+        ident = self._id(key)
+        item = items.get(ident)
         new_size = 0 if deleting else action.size_bytes or self.spec.item_size_bytes
         # A delete is sized on the item it removes, one of an item the run never wrote at
         # the minimum (the engine tracks no seeded item's GSI keys either).
@@ -497,37 +517,39 @@ class ClosedLoopEngine:
             TableWrite(item.size if item is not None else 0, new_size, transactional),
             self.params,
         )
-        pk_hash, sk_pos = self._where(action.key)
+        pk_hash, sk_pos = self._where(key)
         passes = self._passes(condition, item)
         now = self._clock()
         writes: list[GsiWrite] = []
         entries: list[EntryWrite] = []
         new_keys = None
         if passes:
-            values = {**action.key, **action.attributes}
+            attributes = action.attributes
+            values = {**key, **attributes} if attributes else key
             new_keys = None if deleting else self._gsi_keys(values)
             writes, entries = self._gsi_writes(item, new_keys, new_size, now)
-        decision = self.run.model.write(
+        decision = self.model.write(
             self.table, pk_hash, sk_pos, units, writes or None, now=self.now
         )
-        self._record(decision, units, True)
-        if decision.accepted and writes:
-            self._counts().add_index_units((w.index, w.units + w.old_units) for w in writes)
+        counts = self._record(decision, units, True)
         if not decision.accepted:
             return ActionOutcome("throttled"), self.lat.throttled_s, 0.0
+        if writes:
+            counts.add_index_units([(w.index, w.units + w.old_units) for w in writes])
         latency = self.lat.write_s
         if not passes:
             return ActionOutcome("condition_failed"), latency, float(units)
-        self._table_entry(item, new_size, now, action.key)
+        self._table_entry(item, new_size, now, key)
+        write_entry = self.collections.write
         for entry in entries:
-            self.run.collections.write(entry)
+            write_entry(entry)
         if deleting:
-            self.run.items.pop(ident, None)
+            items.pop(ident, None)
             return ActionOutcome("ok"), latency, float(units)
         version = (item.version if item else 0) + 1
         owner = action.attributes.get("owner")
         expires = action.attributes.get("expiresAt")
-        self.run.items[ident] = _Item(
+        items[ident] = _Item(
             new_size,
             new_keys or (),
             now,
@@ -543,9 +565,9 @@ class ClosedLoopEngine:
         """The table's own collection (a query of the table's partition key)."""
         old = item.size if item else 0
         if old or new_size:
-            self.run.collections.write(
+            self.collections.write(
                 EntryWrite(
-                    self.spec.name,
+                    self.table_name,
                     None,
                     key.get(self.pk),
                     old,

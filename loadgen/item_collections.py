@@ -166,24 +166,32 @@ class ItemCollections:
     def write(self, entry: EntryWrite) -> None:
         """Apply one entry's change (a put, an overwrite, a delete; on a GSI as the
         charging rule's IndexChange says: a moved key is a removal and an addition)."""
+        # Called for every entry a simulated write touches: the fields are read once,
+        # and the totals' list is built only for a source's first entry.
         source = (entry.table, entry.index)
-        totals = self._totals.setdefault(source, [0, 0])
-        added = entry.old_bytes == 0 and entry.new_bytes > 0
-        removed = entry.new_bytes == 0 and entry.old_bytes > 0
-        totals[0] += 1 if added else -1 if removed else 0
-        totals[1] += entry.new_bytes - entry.old_bytes
+        old_bytes, new_bytes = entry.old_bytes, entry.new_bytes
+        totals = self._totals.get(source)
+        if totals is None:
+            totals = self._totals[source] = [0, 0]
+        added = old_bytes == 0 and new_bytes > 0
+        removed = new_bytes == 0 and old_bytes > 0
+        counted = 1 if added else -1 if removed else 0
+        totals[0] += counted
+        totals[1] += new_bytes - old_bytes
         state = self._tracked.get(source)
         if state is None:
             return
-        coll = self._collection(state, entry.pk)
-        coll.items = max(0, coll.items + (1 if added else -1 if removed else 0))
-        coll.bytes = max(0, coll.bytes + entry.new_bytes - entry.old_bytes)
+        coll = state.collections.get(entry.pk)
+        if coll is None:
+            coll = self._collection(state, entry.pk)
+        coll.items = max(0, coll.items + counted)
+        coll.bytes = max(0, coll.bytes + new_bytes - old_bytes)
         timeline = coll.timeline
         if timeline is not None:
-            if entry.old_bytes:
-                timeline.take(entry.old_bytes, entry.old_stamp)
-            if entry.new_bytes:
-                timeline.put(1, entry.new_bytes, entry.now, self.resolution_s, self.max_buckets)
+            if old_bytes:
+                timeline.take(old_bytes, entry.old_stamp)
+            if new_bytes:
+                timeline.put(1, new_bytes, entry.now, self.resolution_s, self.max_buckets)
         if coll.items == 0 and coll.bytes == 0:
             del state.collections[entry.pk]  # an emptied collection keeps no memory
 

@@ -253,24 +253,19 @@ class _Context:
             ItemGenerator(attributes, names, table.primary_key_names()),
             np.random.default_rng(seed),
         )
-        self.seq = itertools.count()
+        # `{seq}`: one counter for the whole program, so one stand-in serves every
+        # rendering (it holds nothing but the counter).
+        self.seq = _Lazy(itertools.count())
         self.primary = table.primary_key_names()
         self.index_keys = {
             g.name: [g.partition_key.name] + ([g.sort_key.name] if g.sort_key else [])
             for g in table.gsis
         }
 
-    def render(self, template: str | int, env: Mapping[str, Any], attr: str) -> Value:
-        if isinstance(template, str):
-            text = template.format_map(env) if "{" in template else template
-        else:
-            text = str(template)
-        return _number(text) if self.types.get(attr) == "N" else text
-
     def env(self, user: UserState, n: int | None = None) -> dict[str, Any]:
         env = {**user.vars, "user": user.user, "iteration": user.iteration}
         env["now"] = int(user.clock() * 1000)
-        env["seq"] = _Lazy(self.seq)
+        env["seq"] = self.seq
         if n is not None:
             env["n"] = n
         return env
@@ -282,14 +277,26 @@ class _Context:
         names: list[str],
         n: int | None = None,
         extra: Mapping[str, str | int] | None = None,
+        env: dict[str, Any] | None = None,
     ) -> tuple[dict[str, Value], dict[str, Value]]:
         """The key (`names`) and the other indexed attributes of one request: templates
-        first, the load's distributions for the rest (as a single-operation phase)."""
-        drawn = self.draws.next()
-        env = self.env(user, n)
-        values: dict[str, Value] = dict(drawn)
-        for attr, template in {**key, **(extra or {})}.items():
-            values[attr] = self.render(template, env, attr)
+        first, the load's distributions for the rest (as a single-operation phase).
+
+        `env`: the variables, when the caller renders several items at one instant (a
+        batch's members: only `n` differs, and the caller sets it), built once instead
+        of per item."""
+        values = self.draws.next()  # a new dict per call: filled in place
+        if env is None:
+            env = self.env(user, n)
+        types = self.types
+        # Every template of every request is rendered here (inline: a call per attribute
+        # cost as much as the rendering).
+        for attr, template in ({**key, **extra} if extra else key).items():
+            if isinstance(template, str):
+                text = template.format_map(env) if "{" in template else template
+            else:
+                text = str(template)
+            values[attr] = _number(text) if types.get(attr) == "N" else text
         keyed = {name: values[name] for name in names if name in values}
         others = {k: v for k, v in values.items() if k not in keyed}
         return keyed, others
@@ -707,9 +714,15 @@ class Program:
         ctx = self.ctx
         count = step.items if isinstance(step, BatchWriteStep) else step.keys
         members: list[Member] = []
+        # The members are rendered at one instant: one set of variables, and one merge
+        # of the key and attribute templates, for all of them (`n` set per member).
+        templates: Mapping[str, str | int] = step.key
+        if isinstance(step, BatchWriteStep) and step.attributes:
+            templates = {**step.key, **step.attributes}
+        env = ctx.env(user)
         for n in range(count):
-            extra = step.attributes if isinstance(step, BatchWriteStep) else None
-            key, others = ctx.item(user, step.key, ctx.primary, n=n, extra=extra)
+            env["n"] = n
+            key, others = ctx.item(user, templates, ctx.primary, env=env)
             if isinstance(step, BatchGetStep):
                 members.append(Member("get", key))
             elif step.delete:

@@ -167,6 +167,11 @@ class RetryDecision:
     reason: StopReason | None
 
 
+_SUCCEEDED = RetryDecision(False, 0.0, StopReason.OK)
+"""Every successful attempt's decision, built once: frozen, so it can be shared (a
+frozen dataclass's __init__ costs several plain ones, and most attempts succeed)."""
+
+
 class RetryQuota:
     """[botocore quota.py RetryQuota] the client's retry tokens: a retry takes some, a
     successful call gives some back, never above the capacity."""
@@ -309,7 +314,7 @@ class OperationAttempts:
                 # [botocore RetryQuotaChecker.release_retry_quota] on a 2xx answer.
                 refund = QUOTA_SUCCESS_REFUND if self._acquired is None else self._acquired
                 client.quota.release(refund)
-            return RetryDecision(False, 0.0, StopReason.OK)
+            return _SUCCEEDED
         if settings.mode == "none" or not self._retryable(kind):
             return RetryDecision(False, 0.0, StopReason.FAILED)
         if self.attempts >= settings.attempts:

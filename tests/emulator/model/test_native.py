@@ -41,6 +41,7 @@ def test_compiled_modules_are_the_per_request_ones() -> None:
     sources = native.compiled_sources()
     assert "emulator/server/single_item.py" in sources
     assert "emulator/model.py" in sources
+    assert "loadgen/closed_loop.py" in sources  # once per simulated request, like these
     assert "emulator/native.py" not in sources
     assert "emulator/server/serving.py" not in sources
 
@@ -120,7 +121,17 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
 
 
 @pytest.mark.slow(realtime=False)  # CPU only: no xdist group
-def test_compiled_and_pure_simulations_agree_to_the_last_digit(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "playbook",
+    [
+        "hot-partition.yaml",  # open rates: loadgen/simulate.py's grouped ticks
+        # a closed loop of users, transactions and retries: loadgen/closed_loop.py
+        "checkout-hot-item.yaml",
+    ],
+)
+def test_compiled_and_pure_simulations_agree_to_the_last_digit(
+    tmp_path: Path, playbook: str
+) -> None:
     if not _built():
         pytest.skip("no compiled build of the current sources (make test builds one)")
     outputs = []
@@ -135,7 +146,7 @@ def test_compiled_and_pure_simulations_agree_to_the_last_digit(tmp_path: Path) -
                 "-m",
                 "console.cli",
                 "simulate",
-                "playbooks/hot-partition.yaml",
+                f"playbooks/{playbook}",
                 "--json",
                 str(out),
             ],
