@@ -47,18 +47,15 @@ run: native
 ## pure pass, which need no build; `--wait` holds the compiled pass until it is done.
 ## pytest runs on two processes (pytest-xdist): the live tests that measure physics in real
 ## time share one group (`xdist_group("live")`), so they never compete with each other.
+# Two processes for two cores. Three were tried (docs/ci.md, "Where the time goes"): the
+# workflow tests alone ran 23 % faster, the whole compiled pass no faster (10 min 25 s
+# either way, quiet), and each test slower, so two it stays.
 XDIST := -n 2 --dist loadgroup
-# The whole suite on three processes, on two cores: most of its time is the workflow's
-# subprocesses (CLI, emulator, workers) starting and waiting on each other, so a third
-# process fills the idle time (tests/workflow, tests/cost and the target contract:
-# 273 s on two, 209 s on three, for the same CPU; docs/ci.md). The pure pass keeps two:
-# it runs beside the mypyc build, which has the other core.
-XDIST_SUITE := -n 3 --dist loadgroup
 BUILD := native&: $(NATIVE_BUILD)
 LINT := $(BIN)/ruff check emulator loadgen console tests benchmarks scripts
 FORMAT := $(BIN)/ruff format --check emulator loadgen console tests benchmarks scripts
 COMPILED := HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov \
-	$(BIN)/pytest -q $(XDIST_SUITE)
+	$(BIN)/pytest -q $(XDIST)
 PURE := HOTBENCH_PURE=1 $(BIN)/pytest -q $(XDIST) $(PURE_TESTS)
 test: $(STAMP) $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/python scripts/passes.py "$(BUILD)" "lint: $(LINT)" "format: $(FORMAT)" \
@@ -68,7 +65,7 @@ test: $(STAMP) $(CHECKOV_VENV)/bin/checkov
 test-fast: $(STAMP)
 	$(BIN)/python scripts/passes.py "$(BUILD)" "lint: $(LINT)" "format: $(FORMAT)" \
 		"types: $(BIN)/mypy" --wait \
-		"fast: HOTBENCH_EXPECT_NATIVE=1 $(BIN)/pytest -q $(XDIST_SUITE) -m 'not slow'"
+		"fast: HOTBENCH_EXPECT_NATIVE=1 $(BIN)/pytest -q $(XDIST) -m 'not slow'"
 
 ## make test-stress: the suite three times in a row while a CPU hog keeps both cores busy
 ## (scripts/stress.py); every run must pass. About three times make test's time.
