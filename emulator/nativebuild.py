@@ -14,6 +14,12 @@ from pathlib import Path
 
 from emulator.native import COMPLETE, ROOT, build_dir, compiled_sources, find_build, native_dir
 
+MYPY_CACHE = ".mypy-cache"
+"""The build's own mypy cache, in .native/. mypy 2 keeps its cache in one SQLite file, and
+`make test` runs the type check (`.mypy_cache`) beside this build: sharing it failed the
+build with "database is locked" (a fresh clone, 2026-12-02). Kept between builds, so a
+rebuild after an edit re-checks only what changed."""
+
 
 def build(root: Path = ROOT, jobs: int = 2) -> Path:
     """Compile the current sources into `.native/<digest>/`; a no-op when that exists.
@@ -33,8 +39,13 @@ def build(root: Path = ROOT, jobs: int = 2) -> Path:
     cwd = os.getcwd()
     try:
         os.chdir(root)  # mypyc names modules by their path from the working folder
+        # mypycify passes its paths to mypy's command line, so options go in the list.
+        options = ["--cache-dir", str(native / MYPY_CACHE)]
         extensions = mypycify(
-            compiled_sources(root), opt_level="3", multi_file=True, target_dir=str(scratch / "c")
+            [*options, *compiled_sources(root)],
+            opt_level="3",
+            multi_file=True,
+            target_dir=str(scratch / "c"),
         )
         dist = Distribution({"name": "hotbench-native", "ext_modules": extensions})
         command = dist.get_command_obj("build_ext")
@@ -52,7 +63,7 @@ def build(root: Path = ROOT, jobs: int = 2) -> Path:
     if not target.exists():
         lib.rename(target)
     for old in native.iterdir():  # builds of older sources, and this build's scratch
-        if old.is_dir() and old.name != target.name:
+        if old.is_dir() and old.name not in (target.name, MYPY_CACHE):
             shutil.rmtree(old, ignore_errors=True)
     return target
 

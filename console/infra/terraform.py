@@ -9,7 +9,9 @@ data, and never leave paid resources behind when an apply fails half way.
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,7 +87,20 @@ class Terraform:
             raise TerraformError(f"Terraform directory {self.workdir} does not exist")
         self.variables = dict(variables or {})
         self.runner = runner if runner is not None else runner_from_env()
-        self._scratch = Path(tempfile.mkdtemp(prefix="hotbench-tf-"))
+        self._scratch_dir: Path | None = None
+        self._remove_scratch: weakref.finalize | None = None
+
+    @property
+    def _scratch(self) -> Path:
+        """A private folder for the var file and the plan, made on first use and removed
+        when this object goes (or the process exits): every run once left one in /tmp.
+        It is kept only when a printed remove command names its var file."""
+        if self._scratch_dir is None:
+            self._scratch_dir = Path(tempfile.mkdtemp(prefix="hotbench-tf-"))
+            self._remove_scratch = weakref.finalize(
+                self, shutil.rmtree, self._scratch_dir, ignore_errors=True
+            )
+        return self._scratch_dir
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -195,13 +210,17 @@ class Terraform:
                 destroyed=destroy_on_failure and destroy_error is None,
                 destroy_error=destroy_error,
                 run_id=self.variables.get("run_id"),
-                remove_command=self._destroy_command(),
+                remove_command=self._destroy_command(printed=destroy_error is not None),
             )
         return self.output()
 
-    def _destroy_command(self) -> str:
-        """The command a user runs to destroy this stack by hand."""
-        return " ".join(["terraform", f"-chdir={self.workdir}", "destroy", *self._var_args()])
+    def _destroy_command(self, *, printed: bool = True) -> str:
+        """The command a user runs to destroy this stack by hand. When it is printed (the
+        rollback failed), its var file must outlive this process, so it is kept."""
+        command = " ".join(["terraform", f"-chdir={self.workdir}", "destroy", *self._var_args()])
+        if printed and self._remove_scratch is not None:
+            self._remove_scratch.detach()
+        return command
 
     def _rollback(self, on_progress: ProgressCallback) -> TerraformError | None:
         """Destroy what a failed or interrupted apply created; the error if that failed

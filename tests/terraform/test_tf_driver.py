@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +218,33 @@ def test_interrupted_apply_whose_destroy_fails_says_what_is_left(
     assert "rollback destroy FAILED: terraform destroy failed" in message
     assert "--tag-filters Key=hotbench:run-id,Values=m1-demo" in message
     assert f"terraform -chdir={fake_terraform['workdir']} destroy -var-file=" in message
+
+
+def test_the_scratch_folder_goes_with_the_driver(fake_terraform: dict[str, Any]) -> None:
+    """The var file and plan live in a folder of the driver's own, removed when it goes:
+    every run once left one in /tmp."""
+    terraform = make(fake_terraform)
+    plan = terraform.plan()
+    scratch = plan.path.parent
+    assert scratch.name.startswith("hotbench-tf-") and plan.path.is_file()
+    del terraform, plan
+    gc.collect()
+    assert not scratch.exists()
+
+
+def test_a_printed_remove_command_keeps_its_var_file(
+    fake_terraform: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the rollback fails, the error names a var file the user runs by hand later."""
+    monkeypatch.setenv("FAKE_TF_SCENARIO", "apply_fail,destroy_fail")
+    terraform = make(fake_terraform)
+    with pytest.raises(TerraformApplyError) as err:
+        terraform.apply()
+    var_file = Path(str(err.value).split("-var-file=")[1].split()[0])
+    del terraform, err
+    gc.collect()
+    assert var_file.is_file()
+    shutil.rmtree(var_file.parent)
 
 
 def test_apply_without_rollback_leaves_state_alone(
