@@ -21,7 +21,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import socket
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -129,6 +131,7 @@ def item_store_for(playbook: Playbook, store: str) -> str:
 def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
     """The endpoint, and a way to advance its clock when it is our in-process emulator."""
     if options.endpoint is not None:
+        refuse_if_nothing_listens(options.endpoint)
         yield Endpoint(options.endpoint, None, polled_memory_check(options.endpoint))
         return
     from emulator.server import EmulatorServer  # imported late: only local runs need it
@@ -147,6 +150,33 @@ def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
             return memory.refusal().message if memory.refused else None
 
         yield Endpoint(str(server.endpoint_url), server.skip, bound_reached)
+
+
+PROBE_TIMEOUT_S = 5.0
+"""How long the probe of an --endpoint waits for a connection (the control client's own
+connect timeout)."""
+
+
+def refuse_if_nothing_listens(endpoint: str) -> None:
+    """Refuse at once an endpoint whose port refuses connections. The control client's
+    standard retries wait 20-25 s with backoff before giving up on it, and a refused
+    connection is not transient: nothing listens there (an emulator not started, a
+    wrong port). Any other failure (a name that does not resolve yet, a timeout) is left
+    to those retries, which are right for it."""
+    url = urllib.parse.urlsplit(endpoint)
+    if not url.hostname:
+        return
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname, port), timeout=PROBE_TIMEOUT_S):
+            return
+    except ConnectionRefusedError:
+        raise ConnectionRefusedError(
+            f'Could not connect to the endpoint URL: "{endpoint}" (connection refused: '
+            f"nothing listens on {url.hostname}:{port})"
+        ) from None
+    except OSError:
+        return
 
 
 def polled_memory_check(endpoint: str, every_s: float = 2.0) -> StopCheck:

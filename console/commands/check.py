@@ -107,26 +107,13 @@ def obtain_result(
 
     if target_named(settings_from(args)).runs_through_workflow:
         return _live_on_aws(args, console)
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    from console.commands.run import live_options
-    from loadgen.runners import LiveRunner
-
-    options = live_options(args)
+    from console.commands.run import live_options, run_one_shot
 
     def notify(message: str) -> None:
         if not args.quiet:
             print_progress(console, message)
 
-    try:
-        return LiveRunner(options, notify).run(playbook)
-    except (BotoCoreError, ClientError, TimeoutError, ConnectionError) as exc:
-        # The runner has already deleted what it created (its own finally).
-        where = args.endpoint or "the in-process emulator"
-        raise UserError(
-            f"the live run against {where} could not complete: {exc}; check that the "
-            "endpoint is up (`hotbench emulator serve`) or run --mode simulate"
-        ) from None
+    return run_one_shot(live_options(args), notify, playbook, "run --mode simulate")
 
 
 def _live_on_aws(args: argparse.Namespace, console: Console) -> PlaybookResult:

@@ -39,7 +39,9 @@ from loadgen.playbook import load_playbook
 from loadgen.results import PlaybookResult
 
 if TYPE_CHECKING:
+    from loadgen.coordinator import Notify
     from loadgen.live import LiveOptions
+    from loadgen.playbook import Playbook
 
 
 def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
@@ -129,7 +131,6 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
 
 def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
     from loadgen.coordinator import CLEANUP_FAILED
-    from loadgen.runners import LiveRunner
 
     options = live_options(args)
     playbook = load_playbook(args.playbook)
@@ -146,8 +147,30 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
         elif not args.quiet:
             print_progress(console, message)
 
-    result = LiveRunner(options, notify).run(playbook)
+    instead = f"simulate it (`hotbench simulate {args.playbook}`)"
+    result = run_one_shot(options, notify, playbook, instead)
     return report_and_exit_code(result, args, console)
+
+
+def run_one_shot(
+    options: LiveOptions, notify: Notify, playbook: Playbook, instead: str
+) -> PlaybookResult:
+    """A one-shot local live run (`hotbench run`, `hotbench check --mode live`), its
+    endpoint's failures in words: which endpoint, and the two ways on (`instead` names
+    the simulation the command offers)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from loadgen.runners import LiveRunner
+
+    try:
+        return LiveRunner(options, notify).run(playbook)
+    except (BotoCoreError, ClientError, TimeoutError, ConnectionError) as exc:
+        # The runner has already deleted what it created (its own finally).
+        where = options.endpoint or "the in-process emulator"
+        raise UserError(
+            f"the live run against {where} could not complete: {exc}; check that the "
+            f"endpoint is up (`hotbench emulator serve`) or {instead}"
+        ) from None
 
 
 def _run_options(args: argparse.Namespace) -> RunOptions:

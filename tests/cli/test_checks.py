@@ -222,10 +222,26 @@ def test_advise_json_is_the_check_reports_advice(capsys: pytest.CaptureFixture[s
 
 
 def test_an_unreachable_live_endpoint_exits_2_with_the_fix(tmp_path: Path) -> None:
+    """Nothing listens on port 9: said at once (a refused connection is not retried for
+    20 s), for `check --mode live` and for `run`, with no traceback."""
     out = _exit_2(
         tmp_path, MUST_FAIL, "--mode", "live", "--endpoint", "http://127.0.0.1:9", "--quiet"
     )
     assert "could not complete" in out and "hotbench emulator serve" in out
+    assert "nothing listens on 127.0.0.1:9" in out and "run --mode simulate" in out
+    path = _write(tmp_path, MUST_FAIL, "run.yaml")
+    proc = subprocess.run(
+        [sys.executable, "-m", "console.cli", "run", str(path), "--endpoint", "http://127.0.0.1:9"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr
+    assert "nothing listens on 127.0.0.1:9" in out
+    # rich folds a long path where it likes: compare without any whitespace
+    assert f"hotbenchsimulate{path}" in "".join(proc.stdout.split())
 
 
 def test_run_cost_prices_capacity_pro_rata_and_on_demand_by_units_used() -> None:
