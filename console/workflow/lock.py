@@ -3,7 +3,8 @@
 Two commands writing the same state would lose each other's changes (a `run` saving
 after a `down` would bring deleted tables back to life). `down` is the exception that
 must always get through, at its deadline too: it interrupts the holder (SIGINT, as
-Ctrl-C: the holder stops its fleet and saves what it did), then takes the lock.
+Ctrl-C: the holder stops its fleet and saves what it did; SIGTERM, which hotbench takes
+as Ctrl-C, when the holder ignores SIGINT), then takes the lock.
 The lock dies with its process, so a SIGKILLed command never leaves the run locked.
 """
 
@@ -65,9 +66,24 @@ def _holder_step(path: Path) -> str:
     return "a step"
 
 
+def ignores_sigint(pid: int) -> bool:
+    """Whether `pid` ignores SIGINT (Linux: its SigIgn mask in /proc; elsewhere assumed
+    not). A command a script starts with `&` does: POSIX shells start background commands
+    without job control with SIGINT ignored, and Python then never raises
+    KeyboardInterrupt, so a SIGINT would be waited on for nothing."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigIgn:"):
+                return bool(int(line.split()[1], 16) >> (signal.SIGINT - 1) & 1)
+    return False
+
+
 def _interrupt(fd: int, holder: int) -> None:
-    """SIGINT the holder, wait for the lock; SIGKILL it if it does not let go."""
-    for sig, wait_s in ((signal.SIGINT, INTERRUPT_WAIT_S), (signal.SIGKILL, 10.0)):
+    """Interrupt the holder, wait for the lock; SIGKILL it if it does not let go. SIGINT
+    is Ctrl-C; SIGTERM, which every hotbench command takes as Ctrl-C
+    (console/interrupts.py), reaches a holder that ignores SIGINT."""
+    first = signal.SIGTERM if ignores_sigint(holder) else signal.SIGINT
+    for sig, wait_s in ((first, INTERRUPT_WAIT_S), (signal.SIGKILL, 10.0)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(holder, sig)
         deadline = time.monotonic() + wait_s
