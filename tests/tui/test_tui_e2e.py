@@ -40,6 +40,8 @@ async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend:
         await until(pilot, lambda: s.state is not None and s.busy is None)
         assert s.state is not None and s.state.billable_up
         run_id = s.state.run_id
+        # the prewarm screen is pushed when up ends, and composed on a later frame
+        await until(pilot, lambda: bool(app.screen.query(CostMeter)))
         meter = app.screen.query_one(CostMeter)
         await until(pilot, lambda: (meter.usd or 0) > 0)
         first = meter.usd
