@@ -20,6 +20,17 @@ MYPY_CACHE = ".mypy-cache"
 build with "database is locked" (a fresh clone, 2026-12-02). Kept between builds, so a
 rebuild after an edit re-checks only what changed."""
 
+OPT_LEVEL = "1"
+"""gcc's -O level for mypyc's C. -O3 (mypyc's default) cost 141 s of CPU to compile, -O2
+127 s, -O1 85 s, and the compiled code ran no faster for it (2026-12-02, same sources,
+one after the other on a quiet machine): the datastore benchmark's v1 19.0 s CPU at -O3,
+19.4 s at -O1, v4 51.6 s and 50.6 s; the endpoint's PutItem/s 17,311 and 20,814 at -O3,
+20,190 and 17,108 at -O1 (two rounds each, machine noise); `simulate ondemand-growth.yaml`
+7.0-7.3 s at -O3, 5.9-6.4 s at -O1. mypyc's C is mostly calls into CPython's runtime,
+which no -O level speeds up; the build runs in every fresh `make test`. Commands:
+`benchmarks/simulate.py datastore`, `benchmarks/endpoint.py --targets emulator --seconds 8
+--rounds 2`, each against a copy of the tree holding the other build."""
+
 
 def build(root: Path = ROOT, jobs: int = 2) -> Path:
     """Compile the current sources into `.native/<digest>/`; a no-op when that exists.
@@ -43,7 +54,7 @@ def build(root: Path = ROOT, jobs: int = 2) -> Path:
         options = ["--cache-dir", str(native / MYPY_CACHE)]
         extensions = mypycify(
             [*options, *compiled_sources(root)],
-            opt_level="3",
+            opt_level=OPT_LEVEL,
             multi_file=True,
             target_dir=str(scratch / "c"),
         )
