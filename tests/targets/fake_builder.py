@@ -16,8 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-import boto3
-
 
 def record(argv: list[str], stdin: str | None) -> None:
     if argv[:1] == ["info"]:
@@ -59,6 +57,8 @@ def push(reference: str) -> int:
     registry_repo, _, tag = reference.rpartition(":")
     host, _, repository = registry_repo.partition("/")
     region = host.split(".")[3]
+    import boto3  # only a push calls AWS: `info`, `login` and `build` start without it
+
     ecr = boto3.client("ecr", region_name=region)
     # a push of layers the registry has is a no-op for a real engine too
     with contextlib.suppress(ecr.exceptions.ImageAlreadyExistsException):
