@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class UserError(Exception):
@@ -33,4 +33,8 @@ def write_json(path: str | Path, payload: dict[str, Any]) -> None:
 def print_progress(console: Console, line: str, style: str = "dim") -> None:
     """A step's progress line, dimmed and escaped: a line may hold brackets (seeding's
     `[#####.....]` bar), which rich would otherwise take for markup and drop."""
+    # Here, not at the top: rich costs 0.1 s of CPU, and every workflow module imports
+    # this one for UserError, the reaper too, which prints without rich.
+    from rich.markup import escape
+
     console.print(f"[{style}]{escape(line)}[/]", highlight=False)

@@ -11,15 +11,17 @@ from __future__ import annotations
 import contextlib
 import types
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from emulator.itemsize import MAX_ITEM_BYTES
 from loadgen.playbook_error import PlaybookError as PlaybookError  # raised here, named there
 from loadgen.workload_checks import did_you_mean, workload_problems
 from loadgen.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
+
+if TYPE_CHECKING:
+    import yaml
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,200}$"
 
@@ -799,6 +801,8 @@ class LineMap:
     def line_of(self, loc: tuple[int | str, ...]) -> int | None:
         """The 1-based line of the deepest node `loc` reaches (a missing field points at
         the mapping that lacks it)."""
+        import yaml  # loaded already: the root came from it
+
         node = self.root
         if node is None:
             return None
@@ -953,6 +957,10 @@ def _yaml_where(exc: yaml.YAMLError) -> str:
 
 def load_playbook(path: str | Path) -> Playbook:
     """Read and validate a playbook file."""
+    # Here, not at the top: a worker parses its playbook from the plan item's JSON and
+    # would import PyYAML (30 ms of CPU) for nothing.
+    import yaml
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

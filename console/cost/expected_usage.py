@@ -25,7 +25,6 @@ from console.cost.record import (
 from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
 from loadgen.arrivals import Schedule
 from loadgen.playbook import Distribution, Playbook, TableSpec
-from loadgen.seed import seed_rate, seeding_wall_s
 
 if TYPE_CHECKING:
     from loadgen.results import PlaybookResult
@@ -125,6 +124,10 @@ def seeding_s(
     the wait is only as long as the emulator takes to write the items."""
     if not spec.seed_items:
         return 0.0
+    # Here, not at the top: loadgen.seed imports numpy (0.3 s of CPU), and bringup
+    # imports this module for table_use in every process that may take a run down.
+    from loadgen.seed import seed_rate, seeding_wall_s
+
     return seeding_wall_s(spec.seed_items, seed_rate(playbook, spec, scale), skips)
 
 

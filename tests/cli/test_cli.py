@@ -133,3 +133,64 @@ def test_a_command_line_imports_only_its_command() -> None:
     )
     for command in ("simulate", "emulator", "up", "down", "console", "calibrate"):
         assert f"\n    {command}" in helped.stdout, helped.stdout
+
+
+def _imported(probe: str, *names: str, env: dict[str, str] | None = None) -> list[str]:
+    """Which of `names` a fresh interpreter has imported after running `probe`."""
+    code = (
+        f"import json, sys\n{probe}\nprint(json.dumps([m for m in {names!r} if m in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    found: list[str] = json.loads(out.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_the_commands_that_read_a_run_import_no_numpy(tmp_path: Path) -> None:
+    """`runs`, `down`, `tally` and `watch` (each started several times by a workflow
+    test) price and print a state: they import neither numpy nor the key generator
+    (0.3 s of CPU each), which only `plan`, `up` and `run` use."""
+    import os
+
+    probe = (
+        "from console.cli import main\n"
+        "assert main(['runs', '--json']) == 0\n"
+        "from console.cli import build_parser\n"
+        "for c in ('down', 'tally', 'watch'): build_parser([c])\n"
+        "import console.workflow.steps, console.workflow.watching, console.cost.tally\n"
+        "import console.targets.local, console.targets.aws"
+    )
+    env = {**os.environ, "HOTBENCH_RUNS_DIR": str(tmp_path)}
+    assert _imported(probe, "numpy", "loadgen.keys", "loadgen.seed", env=env) == []
+
+
+def test_the_reaper_and_a_worker_import_only_what_they_use() -> None:
+    """The reaper (one per run, asleep until the deadline) reads the state: no step, no
+    playbook, no rich, no numpy until it must run `down`. A worker parses its playbook
+    from JSON: no PyYAML, and nothing of the console."""
+    reaper = _imported(
+        "import console.workflow.reaper",
+        "numpy",
+        "rich",
+        "loadgen.playbook",
+        "console.workflow.steps",
+        "console.workflow.models",
+    )
+    assert reaper == []
+    assert _imported("import loadgen.worker", "yaml", "rich", "console") == []
+
+
+def test_the_workflow_package_names_resolve() -> None:
+    """console.workflow imports its modules on first use of a name (its _EXPORTS map):
+    every name it exports is found in the module the map names."""
+    import console.workflow as workflow
+
+    assert sorted(workflow._HOME) == sorted(workflow.__all__)
+    for name in workflow.__all__:
+        assert getattr(workflow, name) is not None, name
