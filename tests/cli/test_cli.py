@@ -189,8 +189,19 @@ def test_the_reaper_and_a_worker_import_only_what_they_use() -> None:
 def test_the_workflow_package_names_resolve() -> None:
     """console.workflow imports its modules on first use of a name (its _EXPORTS map):
     every name it exports is found in the module the map names."""
+    import ast
+
     import console.workflow as workflow
 
     assert sorted(workflow._HOME) == sorted(workflow.__all__)
+    # the imports mypy reads (under TYPE_CHECKING) name the same modules and names
+    tree = ast.parse(Path(workflow.__file__).read_text())
+    guarded = next(n for n in tree.body if isinstance(n, ast.If))
+    typed = {
+        node.module.rpartition(".")[2]: tuple(a.name for a in node.names)
+        for node in guarded.body
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert typed == workflow._EXPORTS
     for name in workflow.__all__:
         assert getattr(workflow, name) is not None, name
