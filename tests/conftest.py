@@ -78,6 +78,27 @@ def built_in_simulation() -> Callable[[str], PlaybookResult]:
 
 
 @pytest.fixture
+def shared_simulations(
+    monkeypatch: pytest.MonkeyPatch, built_in_simulation: Callable[[str], PlaybookResult]
+) -> None:
+    """`hotbench simulate` of a built-in playbook (default parameters, --quiet) prints
+    `built_in_simulation`'s result, the one test_fidelity compares with its golden file to
+    the last digit, instead of simulating the playbook again: for tests that check what the
+    command prints or writes of a result, not the simulation. Mark them
+    `BUILT_IN_SIMULATIONS`."""
+    import console.commands.simulate as command
+    from emulator.params import DEFAULT_PARAMS
+    from loadgen.playbook import load_playbook
+
+    def shared(playbook: Playbook, _console: Any, quiet: bool, params: Any) -> PlaybookResult:
+        assert quiet and params == DEFAULT_PARAMS
+        assert playbook == load_playbook(PLAYBOOKS / f"{playbook.name}.yaml")
+        return built_in_simulation(playbook.name)
+
+    monkeypatch.setattr(command, "simulate_with_progress", shared)
+
+
+@pytest.fixture
 def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """moto in this process, with test credentials and none of the caller's AWS settings
     (a developer's real profile must never be reached)."""

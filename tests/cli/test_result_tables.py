@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 from rich.console import Console
 
 from console.cli import main
 from console.render.results_table import phases_differ, results_table
-from emulator.params import DEFAULT_PARAMS
 from loadgen.histogram import LatencyHistogram
-from loadgen.playbook import Playbook, load_playbook
 from loadgen.results import Counts, PlaybookResult, RunResult
 from tests.conftest import BUILT_IN_SIMULATIONS, PLAYBOOKS
-
-
-@pytest.fixture
-def shared_simulations(
-    monkeypatch: pytest.MonkeyPatch, built_in_simulation: Callable[[str], PlaybookResult]
-) -> None:
-    """`hotbench simulate` of a built-in playbook prints the session's one simulation of
-    it (tests/conftest.py, the one test_fidelity compares with its golden file to the last
-    digit) instead of simulating it again for each table these tests print: what they
-    check is the table, and the same result is printed with and without --phases."""
-    import console.commands.simulate as command
-
-    def shared(playbook: Playbook, _console: Console, quiet: bool, params: Any) -> PlaybookResult:
-        assert quiet and params == DEFAULT_PARAMS
-        assert playbook == load_playbook(PLAYBOOKS / f"{playbook.name}.yaml")
-        return built_in_simulation(playbook.name)
-
-    monkeypatch.setattr(command, "simulate_with_progress", shared)
 
 
 def _out(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
