@@ -17,6 +17,8 @@ import pytest
 if TYPE_CHECKING:
     from textual.pilot import Pilot
 
+    from loadgen.results import PlaybookResult
+
 from loadgen.playbook import Playbook, parse_playbook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +50,52 @@ def make_playbook(
 @pytest.fixture
 def playbooks_dir() -> Path:
     return PLAYBOOKS
+
+
+BUILT_IN_SIMULATIONS = pytest.mark.xdist_group("built-in-simulations")
+"""The pytest-xdist group of every test that reads `built_in_simulation`. A session
+fixture lives once per process, and pytest-xdist spreads a module's tests over its
+processes: without the group each of them simulated the built-in playbooks again (M1,
+M2 and M3 take 13 CPU-seconds compiled, 3 s of it M1)."""
+
+
+@pytest.fixture(scope="session")
+def built_in_simulation() -> Callable[[str], PlaybookResult]:
+    """`simulated(name)`: playbooks/<name>.yaml simulated with the default parameters,
+    once per process for every test that asks (mark them `BUILT_IN_SIMULATIONS`). The
+    result is shared: read it, never change it."""
+    from loadgen.playbook import load_playbook
+    from loadgen.simulate import simulate
+
+    results: dict[str, PlaybookResult] = {}
+
+    def simulated(name: str) -> PlaybookResult:
+        if name not in results:
+            results[name] = simulate(load_playbook(PLAYBOOKS / f"{name}.yaml"))
+        return results[name]
+
+    return simulated
+
+
+@pytest.fixture
+def shared_simulations(
+    monkeypatch: pytest.MonkeyPatch, built_in_simulation: Callable[[str], PlaybookResult]
+) -> None:
+    """`hotbench simulate` of a built-in playbook (default parameters, --quiet) prints
+    `built_in_simulation`'s result, the one test_fidelity compares with its golden file to
+    the last digit, instead of simulating the playbook again: for tests that check what the
+    command prints or writes of a result, not the simulation. Mark them
+    `BUILT_IN_SIMULATIONS`."""
+    import console.commands.simulate as command
+    from emulator.params import DEFAULT_PARAMS
+    from loadgen.playbook import load_playbook
+
+    def shared(playbook: Playbook, _console: Any, quiet: bool, params: Any) -> PlaybookResult:
+        assert quiet and params == DEFAULT_PARAMS
+        assert playbook == load_playbook(PLAYBOOKS / f"{playbook.name}.yaml")
+        return built_in_simulation(playbook.name)
+
+    monkeypatch.setattr(command, "simulate_with_progress", shared)
 
 
 @pytest.fixture

@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from console.cli import main
-from tests.conftest import PLAYBOOKS, ROOT
+from tests.conftest import BUILT_IN_SIMULATIONS, PLAYBOOKS, ROOT
 
 
+@BUILT_IN_SIMULATIONS
+@pytest.mark.usefixtures("shared_simulations")  # M2 simulated once for the session
 def test_simulate_prints_the_table_and_writes_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -44,6 +46,8 @@ def test_bad_playbook_is_one_message_and_exit_2_never_a_traceback(tmp_path: Path
     assert "tables" in proc.stdout
 
 
+@BUILT_IN_SIMULATIONS
+@pytest.mark.usefixtures("shared_simulations")  # M2 simulated once for the session
 def test_unwritable_json_path_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

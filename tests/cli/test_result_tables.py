@@ -9,7 +9,7 @@ from console.cli import main
 from console.render.results_table import phases_differ, results_table
 from loadgen.histogram import LatencyHistogram
 from loadgen.results import Counts, PlaybookResult, RunResult
-from tests.conftest import PLAYBOOKS
+from tests.conftest import BUILT_IN_SIMULATIONS, PLAYBOOKS
 
 
 def _out(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -17,6 +17,8 @@ def _out(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return capsys.readouterr().out
 
 
+@BUILT_IN_SIMULATIONS
+@pytest.mark.usefixtures("shared_simulations")
 def test_reads_get_rcu_columns_and_differing_phases_a_per_phase_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -31,6 +33,8 @@ def test_reads_get_rcu_columns_and_differing_phases_a_per_phase_table(
     assert "per phase" not in _out(capsys, str(PLAYBOOKS / "new-table-ceiling.yaml"), "--no-phases")
 
 
+@BUILT_IN_SIMULATIONS
+@pytest.mark.usefixtures("shared_simulations")
 def test_one_phase_of_writes_keeps_the_table_narrow_unless_asked(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -1,9 +1,9 @@
 """The partitions screen during the repeats of a hot key on an on-demand table: after the
 split for heat, more partitions serve the hot key in repeat 3 than in repeat 1.
 
-Slow (about a minute: three repeats of 12 s, live; the pauses between them are skipped
+Slow (about a minute: three repeats of 9 s, live; the pauses between them are skipped
 on the emulator's clock with --pause-scale 0, POST /_hotbench/skip). The emulator runs
-with the split brought forward (split_soon_params.yaml: decided after 5 s of heat, landed
+with the split brought forward (split_soon_params.yaml: decided after 3 s of heat, landed
 30 s later, instead of 8 minutes in all), so the screen sees the same sequence in seconds;
 the minutes the defaults take are the model's tests' to check. The load is light (120
 writes/s at scale 0.1, one worker)."""

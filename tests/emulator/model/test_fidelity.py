@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loadgen.playbook import load_playbook
-from loadgen.simulate import simulate
-from tests.conftest import PLAYBOOKS
+from loadgen.results import PlaybookResult
+from tests.conftest import BUILT_IN_SIMULATIONS
+
+pytestmark = BUILT_IN_SIMULATIONS  # one process simulates the playbooks for every test
 
 M1_RATES = {  # (table, repeat) -> published throttle rate, %
     ("bad", 1): 54.8,
@@ -53,11 +55,12 @@ def _untimed(data: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def simulated() -> dict[str, dict[str, Any]]:
-    """Each built-in playbook's simulated result, as JSON (run once for the module)."""
-    return {
-        name: simulate(load_playbook(PLAYBOOKS / f"{name}.yaml")).to_json() for name in BUILT_IN
-    }
+def simulated(
+    built_in_simulation: Callable[[str], PlaybookResult],
+) -> dict[str, dict[str, Any]]:
+    """Each built-in playbook's simulated result, as JSON (simulated once for the session:
+    tests/conftest.py's `built_in_simulation`)."""
+    return {name: built_in_simulation(name).to_json() for name in BUILT_IN}
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,15 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from emulator import native
+from loadgen.results import PlaybookResult
+from tests.conftest import BUILT_IN_SIMULATIONS
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECT_NATIVE = "HOTBENCH_EXPECT_NATIVE"
@@ -120,7 +124,33 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
     assert _module_file("emulator.server.serving", pure=False).splitlines()[0].endswith(".py")
 
 
-@pytest.mark.slow(realtime=False)  # CPU only: no xdist group
+def _simulated_in_child(playbook: str, pure: bool, out: Path) -> dict[str, Any]:
+    """`hotbench simulate PLAYBOOK --json` in a process of its own, pure or compiled."""
+    env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+    if pure:
+        env[native.PURE_ENV] = "1"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "console.cli",
+            "simulate",
+            f"playbooks/{playbook}",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    result: dict[str, Any] = json.loads(out.read_text())
+    return result
+
+
+@pytest.mark.slow(realtime=False)  # CPU only: not in the live group
+@BUILT_IN_SIMULATIONS  # the compiled side is test_fidelity's simulation of M1
 @pytest.mark.parametrize(
     "playbook",
     [
@@ -130,33 +160,24 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
     ],
 )
 def test_compiled_and_pure_simulations_agree_to_the_last_digit(
-    tmp_path: Path, playbook: str
+    tmp_path: Path, playbook: str, built_in_simulation: Callable[[str], PlaybookResult]
 ) -> None:
+    """The pure modules in a process of their own against the compiled ones: this
+    process's simulation when it runs compiled (`make test`'s compiled pass: the one
+    test_fidelity compares with its golden file, simulated once for both), else a
+    compiled process of its own. Both through the JSON `hotbench simulate --json`
+    writes."""
     if not _built():
         pytest.skip("no compiled build of the current sources (make test builds one)")
+    if native.compiled():
+        shared = built_in_simulation(playbook.removesuffix(".yaml")).to_json()
+        compiled = json.loads(json.dumps(shared, indent=2))  # as write_json writes it
+    else:
+        compiled = _simulated_in_child(playbook, False, tmp_path / "compiled.json")
+    pure = _simulated_in_child(playbook, True, tmp_path / "pure.json")
     outputs = []
-    for pure in (False, True):
-        out = tmp_path / f"{'pure' if pure else 'compiled'}.json"
-        env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
-        if pure:
-            env[native.PURE_ENV] = "1"
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "console.cli",
-                "simulate",
-                f"playbooks/{playbook}",
-                "--json",
-                str(out),
-            ],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            check=True,
-            timeout=300,
-        )
-        result = json.loads(out.read_text())
+    for result in (compiled, pure):
+        result = dict(result)
         del result["started_at"], result["wall_s"]  # when and how fast: all else must agree
         outputs.append(result)
     assert outputs[0] == outputs[1]
