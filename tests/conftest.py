@@ -175,6 +175,7 @@ async def until(pilot: Pilot[Any], ok: Callable[[], object], timeout_s: float = 
         await pilot.pause(0.1)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (its own hook)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow live tests, which measure throttling physics in real time, share one
     pytest-xdist group: they run one after another on one process, never beside each
