@@ -16,8 +16,9 @@ PURE_TESTS := tests/emulator -m 'not slow'
 # machine pip took 2 min 12 s for the project and 4 min 32 s for checkov; uv about 25 s and
 # 6 s (docs/ci.md, "Where the time goes").
 # --compile-bytecode: what pip does by default. Without it, where PYTHONDONTWRITEBYTECODE
-# is set (this project's machine and its CI set it), no process ever wrote a .pyc, and
-# every process the suite starts compiled each module it imports from source again:
+# is set (it is on this project's machine, and CI's times say on its CI too), no process
+# ever wrote a .pyc, and every process the suite starts compiled each module it imports
+# from source again:
 # `hotbench up --help` 1.13 s -> 0.58 s of CPU with the bytecode; 18 s more to install.
 UV := $(BIN)/uv
 $(STAMP): pyproject.toml

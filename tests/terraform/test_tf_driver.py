@@ -31,6 +31,12 @@ def make(fake: dict[str, Any]) -> Terraform:
     return Terraform(fake["workdir"], VARIABLES, runner=BinaryRunner(fake["binary"]))
 
 
+def kept_var_file(error: TerraformApplyError) -> Path:
+    """The var file a failed rollback's remove command names, which the driver keeps for
+    the user; a test that made one removes it after, or each run left it in /tmp."""
+    return Path(str(error).split("-var-file=")[1].split()[0])
+
+
 def commands(fake: dict[str, Any]) -> list[str]:
     return [call["argv"][0] for call in fake["calls"]()]
 
@@ -178,6 +184,7 @@ def test_failed_apply_and_failed_destroy_points_at_leftovers(
     message = str(err.value)
     assert "rollback destroy FAILED" in message
     assert "--tag-filters Key=hotbench:run-id,Values=m1-demo" in message
+    shutil.rmtree(kept_var_file(err.value).parent)
 
 
 def test_interrupted_apply_still_destroys(
@@ -218,6 +225,7 @@ def test_interrupted_apply_whose_destroy_fails_says_what_is_left(
     assert "rollback destroy FAILED: terraform destroy failed" in message
     assert "--tag-filters Key=hotbench:run-id,Values=m1-demo" in message
     assert f"terraform -chdir={fake_terraform['workdir']} destroy -var-file=" in message
+    shutil.rmtree(kept_var_file(err.value).parent)
 
 
 def test_the_scratch_folder_goes_with_the_driver(fake_terraform: dict[str, Any]) -> None:
@@ -240,7 +248,7 @@ def test_a_printed_remove_command_keeps_its_var_file(
     terraform = make(fake_terraform)
     with pytest.raises(TerraformApplyError) as err:
         terraform.apply()
-    var_file = Path(str(err.value).split("-var-file=")[1].split()[0])
+    var_file = kept_var_file(err.value)
     del terraform, err
     gc.collect()
     assert var_file.is_file()
