@@ -115,10 +115,11 @@ STORE_HELP = {
 
 def memory_bound(text: str | None) -> int | None:
     """--max-memory in bytes (None: the emulator's default), or a UserError."""
-    from emulator.server.memory import parse_size
-
     if text is None:
         return None
+    # imported here: it loads the whole endpoint package, which `plan` and `up` need not
+    from emulator.server.memory import parse_size
+
     try:
         return parse_size(text)
     except ValueError as exc:

@@ -8,11 +8,10 @@ CLI being killed; its pid and port are in the state, and `down` stops it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from pathlib import Path
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from console.workflow import processes
 from console.workflow.errors import InfraError
@@ -21,6 +20,9 @@ from console.workflow.options import UpOptions
 from console.workflow.run_state import EmulatorProcess, RunState, utc_now
 from loadgen.live import LOCAL_CREDENTIALS
 from loadgen.resultstore import make_client
+
+if TYPE_CHECKING:
+    import httpx
 
 EMULATOR_MARKER = "emulator serve --port"
 """In the emulator's command line: how a recorded pid is recognised as ours."""
@@ -48,9 +50,24 @@ def emulator_argv(port: int, options: UpOptions, scale: float) -> list[str]:
     return argv
 
 
+@functools.cache
+def http() -> httpx.Client:
+    """The process's one HTTP client for the emulator's endpoint. Why one: `httpx.get`
+    builds a client, and with it an SSL context from the CA bundle, on every call (35 ms of
+    CPU here), and `up` polls `healthy` ten times a second while the emulator starts; a
+    kept client costs that once and keeps its connection. httpx documents a Client as
+    shareable between threads (the TUI calls it from its workers). httpx is imported here,
+    not at the top: it costs 0.23 s of CPU, and most commands never call the emulator."""
+    import httpx
+
+    return httpx.Client(timeout=10)
+
+
 def healthy(endpoint: str, timeout_s: float = 1.0) -> bool:
+    import httpx
+
     try:
-        response = httpx.get(endpoint + "/", timeout=timeout_s)
+        response = http().get(endpoint + "/", timeout=timeout_s)
     except httpx.HTTPError:
         return False
     return response.status_code == 200 and "hotbench emulator" in response.text
@@ -117,8 +134,10 @@ def client(state: RunState) -> Any:
 def _view(emu: EmulatorProcess, path: str, params: dict[str, Any]) -> dict[str, Any] | None:
     """One of the emulator's /_hotbench JSON views; None when it cannot be read, since these
     only feed displays and pre-warming decisions that go on without them."""
+    import httpx
+
     try:
-        response = httpx.get(emu.endpoint + path, params=params, timeout=5)
+        response = http().get(emu.endpoint + path, params=params, timeout=5)
         response.raise_for_status()
         data: dict[str, Any] = response.json()
         return data

@@ -8,13 +8,10 @@ physics (splits, cooling) while the wall waits only `pause_scale` of it.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
-
-import httpx
 
 from console.targets import emulator_process as emulator
 from console.targets.interface import Finding, HotKeyView
@@ -252,22 +249,18 @@ class LocalFleetBinding:
         for pid in table_run.worker_pids:
             processes.stop(pid, WORKER_MARKER)
 
-    @functools.cached_property
-    def _skip_client(self) -> httpx.Client:
-        """One client for every skip of this binding's table runs: seeding skips after
-        each batch, and httpx.post builds a client (an SSL context) per call, ~0.3 s each;
-        a kept client costs ~1 ms. One per binding, not per `skipper()`, so the table
-        runs of a step leave one connection pool, not one each."""
-        return httpx.Client(timeout=10)
-
     def skipper(self) -> Callable[[float], None] | None:
         if self.endpoint is None:
             return None
         endpoint = self.endpoint
-        client = self._skip_client
+        # The process's one client (emulator.http): seeding skips after each batch, and a
+        # client per call would build an SSL context each time.
+        client = emulator.http()
 
         def skip(seconds: float) -> None:
             """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
+            import httpx
+
             try:
                 reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
                 reply.raise_for_status()

@@ -75,6 +75,7 @@ def task_s(record_tasks: list) -> float:  # type: ignore[type-arg]
     return sum(fargate_billed_s(t.pull_start_s, t.stop_s) for t in record_tasks)
 
 
+@pytest.mark.e2e  # plan, up, run, tally and down per case: ~18 s each
 @pytest.mark.parametrize("text", [TWO_GSIS, INSIGHTS], ids=["on-demand+2-GSIs", "insights"])
 def test_plan_check_and_tally_agree_within_the_setup_time(
     text: str,

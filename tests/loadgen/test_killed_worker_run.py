@@ -49,6 +49,7 @@ class KillingFleet(LocalFleet):
         threading.Thread(target=kill_later, daemon=True).start()
 
 
+@pytest.mark.e2e  # a 6 s phase of two workers and a kill: ~15 s
 def test_run_with_a_killed_worker_exits_partial_and_prints_the_unaccounted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -64,6 +64,7 @@ def worker_python(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield str(venv / "bin" / "python")
 
 
+@pytest.mark.e2e  # a venv of the worker's pins, then a worker in it: ~11 s
 def test_the_pinned_requirements_alone_run_a_worker(worker_python: str) -> None:
     from emulator.server import EmulatorServer
 

@@ -43,7 +43,9 @@ def local_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pla
             processes.stop(state.reaper_pid, state.run_id)
 
 
-@pytest.fixture(params=["local", "aws"])
+# The AWS rehearsal's place is a whole lifecycle over moto, a fake Terraform and fake tasks
+# (15-30 s a case): left out of make test-fast; the local place keeps the contract there.
+@pytest.fixture(params=["local", pytest.param("aws", marks=pytest.mark.e2e)])
 def place(request: pytest.FixtureRequest) -> Place:
     if request.param == "local":
         found: Place = request.getfixturevalue("local_place")

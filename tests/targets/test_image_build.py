@@ -79,6 +79,7 @@ def test_the_source_archive_is_the_dockerfiles_context_and_the_same_bytes_twice(
 # -- a local engine --------------------------------------------------------------------
 
 
+@pytest.mark.e2e  # a whole up on the rehearsal: ~15 s
 def test_up_builds_with_the_engine_on_path_and_pins_the_digest(rehearsal: Rehearsal) -> None:
     """No image given: `up` builds for the task's architecture with the engine on PATH,
     logs in with an ECR token on stdin, pushes, and the state and the task definition
@@ -204,6 +205,7 @@ def without_engines(monkeypatch: pytest.MonkeyPatch) -> None:
         pytest.skip("a working container engine is on this machine's PATH")
 
 
+@pytest.mark.e2e  # a whole up on the rehearsal: ~12 s
 def test_without_an_engine_codebuild_builds_it_from_the_s3_archive(
     rehearsal: Rehearsal, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -56,6 +56,7 @@ def leftovers_in_moto(run_id: str) -> list[str]:
     return left
 
 
+@pytest.mark.e2e  # up, run and down on the rehearsal: ~20 s
 def test_a_fleet_that_starts_late_still_runs(rehearsal: Rehearsal) -> None:
     """Tasks take 2.5 minutes (virtual) from RunTask to RUNNING: the barrier waits for
     them, the run completes, each task's lifecycle and billed span are recorded, and
@@ -107,6 +108,7 @@ def test_a_fleet_that_starts_late_still_runs(rehearsal: Rehearsal) -> None:
     assert leftovers_in_moto(RUN_ID) == []
 
 
+@pytest.mark.e2e  # up, run and down on the rehearsal: ~20 s
 def test_a_fleet_that_never_starts_fails_at_once_with_the_reason(rehearsal: Rehearsal) -> None:
     """Every task stops with CannotPullContainerError (the image was never pushed): the
     run fails as soon as all have stopped, long before the 300 s barrier, with the
@@ -134,6 +136,7 @@ def test_a_fleet_that_never_starts_fails_at_once_with_the_reason(rehearsal: Rehe
     assert leftovers_in_moto(RUN_ID) == []
 
 
+@pytest.mark.e2e  # up, a killed run and down on the rehearsal: ~20 s
 def test_down_two_hours_after_a_killed_run(rehearsal: Rehearsal) -> None:
     """A command killed while its tasks ran recorded no stop; two hours later ECS has
     forgotten them (MISSING, StopTask InvalidParameterException): `down` still destroys

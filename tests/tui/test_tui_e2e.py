@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.tui.screens.run import TablePane
@@ -22,6 +24,7 @@ from tests.tui.pilot_actions import (
 )
 
 
+@pytest.mark.e2e  # the whole TUI workflow, driven by keys: ~35 s
 async def test_plan_up_prewarm_run_results_destroy(tiny_playbook: Path, backend: Backend) -> None:
     app = HotbenchApp(
         backend,

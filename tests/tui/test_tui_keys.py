@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from console.tui.app import SCREENS, HotbenchApp
 from console.tui.backend import Backend
 from console.tui.screens.help import HelpScreen
@@ -21,6 +23,7 @@ from tests.tui.pilot_actions import (
 )
 
 
+@pytest.mark.e2e  # every screen's keys over a whole run: ~20 s
 async def test_resume_destroy_everywhere_help_and_quit(
     tiny_playbook: Path, backend: Backend
 ) -> None:

@@ -255,6 +255,7 @@ def stack_as_terraform_would_make_it() -> dict[str, str]:
 GIVEN_IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/team/worker@sha256:" + "c" * 64
 
 
+@pytest.mark.e2e  # the AWS workflow from up to down on moto: ~12 s
 def test_up_run_tally_down_on_aws(
     aws: None, fake_terraform: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,9 +10,15 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from console.workflow.run_state import RunState, StateStore, Status, Step, utc_now
 from tests.conftest import wait_for
 from tests.workflow.conftest import TWO_RUNS, Cli, alive, short_playbook_text
+
+# Each case is a whole lifecycle through separate `hotbench` processes (5-50 s): left out of
+# make test-fast, run by make test.
+pytestmark = pytest.mark.e2e
 
 EMULATOR = "emulator serve --port"
 

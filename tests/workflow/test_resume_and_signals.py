@@ -134,6 +134,7 @@ def test_a_one_shot_run_handles_sigterm_and_sighup_as_ctrl_c(
     assert f"interrupted ({sig.name})" in out and "Traceback" not in out
 
 
+@pytest.mark.e2e  # up, an interrupted run, its resume and down: ~20 s
 def test_sigterm_during_run_then_run_resumes_saying_so(cli: Cli, tmp_path: Path) -> None:
     playbook = tmp_path / "one.yaml"
     playbook.write_text(short_playbook_text(3, ONE_RUN))  # the interrupted run is all it needs
