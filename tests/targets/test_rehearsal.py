@@ -163,6 +163,7 @@ def test_down_two_hours_after_a_killed_run(rehearsal: Rehearsal) -> None:
         assert (task.stopped_at - task.pull_started_at).total_seconds() < 1800
 
 
+@pytest.mark.e2e  # up and down on the rehearsal (test_aws has the sweep's own case): ~13 s
 def test_the_sweep_after_a_destroy_trusts_describe_over_the_tagging_api(
     rehearsal: Rehearsal,
 ) -> None:
