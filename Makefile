@@ -83,7 +83,7 @@ test: $(STAMP) $(CHECKOV_VENV)/bin/checkov bytecode
 ## and the end-to-end lifecycles (marked `e2e`), which make test runs. Why both: they are
 ## 2 % of the tests and half of the compiled pass's CPU (docs/ci.md, "make test-fast").
 test-fast: $(STAMP) bytecode
-	$(BIN)/python scripts/passes.py "$(BUILD)" "lint: $(LINT)" "format: $(FORMAT)" \
+	PASSES_TITLE="make test-fast" $(BIN)/python scripts/passes.py "$(BUILD)" "lint: $(LINT)" "format: $(FORMAT)" \
 		"types: $(BIN)/mypy" --wait \
 		"fast: HOTBENCH_EXPECT_NATIVE=1 $(PYTEST) -q $(XDIST_COMPILED) -m 'not slow and not e2e'"
 

@@ -121,9 +121,11 @@ def _duration(seconds: float) -> str:
     return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
 
 
-def summary(results: list[PassResult]) -> list[str]:
-    """One line per pass, then the total in the plain closing form."""
-    lines = ["", "=== make test: one line per pass"]
+def summary(results: list[PassResult], title: str = "make test") -> list[str]:
+    """One line per pass, then the total in the plain closing form. `title` names the
+    goal (the Makefile sets PASSES_TITLE for `make test-fast`), so a summary says which
+    loop it closes."""
+    lines = ["", f"=== {title}: one line per pass"]
     passed = failed = 0
     for result in results:
         status = "ok" if result.ok else f"FAILED (exit {result.returncode})"
@@ -201,7 +203,8 @@ def main(argv: list[str]) -> int:
         print(f"passes.py: {err}", file=sys.stderr)
         return 2
     results = run_all(argv)
-    print("\n".join(summary(results)), flush=True)
+    title = os.environ.get("PASSES_TITLE", "make test")
+    print("\n".join(summary(results, title)), flush=True)
     return 0 if all(result.ok for result in results) else 1
 
 

@@ -135,3 +135,18 @@ def test_the_makefiles_passes_parse(goal: str) -> None:
         assert selected == {"pure": "not slow", "compiled": None}
     else:  # the everyday loop leaves out the slow live checks and the end-to-end cases
         assert selected == {"fast": "not slow and not e2e"}
+
+
+def test_the_summary_names_the_goal_it_closes() -> None:
+    """`make test-fast` sets PASSES_TITLE, so its summary does not read as `make test`'s."""
+    import os
+
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), f"only: {sys.executable} -c pass"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PASSES_TITLE": "make test-fast"},
+    )
+    assert out.returncode == 0, out.stdout
+    assert "=== make test-fast: one line per pass" in out.stdout.splitlines()
