@@ -3,6 +3,7 @@ one in-process AWS (moto) and one fake Terraform, so no test file carries its ow
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -187,3 +188,68 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         marker = item.get_closest_marker("slow")
         if marker is not None and marker.kwargs.get("realtime", True):
             item.add_marker(pytest.mark.xdist_group("live"))
+
+
+OWNER_VARIABLE = "HOTBENCH_TEST_OWNER"
+"""Set to each pytest process's pid for its session: every process a test starts inherits
+it, so the session can find what its tests left running."""
+LEFT_RUNNING_GRACE_S = 20.0
+"""How long the end of a session waits for its processes to exit by themselves (a reaper
+notices its run is down within a second or two)."""
+
+
+def _left_running(owner: str) -> dict[int, tuple[str, str]]:
+    """pid -> (command line, the test it was started in) of the live processes whose
+    environment names `owner`."""
+    from console.workflow import processes
+
+    found: dict[int, tuple[str, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"{OWNER_VARIABLE}={owner}".encode() not in environ:
+            continue
+        line = processes.cmdline(int(entry.name))
+        if line is None:  # a zombie: it has exited
+            continue
+        test = next(
+            (
+                v.split(b"=", 1)[1].decode()
+                for v in environ
+                if v.startswith(b"PYTEST_CURRENT_TEST=")
+            ),
+            "?",
+        )
+        found[int(entry.name)] = (line, test)
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def nothing_left_running() -> Iterator[None]:
+    """Every process a test starts (emulators, workers, reapers, CLI commands) has ended
+    by the end of the session. A leak fails the session here, named by the test that
+    started it, and is killed, instead of running on after the suite (an emulator started
+    twice by `up` once did, unseen, for hours)."""
+    import signal
+
+    if not Path("/proc").is_dir():
+        yield
+        return
+    owner = str(os.getpid())
+    os.environ[OWNER_VARIABLE] = owner
+    yield
+    deadline = time.monotonic() + LEFT_RUNNING_GRACE_S
+    left = _left_running(owner)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.5)
+        left = _left_running(owner)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, "left running by tests (killed now):\n" + "\n".join(
+        f"  pid {pid}, started in {test}: {line}" for pid, (line, test) in left.items()
+    )

@@ -55,18 +55,41 @@ def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | No
     return proc.pid
 
 
-def cmdline(pid: int) -> str | None:
-    """The process's command line, or None when it does not exist (or is a zombie)."""
+def _read_proc(pid: int, name: str) -> bytes | None:
+    """/proc/PID/NAME, or None when the process does not exist; b"" when it cannot be
+    read (permissions)."""
     try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return Path(f"/proc/{pid}/{name}").read_bytes()
     except FileNotFoundError:
         return None
     except OSError:
-        raw = b""
+        return b""
+
+
+def _is_zombie(pid: int) -> bool:
+    """Whether /proc/PID/stat gives state Z (exited, not reaped) or X (dead), or the
+    process is gone. The state follows the parenthesised name, which may hold spaces."""
+    stat = _read_proc(pid, "stat")
+    if stat is None:
+        return True
+    fields = stat.rpartition(b")")[2].split()
+    return bool(fields) and fields[0] in (b"Z", b"X")
+
+
+def cmdline(pid: int) -> str | None:
+    """The process's command line, or None when it does not exist (or is a zombie); ""
+    when it is alive but shows none."""
+    raw = _read_proc(pid, "cmdline")
+    if raw is None:
+        return None
     if not raw:
-        # A zombie has an empty cmdline; elsewhere /proc may not exist at all.
+        # Empty: a zombie, or a process in the middle of execve. Popen returns once the
+        # exec has replaced the child's memory, a moment before the kernel writes the new
+        # argv there (1 spawn in 200 read it empty here). `up` read that moment once, took
+        # its new emulator for dead, started a second and left the first running; so only
+        # the state in /proc/PID/stat says dead. Elsewhere /proc may not exist at all.
         if Path("/proc").is_dir():
-            return None
+            return None if _is_zombie(pid) else ""
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
