@@ -38,15 +38,24 @@ def test_every_pass_runs_after_a_failure_and_the_summary_names_it() -> None:
     assert lines[-1] == "total: 650 passed, 3 failed"
 
 
-def test_all_passing_exits_zero() -> None:
+@pytest.mark.parametrize("title", [None, "make test-fast"])
+def test_all_passing_exits_zero_under_its_goals_title(title: str | None) -> None:
+    """`make test-fast` sets PASSES_TITLE, so its summary does not read as `make test`'s."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PASSES_TITLE"}
+    if title is not None:
+        env["PASSES_TITLE"] = title
     out = subprocess.run(
         [sys.executable, str(SCRIPT), f"only: {sys.executable} -c pass"],
         capture_output=True,
         text=True,
         timeout=120,
+        env=env,
     )
     assert out.returncode == 0, out.stdout
     assert "every pass succeeded" in out.stdout
+    assert f"=== {title or 'make test'}: one line per pass" in out.stdout.splitlines()
 
 
 def test_a_background_pass_runs_beside_the_next_and_wait_holds_the_one_after(
@@ -135,18 +144,3 @@ def test_the_makefiles_passes_parse(goal: str) -> None:
         assert selected == {"pure": "not slow", "compiled": None}
     else:  # the everyday loop leaves out the slow live checks and the end-to-end cases
         assert selected == {"fast": "not slow and not e2e"}
-
-
-def test_the_summary_names_the_goal_it_closes() -> None:
-    """`make test-fast` sets PASSES_TITLE, so its summary does not read as `make test`'s."""
-    import os
-
-    out = subprocess.run(
-        [sys.executable, str(SCRIPT), f"only: {sys.executable} -c pass"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PASSES_TITLE": "make test-fast"},
-    )
-    assert out.returncode == 0, out.stdout
-    assert "=== make test-fast: one line per pass" in out.stdout.splitlines()
