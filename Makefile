@@ -8,7 +8,7 @@ CHECKOV_VENV := .venv-checkov
 # run is left to the compiled pass: it measures the same model over HTTP for minutes).
 PURE_TESTS := tests/emulator -m 'not slow'
 
-.PHONY: run test test-fast test-stress test-differential lint typecheck bench clean checkov native bytecode
+.PHONY: run test test-fast test-stress test-differential lint typecheck bench clean checkov native
 
 # The installs go through uv (from PyPI, into the venv first): it resolves the same versions
 # as pip (pyproject.toml's lower bounds see to that) in a fraction of the time, because it
@@ -26,12 +26,6 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q uv
 	$(UV) pip install -q --compile-bytecode --python $(BIN)/python -e '.[dev,tui]'
 	touch $(STAMP)
-
-## make bytecode: the project's own modules compiled into __pycache__ (under a second; the
-## tests' processes import them by the hundred, and PYTHONDONTWRITEBYTECODE stops them
-## writing it themselves). A stale file is never used: Python checks each source's mtime.
-bytecode: $(STAMP)
-	$(BIN)/python -m compileall -q emulator loadgen console
 
 # checkov has its own pins, so it lives in a venv of its own (the Terraform tests call it).
 $(CHECKOV_VENV)/bin/checkov: $(STAMP)
@@ -65,7 +59,9 @@ run: native
 # PYTHONDONTWRITEBYTECODE= (empty: unset) for the test runs: pytest keeps the test modules it
 # rewrites for its assertion messages in __pycache__ only where bytecode may be written, so
 # with the variable set each pytest process (the controller and every xdist worker) rewrote
-# all 281 test files on every run: 10.3 s -> 5.8 s of CPU for one collection.
+# all 281 test files on every run: 10.3 s -> 5.8 s of CPU for one collection. The processes
+# the tests start inherit it and write the project's own bytecode on first import (which a
+# `make bytecode` step had compiled up front before).
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 XDIST := -n 2 --dist loadgroup
 XDIST_COMPILED := -n 3 --dist loadgroup
@@ -75,14 +71,14 @@ FORMAT := $(BIN)/ruff format --check emulator loadgen console tests benchmarks s
 COMPILED := HOTBENCH_EXPECT_NATIVE=1 HOTBENCH_CHECKOV=$(CURDIR)/$(CHECKOV_VENV)/bin/checkov \
 	$(PYTEST) -q $(XDIST_COMPILED)
 PURE := HOTBENCH_PURE=1 $(PYTEST) -q $(XDIST) $(PURE_TESTS)
-test: $(STAMP) $(CHECKOV_VENV)/bin/checkov bytecode
+test: $(STAMP) $(CHECKOV_VENV)/bin/checkov
 	$(BIN)/python scripts/passes.py "$(BUILD)" "lint: $(LINT)" "format: $(FORMAT)" \
 		"types: $(BIN)/mypy" "pure: $(PURE)" --wait "compiled: $(COMPILED)"
 
 ## make test-fast: the everyday loop, everything but the slow live checks (marked `slow`)
 ## and the end-to-end lifecycles (marked `e2e`), which make test runs. Why both: they are
 ## 2 % of the tests and half of the compiled pass's CPU (docs/ci.md, "make test-fast").
-test-fast: $(STAMP) bytecode
+test-fast: $(STAMP)
 	PASSES_TITLE="make test-fast" $(BIN)/python scripts/passes.py "$(BUILD)" "lint: $(LINT)" "format: $(FORMAT)" \
 		"types: $(BIN)/mypy" --wait \
 		"fast: HOTBENCH_EXPECT_NATIVE=1 $(PYTEST) -q $(XDIST_COMPILED) -m 'not slow and not e2e'"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import stat
 import sys
 import time
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
     from loadgen.results import PlaybookResult
 
+from console.workflow import processes
 from loadgen.playbook import Playbook, parse_playbook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,30 +203,19 @@ notices its run is down within a second or two)."""
 def _left_running(owner: str) -> dict[int, tuple[str, str]]:
     """pid -> (command line, the test it was started in) of the live processes whose
     environment names `owner`."""
-    from console.workflow import processes
-
     found: dict[int, tuple[str, str]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
-        try:
-            environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
-            continue
+        pid = int(entry.name)
+        environ = (processes.proc_file(pid, "environ") or b"").split(b"\0")
         if f"{OWNER_VARIABLE}={owner}".encode() not in environ:
             continue
-        line = processes.cmdline(int(entry.name))
+        line = processes.cmdline(pid)
         if line is None:  # a zombie: it has exited
             continue
-        test = next(
-            (
-                v.split(b"=", 1)[1].decode()
-                for v in environ
-                if v.startswith(b"PYTEST_CURRENT_TEST=")
-            ),
-            "?",
-        )
-        found[int(entry.name)] = (line, test)
+        started_in = [v for v in environ if v.startswith(b"PYTEST_CURRENT_TEST=")]
+        found[pid] = (line, started_in[0].split(b"=", 1)[1].decode() if started_in else "?")
     return found
 
 
@@ -234,8 +225,6 @@ def nothing_left_running() -> Iterator[None]:
     by the end of the session. A leak fails the session here, named by the test that
     started it, and is killed, instead of running on after the suite (an emulator started
     twice by `up` once did, unseen, for hours)."""
-    import signal
-
     if not Path("/proc").is_dir():
         yield
         return

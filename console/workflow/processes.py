@@ -55,7 +55,7 @@ def spawn_detached(argv: Sequence[str], log_path: Path, env: dict[str, str] | No
     return proc.pid
 
 
-def _read_proc(pid: int, name: str) -> bytes | None:
+def proc_file(pid: int, name: str) -> bytes | None:
     """/proc/PID/NAME, or None when the process does not exist; b"" when it cannot be
     read (permissions)."""
     try:
@@ -66,10 +66,10 @@ def _read_proc(pid: int, name: str) -> bytes | None:
         return b""
 
 
-def _is_zombie(pid: int) -> bool:
-    """Whether /proc/PID/stat gives state Z (exited, not reaped) or X (dead), or the
-    process is gone. The state follows the parenthesised name, which may hold spaces."""
-    stat = _read_proc(pid, "stat")
+def has_exited(pid: int) -> bool:
+    """Whether the process is gone, or /proc/PID/stat gives state Z (exited, not reaped)
+    or X (dead). The state follows the parenthesised name, which may hold spaces."""
+    stat = proc_file(pid, "stat")
     if stat is None:
         return True
     fields = stat.rpartition(b")")[2].split()
@@ -79,7 +79,7 @@ def _is_zombie(pid: int) -> bool:
 def cmdline(pid: int) -> str | None:
     """The process's command line, or None when it does not exist (or is a zombie); ""
     when it is alive but shows none."""
-    raw = _read_proc(pid, "cmdline")
+    raw = proc_file(pid, "cmdline")
     if raw is None:
         return None
     if not raw:
@@ -89,7 +89,7 @@ def cmdline(pid: int) -> str | None:
         # its new emulator for dead, started a second and left the first running; so only
         # the state in /proc/PID/stat says dead. Elsewhere /proc may not exist at all.
         if Path("/proc").is_dir():
-            return None if _is_zombie(pid) else ""
+            return None if has_exited(pid) else ""
         try:
             os.kill(pid, 0)
         except ProcessLookupError:

@@ -36,7 +36,7 @@ def test_a_live_process_shows_its_command_line(sleeper: subprocess.Popen[bytes])
 def test_a_zombie_is_gone() -> None:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     # not reaped: it stays a zombie until proc.wait()
-    wait_for(lambda: processes._is_zombie(proc.pid))
+    wait_for(lambda: processes.has_exited(proc.pid))
     assert processes.cmdline(proc.pid) is None
     assert not processes.is_ours(proc.pid, "")
     proc.wait()
@@ -48,10 +48,10 @@ def test_an_empty_command_line_of_a_live_process_is_not_death(
 ) -> None:
     """What a process shows between execve replacing its memory and the kernel writing
     its argv (Popen has returned by then): alive, command line unknown."""
-    real = processes._read_proc
+    real = processes.proc_file
     monkeypatch.setattr(
         processes,
-        "_read_proc",
+        "proc_file",
         lambda pid, name: b"" if name == "cmdline" else real(pid, name),
     )
     assert processes.cmdline(sleeper.pid) == ""
@@ -63,7 +63,7 @@ def test_an_emulator_read_mid_exec_is_started_once(
 ) -> None:
     """`start_emulator` checks its new process at once. Read in the middle of its exec,
     the emulator was taken for dead; a second was started and the first left running."""
-    real = processes._read_proc
+    real = processes.proc_file
     seen: set[int] = set()
 
     def first_read_mid_exec(pid: int, name: str) -> bytes | None:
@@ -80,7 +80,7 @@ def test_an_emulator_read_mid_exec_is_started_once(
         spawned.append(pid)
         return pid
 
-    monkeypatch.setattr(processes, "_read_proc", first_read_mid_exec)
+    monkeypatch.setattr(processes, "proc_file", first_read_mid_exec)
     monkeypatch.setattr(processes, "spawn_detached", spawn)
     emu = emulator_process.start_emulator(tmp_path, UpOptions(), 1.0, Hooks())
     try:
