@@ -68,7 +68,15 @@ def serve_bare(port: int) -> None:
 
     empty = Reply(200, JSON_CONTENT_TYPE, b"{}")
 
-    def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
+    def handle(
+        method: str,
+        path: str,
+        query: str,
+        target: str | None,
+        body: bytes,
+        authorization: str | None,
+        headers: list[tuple[bytes, bytes]] | None,
+    ) -> Reply:
         return empty
 
     async def main() -> None:

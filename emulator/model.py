@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.buckets import Resource, admit
+from emulator.buckets import Resource, admit, admit_on_credit, out_of_credit
 from emulator.capacity import PartitionedCapacity, TableCapacity, limits_of
 from emulator.keyspace import Partition
 from emulator.params import DEFAULT_PARAMS, CapacityParams
@@ -77,6 +77,14 @@ class GsiWrite:
             f"sk_pos={self.sk_pos!r}, units={self.units!r}, old_pk_hash={self.old_pk_hash!r}, "
             f"old_sk_pos={self.old_sk_pos!r}, old_units={self.old_units!r})"
         )
+
+
+WriteRequest = tuple["TableCapacity", int, Any, int, "list[GsiWrite] | None"]
+"""One write of a request admitted with others: (table, partition hash, sort position,
+units, its GSI writes), the arguments of `CapacityModel.write`."""
+ReadRequest = tuple["TableCapacity", int, Any, float, "str | None"]
+"""One read of a request admitted with others: (table, partition hash, sort position,
+units, the GSI read or None), the arguments of `CapacityModel.read`."""
 
 
 class CapacityModel:
@@ -187,14 +195,44 @@ class CapacityModel:
         `part`/`gsi_parts`/`gsi_old_parts` may be given by a caller that located them
         already (the simulation does, in bulk); they must be where the keys live.
         """
-        base = table.base
-        if part is None:
-            part = base.keyspace.locate(pk_hash, sk_pos)
-        part.observe(pk_hash, sk_pos)
         route, costs, sites = self._route, self._costs, self._sites
         route.clear()
         costs.clear()
         sites.clear()
+        self._fill_write_route(
+            table,
+            pk_hash,
+            sk_pos,
+            units,
+            gsi_writes,
+            route,
+            costs,
+            sites,
+            part,
+            gsi_parts,
+            gsi_old_parts,
+        )
+        return self._decide(route, costs, sites, count, now, True)
+
+    def _fill_write_route(
+        self,
+        table: TableCapacity,
+        pk_hash: int,
+        sk_pos: Any,
+        units: int,
+        gsi_writes: list[GsiWrite] | None,
+        route: list[Resource],
+        costs: list[float],
+        sites: list[ThrottleSite],
+        part: Partition | None = None,
+        gsi_parts: list[Partition] | None = None,
+        gsi_old_parts: list[Partition | None] | None = None,
+    ) -> None:
+        """What one write asks of the table and its GSIs, appended to a route."""
+        base = table.base
+        if part is None:
+            part = base.keyspace.locate(pk_hash, sk_pos)
+        part.observe(pk_hash, sk_pos)
         base.add_write_route(part, units, route, costs, sites)
         if gsi_writes is not None:
             # Indexed, over a list: mypyc compiles this loop to native list access.
@@ -223,7 +261,48 @@ class CapacityModel:
                     )
                     old_part.observe(gw.old_pk_hash, gw.old_sk_pos)
                 index.add_index_write_route(gpart, units, old_part, old_units, route, costs, sites)
-        return self._decide(route, costs, sites, count, now, True)
+
+    def write_together(
+        self, writes: list[WriteRequest], *, now: float
+    ) -> tuple[int, Throttle | None]:
+        """Admit the writes of one request together, as DynamoDB admits one request (a
+        transaction's actions): all of them when every resource on their routes has
+        capacity left, each charged in full, which may leave a resource in debt that its
+        refill repays before anything else is admitted (`buckets.admit_on_credit`).
+        Returns (-1, None) when admitted, else the index of the first write whose route
+        has a resource out of capacity and that resource's throttle (nothing is taken)."""
+        routes: list[tuple[list[Resource], list[float], list[ThrottleSite]]] = []
+        for table, pk_hash, sk_pos, units, gsi_writes in writes:
+            route: list[Resource] = []
+            costs: list[float] = []
+            sites: list[ThrottleSite] = []
+            self._fill_write_route(table, pk_hash, sk_pos, units, gsi_writes, route, costs, sites)
+            routes.append((route, costs, sites))
+        return self._decide_together(routes, now, True)
+
+    def read_together(self, reads: list[ReadRequest], *, now: float) -> tuple[int, Throttle | None]:
+        """`write_together` for the reads of one request (a read transaction's items)."""
+        routes: list[tuple[list[Resource], list[float], list[ThrottleSite]]] = []
+        for table, pk_hash, sk_pos, units, index in reads:
+            target = table.base if index is None else table.gsis[index]
+            part = target.keyspace.locate(pk_hash, sk_pos)
+            part.observe(pk_hash, sk_pos)
+            routes.append(target.read_route(part, units))
+        return self._decide_together(routes, now, False)
+
+    def _decide_together(
+        self,
+        routes: list[tuple[list[Resource], list[float], list[ThrottleSite]]],
+        now: float,
+        is_write: bool,
+    ) -> tuple[int, Throttle | None]:
+        for i, (route, _costs, sites) in enumerate(routes):
+            short = out_of_credit(route, now)
+            if short >= 0:
+                return i, sites[short].throttle(is_write)
+        for route, costs, _sites in routes:
+            admit_on_credit(route, costs)
+        return -1, None
 
     def read(
         self,

@@ -18,10 +18,13 @@ class TableConfigError(ValueError):
     """A table description the model cannot accept; the text names the field."""
 
 
-def _key_names(schema: Any, where: str) -> tuple[str, str | None]:
+def _key_names(schema: Any, where: str) -> tuple[list[str], list[str]]:
+    """The partition-key and sort-key attribute names of a KeySchema, in order (a GSI may
+    have up to four of each: multi-attribute keys)."""
     if not isinstance(schema, list) or not schema:
         raise TableConfigError(f"{where}.KeySchema must be a non-empty list")
-    pk = sk = None
+    hash_keys: list[str] = []
+    range_keys: list[str] = []
     for element in schema:
         if not isinstance(element, dict):
             raise TableConfigError(f"{where}.KeySchema entries must be objects")
@@ -30,14 +33,14 @@ def _key_names(schema: Any, where: str) -> tuple[str, str | None]:
         if not isinstance(name, str) or not name:
             raise TableConfigError(f"{where}.KeySchema entry needs an AttributeName")
         if kind == "HASH":
-            pk = name
+            hash_keys.append(name)
         elif kind == "RANGE":
-            sk = name
+            range_keys.append(name)
         else:
             raise TableConfigError(f"{where}.KeySchema KeyType must be HASH or RANGE, got {kind!r}")
-    if pk is None:
+    if not hash_keys:
         raise TableConfigError(f"{where}.KeySchema needs a HASH key")
-    return pk, sk
+    return hash_keys, range_keys
 
 
 def _opt_units(block: Any, key: str) -> float | None:
@@ -53,7 +56,9 @@ def _opt_units(block: Any, key: str) -> float | None:
 
 @dataclass
 class IndexConfig:
-    """A GSI's keys and capacity settings."""
+    """A GSI's keys and capacity settings. `pk` and `sk` are its first partition-key
+    and sort-key attributes; `pk_parts` and `sk_parts` all of them, in key-schema order
+    (several for a multi-attribute key)."""
 
     name: str
     pk: str
@@ -66,13 +71,15 @@ class IndexConfig:
     max_write: float | None = None
     warm_read: float | None = None
     warm_write: float | None = None
+    pk_parts: tuple[str, ...] = ()
+    sk_parts: tuple[str, ...] = ()
 
     @classmethod
     def from_request(cls, raw: Any, billing: str) -> IndexConfig:
         if not isinstance(raw, dict) or not isinstance(raw.get("IndexName"), str):
             raise TableConfigError("GlobalSecondaryIndexes entries need an IndexName")
         name = raw["IndexName"]
-        pk, sk = _key_names(raw.get("KeySchema"), f"GlobalSecondaryIndexes[{name}]")
+        hash_keys, range_keys = _key_names(raw.get("KeySchema"), f"GlobalSecondaryIndexes[{name}]")
         projection = raw.get("Projection") or {"ProjectionType": "ALL"}
         ptype = projection.get("ProjectionType", "ALL") if isinstance(projection, dict) else None
         if ptype not in ("ALL", "KEYS_ONLY", "INCLUDE"):
@@ -87,8 +94,10 @@ class IndexConfig:
             )
         return cls(
             name=name,
-            pk=pk,
-            sk=sk,
+            pk=hash_keys[0],
+            sk=range_keys[0] if range_keys else None,
+            pk_parts=tuple(hash_keys),
+            sk_parts=tuple(range_keys),
             projection=ptype,
             non_key_attributes=list(projection.get("NonKeyAttributes", []) or []),
             rcu=_opt_units(throughput, "ReadCapacityUnits") if billing == PROVISIONED else None,
@@ -122,7 +131,10 @@ class TableConfig:
         name = req.get("TableName")
         if not isinstance(name, str) or not name:
             raise TableConfigError("TableName is required")
-        pk, sk = _key_names(req.get("KeySchema"), "CreateTable")
+        hash_keys, range_keys = _key_names(req.get("KeySchema"), "CreateTable")
+        if len(hash_keys) > 1 or len(range_keys) > 1:
+            raise TableConfigError("CreateTable.KeySchema has one HASH and at most one RANGE key")
+        pk, sk = hash_keys[0], (range_keys[0] if range_keys else None)
         billing = req.get("BillingMode") or PROVISIONED
         if billing not in (PROVISIONED, PAY_PER_REQUEST):
             raise TableConfigError(

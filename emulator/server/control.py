@@ -27,6 +27,7 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
+from emulator.server.streams import Stream, stream_label
 from emulator.server.table import (
     Table,
     attribute_types,
@@ -63,7 +64,7 @@ def _check_something_to_update(req: dict[str, Any]) -> None:
     """An UpdateTable must change one of the settings it can change, each GSI update
     one action on one index, at most one update per index (DynamoDB's words, as
     dynalite's tests record them against AWS)."""
-    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
+    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates", STREAM_MEMBER)):
         raise validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
             "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
@@ -106,6 +107,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "Number of attributes in KeySchema does not exactly match "
             "number of attributes defined in AttributeDefinitions"
         )
+    view_type = _new_stream(req)
     if name in state.tables:
         raise in_use(f"Table already exists: {name}")
     on_demand = req.get("BillingMode") == PAY_PER_REQUEST
@@ -148,6 +150,8 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         # CreationDateTime: Alternator's test_describe_table_billing, run against AWS).
         table.billing_switched_epoch = table.created_epoch
     state.tables[name] = table
+    if view_type is not None:
+        enable_stream(state, table, view_type, now)
     return {"TableDescription": describe(state, table, now)}
 
 
@@ -211,6 +215,8 @@ def delete_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     # the table's name, identity, status, throughput and size, not its schema or indexes.
     description = {k: full[k] for k in DELETE_DESCRIPTION if k in full}
     description["TableStatus"] = "DELETING"
+    if table.stream is not None:
+        disable_stream(table, now)  # [AWS] its records stay readable for 24 hours
     del state.tables[name]
     state.model.delete_table(name)
     state.metrics.forget(name)
@@ -266,6 +272,107 @@ def _store_kind(state: EmulatorState, tags: dict[str, str]) -> str:
     return kind
 
 
+# --- streams ---------------------------------------------------------------------------------
+
+STREAM_MEMBER: Final = "StreamSpecification"
+
+
+def _new_stream(req: dict[str, Any]) -> str | None:
+    """A CreateTable's StreamSpecification (its members' types and the view type's enum
+    were checked with the request's shape): the view type of the stream to enable, or
+    None. DynamoDB's words (observed on AWS: ack-api-quirks DDB-TABLE-035)."""
+    spec = member(req, STREAM_MEMBER, dict)
+    if spec is None:
+        return None
+    view = spec.get("StreamViewType")
+    if spec.get("StreamEnabled") is True:
+        if view is None:
+            raise invalid_parameter(
+                "Table is being created with a stream enabled, UpdateViewType is required"
+            )
+        return str(view)
+    if view is not None:
+        raise invalid_parameter(
+            "Table is being created with a stream disabled, UpdateViewType should not be specified"
+        )
+    return None
+
+
+def _stream_update(req: dict[str, Any]) -> tuple[bool, str | None] | None:
+    """An UpdateTable's StreamSpecification, checked as far as the request alone allows:
+    (enable?, view type), or None when there is none. [AWS] a stream change goes with no
+    capacity change, and an enable names its view type, a disable none (DynamoDB's words,
+    observed on AWS: ack-api-quirks DDB-TABLE-050 and DDB-TABLE-382)."""
+    spec = member(req, STREAM_MEMBER, dict)
+    if spec is None:
+        return None
+    if "ProvisionedThroughput" in req or req.get("BillingMode") == PROVISIONED:
+        raise validation("You cannot modify stream status while updating table IOPS")
+    if "OnDemandThroughput" in req:
+        raise validation(
+            "OnDemandThroughput can only be combined with BillingMode in an UpdateTable request"
+        )
+    enabled = spec.get("StreamEnabled") is True
+    view = spec.get("StreamViewType")
+    if enabled and view is None:
+        raise invalid_parameter("If stream is being enabled then UpdateViewType is required")
+    if not enabled and view is not None:
+        raise invalid_parameter(
+            "If stream is being disabled, then UpdateViewType must not be specified"
+        )
+    return enabled, None if view is None else str(view)
+
+
+def _apply_stream_update(
+    state: EmulatorState, table: Table, change: tuple[bool, str | None], now: float
+) -> None:
+    """Enable or disable a table's stream. [AWS] one already enabled cannot be enabled
+    again, even with another view type (disable it, then enable it: a new stream with a
+    new ARN), and a table without one has none to disable; the table is UPDATING for a
+    few seconds (4 to 5 s measured: here the create delay)."""
+    enabled, view = change
+    if enabled and table.stream is not None:
+        raise validation(f"Table already has an enabled stream: TableName: {table.name}")
+    if not enabled and table.stream is None:
+        raise validation(f"Table has no stream to disable: TableName: {table.name}")
+    if enabled:
+        assert view is not None
+        enable_stream(state, table, view, now)
+    else:
+        disable_stream(table, now)
+    table.settings.updating_until = max(table.settings.updating_until, now + state.create_delay_s)
+
+
+def enable_stream(state: EmulatorState, table: Table, view_type: str, now: float) -> None:
+    """A new stream on `table`, its shards one per partition of the table, its label the
+    time it was enabled (streams.py)."""
+    epoch = state.epoch(now)
+    label = stream_label(epoch, lambda taken: f"{table.arn}/stream/{taken}" in state.streams)
+    arn = f"{table.arn}/stream/{label}"
+    stream = Stream(
+        arn,
+        label,
+        table.name,
+        table.request["KeySchema"],
+        view_type,
+        epoch,
+        state.stream_budget,
+    )
+    stream.follow(state.model.tables[table.name].base.keyspace, now)
+    state.streams[arn] = stream
+    table.stream = table.latest_stream = stream
+    table.request[STREAM_MEMBER] = {"StreamEnabled": True, "StreamViewType": view_type}
+
+
+def disable_stream(table: Table, now: float) -> None:
+    """[AWS] a disabled stream stays listable and readable (DISABLED) for 24 hours; the
+    table's DescribeTable drops its StreamSpecification and keeps LatestStreamArn."""
+    assert table.stream is not None
+    table.stream.close(now)
+    table.stream = None
+    table.request.pop(STREAM_MEMBER, None)
+
+
 # --- UpdateTable -----------------------------------------------------------------------------
 
 
@@ -275,6 +382,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     # What the request alone can refuse, before the table is looked up (as DynamoDB:
     # an UpdateTable of nothing, or of too much, to a missing table is refused as such).
     _check_something_to_update(req)
+    stream_change = _stream_update(req)
     quotas.check_bounds(req)
     now = state.tick()
     table = _named_table(state, name)
@@ -286,6 +394,10 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "Attempt to change a resource which is still in use: Table is being "
             f"{'created' if status == 'CREATING' else 'updated'}: {name}"
         )
+    if stream_change is not None:
+        _apply_stream_update(state, table, stream_change, now)
+        if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
+            return {"TableDescription": describe(state, table, now)}
     new = copy.deepcopy(table.request)
     billing = member(req, "BillingMode", str)
     switching = billing is not None and billing != (new.get("BillingMode") or PROVISIONED)
@@ -577,6 +689,11 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         out["OnDemandThroughput"] = _on_demand(req)
     if table.lsis:
         out["LocalSecondaryIndexes"] = lsi.describe(table)
+    if table.stream is not None:
+        out[STREAM_MEMBER] = {"StreamEnabled": True, "StreamViewType": table.stream.view_type}
+    if table.latest_stream is not None:
+        out["LatestStreamLabel"] = table.latest_stream.label
+        out["LatestStreamArn"] = table.latest_stream.arn
     gsis = []
     for raw in req.get("GlobalSecondaryIndexes") or []:
         name = raw["IndexName"]

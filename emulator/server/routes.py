@@ -1,23 +1,27 @@
 """The emulator's routes: DynamoDB's JSON 1.0 protocol and hotbench's own GET views.
 
-  POST /                      DynamoDB (X-Amz-Target: DynamoDB_20120810.<Operation>)
+  POST /                      DynamoDB (X-Amz-Target: DynamoDB_20120810.<Operation>), and
+                              DynamoDB Streams (DynamoDBStreams_20120810.<Operation>)
   GET  /                      "healthy: ..." as DynamoDB answers a plain GET
   GET  /_hotbench/metrics     per-second metrics (docs/emulator.md)
   GET  /_hotbench/partitions  ?table=T: the model's partition map
   GET  /_hotbench/memory      the item store, the memory bound and what it refused
   POST /_hotbench/skip        ?seconds=S: let S seconds of emulator time pass at once
 
-SigV4 headers are accepted and not verified: any credentials work. The HTTP framing is
-emulator/server/http.py; the DynamoDB semantics are Service.handle.
+A request reaches the tables of the region its SigV4 credential scope names (regions.py);
+its signature is verified only when the service was asked to (signatures.py), otherwise
+any credentials work. The HTTP framing is emulator/server/http.py; the DynamoDB semantics
+are Service.handle.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import parse_qs
 
-from emulator.server.http import Reply, RequestHandler
+from emulator.server.http import Headers, Reply, RequestHandler
 from emulator.server.latency import Latency
 from emulator.server.protocol import DynamoError
 from emulator.server.service import Service
@@ -36,12 +40,27 @@ def make_handler(service: Service, latency: Latency) -> RequestHandler:
     """The request handler of one emulator."""
     handle_dynamodb = service.handle
     delay = latency.sample
+    signatures = service.signatures
 
-    def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
+    def handle(
+        method: str,
+        path: str,
+        query: str,
+        target: str | None,
+        body: bytes,
+        authorization: str | None,
+        headers: Headers | None,
+    ) -> Reply:
         if method == "POST":
             if path == SKIP_PATH:  # the one POST that is not DynamoDB's
                 return _skip(service, query)
-            status, payload = handle_dynamodb(target, body)
+            if signatures is not None:
+                refused = signatures.refusal(
+                    method, path, query, headers or [], body, authorization
+                )
+                if refused is not None:
+                    return Reply(refused.status, JSON_CONTENT_TYPE, refused.payload(), delay())
+            status, payload = handle_dynamodb(target, body, authorization)
             return Reply(status, JSON_CONTENT_TYPE, payload, delay())
         if method in ("GET", "HEAD"):
             return _get(service, path, query)
@@ -51,6 +70,7 @@ def make_handler(service: Service, latency: Latency) -> RequestHandler:
 
 
 SKIP_PATH = "/_hotbench/skip"
+_REGION = re.compile(r"[a-z0-9-]{1,32}")
 MAX_SKIP_S = 86_400.0
 
 
@@ -75,16 +95,19 @@ def _skip(service: Service, query_string: str) -> Reply:
 def _get(service: Service, path: str, query_string: str) -> Reply:
     query = {k: v[-1] for k, v in parse_qs(query_string).items()}
     try:
+        region = query.get("region")
+        if region is not None and _REGION.fullmatch(region) is None:
+            return _json({"error": "region must be a region's name, such as eu-west-1"}, 400)
         if path == "/_hotbench/metrics":
             seconds = int(query.get("seconds", "60"))
-            return _json(service.metrics_view(seconds, query.get("table")))
+            return _json(service.metrics_view(seconds, query.get("table"), region))
         if path == "/_hotbench/memory":
             return _json(service.memory_view())
         if path == "/_hotbench/partitions":
             table = query.get("table")
             if not table:
                 return _json({"error": "give ?table=NAME"}, 400)
-            return _json(service.partitions_view(table))
+            return _json(service.partitions_view(table, region))
     except ValueError:
         return _json({"error": "seconds must be an integer"}, 400)
     except DynamoError as exc:
