@@ -186,8 +186,13 @@ def _other_requests(state: EmulatorState, name: str) -> list[dict[str, Any]]:
 
 
 def _named_table(state: EmulatorState, name: str) -> Table:
-    """A table in any status (control-plane calls see CREATING tables too)."""
+    """A table in any status (control-plane calls see CREATING tables too), by name or
+    by its ARN (of this region and account)."""
     table = state.tables.get(name)
+    if table is None and name.startswith("arn:") and ":table/" in name:
+        found = state.tables.get(name.rsplit("/", 1)[-1])
+        if found is not None and found.arn == name:
+            return found
     if table is None:
         check_name(name)
         raise not_found(f"Table: {name} not found")

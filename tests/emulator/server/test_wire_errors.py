@@ -3,6 +3,7 @@ the DynamoDB error a real client would get, never a 5xx, never a dropped connect
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import urllib.error
@@ -302,3 +303,39 @@ def test_service_layer_errors_have_dynamodbs_bodies(
     "Message" or no text at all: DynamoDB's answers to dynalite's test/connection.js."""
     status, payload, _ = post(shared.endpoint_url, body, target)
     assert (status, payload) == (400, expected)
+
+
+def test_error_bodies_are_the_bytes_dynamodb_sends(shared: EmulatorServer) -> None:
+    """[AWS] compact JSON, so the body and its x-amz-crc32 are DynamoDB's to the byte
+    (dynalite's test/connection.js, run against DynamoDB: a body that is not JSON gets
+    exactly this SerializationException, crc32 3948637019)."""
+    connection = http.client.HTTPConnection(
+        shared.endpoint_url.removeprefix("http://"), timeout=10
+    )
+    for target, expected, crc in [
+        (None, b'{"__type":"com.amazon.coral.service#SerializationException"}', "3948637019"),
+        (
+            TARGET + "ListTable",
+            b'{"__type":"com.amazon.coral.service#UnknownOperationException"}',
+            None,
+        ),
+    ]:
+        headers = {"Content-Type": "application/x-amz-json-1.0"}
+        if target is not None:
+            headers["X-Amz-Target"] = target
+        connection.request("POST", "/", body=b"hi" if target is None else b"{}", headers=headers)
+        reply = connection.getresponse()
+        body = reply.read()
+        assert (reply.status, body) == (400, expected)
+        assert reply.headers["Content-Length"] == str(len(expected))
+        if crc is not None:
+            assert reply.headers["x-amz-crc32"] == crc
+    connection.request(
+        "POST",
+        "/",
+        body=b'{"TableName": "missing"}',
+        headers={"X-Amz-Target": TARGET + "DescribeTable"},
+    )
+    body = connection.getresponse().read()
+    assert body == json.dumps(json.loads(body), separators=(",", ":")).encode()
+    connection.close()
