@@ -837,13 +837,13 @@ def _multi_key_condition(node: Node, schema: KeySchema) -> KeyCondition:
         tests[attr] = part
     values: list[AttributeValue] = []
     for key in schema.hash_keys:
-        part = tests.get(key.name)
-        if part is None:
+        equal = tests.get(key.name)
+        if equal is None:
             raise validation(f"Query condition missed key schema element: {key.name}")
-        if part[0] != "cmp" or part[1] != "=":
+        if equal[0] != "cmp" or equal[1] != "=":
             raise validation("Query key condition not supported")
-        _check_key_type(part[3][1], key.type)
-        values.append(part[3][1])
+        _check_key_type(equal[3][1], key.type)
+        values.append(equal[3][1])
     given = [k for k in schema.range_keys if k.name in tests]
     sk_test: Node | None = None
     for number, key in enumerate(schema.range_keys[: len(given)]):

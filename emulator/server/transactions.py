@@ -314,7 +314,7 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
             if new is not None and table.gsis
             else outcome.old
         )
-        asked = plan_write(
+        planned_write = plan_write(
             model,
             table,
             model_old,
@@ -325,7 +325,7 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
             outcome.new_size if committing else action.size,
             transactional=True,
         )
-        planned.append((action, outcome, asked))
+        planned.append((action, outcome, planned_write))
     refused, throttle = model.write_together(
         [
             (model.tables[a.table.name], p.pk_hash, p.sk_pos, p.units, p.gsi_writes)
@@ -334,13 +334,13 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
         now=now,
     )
     charges: dict[str, Charge] = {}
-    for number, (action, outcome, asked) in enumerate(planned):
+    for number, (action, outcome, charged) in enumerate(planned):
         if refused < 0:
-            state.metrics.record(action.table.name, ADMITTED, asked.charge, now)
-            add_charge(charges, action.table.name, asked.charge)
+            state.metrics.record(action.table.name, ADMITTED, charged.charge, now)
+            add_charge(charges, action.table.name, charged.charge)
         elif number == refused:
             assert throttle is not None
-            state.metrics.record(action.table.name, Decision(0, 1, throttle), asked.charge, now)
+            state.metrics.record(action.table.name, Decision(0, 1, throttle), charged.charge, now)
             outcome.reason = _throttled(throttle)
             committing = False
     if not committing:

@@ -87,6 +87,14 @@ def test_a_table_created_with_a_stream_describes_and_lists_it(ddb: Any, streams:
     assert described["TableName"] == "orders"
 
 
+def test_list_streams_pages(ddb: Any, streams: Any) -> None:
+    arns = sorted(_create(ddb, name=name) for name in ("aaa", "bbb", "ccc"))
+    first = streams.list_streams(Limit=2)
+    rest = streams.list_streams(ExclusiveStartStreamArn=first["LastEvaluatedStreamArn"])
+    assert [s["StreamArn"] for s in first["Streams"] + rest["Streams"]] == arns
+    assert "LastEvaluatedStreamArn" not in rest
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -339,6 +347,13 @@ def test_shard_iterators_start_where_their_type_says(ddb: Any, streams: Any) -> 
     ddb.put_item(TableName="orders", Item={**_key("k"), "n": {"N": "9"}})
     following = streams.get_records(ShardIterator=latest["NextShardIterator"])["Records"]
     assert [r["dynamodb"]["NewImage"]["n"] for r in following] == [{"N": "9"}]
+    # AT_TIMESTAMP: the first record written at or after the time.
+    since = streams.get_records(
+        ShardIterator=iterator(
+            "AT_TIMESTAMP", Timestamp=everything[0]["dynamodb"]["ApproximateCreationDateTime"]
+        )
+    )
+    assert since["Records"][0]["dynamodb"]["SequenceNumber"] == numbers[0]
     # Limit pages: each page's NextShardIterator goes on where it stopped.
     first = streams.get_records(ShardIterator=iterator("TRIM_HORIZON"), Limit=2)
     rest = streams.get_records(ShardIterator=first["NextShardIterator"])
