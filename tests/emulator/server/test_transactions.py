@@ -362,4 +362,3 @@ def test_a_large_transaction_is_admitted_whole_as_dynamodb_admits_it(
     emu.skip(2)  # the refill repays the debt
     ddb.put_item(TableName="tbl", Item=_key("next"))
     assert ddb.describe_table(TableName="tbl")["Table"]["ItemCount"] == 31
-

@@ -309,9 +309,7 @@ def test_error_bodies_are_the_bytes_dynamodb_sends(shared: EmulatorServer) -> No
     """[AWS] compact JSON, so the body and its x-amz-crc32 are DynamoDB's to the byte
     (dynalite's test/connection.js, run against DynamoDB: a body that is not JSON gets
     exactly this SerializationException, crc32 3948637019)."""
-    connection = http.client.HTTPConnection(
-        shared.endpoint_url.removeprefix("http://"), timeout=10
-    )
+    connection = http.client.HTTPConnection(shared.endpoint_url.removeprefix("http://"), timeout=10)
     for target, expected, crc in [
         (None, b'{"__type":"com.amazon.coral.service#SerializationException"}', "3948637019"),
         (
