@@ -18,6 +18,7 @@ from emulator.server.keystore import STORES
 from emulator.server.memory import MemoryBound, default_max_memory
 from emulator.server.metrics import Metrics
 from emulator.server.protocol import check_name, not_found
+from emulator.server.stream_writes import record_write
 from emulator.server.streams import DEFAULT_BUDGET_BYTES, RETENTION_S, RecordBudget, Stream
 from emulator.server.table import Table
 from emulator.server.values import Item
@@ -133,8 +134,6 @@ class EmulatorState:
     def _expired(self, table: Table, key: Item, item: Item, size: int, now: float) -> None:
         """An item Time to Live deleted: its stream's REMOVE record, by the service."""
         if table.stream is not None:
-            from emulator.server.stream_writes import record_write
-
             record_write(self, table, key, item, None, (size, 0), now, service=True)
 
     def skip(self, seconds: float) -> None:

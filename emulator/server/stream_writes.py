@@ -4,10 +4,14 @@ once the write is applied, so a stream holds exactly what the table became."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from emulator.server.admission import changed_attributes, location
-from emulator.server.emulator_state import EmulatorState
 from emulator.server.table import Table
 from emulator.server.values import Item
+
+if TYPE_CHECKING:  # the state calls here on a Time to Live deletion: no import at run time
+    from emulator.server.emulator_state import EmulatorState
 
 
 def record_write(
