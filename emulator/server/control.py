@@ -364,9 +364,24 @@ def enable_stream(state: EmulatorState, table: Table, view_type: str, now: float
         state.stream_budget,
     )
     stream.follow(state.model.tables[table.name].base.keyspace, now)
+    _forget_old_streams(state.streams)
     state.streams[arn] = stream
     table.stream = table.latest_stream = stream
     table.request[STREAM_MEMBER] = {"StreamEnabled": True, "StreamViewType": view_type}
+
+
+MAX_DISABLED_STREAMS: Final = 1000
+"""Disabled streams a region keeps (each listable for 24 hours) beyond which the oldest
+are forgotten: a client enabling and disabling streams in a loop cannot grow the server
+without bound (each keeps its shards and records)."""
+
+
+def _forget_old_streams(streams: dict[str, Stream]) -> None:
+    disabled = [s for s in streams.values() if s.disabled_at is not None]
+    if len(disabled) >= MAX_DISABLED_STREAMS:
+        disabled.sort(key=lambda s: s.disabled_at or 0.0)
+        for stream in disabled[: len(disabled) - MAX_DISABLED_STREAMS + 1]:
+            del streams[stream.arn]
 
 
 def disable_stream(table: Table, now: float) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import zlib
 from typing import Any, Final
 
@@ -241,9 +242,12 @@ def get_records(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         raise _trimmed()
     records: list[StreamRecord] = []
     size = 0
-    for record in shard.records:
-        if record.seq < position:
-            continue
+    kept = shard.records
+    # Sequence numbers rise along a shard: the first record at or after the position by
+    # bisection, not a walk of every record kept.
+    first = bisect.bisect_left(kept, position, key=_sequence_of)
+    for i in range(first, len(kept)):
+        record = kept[i]
         if len(records) >= limit or (records and size + record.size > MAX_RECORDS_BYTES):
             break
         records.append(record)
@@ -257,6 +261,10 @@ def get_records(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         # on to its children.
         out["NextShardIterator"] = _iterator(stream, shard, position, now)
     return out
+
+
+def _sequence_of(record: StreamRecord) -> int:
+    return record.seq
 
 
 def _render(stream: Stream, record: StreamRecord, region: str) -> dict[str, Any]:
