@@ -51,10 +51,12 @@ class Reply(NamedTuple):
 
 Headers = list[tuple[bytes, bytes]]
 RequestHandler = Callable[
-    [str, str, str, "str | None", bytes, "str | None", "Headers | None"], Reply
+    [str, str, str, "str | None", bytes, "bytes | None", "Headers | None"], Reply
 ]
 """handler(method, path, query, x_amz_target, body, authorization, headers) -> Reply;
-`headers` all of the request's, in order, when the server keeps them (`keep_headers`:
+`authorization` the Authorization header's bytes (undecoded: most requests need only
+its credential scope, found by its bytes), `headers` all of the request's, in order,
+when the server keeps them (`keep_headers`:
 the signature check needs them), else None. Must not raise (a raise is answered with a
 500 naming a server bug)."""
 
@@ -146,7 +148,7 @@ def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
     )
 
 
-_Request = tuple[bytes, bytes, "str | None", bytes, bool, "str | None", "Headers | None"]
+_Request = tuple[bytes, bytes, "str | None", bytes, bool, "bytes | None", "Headers | None"]
 """A parsed request: method, URL, X-Amz-Target, body, keep-alive, Authorization, and
 every header when they are kept."""
 _Work = _Request | tuple[Reply, bool]
@@ -261,7 +263,7 @@ class HttpConnection(asyncio.Protocol):
         """True once a closing reply is queued: nothing after it is answered."""
         self.held: collections.deque[tuple[float, bytes, bool]] = collections.deque()
         self.timer: asyncio.TimerHandle | None = None
-        self.authorization: str | None = None
+        self.authorization: bytes | None = None
         self.headers: Headers | None = None
         self.keep_headers = server.keep_headers
         self.last_active = time.monotonic()
@@ -341,7 +343,7 @@ class HttpConnection(asyncio.Protocol):
         if len(name) == 12 and name.lower() == b"x-amz-target":
             self.target = value.decode("latin-1")
         elif len(name) == 13 and name.lower() == b"authorization":
-            self.authorization = value.decode("latin-1")
+            self.authorization = value
         elif (
             len(name) == 6
             and name.lower() == b"expect"

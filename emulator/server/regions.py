@@ -23,7 +23,7 @@ MAX_NAMESPACES: Final = 64
 a client inventing a region per request cannot grow the server without bound."""
 _REGION: Final = re.compile(r"[a-z0-9-]{1,32}")
 _ACCOUNT: Final = re.compile(r"\d{12}")
-_CREDENTIAL: Final = "Credential="
+_CREDENTIAL: Final = b"Credential="
 SCOPE_CACHE: Final = 1024
 
 
@@ -35,24 +35,37 @@ class Regions:
         self.states: dict[tuple[str, str], EmulatorState] = {
             (default.account, default.region): default
         }
-        self._scopes: dict[str, EmulatorState] = {}
-        """The state of each credential scope seen (AKID/date/region/service/aws4_request):
-        a request's region found with one slice and one look-up."""
+        self._scopes: dict[bytes, EmulatorState] = {}
+        """The state of each Authorization header's start up to its credential scope's
+        end (AKID/date/region/service/aws4_request,): found with one slice and one look-up."""
+        self._last: tuple[bytes, EmulatorState] = (b"\x00never", default)
+        """The last prefix seen and its state (the common case: one client, one region)."""
 
-    def of(self, authorization: str) -> EmulatorState:
-        """The state a request signed with `authorization` reaches."""
+    def of(self, authorization: bytes) -> EmulatorState:
+        """The state a request signed with `authorization` (the header's bytes) reaches.
+
+        The credential scope (up to the comma after it) is the same in every request a
+        client signs for one region on one day, so the last one seen is tried first with
+        one `startswith` (a per-request cost of ~0.1 us, against ~2 us for finding and
+        slicing the scope: measured compiled, with benchmarks/endpoint.py's header)."""
+        last = self._last
+        if authorization.startswith(last[0]):
+            return last[1]
         start = authorization.find(_CREDENTIAL)
         if start < 0:
             return self.default
-        start += len(_CREDENTIAL)
-        end = authorization.find(",", start)
-        scope = authorization[start:end] if end >= 0 else authorization[start:]
-        found = self._scopes.get(scope)
+        end = authorization.find(b",", start)
+        if end < 0:
+            return self.default
+        prefix = authorization[: end + 1]
+        found = self._scopes.get(prefix)
         if found is None:
+            scope = authorization[start + len(_CREDENTIAL) : end].decode("latin-1")
             found = self._resolve(scope)
             if len(self._scopes) >= SCOPE_CACHE:
                 self._scopes.clear()
-            self._scopes[scope] = found
+            self._scopes[prefix] = found
+        self._last = (prefix, found)
         return found
 
     def _resolve(self, scope: str) -> EmulatorState:

@@ -48,16 +48,15 @@ def make_handler(service: Service, latency: Latency) -> RequestHandler:
         query: str,
         target: str | None,
         body: bytes,
-        authorization: str | None,
+        authorization: bytes | None,
         headers: Headers | None,
     ) -> Reply:
         if method == "POST":
             if path == SKIP_PATH:  # the one POST that is not DynamoDB's
                 return _skip(service, query)
             if signatures is not None:
-                refused = signatures.refusal(
-                    method, path, query, headers or [], body, authorization
-                )
+                text = None if authorization is None else authorization.decode("latin-1")
+                refused = signatures.refusal(method, path, query, headers or [], body, text)
                 if refused is not None:
                     return Reply(refused.status, JSON_CONTENT_TYPE, refused.payload(), delay())
             status, payload = handle_dynamodb(target, body, authorization)

@@ -214,7 +214,7 @@ class Service:
 
     # dispatch --------------------------------------------------------------------------
     def handle(
-        self, target: str | None, body: bytes, authorization: str | None = None
+        self, target: str | None, body: bytes, authorization: bytes | None = None
     ) -> tuple[int, bytes]:
         """One DynamoDB request: (HTTP status, JSON body), shown to `tap` if one is set;
         `authorization` its Authorization header, whose credential scope names the region
