@@ -60,6 +60,7 @@ when the server keeps them (`keep_headers`:
 the signature check needs them), else None. Must not raise (a raise is answered with a
 500 naming a server bug)."""
 
+PLAIN_JSON = "application/json"
 IDLE_TIMEOUT_S = 60.0
 """A keep-alive connection with nothing to answer and nothing received for this long is
 closed, so a client that leaks sockets cannot exhaust the server's file descriptors, and
@@ -148,7 +149,7 @@ def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
     )
 
 
-_Request = tuple[bytes, bytes, "str | None", bytes, bool, "bytes | None", "Headers | None"]
+_Request = tuple[bytes, bytes, "str | None", bytes, bool, "bytes | None", "Headers | None", bool]
 """A parsed request: method, URL, X-Amz-Target, body, keep-alive, Authorization, and
 every header when they are kept."""
 _Work = _Request | tuple[Reply, bool]
@@ -264,6 +265,8 @@ class HttpConnection(asyncio.Protocol):
         self.held: collections.deque[tuple[float, bytes, bool]] = collections.deque()
         self.timer: asyncio.TimerHandle | None = None
         self.authorization: bytes | None = None
+        self.plain_json = False
+        """The request's Content-Type was application/json: so is the reply's."""
         self.headers: Headers | None = None
         self.keep_headers = server.keep_headers
         self.last_active = time.monotonic()
@@ -326,6 +329,7 @@ class HttpConnection(asyncio.Protocol):
         self.url = b""
         self.target = None
         self.authorization = None
+        self.plain_json = False
         self.headers = [] if self.keep_headers else None
         self.body = []
         self.size = 0
@@ -340,8 +344,14 @@ class HttpConnection(asyncio.Protocol):
         self.header_bytes += len(name) + len(value)
         if self.headers is not None:
             self.headers.append((name, value))
-        if len(name) == 12 and name.lower() == b"x-amz-target":
-            self.target = value.decode("latin-1")
+        if len(name) == 12:
+            lowered = name.lower()
+            if lowered == b"x-amz-target":
+                self.target = value.decode("latin-1")
+            elif lowered == b"content-type" and value.startswith(b"application/json"):
+                # [AWS] DynamoDB answers in the content type it was asked in: JSON 1.0's,
+                # or plain application/json (dynalite's test/connection.js, run on AWS).
+                self.plain_json = True
         elif len(name) == 13 and name.lower() == b"authorization":
             self.authorization = value
         elif (
@@ -383,6 +393,7 @@ class HttpConnection(asyncio.Protocol):
                 keep_alive,
                 self.authorization,
                 self.headers,
+                self.plain_json,
             ),
         )
 
@@ -394,11 +405,15 @@ class HttpConnection(asyncio.Protocol):
             ready, keep_alive = cast(tuple[Reply, bool], work)
             self._send(ready, keep_alive)
             return
-        raw_method, url, target, body, keep_alive, authorization, headers = cast(_Request, work)
+        raw_method, url, target, body, keep_alive, authorization, headers, plain_json = cast(
+            _Request, work
+        )
         method = raw_method.decode("latin-1")
         path, _, query = url.decode("latin-1").partition("?")
         try:
             reply = self.handler(method, path, query, target, body, authorization, headers)
+            if plain_json and reply.content_type == JSON_CONTENT_TYPE:
+                reply = reply._replace(content_type=PLAIN_JSON)
         except Exception:  # the handler's contract is not to raise; never drop the client
             log.exception("handler failed on %s %s", method, path)
             reply = Reply(500, JSON_CONTENT_TYPE, _BUG)

@@ -337,3 +337,38 @@ def test_error_bodies_are_the_bytes_dynamodb_sends(shared: EmulatorServer) -> No
     body = connection.getresponse().read()
     assert body == json.dumps(json.loads(body), separators=(",", ":")).encode()
     connection.close()
+
+
+def test_an_empty_body_and_a_plain_json_request_are_answered_as_dynamodb_does(
+    shared: EmulatorServer,
+) -> None:
+    """[AWS] no body: an unknown target first, then the missing body is a bare
+    SerializationException; a request sent as application/json is answered as
+    application/json (dynalite's test/connection.js and test/listTables.js, run on AWS)."""
+    connection = http.client.HTTPConnection(shared.endpoint_url.removeprefix("http://"), timeout=10)
+
+    def send(target: str | None, body: bytes, kind: str | None) -> tuple[int, str, bytes]:
+        headers = {} if kind is None else {"Content-Type": kind}
+        if target is not None:
+            headers["X-Amz-Target"] = target
+        connection.request("POST", "/", body=body, headers=headers)
+        reply = connection.getresponse()
+        return reply.status, reply.headers["Content-Type"], reply.read()
+
+    assert send(TARGET + "ListTables", b"", None) == (
+        400,
+        "application/x-amz-json-1.0",
+        b'{"__type":"com.amazon.coral.service#SerializationException"}',
+    )
+    assert send(None, b"", None)[2] == (
+        b'{"__type":"com.amazon.coral.service#UnknownOperationException"}'
+    )
+    status, kind, body = send(TARGET + "ListTables", b"{}", "application/json")
+    assert (status, kind) == (200, "application/json") and b"TableNames" in body
+    assert send(TARGET + "ListTables", b"{}", "application/json;charset=utf-8")[1] == (
+        "application/json"
+    )
+    assert send(TARGET + "ListTables", b"{}", "application/x-amz-json-1.0")[1] == (
+        "application/x-amz-json-1.0"
+    )
+    connection.close()
