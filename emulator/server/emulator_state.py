@@ -116,12 +116,14 @@ class EmulatorState:
 
     # time ------------------------------------------------------------------------------
     def now(self) -> float:
-        """Emulator time: seconds since start on a monotonic clock, plus skipped time."""
-        return self.time.now()
+        """Emulator time: seconds since start on a monotonic clock, plus skipped time
+        (`EmulatorClock.now`, spelled out: every request reads it twice)."""
+        clock = self.time
+        return clock.clock() - clock.t0 + clock.offset
 
     def tick(self) -> float:
         """Bring the model up to now (heat, splits, growth land) and return now."""
-        now = self.time.now()
+        now = self.now()
         self.model.advance(now)
         self.metrics.sample_partitions(self.model, now)
         if now >= self.expiry.due:
