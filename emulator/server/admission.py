@@ -111,6 +111,18 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
     return bool(canonical(a) == canonical(b))
 
 
+def changes_anything(old: Item, new: Item) -> bool:
+    """Whether a write from `old` to `new` changes any attribute: `changed_attributes`,
+    stopping at the first change (a stream asks it of every write)."""
+    if len(old) != len(new):
+        return True
+    for name, after in new.items():
+        before = old.get(name)
+        if before != after and not _same(before, after):
+            return True
+    return False
+
+
 def changed_attributes(old: Item, new: Item) -> set[str]:
     """Names of the attributes a write changes (added, removed or given a new value).
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from emulator.server.admission import changed_attributes, location
+from emulator.server.admission import changes_anything, location
 from emulator.server.table import Table
 from emulator.server.values import Item
 
@@ -33,7 +33,7 @@ def record_write(
     stream = table.stream
     if stream is None or (old is None and new is None):
         return
-    if old is not None and new is not None and not changed_attributes(old, new):
+    if old is not None and new is not None and not changes_anything(old, new):
         return
     keyspace = state.model.tables[table.name].base.keyspace
     pk_hash, sk_pos = location(table.schema, key)
@@ -41,7 +41,7 @@ def record_write(
     store = table.store
     stream.add(
         shard,
-        table.schema.key_of(key),
+        key,  # the write's key: exactly the table's key attributes, made for this write
         store.answer(old) if old is not None else None,
         store.answer(new) if new is not None else None,
         sizes,
