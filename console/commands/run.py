@@ -28,11 +28,12 @@ from console.commands.workflow import (
     add_up_arguments,
     hooks_for,
     settings_from,
+    show_plan,
     up_options,
 )
 from console.output import UserError, print_progress
 from console.render.results_table import report_result
-from console.render.workflow_output import print_down, print_plan
+from console.render.workflow_output import print_down
 from console.run.options import RunOptions
 from loadgen.format.playbook import load_playbook
 from loadgen.live.op_replies import APPLICATION_ANSWERS
@@ -221,7 +222,7 @@ def up_run_down(
     settings = settings_from(args)
     hooks = hooks_for(console, args)
     options = up_options(args)
-    print_plan(plan(args.playbook, settings, options), console)
+    show_plan(plan(args.playbook, settings, options), console)
     state = up(args.playbook, settings, hooks, options)
     try:
         on_result(run(state.run_id, settings, hooks, _run_options(args)))

@@ -25,6 +25,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from console.infra.tf_errors import TerraformApplyError, TerraformError
+from console.render.cost_table import plan_review
 from console.run.errors import StateError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.models import DownReport, Leftover, PlanReport
@@ -263,7 +264,7 @@ class AwsTarget:
                 tf.init()
                 self._initialized.add(tf_state.workdir)
             planned = tf.plan()
-            for line in planned.describe().splitlines():
+            for line in plan_review(planned):
                 hooks.say(line)
             hooks.check_cancel()
             try:

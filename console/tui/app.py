@@ -24,8 +24,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from console.output import UserError
+from console.render.live_vs_simulated import export
 from console.tui.backend import Backend
-from console.tui.export import export
 from console.tui.screens.base import TuiScreen
 from console.tui.screens.dialogs import destroy_question, quit_question, step_question, sweep_result
 from console.tui.screens.help import HelpScreen

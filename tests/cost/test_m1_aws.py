@@ -87,7 +87,7 @@ def test_m1_estimate_adds_up_by_hand(report: PlanReport) -> None:
 
 def test_m1_estimate_prints_its_setup_lines_at_80_columns(report: PlanReport) -> None:
     out = io.StringIO()
-    print_plan(report, Console(file=out, width=80, color_system=None))
+    print_plan(report, Console(file=out, width=80, color_system=None), "Fargate tasks")
     text = out.getvalue().splitlines()
     rows = [r for r in text if " x $" in r]
     assert len(rows) == len(report.lines) and all(len(r) <= 80 for r in rows)
