@@ -12,7 +12,7 @@ AWS's bill.
 
 The cost table at 80 columns is drawn by console.render.cost_table, with everything else
 the CLI and the TUI print. Importing this package imports no workflow module (the tally's
-record builder is `console.workflow.tally`, imported where it is used).
+record builder is `console.workflow.run_cost`, imported where it is used).
 """
 
 from console.cost.lines import CostLine
