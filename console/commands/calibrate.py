@@ -22,7 +22,12 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     # Imported here, not at the top: the fit needs scipy.optimize (about 1 s of CPU to
     # import), and every `hotbench` process registers this command, including the
     # emulator, the reaper and each command the test suite starts.
-    from loadgen.analysis.calibrate import CalibrationOptions, TargetError, calibrate, load_target
+    from loadgen.analysis.calibrate import (
+        CalibrationOptions,
+        MeasuredResultError,
+        calibrate,
+        load_measured,
+    )
     from loadgen.analysis.calibrate.fit import CalibrationError
 
     prior = params_from(args)
@@ -32,8 +37,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
         playbooks[load_playbook(path).name] = path
     try:
-        targets = [load_target(path, playbooks) for path in args.results]
-    except TargetError as exc:
+        targets = [load_measured(path, playbooks) for path in args.results]
+    except MeasuredResultError as exc:
         raise UserError(str(exc)) from None
 
     def progress(message: str) -> None:

@@ -22,8 +22,8 @@ from pydantic_settings import (
 )
 
 TargetName = Literal["local", "aws"]
-Target = TargetName
-"""The old name of TargetName (the protocol of that name is console.targets.Target)."""
+"""A target's name, as settings, the state and the reports record it (the target itself
+is console.targets.Target)."""
 
 TOML_FILE = "hotbench.toml"
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from console.run.errors import StateError
-from console.run.settings import Target
+from console.run.settings import TargetName
 
 FORMAT = "hotbench.run-state/1"
 STATE_FILE = "state.json"
@@ -222,7 +222,7 @@ class RunState(Model):
 
     format: str = FORMAT
     run_id: str
-    target: Target
+    target: TargetName
     region: str
     playbook_path: str
     playbook_name: str

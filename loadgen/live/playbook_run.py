@@ -326,13 +326,14 @@ def delete_tables(
                     )
                     continue
                 leftover = Leftover(
-                    f"table {name}",
-                    error,
+                    "table",
+                    name,
                     f"aws dynamodb delete-table --table-name {name} --endpoint-url {endpoint}",
+                    error,
                 )
                 say(
                     f"{CLEANUP_FAILED}could not delete {leftover.resource} ({error}); "
-                    f"remove it with: {leftover.remove}"
+                    f"remove it with: {leftover.delete_command}"
                 )
                 left.append(leftover)
             if isinstance(exc, KeyboardInterrupt):
