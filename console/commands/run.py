@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from console import exitcodes
-from console.commands.emulator import memory_bound
-from console.commands.params import params_from
+from console.commands.emulator import emulator_options
 from console.commands.workflow import (
     add_seed_items_argument,
     add_settings_arguments,
@@ -111,8 +110,8 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     from loadgen.live.playbook_run import LiveOptions
 
     check_live_arguments(args)
-    loaded = params_from(args)
-    if loaded.path is not None and args.endpoint is not None:
+    emulator = emulator_options(args)
+    if emulator.params.path is not None and args.endpoint is not None:
         raise UserError(
             "--params sets the built-in emulator's parameters; an --endpoint emulator has "
             "its own: start it with `hotbench emulator serve --params FILE`, or drop --endpoint"
@@ -124,9 +123,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         endpoint=args.endpoint,
         seed_limit=args.seed_items,
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout or LOCAL_BARRIER_TIMEOUT_S),
-        store=args.store,
-        max_memory=memory_bound(args.max_memory),
-        params=loaded.params,
+        emulator=emulator,
     )
 
 

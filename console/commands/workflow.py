@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from console.commands.emulator import add_store_arguments, memory_bound
+from console.commands.emulator import add_store_arguments, emulator_options
 from console.commands.params import add_params_argument
 from console.output import print_progress
 from console.render.runs_table import ListedRun, runs_table
@@ -33,6 +33,7 @@ from console.workflow import (
     WarmTarget,
     load_settings,
 )
+from emulator.emulator_options import EmulatorOptions
 
 DEFAULTS = Settings.model_fields
 
@@ -142,36 +143,29 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_cpu=args.task_cpu,
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
-        emulator_store=args.store,
-        emulator_max_memory=_checked_size(args.max_memory),
-        create_delay_s=args.create_delay,
-        params_file=_checked_params(args),
+        emulator=_local_emulator(args),
     )
 
 
-def _checked_params(args: argparse.Namespace) -> str | None:
-    """--params as an absolute path, once it loads (the emulator `up` starts, in its own
-    folder, reads it again)."""
+def _local_emulator(args: argparse.Namespace) -> EmulatorOptions:
+    """The emulator a local `up` starts, from the flags; its --params file as an absolute
+    path (the emulator, in its own folder, reads it again), and refused where the tables
+    are AWS's own."""
+    import dataclasses
     from pathlib import Path
 
-    from console.commands.params import params_from
-
-    loaded = params_from(args)
+    options = emulator_options(args)
+    loaded = options.params
     if loaded.path is None:
-        return None
+        return options
     if not target_named(settings_from(args)).tables_are_modelled:
         raise ConfigError(
             "--params sets the emulator's and the simulation's parameters; on AWS the tables "
             "meet AWS's own capacity: drop --params (calibrate from the AWS result instead: "
             "docs/model.md#calibrating-to-your-own-tables)"
         )
-    return str(Path(loaded.path).resolve())
-
-
-def _checked_size(text: str | None) -> str | None:
-    """--max-memory as given, once it parses (the emulator `up` starts reads it again)."""
-    memory_bound(text)
-    return text
+    absolute = dataclasses.replace(loaded, path=str(Path(loaded.path).resolve()))
+    return dataclasses.replace(options, params=absolute)
 
 
 def add_seed_items_argument(parser: argparse._ActionsContainer) -> None:

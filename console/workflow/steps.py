@@ -108,16 +108,11 @@ def up(
             return state
         hooks.say(f"resuming up of run {run_id}")
         settings = run_settings(state, settings)
-        options = UpOptions(
-            workers=state.workers,
-            scale=state.scale,
-            task_cpu=options.task_cpu,
-            task_memory=options.task_memory,
-            cpu_architecture=options.cpu_architecture,
-            emulator_store=state.emulator.store if state.emulator else options.emulator_store,
-            emulator_max_memory=options.emulator_max_memory,
-            create_delay_s=options.create_delay_s,
-            params_file=options.params_file,
+        emulator = options.emulator
+        if state.emulator is not None and state.emulator.store is not None:
+            emulator = dataclasses.replace(emulator, store=state.emulator.store)
+        options = dataclasses.replace(
+            options, workers=state.workers, scale=state.scale, emulator=emulator
         )
     else:
         target = target_named(settings)
@@ -133,11 +128,11 @@ def up(
             raise PreflightFailed(failed)
         confirm_cost(report, hooks)
         playbook = load_playbook(playbook_path)
-        if options.emulator_store is not None:
-            store_needed = item_store_for(playbook, options.emulator_store)
-            if store_needed != options.emulator_store:
-                hooks.say("mix and scenario phases read whole items: the emulator keeps them")
-                options = dataclasses.replace(options, emulator_store=store_needed)
+        store_needed = item_store_for(playbook, options.emulator.store)
+        if store_needed != options.emulator.store:
+            hooks.say("mix and scenario phases read whole items: the emulator keeps them")
+            emulator = dataclasses.replace(options.emulator, store=store_needed)
+            options = dataclasses.replace(options, emulator=emulator)
         now = utc_now()
         state = RunState(
             run_id=run_id,
