@@ -222,12 +222,23 @@ class HotbenchApp(App[int]):
     def prepare(self, path: Path) -> None:
         """The playbook, its plan, the advice and the simulated preview, each shown as it
         comes."""
-        b = self.backend
-        playbook = self._guard("playbook", lambda: b.playbook(path))
+        playbook, plan = self._playbook_and_plan(path, self.up_options)
+        if playbook is not None:
+            self._later(self._set, playbook=playbook, plan=plan)
+            self._advise_and_preview(path)
+
+    def _playbook_and_plan(self, path: Path, options: UpOptions) -> tuple[Any, Any]:
+        """On a worker: the playbook and its plan (None for what could not be made, the
+        error shown)."""
+        playbook = self._guard("playbook", lambda: self.backend.playbook(path))
         if playbook is None:
-            return
-        plan = self._guard("plan", lambda: b.plan(path, self.up_options))
-        self._later(self._set, playbook=playbook, plan=plan)
+            return None, None
+        return playbook, self._guard("plan", lambda: self.backend.plan(path, options))
+
+    def _advise_and_preview(self, path: Path) -> None:
+        """On a worker: the playbook's advice and hot keys, then its simulated preview,
+        each shown as it comes."""
+        b = self.backend
         advice = self._guard("advice", lambda: b.advice(path))
         hot = self._guard("advice", lambda: b.hot_keys(path)) or {}
         self._later(self._set, advice=advice, hot_keys=hot)
@@ -327,27 +338,20 @@ class HotbenchApp(App[int]):
 
     @work(thread=True, group="prepare")
     def load_run(self, run_id: str) -> None:
-        """An existing run: its state, playbook, plan and result, then its preview and
-        advice."""
+        """An existing run: its state, playbook, plan and result, then its advice and
+        preview."""
         b = self.backend
         state = self._guard("state", lambda: b.state(run_id))
         if state is None:
             return
         path = Path(state.playbook_path)
-        playbook = self._guard("playbook", lambda: b.playbook(path))
         options = UpOptions(workers=state.workers, scale=state.scale)
-        plan = self._guard("plan", lambda: b.plan(path, options)) if playbook else None
+        playbook, plan = self._playbook_and_plan(path, options)
         finished = state.record(Step.RUN).status == Status.DONE
         result = self._guard("result", lambda: b.result(state)) if finished else None
         self._later(self._resumed, state, path, playbook, plan, result)
-        preview = (
-            self._guard("simulation", lambda: b.preview(path, self.run_options.pause_scale))
-            if playbook
-            else None
-        )
-        advice = self._guard("advice", lambda: b.advice(path)) if playbook else None
-        hot = (self._guard("advice", lambda: b.hot_keys(path)) if playbook else None) or {}
-        self._later(self._set, preview=preview, advice=advice, hot_keys=hot)
+        if playbook is not None:
+            self._advise_and_preview(path)
 
     def _resumed(self, state: RunState, path: Path, playbook: Any, plan: Any, result: Any) -> None:
         fresh = Session(playbook_path=path, playbook=playbook, plan=plan, run_id=state.run_id)
