@@ -90,8 +90,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--last",
         metavar="DURATION",
-        help="the window: the last 90m, 24h, 2d... up to the last published minute "
-        "(default: 24h)",
+        help="the window: the last 90m, 24h, 2d... up to the last published minute (default: 24h)",
     )
     parser.add_argument(
         "--from",

@@ -18,6 +18,7 @@ is of another window, tables or version).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 from collections import defaultdict, deque
@@ -70,12 +71,23 @@ def revive_shape(value: Any, shape: Any) -> Any:
     return value
 
 
-def revive(service: str, operation: str, answer: dict[str, Any]) -> dict[str, Any]:
-    """A stored answer with its timestamps as aware datetimes again."""
+@functools.cache
+def _output_shape(service: str, operation: str) -> Any:
+    """The operation's output shape in botocore's service model (loaded once: a
+    botocore session reads its data files on every model it is asked for)."""
+    return _models().get_service_model(service).operation_model(operation).output_shape
+
+
+@functools.cache
+def _models() -> Any:
     import botocore.session
 
-    model = botocore.session.get_session().get_service_model(service)
-    shape = model.operation_model(operation).output_shape
+    return botocore.session.get_session()
+
+
+def revive(service: str, operation: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """A stored answer with its timestamps as aware datetimes again."""
+    shape = _output_shape(service, operation)
     return revive_shape(answer, shape) if shape is not None else answer
 
 

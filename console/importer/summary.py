@@ -24,7 +24,8 @@ def _definition(table: TableImport) -> str:
     d = table.definition
     if d.billing_mode == "PROVISIONED":
         peaks = [
-            table.series_of(m) for m in ("ProvisionedReadCapacityUnits", "ProvisionedWriteCapacityUnits")
+            table.series_of(m)
+            for m in ("ProvisionedReadCapacityUnits", "ProvisionedWriteCapacityUnits")
         ]
         top = [max(s.values) if s is not None and s.returned else None for s in peaks]
         mode = f"PROVISIONED {_n(d.provisioned.read)} RCU / {_n(d.provisioned.write)} WCU now"

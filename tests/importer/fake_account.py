@@ -17,7 +17,6 @@ MaxContributorCount over 100.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,7 +25,6 @@ import boto3
 from botocore.awsrequest import AWSResponse
 from botocore.validate import validate_parameters
 
-from console.importer.snapshot import revive_shape
 
 SeriesId = tuple[str, str, str | None, str | None]
 """(metric, statistic, GSI or None, Operation or None)."""
@@ -123,8 +121,7 @@ class FakeAccount:
                 "ResponseMetadata": {"HTTPStatusCode": 400},
             }
         validate_parameters(answer, model.output_shape)
-        answer = json.loads(json.dumps(answer, default=str))  # no shared objects
-        return AWSResponse(None, 200, {}, None), _revive_times(answer, model.output_shape)
+        return AWSResponse(None, 200, {}, None), copy.deepcopy(answer)  # no shared objects
 
     def _denied(self) -> set[str]:
         return set().union(*(s.denied for s in self.scenarios))
@@ -264,7 +261,7 @@ class FakeAccount:
                 {
                     "Id": q["Id"],
                     "Label": q.get("Label", q["Id"]),
-                    "Timestamps": [t.isoformat() for t, _ in mine],
+                    "Timestamps": [t for t, _ in mine],
                     "Values": [v for _, v in mine],
                     "StatusCode": "PartialData" if more else "Complete",
                 }
@@ -306,8 +303,3 @@ class FakeAccount:
                 ]
                 return report
         raise FakeError("ResourceNotFoundException", f"Rule {params['RuleName']} does not exist")
-
-
-def _revive_times(value: Any, shape: Any) -> Any:
-    """Timestamps as botocore's parser gives them: aware datetimes."""
-    return revive_shape(value, shape)
