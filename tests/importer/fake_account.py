@@ -25,7 +25,6 @@ import boto3
 from botocore.awsrequest import AWSResponse
 from botocore.validate import validate_parameters
 
-
 SeriesId = tuple[str, str, str | None, str | None]
 """(metric, statistic, GSI or None, Operation or None)."""
 

@@ -4,6 +4,7 @@ its datapoint limit."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -42,7 +43,7 @@ def test_the_default_is_the_last_day_up_to_the_last_published_minute() -> None:
 def test_last_takes_minutes_hours_days() -> None:
     assert resolve(NOW, last="90m")[0].periods == 90
     assert resolve(NOW, last="6h")[0].periods == 360
-    with pytest.raises(WindowError, match="e.g. 90m, 24h or 2d"):
+    with pytest.raises(WindowError, match=r"e\.g\. 90m, 24h or 2d"):
         resolve(NOW, last="a while")
     with pytest.raises(WindowError, match="either --last or --from"):
         resolve(NOW, last="1h", start="2026-11-30T00:00:00Z")
@@ -97,7 +98,7 @@ def test_chunks_cover_the_window_and_keep_each_call_under_the_limit(
     window = TimeWindow(start, start + timedelta(minutes=periods))
     pieces = chunks(window, queries, 100_800)
     assert pieces[0][0] == window.start and pieces[-1][1] == window.end
-    for (_, end), (begin, _) in zip(pieces, pieces[1:], strict=False):
+    for (_, end), (begin, _) in itertools.pairwise(pieces):
         assert end == begin
     for begin, end in pieces:
         assert queries * int((end - begin).total_seconds() // 60) <= 100_800
