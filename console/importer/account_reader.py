@@ -44,7 +44,7 @@ class Failure:
     call: CallFailed
     part: Literal["auto scaling", "hot keys", "operations"]
     about: str
-    """What it would have read: "auto scaling", "Contributor Insights of byStatus", ..."""
+    """What it would have read, after "so no": "auto scaling", "report of rule ..."."""
     index: str | None = None
 
 
@@ -124,9 +124,7 @@ def read_auto_scaling(calls: AwsCalls, answers: TableAnswers) -> None:
                 "ScalingPolicies",
             )
         except CallFailed as exc:
-            answers.failures.append(
-                Failure(exc, "auto scaling", f"the scaling policies of {resource}")
-            )
+            answers.failures.append(Failure(exc, "auto scaling", f"scaling policies of {resource}"))
 
 
 def read_insights(calls: AwsCalls, answers: TableAnswers, window: TimeWindow) -> None:
@@ -157,9 +155,7 @@ def read_insights(calls: AwsCalls, answers: TableAnswers, window: TimeWindow) ->
                     },
                 )
             except CallFailed as exc:
-                answers.failures.append(
-                    Failure(exc, "hot keys", f"the report of rule {rule}", index)
-                )
+                answers.failures.append(Failure(exc, "hot keys", f"report of rule {rule}", index))
                 continue
             answers.reports.append((index, rule, report))
 
@@ -168,7 +164,9 @@ def read_metrics(calls: AwsCalls, answers: TableAnswers, window: TimeWindow) -> 
     try:
         listed = list_operations(calls, answers.table)
     except CallFailed as exc:
-        answers.failures.append(Failure(exc, "operations", "the operations the table served"))
+        answers.failures.append(
+            Failure(exc, "operations", "list of the operations the table served")
+        )
         listed = None
     answers.operations_listed = listed is not None
     answers.operations = listed if listed is not None else list(DATA_OPERATIONS)

@@ -63,10 +63,12 @@ def _report(
     unique: int,
     hourly: np.ndarray,
     start: datetime,
+    step: timedelta = timedelta(hours=1),
 ) -> dict[str, Any]:
-    """A GetInsightRuleReport answer: each contributor's value spread over the hours as
-    the traffic was (`hourly` sums to 1)."""
-    hours = [start + timedelta(hours=h) for h in range(len(hourly))]
+    """A GetInsightRuleReport answer: each contributor's value spread over the report's
+    periods (`step`: hours for an accessed-keys rule, minutes for a throttled-keys one,
+    as account_reader.report_period asks) as the traffic was (`hourly` sums to 1)."""
+    hours = [start + step * h for h in range(len(hourly))]
     return {
         "KeyLabels": ["PartitionKey"],
         "AggregationStatistic": "Sum",
@@ -143,12 +145,15 @@ def _scaled(units_per_s: np.ndarray, low: int, high: int) -> list[float | None]:
     return out
 
 
-def orders_day() -> Scenario:
-    minutes = 1440
+def orders_day(minutes: int = 1440, offset: int = 0) -> Scenario:
+    """The day, or `minutes` of it from minute `offset` (whole hours: the tests' shorter
+    windows)."""
+    start = DAY_START + timedelta(minutes=offset)
+    hours = minutes // 60
     rng = np.random.default_rng(20261129)
-    m = np.arange(minutes)
+    m = np.arange(offset, offset + minutes)
     noise = lambda: 1 + rng.uniform(-0.03, 0.03, minutes)  # noqa: E731
-    writes = np.round(60 * (2250 - 1750 * np.cos(2 * np.pi * m / minutes)) * noise())
+    writes = np.round(60 * (2250 - 1750 * np.cos(2 * np.pi * m / 1440)) * noise())
     reads = np.round(1.5 * writes * noise())
     queries = np.full(minutes, 1200.0)
     hot_writes = HOT_SHARE * writes
@@ -183,7 +188,7 @@ def orders_day() -> Scenario:
         )
     series[("ConsumedReadCapacityUnits", "Sum", sku, None)] = none_if_zero(queries)
 
-    enabled = DAY_START - timedelta(days=3)
+    enabled = start - timedelta(days=3)
     stamp = "1764460800000"
     rules = {
         None: [
@@ -199,7 +204,7 @@ def orders_day() -> Scenario:
             f"DynamoDBContributorInsights-PKT-{table}-{courier}-{stamp}",
         ],
     }
-    hourly_access = (writes + reads).reshape(24, 60).sum(axis=1)
+    hourly_access = (writes + reads).reshape(hours, 60).sum(axis=1)
     hourly_access = hourly_access / hourly_access.sum()
     accesses = float((writes + reads).sum())
     # The table's keys: the hot customer, then 99,999 others Zipf(1.0)-distributed.
@@ -212,26 +217,27 @@ def orders_day() -> Scenario:
     sku_weights = np.arange(1, 5001, dtype=np.float64) ** -0.9
     sku_weights /= sku_weights.sum()
     sku_total = float((ok_writes + queries).sum())
-    hourly_sku = (ok_writes + queries).reshape(24, 60).sum(axis=1)
+    hourly_sku = (ok_writes + queries).reshape(hours, 60).sum(axis=1)
     hourly_sku = hourly_sku / hourly_sku.sum()
     # byCourier: 400 couriers, evenly (each within 1 %).
     courier_total = float(ok_writes.sum())
     courier_shares = np.sort(1 + rng.uniform(-0.01, 0.01, 400))[::-1]
     courier_shares /= courier_shares.sum()
-    hourly_courier = ok_writes.reshape(24, 60).sum(axis=1)
+    hourly_courier = ok_writes.reshape(hours, 60).sum(axis=1)
     hourly_courier = hourly_courier / hourly_courier.sum()
-    hourly_throttled = throttled.reshape(24, 60).sum(axis=1)
+    per_minute_throttled = throttled / max(1.0, float(throttled.sum()))
     reports = {
         rules[None][0]: _report(
-            table_keys, table_values, accesses, others + 1, hourly_access, DAY_START
+            table_keys, table_values, accesses, others + 1, hourly_access, start
         ),
         rules[None][1]: _report(
             [HOT_CUSTOMER],
             [float(throttled.sum())],
             float(throttled.sum()),
             1,
-            hourly_throttled / hourly_throttled.sum(),
-            DAY_START,
+            per_minute_throttled,
+            start,
+            timedelta(minutes=1),
         ),
         rules[sku][0]: _report(
             [f"SKU-{r:05d}" for r in range(1, 101)],
@@ -239,18 +245,18 @@ def orders_day() -> Scenario:
             sku_total,
             5000,
             hourly_sku,
-            DAY_START,
+            start,
         ),
-        rules[sku][1]: _report([], [], 0.0, 0, hourly_sku, DAY_START),
+        rules[sku][1]: _report([], [], 0.0, 0, hourly_sku, start),
         rules[courier][0]: _report(
             [f"K{r:03d}" for r in range(1, 101)],
             list(courier_total * courier_shares[:100]),
             courier_total,
             400,
             hourly_courier,
-            DAY_START,
+            start,
         ),
-        rules[courier][1]: _report([], [], 0.0, 0, hourly_courier, DAY_START),
+        rules[courier][1]: _report([], [], 0.0, 0, hourly_courier, start),
     }
     targets, policies = [], []
     for resource, dims, high in (
@@ -323,7 +329,7 @@ def orders_day() -> Scenario:
     }
     return Scenario(
         name="orders-day",
-        start=DAY_START,
+        start=start,
         minutes=minutes,
         table=description,
         insights={
