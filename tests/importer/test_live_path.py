@@ -170,7 +170,8 @@ def test_reports_that_may_not_be_read_are_one_line_each(day: Scenario) -> None:
     lines = [m.line() for m in (*result.missing, *result.tables[0].missing)]
     assert lines[0].startswith("permissions: not checked first (iam:SimulatePrincipalPolicy on ")
     assert lines[0].endswith(
-        "answered AccessDeniedException); assumes each call that is denied is said below as it happens"
+        "answered AccessDeniedException); assumes each call that is denied is said below as "
+        "it happens"
     )
     report_lines = [line for line in lines if "GetInsightRuleReport" in line]
     assert len(report_lines) == 6  # two rules on the table and on each GSI
