@@ -302,3 +302,19 @@ class FakeAccount:
                 ]
                 return report
         raise FakeError("ResourceNotFoundException", f"Rule {params['RuleName']} does not exist")
+
+
+def answer_operation(
+    session: boto3.Session, event_service: str, operation: str, answer: dict[str, Any]
+) -> None:
+    """Answer one operation of every client of `session` with `answer` (validated
+    against the output shape), leaving the others to whatever serves them (moto):
+    for the calls moto does not implement (DescribeContributorInsights,
+    GetInsightRuleReport, SimulatePrincipalPolicy). `event_service` is botocore's
+    event name of the service (dynamodb, cloudwatch, iam)."""
+
+    def handler(model: Any, **_: Any) -> tuple[Any, dict[str, Any]]:
+        validate_parameters(answer, model.output_shape)
+        return AWSResponse(None, 200, {}, None), copy.deepcopy(answer)
+
+    session.events.register(f"before-call.{event_service}.{operation}", handler)
