@@ -34,6 +34,8 @@ import numpy as np
 from tests.importer.fake_account import FakeAccount, Scenario
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+ORDERS_SNAPSHOT = SNAPSHOTS / "orders-day"
+SESSIONS_SNAPSHOT = SNAPSHOTS / "sessions-no-insights"
 DAY_START = datetime(2026, 11, 29, tzinfo=UTC)
 DAY_NOW = DAY_START + timedelta(days=1, minutes=5)
 QUIET_START = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
