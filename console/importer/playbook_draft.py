@@ -7,11 +7,13 @@ the import result (import_result.py) carries all of that already. Until then:
 - tables as DescribeTable shows them; a provisioned table (and GSI) at the highest
   capacity CloudWatch shows in the window (ProvisionedRead/WriteCapacityUnits, Maximum),
   which is where its auto scaling took it; LSIs are left out (the format has none);
-- each partition key's values: `weighted` with the measured hot keys by name and the
-  fitted tail's keys as `~tail-<rank>` when the report counted at most
-  `WEIGHTED_KEYS_MAX` keys (exact), else `zipf` over the unique count with the one-Zipf
-  exponent (the hot keys then only as well as one Zipf reproduces them: the header
-  says how well); a key with no report: `uniform` over the count assumed;
+- each partition key's values: `weighted`, the measured hot keys by name with their
+  shares, then the fitted tail as `~tail-<rank>` keys: all of them when the report
+  counted at most `WEIGHTED_KEYS_MAX` keys (exact), else the tail's mass folded onto
+  the first of them (one scale factor, each capped at the last hot key's share: no
+  tail key hotter than the report allows); when even that cannot hold the tail, one
+  `zipf` over the unique count with the one-Zipf exponent (the header says how close it
+  comes to the top key). A key with no report: `uniform` over the count assumed;
 - the traffic as one phase per `STRETCH_S` at its average rate, adjacent stretches
   within `MERGE_TOLERANCE` merged: `operation` when one operation served the stretch,
   else a `mix` of the operations by share (the mix runs through the closed-loop engine,
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import yaml
 
 from console.importer.import_result import ImportResult, KeyDistribution, TableImport
@@ -118,24 +121,56 @@ def distribution(table: TableImport, key: KeyDistribution) -> tuple[dict[str, An
         count = key.assumed_count or 1
         fmt = {} if kind == "N" else {"format": key.attribute + "-{:07d}"}
         return {"dist": "uniform", "count": count, **fmt, **typed}, key.source
-    if fit.unique <= WEIGHTED_KEYS_MAX:
+    tail = fit.tail
+    room = WEIGHTED_KEYS_MAX - len(key.hot)
+    folded = fold_tail(tail.shares(room), tail.mass, fit.hot[-1]) if tail is not None else None
+    if tail is None or folded is not None:
         weights = {"-".join(c.keys): c.share * 100 for c in key.hot}
-        if fit.tail is not None:
-            for offset, share in enumerate(fit.tail.shares()):
-                rank = fit.tail.first_rank + offset
-                name = str(10**12 + rank) if kind == "N" else f"~tail-{rank}"
-                weights[name] = float(share) * 100
-        return (
-            {"dist": "weighted", "weights": weights, **typed},
-            f"{key.source}; the hot keys by name, the fitted tail as ~tail-<rank> (exact)",
-        )
+        shares = folded if folded is not None else np.zeros(0)
+        for offset, share in enumerate(shares):
+            rank = len(key.hot) + 1 + offset
+            name = str(10**12 + rank) if kind == "N" else f"~tail-{rank}"
+            weights[name] = float(share) * 100
+        if tail is None or len(shares) == tail.keys:
+            how = "the hot keys by name, the fitted tail as ~tail-<rank> (exact)"
+        else:
+            how = (
+                f"the hot keys by name; the fitted tail's {tail.mass * 100:.1f} % folded onto "
+                f"{len(shares):,} of its {tail.keys:,} keys, none above the last hot key's "
+                f"{fit.hot[-1] * 100:.3f} %"
+            )
+        return {"dist": "weighted", "weights": weights, **typed}, f"{key.source}; {how}"
     s = max(fit.zipf_exponent, 1e-6)
     fmt = {} if kind == "N" else {"format": key.attribute + "-{:07d}"}
     return (
         {"dist": "zipf", "count": fit.unique, "s": round(s, 4), **fmt, **typed},
-        f"{key.source}; one Zipf for all (today's format): top key measured "
-        f"{fit.hot[0] * 100:.2f} %, this Zipf gives it {fit.zipf_share(1) * 100:.2f} %",
+        f"{key.source}; one Zipf for all (the tail is too heavy to fold onto "
+        f"{room:,} keys): top key measured {fit.hot[0] * 100:.2f} %, this Zipf gives it "
+        f"{fit.zipf_share(1) * 100:.2f} %",
     )
+
+
+def fold_tail(shares: np.ndarray, mass: float, cap: float) -> np.ndarray | None:
+    """The tail's first keys holding its whole mass: each share scaled by one factor and
+    capped at `cap` (no tail key above the last measured one, as the report says), the
+    factor found by bisection; None when even every key at the cap holds less than
+    `mass`. All the tail's keys given: the shares themselves."""
+    total = float(shares.sum())
+    if total <= 0 or len(shares) * cap < mass * (1 - 1e-9):
+        return None
+    if abs(total - mass) <= 1e-12 * max(mass, 1e-300):
+        return shares
+
+    def held(factor: float) -> float:
+        return float(np.minimum(cap, shares * factor).sum())
+
+    low, high = 0.0, max(1.0, mass / total)
+    while held(high) < mass * (1 - 1e-12):
+        high *= 2
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if held(mid) < mass else (low, mid)
+    return np.minimum(cap, shares * high)
 
 
 def phases(table: TableImport, period_s: int) -> tuple[list[dict[str, Any]], list[str]]:

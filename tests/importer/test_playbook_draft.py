@@ -5,15 +5,18 @@ Insights throttles its partition in the model as it did in the account."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 import yaml
 
 from console.importer.aws_calls import LiveCalls
 from console.importer.import_run import ImportOptions, run_import
-from console.importer.playbook_draft import WEIGHTED_KEYS_MAX, draft
-from loadgen.playbook import Phase, WeightedDist, ZipfDist, parse_playbook
+from console.importer.playbook_draft import WEIGHTED_KEYS_MAX, distribution, draft, fold_tail
+from loadgen.keyfit import fit_keys
+from loadgen.playbook import Phase, WeightedDist, parse_playbook
 from loadgen.runners import SimulatedRunner
 from tests.importer import scenarios
 from tests.importer.fake_account import FakeAccount, Scenario
@@ -48,8 +51,12 @@ def test_the_day_drafts_to_a_valid_playbook_offering_what_was_recorded() -> None
     assert spec.item_size_bytes == 900
     attrs = playbook.load.attributes
     customer = attrs["customerId"]
-    assert isinstance(customer, ZipfDist) and customer.count == 100_000
-    assert "top key measured 30.00 %, this Zipf gives it" in text
+    assert isinstance(customer, WeightedDist) and len(customer.weights) == WEIGHTED_KEYS_MAX
+    assert customer.weights[scenarios.HOT_CUSTOMER] == pytest.approx(100 * scenarios.HOT_SHARE)
+    assert sum(customer.weights.values()) == pytest.approx(100)
+    last_hot = list(customer.weights.values())[99]
+    assert max(list(customer.weights.values())[100:]) <= last_hot * (1 + 1e-9)
+    assert "the fitted tail's 40.0 % folded onto 1,900 of its 99,900 keys" in text
     couriers = attrs["courierId"]
     assert isinstance(couriers, WeightedDist) and len(couriers.weights) == 400 <= WEIGHTED_KEYS_MAX
     assert sum(couriers.weights.values()) == pytest.approx(100)
@@ -147,3 +154,26 @@ def test_an_imported_hot_key_throttles_its_partition_in_the_simulation() -> None
     # The hot key asks 1,200 WCU/s of a partition that serves 1,000: about a sixth of its
     # writes are refused, a tenth of the table's.
     assert 0.05 < phase.counts.throttled / phase.offered < 0.15
+
+
+def test_folding_keeps_the_tail_mass_and_the_cap() -> None:
+    shares = np.array([0.004, 0.002, 0.001, 0.0005])
+    folded = fold_tail(shares, 0.01, 0.003)
+    assert folded is not None
+    assert folded.sum() == pytest.approx(0.01) and folded.max() <= 0.003
+    assert list(folded) == sorted(folded, reverse=True)
+    assert fold_tail(shares, 0.02, 0.003) is None  # four keys at the cap hold 1.2 %
+    assert fold_tail(shares, float(shares.sum()), 0.1) is shares  # the whole tail: as fitted
+
+
+def test_a_tail_too_heavy_to_fold_is_one_zipf_said_so() -> None:
+    """100 reported keys at 0.01 % each and a million keys in all: the remaining 99 %
+    cannot sit on 1,900 keys of at most 0.01 %, so the draft is one Zipf over the
+    million, and its comment says how close it comes to the top key."""
+    result = run_import(ImportOptions(from_saved=scenarios.ORDERS_SNAPSHOT))
+    table = result.tables[0]
+    flat = fit_keys([1.0] * 100, 10_000.0, 1_000_000)
+    key = dataclasses.replace(table.keys[0], fit=flat, hot=table.keys[0].hot[:100])
+    dist, how = distribution(table, key)
+    assert dist["dist"] == "zipf" and dist["count"] == 1_000_000
+    assert "one Zipf for all (the tail is too heavy to fold onto 1,900 keys)" in how
