@@ -110,7 +110,7 @@ class AwsCalls(Protocol):
 
 
 @dataclass
-class Backoff:
+class ThrottleBackoff:
     """How throttled calls are retried: attempt n (from 0) waits a uniform random time
     in [0, min(cap_s, base_s * 2 ** n)]."""
 
@@ -136,11 +136,11 @@ class LiveCalls:
     def __init__(
         self,
         session: Any,
-        backoff: Backoff | None = None,
+        backoff: ThrottleBackoff | None = None,
         on_retry: Callable[[str], None] | None = None,
     ) -> None:
         self.session = session
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or ThrottleBackoff()
         self.on_retry = on_retry or (lambda _line: None)
         self._clients: dict[str, Any] = {}
 

@@ -13,7 +13,7 @@ import pytest
 
 from console import exitcodes
 from console.importer import metric_queries
-from console.importer.aws_calls import Backoff, LiveCalls
+from console.importer.aws_calls import LiveCalls, ThrottleBackoff
 from console.importer.import_result import ImportResult, to_jsonable
 from console.importer.import_run import ImportOptions, run_import
 from console.output import UserError
@@ -33,7 +33,7 @@ def _options(scenario: Scenario, **more: Any) -> ImportOptions:
 def _import(
     account: FakeAccount,
     scenario: Scenario,
-    backoff: Backoff | None = None,
+    backoff: ThrottleBackoff | None = None,
     lines: list[str] | None = None,
     **more: Any,
 ) -> ImportResult:
@@ -74,7 +74,7 @@ def test_throttled_calls_are_retried_with_backoff(quiet: Scenario) -> None:
     waits: list[float] = []
     account = FakeAccount([quiet], throttle_first={"GetMetricData": 3, "DescribeTable": 1})
     said: list[str] = []
-    backoff = Backoff(attempts=5, base_s=0.5, cap_s=4, sleep=waits.append)
+    backoff = ThrottleBackoff(attempts=5, base_s=0.5, cap_s=4, sleep=waits.append)
     result = _import(account, quiet, backoff, said)
     _same(result, _import(FakeAccount([quiet]), quiet))
     assert len(waits) == 4
@@ -94,7 +94,7 @@ def test_throttled_calls_are_retried_with_backoff(quiet: Scenario) -> None:
 def test_a_call_still_throttled_after_every_attempt_stops_the_import(quiet: Scenario) -> None:
     account = FakeAccount([quiet], throttle_first={"GetMetricData": 100})
     with pytest.raises(UserError) as caught:
-        _import(account, quiet, Backoff(attempts=3, sleep=lambda _s: None))
+        _import(account, quiet, ThrottleBackoff(attempts=3, sleep=lambda _s: None))
     assert caught.value.code == exitcodes.INFRA_FAILED
     assert "cloudwatch:GetMetricData failed for table sessions: ThrottlingException" in str(
         caught.value
@@ -228,7 +228,9 @@ def test_a_saved_snapshot_can_be_anonymized_afterwards(day: Scenario, tmp_path: 
 def test_a_partial_snapshot_is_still_written(quiet: Scenario, tmp_path: Path) -> None:
     account = FakeAccount([quiet], throttle_first={"GetMetricData": 100})
     with pytest.raises(UserError):
-        _import(account, quiet, Backoff(attempts=2, sleep=lambda _s: None), save=tmp_path / "p")
+        _import(
+            account, quiet, ThrottleBackoff(attempts=2, sleep=lambda _s: None), save=tmp_path / "p"
+        )
     manifest = (tmp_path / "p" / "manifest.json").read_text()
     assert '"complete": false' in manifest
     assert '"ThrottlingException"' in _saved_text(tmp_path / "p")

@@ -14,7 +14,7 @@ from botocore.stub import ANY, Stubber
 
 from console.importer import account_reader
 from console.importer.account_reader import TableAnswers, read_auto_scaling, read_insights
-from console.importer.aws_calls import Backoff, LiveCalls
+from console.importer.aws_calls import LiveCalls, ThrottleBackoff
 from console.importer.import_result import TimeWindow
 from console.importer.metric_queries import SeriesKey, fetch
 from console.importer.permissions import check_permissions, import_actions
@@ -55,7 +55,7 @@ def aws() -> _Clients:
 
 def _calls(aws: _Clients, waits: list[float] | None = None) -> LiveCalls:
     sleep = waits.append if waits is not None else (lambda _s: None)
-    return LiveCalls(aws, backoff=Backoff(attempts=4, sleep=sleep))
+    return LiveCalls(aws, backoff=ThrottleBackoff(attempts=4, sleep=sleep))
 
 
 def _table(gsis: list[str]) -> dict[str, Any]:
