@@ -39,8 +39,8 @@ THROTTLE_CODES = frozenset(
 )
 """Error codes that mean "slow down" on the services an import calls."""
 
-# TODO(lead): share with console/workflow/awserrors.py (DENIED_CODES, EXPIRED_CODES and the
-# two messages) once console/workflow has moved to console/run/.
+# TODO(lead): share with console/targets/awserrors.py (DENIED_CODES, EXPIRED_CODES and the
+# two messages; kept here while console/targets/ was moving, as this phase's brief asked).
 DENIED_CODES = frozenset(
     {
         "AccessDenied",
@@ -220,8 +220,9 @@ def credential_errors() -> Iterator[None]:
 
 def session(profile: str | None, region: str | None) -> Any:
     """A boto3 session for the profile and region (each None: boto3's own chain).
-    TODO(lead): share with console/targets/aws_kit.py's session() once the workflow's
-    Settings have moved (it reads HOTBENCH_AWS_PROFILE and HOTBENCH_REGION)."""
+    TODO(lead): share with console/targets/aws_kit.py's session() (it takes the run's
+    Settings, which read HOTBENCH_AWS_PROFILE and HOTBENCH_REGION: --profile and --region
+    here could default to those too)."""
     import boto3
 
     with credential_errors():

@@ -40,7 +40,7 @@ from console.importer.metric_queries import (
     to_series,
 )
 from console.importer.permissions import permission
-from loadgen.keyfit import fit_keys
+from loadgen.analysis.keyfit import fit_keys
 
 RULE_NAME = re.compile(r"^DynamoDBContributorInsights-(PK|SK)(C|T)-")
 """DynamoDB's rule names: DynamoDBContributorInsights-PKC-<resource>-<creation time>

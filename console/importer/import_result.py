@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from loadgen.keyfit import KeyFit
+from loadgen.analysis.keyfit import KeyFit
 
 KeyType = Literal["S", "N", "B"]
 

@@ -28,8 +28,8 @@ NAMESPACE = "AWS/DynamoDB"
 MAX_QUERIES = 500
 MAX_POINTS = 100_800
 
-# TODO(lead): share with console/workflow/cloudwatch.py's REASON_METRICS once console/workflow
-# has moved to console/run/ (the same map, there without the Table/Index prefix).
+# TODO(lead): share with console/targets/cloudwatch.py's REASON_METRICS (the same map; kept
+# here while console/targets/ was moving, as the brief of this phase asked).
 REASON_METRICS = {
     "ReadKeyRangeThroughputThrottleEvents": "ReadKeyRangeThroughputExceeded",
     "WriteKeyRangeThroughputThrottleEvents": "WriteKeyRangeThroughputExceeded",

@@ -104,7 +104,7 @@ def import_policy_json() -> str:
 def principal_arn(caller_arn: str) -> str:
     """The IAM ARN to simulate for STS's caller ARN: an assumed role's session
     (arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION) simulates as the role.
-    TODO(lead): share with console/targets/preflight.py's principal_arn after the move."""
+    TODO(lead): share with console/targets/preflight.py's principal_arn (the same rule)."""
     parts = caller_arn.split(":", 5)
     if len(parts) == 6 and parts[2] == "sts" and parts[5].startswith("assumed-role/"):
         role = parts[5].split("/")[1]

@@ -28,9 +28,15 @@ from typing import Any
 import numpy as np
 import yaml
 
-from console.importer.import_result import ImportResult, KeyDistribution, TableImport
+from console.importer.import_result import (
+    ImportResult,
+    KeyDistribution,
+    KeyPart,
+    TableImport,
+    UnitsPair,
+)
 from emulator.itemsize import MAX_ITEM_BYTES
-from loadgen.playbook import WARM_MINIMUM, Playbook, parse_playbook
+from loadgen.format.playbook import WARM_MINIMUM, Playbook, parse_playbook
 
 WEIGHTED_KEYS_MAX = 2_000
 STRETCH_S = 1800
@@ -64,43 +70,48 @@ def _pair(
     return out or None
 
 
+def _key(part: KeyPart) -> dict[str, str]:
+    return {"name": part.name, "type": part.type}
+
+
+def _limits(
+    table: TableImport,
+    index: str | None,
+    capacity: UnitsPair,
+    on_demand: UnitsPair,
+    warm: UnitsPair,
+) -> dict[str, Any]:
+    """The capacity fields of the table or a GSI: provisioned capacity (the window's
+    highest), the on-demand maximum, warm throughput at or above DynamoDB's minimum."""
+    out: dict[str, Any] = {}
+    if table.definition.billing_mode == "PROVISIONED":
+        out |= _capacity(table, index, (capacity.read, capacity.write))
+    if (cap := _pair(on_demand.read, on_demand.write)) is not None:
+        out["on_demand_max"] = cap
+    if (warmed := _pair(warm.read, warm.write, WARM_MINIMUM)) is not None:
+        out["warm_throughput"] = warmed
+    return out
+
+
 def table_spec(table: TableImport) -> dict[str, Any]:
     d = table.definition
-    spec: dict[str, Any] = {
-        "name": d.name,
-        "partition_key": {"name": d.partition_key.name, "type": d.partition_key.type},
-    }
+    spec: dict[str, Any] = {"name": d.name, "partition_key": _key(d.partition_key)}
     if d.sort_key is not None:
-        spec["sort_key"] = {"name": d.sort_key.name, "type": d.sort_key.type}
+        spec["sort_key"] = _key(d.sort_key)
     spec["billing_mode"] = d.billing_mode
-    if d.billing_mode == "PROVISIONED":
-        spec |= _capacity(table, None, (d.provisioned.read, d.provisioned.write))
-    if (cap := _pair(d.on_demand_max.read, d.on_demand_max.write)) is not None:
-        spec["on_demand_max"] = cap
-    if (warm := _pair(d.warm_throughput.read, d.warm_throughput.write, WARM_MINIMUM)) is not None:
-        spec["warm_throughput"] = warm
+    spec |= _limits(table, None, d.provisioned, d.on_demand_max, d.warm_throughput)
     enabled = next((s for s in table.insights if s.index is None and s.status == "ENABLED"), None)
     if enabled is not None and enabled.mode in ("THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"):
         spec["contributor_insights"] = enabled.mode
     gsis = []
     for g in d.gsis:
-        gsi: dict[str, Any] = {
-            "name": g.name,
-            "partition_key": {"name": g.partition_key.name, "type": g.partition_key.type},
-        }
+        gsi: dict[str, Any] = {"name": g.name, "partition_key": _key(g.partition_key)}
         if g.sort_key is not None:
-            gsi["sort_key"] = {"name": g.sort_key.name, "type": g.sort_key.type}
+            gsi["sort_key"] = _key(g.sort_key)
         gsi["projection"] = g.projection
         if g.projection == "INCLUDE":
             gsi["non_key_attributes"] = list(g.non_key_attributes)
-        if d.billing_mode == "PROVISIONED":
-            gsi |= _capacity(table, g.name, (g.provisioned.read, g.provisioned.write))
-        if (cap := _pair(g.on_demand_max.read, g.on_demand_max.write)) is not None:
-            gsi["on_demand_max"] = cap
-        if (
-            warm := _pair(g.warm_throughput.read, g.warm_throughput.write, WARM_MINIMUM)
-        ) is not None:
-            gsi["warm_throughput"] = warm
+        gsi |= _limits(table, g.name, g.provisioned, g.on_demand_max, g.warm_throughput)
         gsis.append(gsi)
     if gsis:
         spec["gsis"] = gsis

@@ -13,7 +13,7 @@ from console import exitcodes
 from console.cli import main
 from console.importer.aws_calls import LiveCalls
 from console.importer.import_run import ImportOptions, run_import
-from loadgen.playbook import load_playbook
+from loadgen.format.playbook import load_playbook
 from tests.importer import scenarios
 from tests.importer.fake_account import FakeAccount
 

@@ -15,8 +15,8 @@ import yaml
 from console.importer.aws_calls import LiveCalls
 from console.importer.import_run import ImportOptions, run_import
 from console.importer.playbook_draft import WEIGHTED_KEYS_MAX, distribution, draft, fold_tail
-from loadgen.keyfit import fit_keys
-from loadgen.playbook import Phase, WeightedDist, parse_playbook
+from loadgen.analysis.keyfit import fit_keys
+from loadgen.format.playbook import Phase, WeightedDist, parse_playbook
 from loadgen.runners import SimulatedRunner
 from tests.importer import scenarios
 from tests.importer.fake_account import FakeAccount, Scenario

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadgen.keyfit import continuation_exponent, fit_keys, power_sum, zipf_report
+from loadgen.analysis.keyfit import continuation_exponent, fit_keys, power_sum, zipf_report
 
 
 @pytest.mark.parametrize("s", [0.0, 0.5, 1.0, 1.0 + 1e-9, 1.7, 6.0])
