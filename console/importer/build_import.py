@@ -455,6 +455,14 @@ def metric_notes(
                 "that series is zero",
             )
         )
+    for message in dict.fromkeys(answers.metrics.messages):
+        out.append(
+            MissingData(
+                desc.name,
+                f"CloudWatch GetMetricData said: {message}",
+                "the series as CloudWatch returned them",
+            )
+        )
     consumed = [_find(series, metric) for metric in CONSUMED]
     if all(s is not None and s.returned == 0 for s in consumed):
         out.append(

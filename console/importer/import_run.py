@@ -18,7 +18,7 @@ from console.importer.anonymize import Anonymizer, KeyHasher
 from console.importer.aws_calls import AwsCalls, CallFailed, LiveCalls, session
 from console.importer.build_import import build
 from console.importer.import_result import ImportResult, MissingData, TableImport, TimeWindow
-from console.importer.permissions import REQUIRED, PermissionCheck, check_permissions, permission
+from console.importer.permissions import REQUIRED, PermissionCheck, check_permissions
 from console.importer.snapshot import Recorder, Replay
 from console.importer.time_window import WindowError, resolve
 from console.output import UserError
@@ -205,8 +205,3 @@ def run_import(
             )
             progress(f"snapshot saved to {options.save} ({len(recorder.calls)} answers)")
     return ImportResult(region, window, tuple(imported), tuple(notes), source, anonymized)
-
-
-def describe_permission(action: str) -> str:
-    known = permission(action)
-    return known.reads if known else action
