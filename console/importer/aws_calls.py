@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from console import exitcodes
 from console.output import UserError
+from console.targets.awserrors import DENIED_CODES, EXPIRED_CODES
 
 THROTTLE_CODES = frozenset(
     {
@@ -39,29 +40,9 @@ THROTTLE_CODES = frozenset(
 )
 """Error codes that mean "slow down" on the services an import calls."""
 
-# TODO(lead): share with console/targets/awserrors.py (DENIED_CODES, EXPIRED_CODES and the
-# two messages; kept here while console/targets/ was moving, as this phase's brief asked).
-DENIED_CODES = frozenset(
-    {
-        "AccessDenied",
-        "AccessDeniedException",
-        "UnauthorizedOperation",
-        "UnauthorizedException",
-        "AuthorizationError",
-    }
-)
-EXPIRED_CODES = frozenset(
-    {
-        "ExpiredToken",
-        "ExpiredTokenException",
-        "RequestExpired",
-        "InvalidClientTokenId",
-        "UnrecognizedClientException",
-        "InvalidSignatureException",
-        "SignatureDoesNotMatch",
-        "AuthFailure",
-    }
-)
+# The same codes the workflow's AWS calls read (one list of what AWS calls a denial or a
+# dead credential); the messages below are the importer's own, since its way out is a
+# saved snapshot rather than a run.
 NO_CREDENTIALS = (
     "no AWS credentials found: set AWS_PROFILE (or --profile) to a profile in "
     "~/.aws/config, run `aws sso login`, or export AWS_ACCESS_KEY_ID and "
@@ -220,9 +201,8 @@ def credential_errors() -> Iterator[None]:
 
 def session(profile: str | None, region: str | None) -> Any:
     """A boto3 session for the profile and region (each None: boto3's own chain).
-    TODO(lead): share with console/targets/aws_kit.py's session() (it takes the run's
-    Settings, which read HOTBENCH_AWS_PROFILE and HOTBENCH_REGION: --profile and --region
-    here could default to those too)."""
+    Not console/targets/aws_kit.py's session(): that one takes a run's Settings, and an
+    import belongs to no run."""
     import boto3
 
     with credential_errors():

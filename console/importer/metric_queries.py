@@ -23,24 +23,12 @@ from typing import Any
 from console.importer.aws_calls import AwsCalls, CallFailed
 from console.importer.import_result import MetricSeries, TimeWindow
 from console.importer.time_window import chunks
+from console.targets.cloudwatch import REASON_METRICS
 
 NAMESPACE = "AWS/DynamoDB"
 MAX_QUERIES = 500
 MAX_POINTS = 100_800
 
-# TODO(lead): share with console/targets/cloudwatch.py's REASON_METRICS (the same map; kept
-# here while console/targets/ was moving, as the brief of this phase asked).
-REASON_METRICS = {
-    "ReadKeyRangeThroughputThrottleEvents": "ReadKeyRangeThroughputExceeded",
-    "WriteKeyRangeThroughputThrottleEvents": "WriteKeyRangeThroughputExceeded",
-    "ReadProvisionedThroughputThrottleEvents": "ReadProvisionedThroughputExceeded",
-    "WriteProvisionedThroughputThrottleEvents": "WriteProvisionedThroughputExceeded",
-    "ReadAccountLimitThrottleEvents": "ReadAccountLimitExceeded",
-    "WriteAccountLimitThrottleEvents": "WriteAccountLimitExceeded",
-    "ReadMaxOnDemandThroughputThrottleEvents": "ReadMaxOnDemandThroughputExceeded",
-    "WriteMaxOnDemandThroughputThrottleEvents": "WriteMaxOnDemandThroughputExceeded",
-}
-"""CloudWatch metric -> DynamoDB's throttle reason, without its Table/Index prefix."""
 CONSUMED = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits")
 THROTTLE_EVENTS = ("ReadThrottleEvents", "WriteThrottleEvents")
 PROVISIONED = ("ProvisionedReadCapacityUnits", "ProvisionedWriteCapacityUnits")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.importer.aws_calls import AwsCalls, CallFailed
+from console.targets.preflight import principal_arn
 
 
 @dataclass(frozen=True)
@@ -99,17 +100,6 @@ def import_policy() -> dict[str, Any]:
 
 def import_policy_json() -> str:
     return json.dumps(import_policy(), indent=2)
-
-
-def principal_arn(caller_arn: str) -> str:
-    """The IAM ARN to simulate for STS's caller ARN: an assumed role's session
-    (arn:aws:sts::ACCOUNT:assumed-role/ROLE/SESSION) simulates as the role.
-    TODO(lead): share with console/targets/preflight.py's principal_arn (the same rule)."""
-    parts = caller_arn.split(":", 5)
-    if len(parts) == 6 and parts[2] == "sts" and parts[5].startswith("assumed-role/"):
-        role = parts[5].split("/")[1]
-        return f"arn:aws:iam::{parts[4]}:role/{role}"
-    return caller_arn
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from console.cli import main
-from console.importer.permissions import IMPORT_PERMISSIONS, import_policy, principal_arn
+from console.importer.permissions import IMPORT_PERMISSIONS, import_policy
+from console.targets.preflight import principal_arn
 from tests.conftest import ROOT
 
 DOC = (ROOT / "docs" / "import.md").read_text()
