@@ -33,7 +33,7 @@ LAYERS: dict[str, list[set[str]]] = {
         {"infra", "run"},
         {"render"},
         {"targets"},
-        {"workflow"},
+        {"workflow", "importer"},
         {"tui"},
         {"commands"},
         {"cli"},
