@@ -10,8 +10,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.model import CapacityModel
-from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server.expiry import SWEEP_EVERY_S, Expiry
 from emulator.server.inflight import TransactionLedger
 from emulator.server.keystore import STORES
@@ -47,23 +47,24 @@ class EmulatorState:
 
     def __init__(
         self,
-        params: CapacityParams = DEFAULT_PARAMS,
-        scale: float | None = None,
-        create_delay_s: float | None = None,
+        options: EmulatorOptions | None = None,
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
-        store: str = "full",
-        max_memory: int | None = None,
-        stream_bytes: int | None = None,
     ) -> None:
+        options = options or EmulatorOptions()
+        self.options = options
+        """What the emulator was started with (its other regions are made with it too)."""
+        store = options.store
         if store not in STORES:
             raise ValueError(f"unknown item store {store!r}: choose one of {', '.join(STORES)}")
-        if scale is not None:
-            params = params.scaled(scale)
+        params = options.params.params
+        if options.scale is not None:
+            params = params.scaled(options.scale)
         self.params = params
         self.scale = params.scale
-        self.create_delay_s = params.create_table_s if create_delay_s is None else create_delay_s
+        delay = options.create_delay_s
+        self.create_delay_s = params.create_table_s if delay is None else delay
         self.region = region
         self.account = account
         self.time = EmulatorClock(clock)
@@ -74,7 +75,8 @@ class EmulatorState:
         self.store_kind = store
         """Which item store new tables get: "full" or "keys" (docs/emulator.md, "Item
         stores and the memory bound")."""
-        self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
+        bound = options.max_memory
+        self.memory = MemoryBound(default_max_memory() if bound is None else bound, store)
         """Past this bound writes of new items are refused (emulator/server/memory.py)."""
         self.transactions = TransactionLedger()
         """Items of transactions in flight and recent client request tokens (inflight.py)."""
@@ -82,6 +84,7 @@ class EmulatorState:
         """The Time to Live sweep, due on the emulator's clock (expiry.py)."""
         self.streams: dict[str, Stream] = {}
         """This region's streams by ARN, enabled or disabled (streams.py)."""
+        stream_bytes = options.stream_bytes
         self.stream_budget = RecordBudget(
             DEFAULT_BUDGET_BYTES if stream_bytes is None else stream_bytes
         )
@@ -91,16 +94,8 @@ class EmulatorState:
         """The state of another region or account of the same emulator: its own tables,
         model (ARNs name the region and account), metrics and streams; the same clock,
         lock, settings, memory bound and stream budget."""
-        other = EmulatorState(
-            self.params,
-            None,
-            self.create_delay_s,
-            region,
-            account,
-            self.time.clock,
-            self.store_kind,
-            self.memory.limit_bytes,
-        )
+        other = EmulatorState(self.options, region, account, self.time.clock)
+        other.create_delay_s = self.create_delay_s
         other.time = self.time
         other.lock = self.lock
         other.memory = self.memory

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import orjson
 
-from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import (
     batch_items,
     control,
@@ -151,32 +151,19 @@ class Service:
 
     def __init__(
         self,
-        params: CapacityParams = DEFAULT_PARAMS,
-        scale: float | None = None,
-        create_delay_s: float | None = None,
+        options: EmulatorOptions | None = None,
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
-        store: str = "full",
-        max_memory: int | None = None,
-        stream_bytes: int | None = None,
-        check_signatures: SignatureCheck | None = None,
+        signatures: SignatureCheck | None = None,
     ) -> None:
-        self.state = EmulatorState(
-            params,
-            scale,
-            create_delay_s,
-            region,
-            account,
-            clock,
-            store=store,
-            max_memory=max_memory,
-            stream_bytes=stream_bytes,
-        )
+        self.state = EmulatorState(options, region, account, clock)
         """The default region's and account's state (requests without credentials, and
         every one whose credential scope names them)."""
         self.regions = Regions(self.state)
         """Every region's and account's state, made at its first request (regions.py)."""
+        if signatures is None and self.state.options.check_signatures:
+            signatures = SignatureCheck.from_environment()
         self.checks: dict[str, RequestCheck] = {
             **{TARGET_PREFIX + name: request_check(name) for name in OPERATIONS},
             **{
@@ -185,9 +172,10 @@ class Service:
             },
         }
         """Each supported target's shape check (shapes.py), keyed as HANDLERS is."""
-        self.signatures = check_signatures
-        """Verify each request's SigV4 signature against these keys (signatures.py);
-        None: any credentials are taken (the default)."""
+        self.signatures = signatures
+        """Verify each request's SigV4 signature against these keys (signatures.py):
+        `signatures`, or with EmulatorOptions.check_signatures the environment's; None:
+        any credentials are taken (the default)."""
         self.internal_errors = 0
         """Requests that hit the catch-all (bugs); tests assert it stays 0."""
         self.persistence: Persistence | None = None

@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 
 TARGET = "DynamoDB_20120810."
@@ -295,7 +296,7 @@ def test_random_control_plane_values_are_all_answered_without_a_5xx() -> None:
     fuzz = Fuzz(SEED)
     statuses: Counter[int] = Counter()
     slowest = (0.0, "")
-    with EmulatorServer(create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as emu:
         conn = http.client.HTTPConnection("127.0.0.1", emu.port, timeout=STALL_S)
         try:
             for number in range(REQUESTS):
@@ -325,10 +326,10 @@ def test_random_streams_and_multi_attribute_key_requests_get_no_5xx() -> None:
     """Streams requests with made-up or mangled ARNs, shard ids, iterators and numbers,
     and CreateTable/Query with random multi-attribute GSI key schemas and conditions: each
     answered, none with a 5xx (in process: the service's answer is what HTTP sends)."""
-    from emulator.server import Service
+    from emulator.server import EmulatorOptions, Service
 
     rng = random.Random(SEED)
-    service = Service(create_delay_s=0)
+    service = Service(EmulatorOptions(create_delay_s=0))
 
     def call(target: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         status, payload = service.handle(target, json.dumps(body).encode())

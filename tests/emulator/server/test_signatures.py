@@ -15,7 +15,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from emulator.server import EmulatorServer
+from emulator.server import EmulatorOptions, EmulatorServer
 from emulator.server.signatures import SignatureCheck
 from tests.emulator.server.conftest import NO_RETRY, key_table
 
@@ -35,7 +35,9 @@ def _client(emu: EmulatorServer, key: str, secret: str, service: str = "dynamodb
 
 @pytest.fixture
 def checked() -> Iterator[EmulatorServer]:
-    with EmulatorServer(create_delay_s=0, check_signatures=SignatureCheck(GOOD)) as server:
+    with EmulatorServer(
+        EmulatorOptions(create_delay_s=0), signatures=SignatureCheck(GOOD)
+    ) as server:
         yield server
         assert server.service.internal_errors == 0
 
@@ -79,7 +81,7 @@ def test_a_good_signature_passes_and_a_wrong_one_is_refused(checked: EmulatorSer
 
 def test_a_stale_date_is_refused_in_dynamodbs_words() -> None:
     skewed = SignatureCheck(GOOD, wall_clock=lambda: time.time() + 3600)
-    with EmulatorServer(create_delay_s=0, check_signatures=skewed) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), signatures=skewed) as server:
         ((key, secret),) = GOOD.items()
         status, code, message = _refused(lambda: _client(server, key, secret).list_tables())
         assert (status, code) == (400, "InvalidSignatureException")

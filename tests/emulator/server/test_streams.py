@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from emulator.server import EmulatorServer
+from emulator.server import EmulatorOptions, EmulatorServer
 from tests.emulator.server.conftest import client, refusal, streams_client
 
 KEY = {"AttributeName": "pk", "KeyType": "HASH"}
@@ -395,7 +395,7 @@ def test_records_are_kept_24_hours_and_iterators_15_minutes(
 def test_the_records_budget_trims_the_oldest_first() -> None:
     """Past the budget (`stream_bytes`), the oldest records of all streams go, as
     retention would take them; /_hotbench/memory says how many."""
-    with EmulatorServer(create_delay_s=0, stream_bytes=20_000) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0, stream_bytes=20_000)) as emu:
         ddb, streams = client(emu.endpoint_url), streams_client(emu.endpoint_url)
         arn = _create(ddb)
         for n in range(100):
