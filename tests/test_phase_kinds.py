@@ -19,6 +19,7 @@ from pathlib import Path
 
 from loadgen.format.kinds import KIND_FIELDS
 from loadgen.format.playbook import Phase
+from tests.test_import_graph import write_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("loadgen", "format", "kinds")
@@ -179,16 +180,8 @@ def step_words(step):
 """
 
 
-def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return tmp_path
-
-
 def test_a_planted_branch_is_found_and_the_kinds_may_branch(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "loadgen/live/planted.py": PLANTED,

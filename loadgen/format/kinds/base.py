@@ -77,9 +77,10 @@ class Form(ABC):
     messages name them; tests/test_phase_kinds.py keeps branches on them in this folder)."""
 
     @classmethod
-    @abstractmethod
     def selected(cls, phase: Phase) -> bool:
-        """Whether the phase's fields ask for this form."""
+        """Whether the phase's fields ask for this form: by default, its first field is
+        given."""
+        return getattr(phase, cls.fields[0]) is not None
 
     @classmethod
     @abstractmethod

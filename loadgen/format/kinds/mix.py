@@ -27,10 +27,6 @@ class WeightedMix(Iterations):
     mix: tuple[AnyStep, ...]
 
     @classmethod
-    def selected(cls, phase: Phase) -> bool:
-        return phase.mix is not None
-
-    @classmethod
     def read(cls, phase: Phase) -> WeightedMix:
         assert phase.mix is not None
         return cls(tuple(phase.mix))

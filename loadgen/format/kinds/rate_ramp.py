@@ -33,10 +33,6 @@ class RateRamp(OpenArrivals):
     ramp: Ramp
 
     @classmethod
-    def selected(cls, phase: Phase) -> bool:
-        return phase.ramp is not None
-
-    @classmethod
     def read(cls, phase: Phase) -> RateRamp:
         assert phase.ramp is not None
         return cls(phase.ramp)

@@ -23,10 +23,6 @@ class NamedScenario(Iterations):
     scenario: str
 
     @classmethod
-    def selected(cls, phase: Phase) -> bool:
-        return phase.scenario is not None
-
-    @classmethod
     def read(cls, phase: Phase) -> NamedScenario:
         assert phase.scenario is not None
         return cls(phase.scenario)

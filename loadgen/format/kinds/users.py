@@ -38,10 +38,6 @@ class ClosedUsers(ClosedArrivals):
     pacing_s: float | None = None
 
     @classmethod
-    def selected(cls, phase: Phase) -> bool:
-        return phase.users is not None
-
-    @classmethod
     def read(cls, phase: Phase) -> ClosedUsers:
         assert phase.users is not None
         if phase.think_s is not None and phase.pacing_s is not None:
