@@ -32,7 +32,7 @@ LAYERS: dict[str, list[set[str]]] = {
         {"cost"},
         {"infra", "run"},
         {"targets"},
-        {"workflow"},
+        {"workflow", "importer"},
         {"render"},
         {"tui"},
         {"commands"},

@@ -445,7 +445,7 @@ def _cost_so_far(state: RunState, price_region: str | None) -> float:
     """The tally of the state as it is; in a region without recorded prices, the figure
     the run's last step recorded (its prices were chosen then)."""
     from console.cost import PricesUnknown
-    from console.workflow.tally import tally_state
+    from console.workflow.run_cost import tally_state
 
     try:
         return tally_state(state, price_region).total_usd

@@ -207,7 +207,7 @@ class Usage(Model):
     """What the run used, for the tally; filled in as it happens."""
 
     units: list[UnitsUsed] = Field(default_factory=list)
-    """Request units by table and GSI (full scale), as console.workflow.tally records them."""
+    """Request units by table and GSI (full scale), as console.workflow.run_cost records them."""
     write_request_units: float = 0.0
     """Earlier state files' on-demand write units (tables only); read as the table's."""
     read_request_units: float = 0.0

@@ -377,7 +377,7 @@ def tally(run_id: str, settings: Settings, refresh_prices: bool = False) -> Cost
     the dashboard and GetMetricData requests, Fargate vCPU- and GB-seconds from each
     task's pull start to its stop. Locally: what the same run would have cost on AWS.
     `refresh_prices` fetches the prices from the Price List API first."""
-    from console.workflow.tally import tally_state
+    from console.workflow.run_cost import tally_state
 
     store = store_for(settings)
     state = store.load(run_id)

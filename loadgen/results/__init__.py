@@ -1,3 +1,3 @@
-"""The one result format both runners fill: counts per second, phases, iterations and
-latency histograms (docs/results.md). Beside the playbook format, at the bottom of
-loadgen."""
+"""The one result format both runners fill and every reader of results takes: counts per
+second and phase, latency histograms, iteration counts (docs/results.md). Imports nothing
+else of loadgen."""
