@@ -15,7 +15,7 @@ from loadgen.format.kinds import RateSegment, whole_arrivals
 from loadgen.format.playbook import Phase
 
 Segment = RateSegment
-"""A piece of the rate curve (the arrival forms' own type, loadgen.format.kinds.base)."""
+"""A piece of the rate curve (the arrival forms' own type, loadgen.format.kinds.families)."""
 
 
 class Schedule:

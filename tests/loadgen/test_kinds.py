@@ -11,7 +11,7 @@ import pytest
 
 import loadgen.format.kinds as kinds
 from console.render.phase_words import phase_lines
-from loadgen.format.kinds.base import OpenArrivals, RateSegment
+from loadgen.format.kinds.families import OpenArrivals, RateSegment
 from loadgen.format.playbook import load_playbook, parse_playbook
 from loadgen.load.arrivals import Schedule
 from loadgen.simulation.simulate import simulate

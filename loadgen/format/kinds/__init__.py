@@ -8,8 +8,8 @@ reads them once, through the forms, into types, and everything above the format 
 the kind, never the fields (tests/test_phase_kinds.py fails a branch on them outside
 this folder).
 
-Adding a form: a module in this folder with a class of `base.Arrivals` (an open rate
-curve: `base.OpenArrivals`; a population: `base.ClosedArrivals`) or `base.Iterations`,
+Adding a form: a module in this folder with a class of `families.Arrivals` (an open rate
+curve: `families.OpenArrivals`; a population: `families.ClosedArrivals`) or `families.Iterations`,
 and its name in `ARRIVAL_FORMS` or `ITERATION_FORMS` below (the registry: the order
 they are tried in); a field of its own goes on `Phase` (loadgen.format.playbook). The
 engines are written against the families, so a form of an existing family runs in the
@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Discriminator, Tag
 
-from loadgen.format.kinds.base import (
+from loadgen.format.kinds.constant_rate import ConstantRate, RateNumber
+from loadgen.format.kinds.families import (
     Arrivals,
     ClosedArrivals,
     Engine,
@@ -34,12 +35,11 @@ from loadgen.format.kinds.base import (
     RateSegment,
     whole_arrivals,
 )
-from loadgen.format.kinds.constant_rate import ConstantRate, RateNumber
 from loadgen.format.kinds.mix import WeightedMix
+from loadgen.format.kinds.named_scenario import NamedScenario
 from loadgen.format.kinds.one_operation import OneOperation
 from loadgen.format.kinds.rate_curve import PerMinuteRate, RateCurve, phase_defaults
 from loadgen.format.kinds.rate_ramp import RateRamp
-from loadgen.format.kinds.scenario import NamedScenario
 from loadgen.format.kinds.users import ClosedUsers
 from loadgen.format.workload_spec import RetrySpec
 
@@ -61,6 +61,7 @@ __all__ = [
     "RateSegment",
     "kind_of",
     "prepare_phase",
+    "whole_arrivals",
 ]
 
 ARRIVAL_FORMS: tuple[type[Arrivals], ...] = (ConstantRate, RateCurve, RateRamp, ClosedUsers)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from loadgen.format.kinds.base import OpenArrivals, RateSegment
+from loadgen.format.kinds.families import OpenArrivals, RateSegment
 
 if TYPE_CHECKING:
     from loadgen.format.playbook import Phase

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loadgen.format.kinds.base import Iterations
+from loadgen.format.kinds.families import Iterations
 from loadgen.format.workload_checks import Loc, step_problems, unknown_scenario
 from loadgen.format.workload_spec import ScenarioCall
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loadgen.format.kinds.base import Iterations
+from loadgen.format.kinds.families import Iterations
 from loadgen.format.workload_spec import GetStep, PutStep, QueryStep, UpdateStep
 
 if TYPE_CHECKING:

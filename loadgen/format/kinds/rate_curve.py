@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
-from loadgen.format.kinds.base import OpenArrivals, RateSegment
 from loadgen.format.kinds.constant_rate import RATE_LIMIT, RateNumber
+from loadgen.format.kinds.families import OpenArrivals, RateSegment
 
 if TYPE_CHECKING:
     from loadgen.format.playbook import Phase

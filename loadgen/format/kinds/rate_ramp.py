@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loadgen.format.kinds.base import OpenArrivals, RateSegment
+from loadgen.format.kinds.families import OpenArrivals, RateSegment
 
 if TYPE_CHECKING:
     from loadgen.format.playbook import Phase

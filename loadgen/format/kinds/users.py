@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loadgen.format.kinds.base import ClosedArrivals
+from loadgen.format.kinds.families import ClosedArrivals
 from loadgen.format.workload_spec import (
     Think,
     Users,
