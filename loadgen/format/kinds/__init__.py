@@ -8,13 +8,13 @@ reads them once, through the forms, into types, and everything above the format 
 the kind, never the fields (tests/test_phase_kinds.py fails a branch on them outside
 this folder).
 
-Adding a form: a module in this folder with a class of `families.Arrivals` (an open rate
-curve: `families.OpenArrivals`; a population: `families.ClosedArrivals`) or `families.Iterations`,
-and its name in `ARRIVAL_FORMS` or `ITERATION_FORMS` below (the registry: the order
-they are tried in); a field of its own goes on `Phase` (loadgen.format.playbook). The
-engines are written against the families, so a form of an existing family runs in the
-simulation and live with no other change; `PhaseKind.engine` says which engine runs a
-phase, and each runner keeps one table from engine to implementation
+Adding a form: a module in this folder with a class of `families.Arrivals` (an open
+rate curve: `families.OpenArrivals`; a population: `families.ClosedArrivals`) or
+`families.Iterations`, and its name in `ARRIVAL_FORMS` or `ITERATION_FORMS` below (the
+registry: the order they are tried in); a field of its own goes on `Phase`
+(loadgen.format.playbook), a new shape of `rate` in `RateField`. The engines are
+written against the families, so a form of an existing family runs in the simulation
+and live with no other change; `PhaseKind.engine` names the engine that runs a phase
 (docs/architecture.md, "Workload kinds").
 """
 
