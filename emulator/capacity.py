@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from emulator.buckets import Resource, TokenBucket
 from emulator.keyspace import GsiWriteLog, KeySpace, Partition
 from emulator.params import CapacityParams
-from emulator.tableconfig import PROVISIONED, IndexConfig, TableConfig
+from emulator.partitioning import classic_count, either_count
+from emulator.tableconfig import PROVISIONED, IndexConfig, TableConfig, TableHistory
 from emulator.throttle import Cause, ThrottleSite
-from emulator.units import classic_partition_count
 
 
 @dataclass
@@ -80,12 +80,20 @@ class PartitionedCapacity:
         limits: Limits,
         params: CapacityParams,
         now: float,
+        history: TableHistory | None = None,
     ) -> None:
         self.p = params
         self.index_name = index_name
         self.arn = table_arn if index_name is None else f"{table_arn}/index/{index_name}"
         self.limits = limits
         p = params
+        # The warm throughput the table has reached, which nothing lowers: its history
+        # (a previous on-demand peak doubled, capacity provisioned or warm throughput set
+        # before) and the highest capacity provisioned since, capped by the table quota
+        # a table's capacity never exceeds [AWS reference.md#warm-throughput].
+        floor_read, floor_write = history.warm_floor() if history is not None else (0.0, 0.0)
+        self.floor_read = min(p.table_quota_units, floor_read)
+        self.floor_write = min(p.table_quota_units, floor_write)
         self.ceiling_read = 0.0
         self.ceiling_write = 0.0
         self.warm_status = "ACTIVE"
@@ -99,8 +107,14 @@ class PartitionedCapacity:
             def write_log(part: Partition, t: float) -> GsiWriteLog:
                 return GsiWriteLog(part, p.gsi_intake_factor, p.gsi_backlog_s, p.grace_s, t)
 
+        initial = self.partitions_needed()
+        if history is not None:
+            # It was provisioned at these once, both at once: those partitions remain.
+            prev_read, prev_write = history.provisioned()
+            quota = p.table_quota_units
+            initial = max(initial, classic_count(min(quota, prev_read), min(quota, prev_write), p))
         self.keyspace = KeySpace(
-            self._target_partitions(),
+            initial,
             p.grace_s,
             now,
             has_sort_key,
@@ -121,26 +135,38 @@ class PartitionedCapacity:
 
     # settings ----------------------------------------------------------------------------
     def warm_values(self) -> tuple[float, float]:
-        """Warm throughput in force (full scale): what the table takes instantly."""
+        """Warm throughput in force (full scale): what the table takes instantly. It
+        never falls: a provisioned table's rises to its highest provisioned capacity, an
+        on-demand table's starts at 12,000 reads / 4,000 writes, and a table's history
+        raises either [AWS reference.md#warm-throughput]."""
         lim, p = self.limits, self.p
         if lim.provisioned:
-            read = max(lim.rcu or 0.0, lim.warm_read or 0.0)
-            write = max(lim.wcu or 0.0, lim.warm_write or 0.0)
+            read = max(lim.rcu or 0.0, lim.warm_read or 0.0, self.floor_read)
+            write = max(lim.wcu or 0.0, lim.warm_write or 0.0, self.floor_write)
         else:
-            read = max(p.ondemand_initial_rcu, lim.warm_read or 0.0)
-            write = max(p.ondemand_initial_wcu, lim.warm_write or 0.0)
+            read = max(p.ondemand_initial_rcu, lim.warm_read or 0.0, self.floor_read)
+            write = max(p.ondemand_initial_wcu, lim.warm_write or 0.0, self.floor_write)
         return read, write
 
-    def _target_partitions(self) -> int:
+    def partitions_needed(self) -> int:
+        """The partitions the capacity in force needs (emulator.partitioning): its warm
+        throughput (which an on-demand ceiling that grew has raised), reads or writes or a
+        mix; a provisioned table's RCU and WCU at once."""
+        p = self.p
         read, write = self.warm_values()
-        if not self.limits.provisioned:
-            read = max(read, self.ceiling_read / self.p.ondemand_headroom)
-            write = max(write, self.ceiling_write / self.p.ondemand_headroom)
-        return classic_partition_count(read, write, self.p)
+        count = either_count(read, write, p)
+        if self.limits.provisioned:
+            count = max(count, classic_count(self.limits.rcu or 0.0, self.limits.wcu or 0.0, p))
+        return count
 
-    def _apply_limits(self, now: float, fresh: bool = False) -> None:
+    def _apply_limits(self, now: float, fresh: bool = False, doubling: bool = False) -> None:
+        """Put the limits in force. `doubling`: an UpdateTable's change, whose partitions
+        double until they carry it; otherwise (creation, growth under traffic) they split
+        one at a time (emulator.partitioning)."""
         lim, p, s = self.limits, self.p, self.p.scale
         if lim.provisioned:
+            self.floor_read = max(self.floor_read, lim.rcu or 0.0)
+            self.floor_write = max(self.floor_write, lim.wcu or 0.0)
             self.read_limit.set_rate((lim.rcu or 0) * s, (lim.rcu or 0) * s * p.burst_s, now)
             self.write_limit.set_rate((lim.wcu or 0) * s, (lim.wcu or 0) * s * p.burst_s, now)
             if fresh:
@@ -163,12 +189,17 @@ class PartitionedCapacity:
                 self.write_limit.tokens = self.write_limit.depth
             self.max_read_limit = self._max_bucket(lim.max_read, self.max_read_limit, now)
             self.max_write_limit = self._max_bucket(lim.max_write, self.max_write_limit, now)
-        self.keyspace.grow_to(self._target_partitions(), now)
+        target = self.partitions_needed()
+        if doubling:
+            self.keyspace.double_until(target, now)
+        else:
+            self.keyspace.grow_to(target, now)
         # Routes are built per request: what they share is prepared once per change.
         self._site_write = self._table_site(True)
         self._site_read = self._table_site(False)
         self._per_partition_w = self.p.partition_wcu * self.p.scale
         self._per_partition_r = self.p.partition_rcu * self.p.scale
+        self._per_partition_r_eventual = self._per_partition_r * self.p.eventual_read_factor
 
     def _max_bucket(
         self, units: float | None, old: TokenBucket | None, now: float
@@ -207,7 +238,7 @@ class PartitionedCapacity:
         self.max_site = ThrottleSite(
             self.index_name is not None, Cause.MAX_ON_DEMAND, self.arn, limits.provisioned
         )
-        self._apply_limits(now)
+        self._apply_limits(now, doubling=True)
 
     def table_site(self, is_write: bool) -> ThrottleSite:
         """Why the table-level bucket refuses: provisioned rate, the per-table quota, or
@@ -284,10 +315,15 @@ class PartitionedCapacity:
             sites.append(self.max_site)
 
     def read_route(
-        self, part: Partition, units: float
+        self, part: Partition, units: float, consistent: bool = False
     ) -> tuple[list[Resource], list[float], list[ThrottleSite]]:
+        """What a read of `units` needs. A strongly consistent read is served by the
+        partition's leader, an eventually consistent one by any replica, so the latter
+        takes `eventual_read_factor` times the partition's read rate [AWS
+        reference.md#which-replica-serves-a-read]; the table-level limits count units."""
+        per = self._per_partition_r if consistent else self._per_partition_r_eventual
         route: list[Resource] = [part, self.read_limit]
-        costs = [units / self._per_partition_r, units]
+        costs = [units / per, units]
         sites = [self.partition_site, self._site_read]
         if self.max_read_limit is not None:
             route.append(self.max_read_limit)
@@ -306,7 +342,7 @@ class PartitionedCapacity:
             if (
                 part.hot_since is not None
                 and now - part.hot_since >= p.isolate_heat_s
-                and keyspace.isolate_hot_key(part, now)
+                and keyspace.split_for_consumption(part, now)
             ):
                 continue
             if (
@@ -335,7 +371,7 @@ class PartitionedCapacity:
             self.pending_warm = None
             self.warm_ready_at = None
             self.warm_status = "ACTIVE"
-            self._apply_limits(now)
+            self._apply_limits(now, doubling=True)
         if not self.limits.provisioned:
             grew = False
             if self.growth_write.due(self.write_limit.refused_at > now - 1.0, now, p):
@@ -349,6 +385,11 @@ class PartitionedCapacity:
                 )
                 grew = True
             if grew:
+                # What it grew to is warm throughput now: it takes it at once from here on
+                # [AWS reference.md#warm-throughput: DynamoDB raises warm values as usage
+                # grows], and the partitions that carry it stay.
+                self.floor_read = max(self.floor_read, self.ceiling_read / p.ondemand_headroom)
+                self.floor_write = max(self.floor_write, self.ceiling_write / p.ondemand_headroom)
                 self._apply_limits(now)
 
 
@@ -379,6 +420,7 @@ class TableCapacity:
             limits_of(config, provisioned),
             params,
             now,
+            config.history,
         )
         self.gsis: dict[str, PartitionedCapacity] = {
             g.name: PartitionedCapacity(

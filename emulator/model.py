@@ -14,7 +14,7 @@ from emulator.buckets import Resource, admit
 from emulator.capacity import PartitionedCapacity, TableCapacity, limits_of
 from emulator.keyspace import Partition
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.tableconfig import PROVISIONED, TableConfig, TableConfigError
+from emulator.tableconfig import PROVISIONED, TableConfig, TableConfigError, TableHistory
 from emulator.throttle import Throttle, ThrottleSite
 
 
@@ -105,11 +105,19 @@ class CapacityModel:
     def table_arn(self, name: str) -> str:
         return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{name}"
 
-    def create_table(self, request: dict[str, Any], now: float) -> TableCapacity:
+    def create_table(
+        self, request: dict[str, Any], now: float, history: TableHistory | None = None
+    ) -> TableCapacity:
+        """A table from a CreateTable request. `history`, what the table did before the
+        run, sets the partitions and the on-demand ceiling it starts with
+        (docs/model.md#a-tables-history); without it, the request's `hotbench:history`
+        tag does, if it has one (`TableHistory.tag`)."""
         try:
             config = TableConfig.from_request(request)
         except TableConfigError as exc:
             raise ModelError(str(exc)) from exc
+        if history is not None:
+            config.history = history
         if config.name in self.tables:
             raise ModelError(f"Table already exists: {config.name}")
         table = TableCapacity(config, self.table_arn(config.name), self.params, now)
@@ -236,13 +244,22 @@ class CapacityModel:
         *,
         now: float,
         part: Partition | None = None,
+        consistent: bool = False,
     ) -> Decision:
-        """Admit `count` reads of `units` RCU from one key of the table or a GSI."""
-        target = table.base if index is None else table.gsis[index]
+        """Admit `count` reads of `units` RCU from one key of the table or a GSI.
+        `consistent`: a strongly consistent read, which only the partition's leader
+        serves; an eventually consistent one (DynamoDB's default, and the only kind a GSI
+        serves) may be served by any replica [AWS reference.md#which-replica-serves-a-read].
+        `units` are what the read is charged either way (half for eventually consistent)."""
+        if index is None:
+            target = table.base
+        else:
+            target = table.gsis[index]
+            consistent = False
         if part is None:
             part = target.keyspace.locate(pk_hash, sk_pos)
         part.observe(pk_hash, sk_pos)
-        route, costs, sites = target.read_route(part, units)
+        route, costs, sites = target.read_route(part, units, consistent)
         return self._decide(route, costs, sites, count, now, False)
 
     def _decide(
@@ -263,7 +280,12 @@ class CapacityModel:
         """Partitions of a table and its GSIs: key ranges, splits, heat. No AWS API shows
         this; the emulator does, so a user can see why a key throttled."""
         table = self.table(name)
-        out: dict[str, Any] = {"table": name, "indexes": []}
+        history = table.config.history
+        out: dict[str, Any] = {
+            "table": name,
+            "history": None if history is None else history.known(),
+            "indexes": [],
+        }
         for index in table.indexes():
             ks = index.keyspace
             parts = []

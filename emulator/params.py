@@ -42,9 +42,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-SOURCES = ("AWS", "3P", "fit")
-"""The source tags, as in the docstrings: documented by AWS, a third-party measurement,
-a modelling choice calibrated to a named measurement (docs/reference.md)."""
+SOURCES = ("AWS", "3P", "fit", "?")
+"""The source tags, as in the docstrings: documented (or measured and published) by AWS,
+a third-party measurement, a modelling choice calibrated to a named measurement, and a
+choice no source pins down, written down with its reason (docs/reference.md)."""
 
 
 def tag(source: str, low: float, high: float) -> dict[str, Any]:
@@ -70,6 +71,17 @@ class CapacityParams:
     reference.md#m2-new-on-demand-table-ceiling; M1 bad 54.8 % vs 55.2 % theoretical,
     reference.md#m1-hot-partition-by-key-design] depth of every hard-limit token bucket, in seconds
     of its rate: the short burst of grace before the first throttle."""
+    eventual_read_factor: float = field(default=1.5, metadata=tag("AWS", 1.0, 3.0))
+    """[AWS reference.md#which-replica-serves-a-read] how many times a partition's 3,000
+    RCU/s its eventually consistent reads may take. Only a partition's leader replica
+    serves strongly consistent reads; any of its three replicas serves eventually
+    consistent ones (the DynamoDB paper, USENIX ATC 2022, sections 3 and 6.1). AWS's own
+    measurement of one hot partition of an on-demand table served 9,000 eventually
+    consistent queries a second, 4,500 RCU/s: 1.5 times the partition's 3,000 (Scaling
+    DynamoDB, part 2, Figure 1). How the replicas share the load is not documented [?]:
+    an eventually consistent read costs 1/1.5 of a strongly consistent one in the
+    partition's budget, which writes and strongly consistent reads share linearly as
+    before."""
     partition_bytes: int = field(
         default=10 * 1024**3, metadata=tag("AWS", 1 * 1024**3, 100 * 1024**3)
     )
@@ -134,10 +146,15 @@ class CapacityParams:
     reference.md#m3-on-demand-growth-under-sustained-pressure]."""
     isolate_heat_s: float = field(default=2.0, metadata=tag("fit", 0, 600))
     """[AWS: adaptive capacity isolates frequently accessed items "instantly",
-    reference.md#burst-and-adaptive-capacity; fit: M1 bad consumed 1,805 WCU/s = 1,000 + 400 + 400,
-    so the hot key took no neighbour down with it, reference.md#m1-hot-partition-by-key-design]
-    seconds of throttling before a hot key that shares its partition with other keys is moved to a
-    partition of its own. Isolation adds no capacity to the hot key."""
+    reference.md#burst-and-adaptive-capacity; a partition is split for consumption at the key
+    distribution it observed, reference.md#split-for-consumption; fit: M1 bad consumed 1,805
+    WCU/s = 1,000 + 400 + 400, so the hot key took no neighbour down with it,
+    reference.md#m1-hot-partition-by-key-design, and M2's flat 4,130 writes/s from the first
+    window above 4,000, more than the four partitions of a new on-demand table carry, so they
+    had split within seconds of their first throttle, reference.md#m2-new-on-demand-table-ceiling]
+    seconds of throttling before a partition shared by several keys splits by the keys it
+    served: a key carrying half its traffic gets a partition of its own (isolation, which adds
+    no capacity to that key), otherwise the hash range splits at the median key."""
     split_monotonic_fraction: float = field(default=0.8, metadata=tag("fit", 0.5, 1.0))
     """[fit, no measurement] an item collection whose recent writes rise in sort-key order at
     least this often is treated as monotonic, which AWS documents cannot be split by sort
