@@ -7,8 +7,8 @@ from rich.table import Table
 
 from console.render.cells import rate_cell
 from console.render.iterations_table import has_iterations, hourly_table, iterations_table
-from loadgen.histogram import LatencyHistogram
-from loadgen.results import PlaybookResult
+from loadgen.results.histogram import LatencyHistogram
+from loadgen.results.records import PlaybookResult
 
 REASON_ABBREVIATIONS = {
     "KeyRangeThroughputExceeded": "key range",
@@ -196,7 +196,8 @@ def report_result(
             console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
     for left in result.left_behind:
         console.print(
-            f"[red]left behind:[/] {left.resource} ({left.error}); remove it with: {left.remove}",
+            f"[red]left behind:[/] {left.resource} ({left.error}); "
+            f"remove it with: {left.delete_command}",
             highlight=False,
         )
     if json_path:

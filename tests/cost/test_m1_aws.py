@@ -14,10 +14,10 @@ import pytest
 from rich.console import Console
 
 from console.render.workflow_output import print_plan
-from console.workflow.models import PlanReport
-from console.workflow.options import UpOptions
+from console.run.models import PlanReport
+from console.run.options import UpOptions
+from console.run.settings import Settings
 from console.workflow.planning import make_plan
-from console.workflow.settings import Settings
 
 CAPACITY_PER_H = 6 * (10_000 * 0.00065 + 1_000 * 0.00013)
 """bad, good, goodGsi and its 3 GSIs: 6 x $6.63 = $39.78 per hour, used or not."""
@@ -87,7 +87,7 @@ def test_m1_estimate_adds_up_by_hand(report: PlanReport) -> None:
 
 def test_m1_estimate_prints_its_setup_lines_at_80_columns(report: PlanReport) -> None:
     out = io.StringIO()
-    print_plan(report, Console(file=out, width=80, color_system=None))
+    print_plan(report, Console(file=out, width=80, color_system=None), "Fargate tasks")
     text = out.getvalue().splitlines()
     rows = [r for r in text if " x $" in r]
     assert len(rows) == len(report.lines) and all(len(r) <= 80 for r in rows)

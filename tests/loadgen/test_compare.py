@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from console.cli import main
-from loadgen.compare import CompareError, compare
-from loadgen.figures import by_key
+from loadgen.analysis.compare import CompareError, compare
+from loadgen.analysis.figures import by_key
 from tests.conftest import ROOT
 
 LIVE_M1 = ROOT / "docs" / "results" / "live-m1-b81809b3fcd4.json"
@@ -106,18 +106,19 @@ def test_a_live_check_prints_how_the_simulation_compares() -> None:
 
     from rich.console import Console
 
-    from console.commands.compare import print_live_vs_simulated
+    from console.commands.check import simulated_beside
+    from console.render.live_vs_simulated import print_live_vs_simulated
     from emulator.params import DEFAULT_PARAMS
-    from loadgen.playbook import load_playbook
-    from loadgen.simulate import simulate
+    from loadgen.format.playbook import load_playbook
+    from loadgen.simulation.simulate import simulate
     from tests.conftest import PLAYBOOKS
 
     playbook = load_playbook(PLAYBOOKS / "smoke.yaml")
     console = Console(record=True, width=200)
-    print_live_vs_simulated(playbook, simulate(playbook), DEFAULT_PARAMS, console)
+    print_live_vs_simulated(simulated_beside(playbook, simulate(playbook), DEFAULT_PARAMS), console)
     assert "live vs simulated: AGREE" in console.export_text()
     graceful = simulate(playbook, dc_replace(DEFAULT_PARAMS, grace_s=4.0))
     console = Console(record=True, width=200)
-    print_live_vs_simulated(playbook, graceful, DEFAULT_PARAMS, console)
+    print_live_vs_simulated(simulated_beside(playbook, graceful, DEFAULT_PARAMS), console)
     text = console.export_text()
     assert "live vs simulated: DIFFER" in text and "hotKey #1 | run | throttle_rate" in text

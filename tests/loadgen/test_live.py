@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from console.cli import main as cli
-from loadgen.live import LiveOptions, run_playbook
-from loadgen.playbook import Playbook, load_playbook
-from loadgen.simulate import simulate
+from emulator.emulator_options import EmulatorOptions
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.live.playbook_run import LiveOptions, run_playbook
+from loadgen.simulation.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 M1 = {"bad": 0.548, "badOnDemand": 0.550}
@@ -110,10 +111,10 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     import time
 
     from emulator.server import EmulatorServer
-    from loadgen.measure import Measurement
-    from loadgen.messages import RunPlan
-    from loadgen.playbook import parse_playbook
-    from loadgen.sigv4 import StaticCredentials
+    from loadgen.format.playbook import parse_playbook
+    from loadgen.live.measure import Measurement
+    from loadgen.live.messages import RunPlan
+    from loadgen.live.sigv4 import StaticCredentials
 
     from .conftest import emulator_table, tiny_playbook
 
@@ -123,7 +124,7 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
         for op in ("put", "update", "get", "query")
     ]
     playbook = parse_playbook(base)
-    with EmulatorServer(port=0, scale=1.0, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=1.0, create_delay_s=0), port=0) as emu:
         emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=2.0)
         report = asyncio.run(

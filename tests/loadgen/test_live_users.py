@@ -18,15 +18,16 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
-from loadgen.coordinator import aggregate
-from loadgen.iteration_results import at_second, iteration_totals
-from loadgen.live_users import users_at
-from loadgen.measure import Measurement, phase_op_bound
-from loadgen.messages import COMPLETE, OP_CAP, PhaseShare, RunPlan, WorkerReport
-from loadgen.playbook import Playbook, parse_playbook
-from loadgen.sigv4 import StaticCredentials
-from loadgen.workload_spec import Users
+from loadgen.format.playbook import Playbook, parse_playbook
+from loadgen.format.workload_spec import Users
+from loadgen.live.coordinator import aggregate
+from loadgen.live.live_users import users_at
+from loadgen.live.measure import Measurement, phase_op_bound
+from loadgen.live.messages import COMPLETE, OP_CAP, PhaseShare, RunPlan, WorkerReport
+from loadgen.live.sigv4 import StaticCredentials
+from loadgen.results.iteration_results import at_second, iteration_totals
 
 from .conftest import emulator_table, tiny_playbook
 
@@ -70,7 +71,7 @@ class Counting:
 
 
 def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Counting, Any]:
-    emu = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
+    emu = EmulatorServer(EmulatorOptions(scale=1.0, create_delay_s=0), port=0)
     counting = Counting(emu)  # before start: the server binds its handler then
     with emu:
         client = emulator_table(emu.endpoint_url, playbook)
@@ -329,7 +330,7 @@ def test_a_scenario_playbook_travels_in_the_run_plan_as_it_was_written() -> None
 
 
 def test_a_population_at_scale_is_whole_users_and_never_none_of_some() -> None:
-    from loadgen.live_users import scaled_users
+    from loadgen.live.live_users import scaled_users
 
     assert scaled_users(6, 0.1) == 1  # not 0: 0.6 of a user cannot run
     assert scaled_users(200, 0.1) == 20

@@ -17,13 +17,14 @@ import time
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
-from loadgen.coordinator import aggregate
-from loadgen.measure import Measurement
-from loadgen.messages import RunPlan
-from loadgen.results import to_full_scale
+from loadgen.live.coordinator import aggregate
+from loadgen.live.measure import Measurement
+from loadgen.live.messages import RunPlan
+from loadgen.live.sigv4 import StaticCredentials
+from loadgen.results.records import to_full_scale
 from loadgen.runners import SimulatedRunner
-from loadgen.sigv4 import StaticCredentials
 
 from .conftest import emulator_table
 from .test_live_users import scenario_playbook
@@ -46,7 +47,7 @@ def test_a_hot_partitions_scenario_agrees_live_and_simulated() -> None:
         },
     )
     simulated = SimulatedRunner().run(playbook).runs[0]
-    with EmulatorServer(port=0, scale=SCALE, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=SCALE, create_delay_s=0), port=0) as emu:
         emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, scale=SCALE)
         t0 = time.time() + 0.05

@@ -12,8 +12,9 @@ from decimal import Decimal
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import Service
-from loadgen.op_bodies import (
+from loadgen.live.op_bodies import (
     BatchDelete,
     BatchPut,
     TransactCheck,
@@ -32,7 +33,7 @@ from loadgen.op_bodies import (
     transact_write,
     update_item,
 )
-from loadgen.op_replies import (
+from loadgen.live.op_replies import (
     CONDITION_FAILED,
     OK,
     THROTTLED,
@@ -41,8 +42,8 @@ from loadgen.op_replies import (
     OpReply,
     read_reply,
 )
-from loadgen.requests import tally
-from loadgen.results import Counts
+from loadgen.load.requests import tally
+from loadgen.results.records import Counts
 
 
 class Clock:
@@ -80,7 +81,7 @@ class Endpoint:
 
     def __init__(self) -> None:
         self.clock = Clock()
-        self.service = Service(scale=1.0, create_delay_s=0, clock=self.clock)
+        self.service = Service(EmulatorOptions(scale=1.0, create_delay_s=0), clock=self.clock)
 
     def create(self, name: str, wcu: int | None = None, rcu: int | None = None) -> None:
         status, body = self.service.handle(

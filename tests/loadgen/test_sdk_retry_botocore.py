@@ -1,4 +1,4 @@
-"""The retry model (loadgen.sdk_retry) agrees with the real botocore retry handler.
+"""The retry model (loadgen.load.sdk_retry) agrees with the real botocore retry handler.
 
 boto3 with `retries={"mode": "standard", "max_attempts": 3}` (botocore's client
 `max_attempts` counts RETRIES: 4 attempts in all) sends a mix of writes, reads and
@@ -35,8 +35,9 @@ import botocore.endpoint
 import pytest
 from botocore.config import Config
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
-from loadgen.sdk_retry import (
+from loadgen.load.sdk_retry import (
     AttemptKind,
     RetrySettings,
     SdkClient,
@@ -92,7 +93,7 @@ def _answer(kwargs: dict[str, Any]) -> tuple[int, str | None]:
 @contextmanager
 def _emulator() -> Iterator[tuple[EmulatorServer, VirtualClock]]:
     clock = VirtualClock()
-    with EmulatorServer(create_delay_s=0, clock=clock) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), clock=clock) as server:
         yield server, clock
         assert server.service.internal_errors == 0
 

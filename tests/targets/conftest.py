@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from console.workflow import processes
-from console.workflow.run_state import StateStore
-from console.workflow.settings import Settings
+from console.run import processes
+from console.run.settings import Settings
+from console.run.state import StateStore
+from emulator.emulator_options import EmulatorOptions
 from tests.targets.faults import CodeBuild, Fargate, aws_quotas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,7 +83,7 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     moto.start()
     host, port = moto.get_host_and_port()
     aws_endpoint = f"http://{host}:{port}"
-    emulator = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
+    emulator = EmulatorServer(EmulatorOptions(scale=1.0, create_delay_s=0), port=0)
     emulator.__enter__()
     dynamodb = str(emulator.endpoint_url)
     # The SDKs' service-specific endpoints: every AWS call to moto, DynamoDB's to the

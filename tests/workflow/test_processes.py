@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from console.run import processes
 from console.targets import emulator_process
-from console.workflow import Hooks, UpOptions, processes
+from console.workflow import Hooks, UpOptions
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
@@ -82,7 +83,7 @@ def test_an_emulator_read_mid_exec_is_started_once(
 
     monkeypatch.setattr(processes, "proc_file", first_read_mid_exec)
     monkeypatch.setattr(processes, "spawn_detached", spawn)
-    emu = emulator_process.start_emulator(tmp_path, UpOptions(), 1.0, Hooks())
+    emu = emulator_process.start_emulator(tmp_path, UpOptions().emulator, Hooks())
     try:
         assert spawned == [emu.pid]
         assert emulator_process.healthy(emu.endpoint)
