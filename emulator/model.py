@@ -110,8 +110,8 @@ class CapacityModel:
     ) -> TableCapacity:
         """A table from a CreateTable request. `history`, what the table did before the
         run, sets the partitions and the on-demand ceiling it starts with
-        (docs/model.md#a-tables-history); without it, the request's `hotbench:history`
-        tag does, if it has one (`TableHistory.tag`)."""
+        (docs/model.md#how-partitions-are-made, rule 3); without it, the request's
+        `hotbench:history` tag does, if it has one (`TableHistory.tag`)."""
         try:
             config = TableConfig.from_request(request)
         except TableConfigError as exc:

@@ -65,7 +65,7 @@ class TableHistory:
     ceiling are concerned (full-scale units per second; None: not known, as for a new
     table). Each value raises the warm throughput the table starts with, the partitions
     that carry it and, on demand, its ceiling; none lowers anything
-    (docs/model.md#a-tables-history):
+    (docs/model.md#how-partitions-are-made, rule 3):
 
     - `previous_on_demand_peak_*`: the highest rate the table served on demand. It
       absorbs up to double that at once [AWS reference.md#on-demand-mode].

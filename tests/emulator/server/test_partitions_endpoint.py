@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.params import DEFAULT_PARAMS
 from emulator.server import Service
 from emulator.tableconfig import TableHistory
@@ -20,7 +21,7 @@ HEADROOM = DEFAULT_PARAMS.ondemand_headroom
 
 
 def _service(scale: float = 1.0) -> Service:
-    return Service(create_delay_s=0, clock=lambda: 0.0, scale=scale)
+    return Service(EmulatorOptions(create_delay_s=0, scale=scale), clock=lambda: 0.0)
 
 
 def _call(service: Service, operation: str, request: dict[str, Any]) -> dict[str, Any]:
