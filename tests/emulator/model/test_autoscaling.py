@@ -2,7 +2,7 @@
 (the alarms' periods, datapoints and thresholds, cooldowns, disable-scale-in, bounds), as
 a behaviour on the model's clock, and a launch ramp the policy catches up with.
 
-Everything runs on the model's own clock (no sleeping): a driver offers writes in 250 ms
+Everything runs on the model's own clock (no sleeping): a driver offers writes in 500 ms
 ticks (the simulation's are 50 ms; the alarms act on minutes), spread over enough keys
 that no partition binds before the table's provisioned rate does."""
 
@@ -21,7 +21,7 @@ from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 
 P = DEFAULT_PARAMS
-TICK = 0.25
+TICK = 0.5
 KEYS = [(i * 0x9E3779B97F4A7C15) & ((1 << 64) - 1) for i in range(1, 9)]
 """8 partition-key hashes spread over the key space."""
 
@@ -67,10 +67,13 @@ class Driver:
     def run(self, rate: float, seconds: float, gsi: bool = False) -> tuple[int, int]:
         """`rate` writes/s for `seconds`; returns (accepted, throttled) in that span."""
         accepted, throttled = self.accepted, self.throttled
-        for _ in range(round(seconds / TICK)):
-            self.now = round(self.now + TICK, 6)
+        # Light load in whole seconds: fewer calls, the same per-second physics (every
+        # bucket holds at least a second of its rate).
+        tick = TICK if rate > 400 else 1.0
+        for _ in range(round(seconds / tick)):
+            self.now = round(self.now + tick, 6)
             self.model.advance(self.now)
-            self.carry += rate * TICK
+            self.carry += rate * tick
             n = int(self.carry)
             self.carry -= n
             for k in range(len(KEYS)):
@@ -169,7 +172,7 @@ def test_scale_in_needs_fifteen_datapoints_under_the_target_minus_twenty_points(
 
 def test_between_the_two_thresholds_nothing_moves() -> None:
     table, drive = _model(spec=_writes(), wcu=1000)
-    drive.run(550, 1800)  # 55 %: under the target, over target - 20 points
+    drive.run(550, 1200)  # 55 %: under the target, over target - 20 points
     assert not _changes(table)
 
 
@@ -190,15 +193,15 @@ def test_scale_in_never_goes_under_the_minimum() -> None:
 
 
 def test_scale_out_cooldown_holds_the_next_scale_out() -> None:
-    cooldown = 900.0
+    cooldown = 600.0
     table, drive = _model(spec=_writes(scale_out_cooldown_s=cooldown))
-    drive.run(1000, 1500)
+    drive.run(1000, 1000)
     first, second = _changes(table)[:2]
     assert first.effective_at is not None
     assert second.t >= first.effective_at + cooldown
     # Without a cooldown (DynamoDB's default: 0 s) the second comes minutes after the first.
     table, drive = _model(spec=_writes())
-    drive.run(1000, 1500)
+    drive.run(1000, 500)
     first, second = _changes(table)[:2]
     assert second.t - first.t <= 3 * P.autoscale_period_s
 
@@ -336,3 +339,18 @@ def test_a_setting_the_model_cannot_take_names_the_field(raw: dict, message: str
     with pytest.raises(AutoScalingError) as info:
         AutoScaling.from_request(raw)
     assert message in str(info.value)
+
+
+def test_a_scale_in_over_the_days_decrease_limit_is_refused_recorded_once_and_retried() -> None:
+    table, drive = _model(spec=_writes(low=1), wcu=1000)
+    model = drive.model
+    for wcu in (999, 998, 997, 996):  # the day's four decreases, spent by hand
+        model.update_capacity("t", replace(table.config, wcu=float(wcu)), drive.now)
+        drive.run(0, P.update_throughput_s + 1)
+    last = drive.now - P.update_throughput_s - 1
+    drive.run(10, 1800)  # quiet: AlarmLow fires from minute 16 on, every minute
+    refused = [e for e in table.base.record.events if e.refused is not None]
+    assert len(refused) == 1 and refused[0].refused.startswith("LimitExceededException")
+    assert table.base.limits.wcu == 996
+    drive.run(10, last + P.decrease_interval_s + P.autoscale_period_s - drive.now)
+    assert table.base.limits.wcu == math.ceil(10 / 0.7)
