@@ -38,9 +38,11 @@ if TYPE_CHECKING:
 READ: Final = "read"
 WRITE: Final = "write"
 
-TARGET_RANGE: Final = (20.0, 90.0)
+TARGET_LOW: Final = 20.0
+TARGET_HIGH: Final = 90.0
 """[AWS reference.md#auto-scaling-target-tracking] "You can set the auto scaling target
-utilization values between 20 and 90 percent"."""
+utilization values between 20 and 90 percent" (floats, not a tuple: compiled, a Final
+float is a constant, a Final tuple a module static that an import cycle can leave unset)."""
 MIN_CAPACITY: Final = 1
 """[AWS] the least provisioned capacity of a table or GSI (1 read and 1 write unit)."""
 
@@ -64,10 +66,10 @@ class TargetTracking:
     disable_scale_in: bool = False
 
     def __post_init__(self) -> None:
-        low, high = TARGET_RANGE
-        if not low <= self.target_pct <= high:
+        if not TARGET_LOW <= self.target_pct <= TARGET_HIGH:
             raise AutoScalingError(
-                f"TargetValue must be from {low:g} to {high:g} (percent), got {self.target_pct:g}"
+                f"TargetValue must be from {TARGET_LOW:g} to {TARGET_HIGH:g} (percent), "
+                f"got {self.target_pct:g}"
             )
         if self.min_capacity < MIN_CAPACITY:
             raise AutoScalingError(

@@ -111,12 +111,11 @@ def _auto_scaling(service: Service, method: str, table: str, query: str, body: b
                     {"error": 'the body must be JSON: {"Read": {...}, "Write": {...}}'}, 400
                 )
             return _json(service.set_auto_scaling(table, index, raw))
-    except AutoScalingError as exc:
-        return _json({"error": str(exc)}, 400)
-    except DynamoError as exc:
-        return _json(
-            {"error": exc.message or exc.name}, 404 if "NotFound" in exc.name else exc.status
-        )
+    except AutoScalingError as bad:
+        return _json({"error": str(bad)}, 400)
+    except DynamoError as refused:
+        status = 404 if "NotFound" in refused.name else refused.status
+        return _json({"error": refused.message or refused.name}, status)
     return Reply(405, JSON_CONTENT_TYPE, _METHOD_NOT_ALLOWED.payload())
 
 

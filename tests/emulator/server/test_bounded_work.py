@@ -118,12 +118,12 @@ def test_a_table_asking_for_any_capacity_gets_a_bounded_partition_count(
                 ProvisionedThroughput={"ReadCapacityUnits": units, "WriteCapacityUnits": units},
             )
         assert emu.partitions("tbl")["indexes"][0]["partition_count"] == 1
-        ddb.update_table(
-            TableName="tbl",
-            ProvisionedThroughput={"ReadCapacityUnits": 40000, "WriteCapacityUnits": 40000},
-        )
-        emu.skip(DEFAULT_PARAMS.update_split_s + 1)  # the new partitions come with the change
-        assert emu.partitions("tbl")["indexes"][0]["partition_count"] == 54
+    ddb.update_table(
+        TableName="tbl",
+        ProvisionedThroughput={"ReadCapacityUnits": 40000, "WriteCapacityUnits": 40000},
+    )
+    emu.skip(DEFAULT_PARAMS.update_split_s + 1)  # the new partitions come with the change
+    assert emu.partitions("tbl")["indexes"][0]["partition_count"] == 54
 
 
 def _serve(tmp_path: Path) -> tuple[subprocess.Popen[str], str]:

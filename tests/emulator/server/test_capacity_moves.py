@@ -2,13 +2,14 @@
 UPDATING while a change applies, the old capacity shown and served meanwhile, the
 refusals in DynamoDB's words), auto scaling set through `/_hotbench/tables/T/auto-scaling`
 and seen in DescribeTable, `/_hotbench/capacity` and the metrics as it moves. Time passes
-on the emulator's skippable clock."""
+on the emulator's clock, which here only skipping moves."""
 
 from __future__ import annotations
 
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +20,8 @@ from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import key_table
 
 P = DEFAULT_PARAMS
+NOON_UTC = 1_767_268_800.0
+"""2026-01-01 12:00:00 UTC."""
 POLICY = {
     "Write": {
         "MinCapacity": 1,
@@ -63,6 +66,27 @@ def _update(ddb: Any, wcu: int, rcu: int = 1) -> dict[str, Any]:
     return description
 
 
+class Clock:
+    """The emulator's clock, moved only by the test: requests take no emulator time, so
+    a window of seconds (a 2 s UPDATING) is hit however slow the machine."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def emu() -> Iterator[EmulatorServer]:
+    """This module's emulator: CREATING for no time, on a clock only `skip` moves."""
+    with EmulatorServer(create_delay_s=0, clock=Clock()) as server:
+        # Started at noon UTC, so no test's hours cross the midnight the decreases reset at.
+        server.service.state.started_epoch = server.model.epoch_s = NOON_UTC
+        yield server
+        assert server.service.internal_errors == 0
+
+
 def test_describe_table_shows_auto_scaling_move_the_capacity(emu: EmulatorServer, ddb: Any) -> None:
     _provisioned(ddb)
     status, body = _http(emu, "PUT", "/_hotbench/tables/tbl/auto-scaling", POLICY)
@@ -81,7 +105,7 @@ def test_describe_table_shows_auto_scaling_move_the_capacity(emu: EmulatorServer
     # 70 1-WCU writes a minute on a table of 1 WCU (its burst pool serves them): two
     # datapoints over 70 % (42 units), then the alarm's delay, and it scales out.
     item = {"pk": {"S": "k"}, "sk": {"S": "s"}}
-    emu.skip(60 - emu.service.state.now() % 60)
+    emu.skip(61)  # a second into the first whole minute
     for _minute in range(2):
         for _ in range(70):
             ddb.put_item(TableName="tbl", Item=item)
@@ -91,7 +115,7 @@ def test_describe_table_shows_auto_scaling_move_the_capacity(emu: EmulatorServer
     table = ddb.describe_table(TableName="tbl")["Table"]
     assert table["TableStatus"] == "UPDATING"
     assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == 1  # still the old one
-    emu.skip(P.update_throughput_s + 1)
+    emu.skip(P.update_throughput_s)
     table = ddb.describe_table(TableName="tbl")["Table"]
     assert table["TableStatus"] == "ACTIVE"
     assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == 2  # ceil(1 / 0.7)
@@ -145,7 +169,10 @@ def test_a_fifth_decrease_in_the_hour_is_refused_with_the_next_time(
         emu.skip(P.update_throughput_s + 1)
     assert _throughput(ddb)["NumberOfDecreasesToday"] == 4
     with pytest.raises(ClientError) as exc:
-        _update(ddb, wcu=5)
+        ddb.update_table(
+            TableName="tbl",
+            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 5},
+        )
     code, message = _error(exc)
     assert code == "LimitExceededException"
     assert message.startswith(
