@@ -29,7 +29,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from emulator.buckets import MeteredBucket
-from emulator.capacity_changes import ChangeRefused, change_capacity, refusal_event
+from emulator.capacity_changes import ChangeRefused, change_capacity
+from emulator.capacity_record import ScalingEvent
 from emulator.params import CapacityParams
 
 if TYPE_CHECKING:
@@ -371,17 +372,20 @@ def run_scalers(table: TableCapacity, now: float) -> None:
         try:
             events = change_capacity(table, {scaler.index: wanted}, now, wish.cause)
         except ChangeRefused as refused:
+            # Nobody else would see a refusal of auto scaling's: it goes in the record,
+            # once until a change succeeds (the alarm asks again every minute).
             if scaler.refusal != refused.error:
                 scaler.refusal = refused.error
-                refusal_event(
-                    table,
-                    scaler.index,
-                    scaler.dimension,
-                    current,
-                    float(wish.capacity),
-                    wish.cause,
-                    refused,
-                    now,
+                index.record.events.append(
+                    ScalingEvent(
+                        now,
+                        scaler.index,
+                        scaler.dimension,
+                        current,
+                        float(wish.capacity),
+                        wish.cause,
+                        refused=f"{refused.error}: {refused.message}",
+                    )
                 )
             continue
         effective = [e.effective_at for e in events if e.effective_at is not None]

@@ -303,24 +303,6 @@ def change_capacity(
     return events
 
 
-def refusal_event(
-    table: TableCapacity,
-    index: str | None,
-    what: str,
-    before: float,
-    after: float,
-    cause: str,
-    refused: ChangeRefused,
-    now: float,
-) -> ScalingEvent:
-    """Record a change DynamoDB refused (auto scaling's, which nobody else would see)."""
-    event = ScalingEvent(
-        now, index, what, before, after, cause, refused=f"{refused.error}: {refused.message}"
-    )
-    table.index(index).record.events.append(event)
-    return event
-
-
 def _throughput_events(
     index: PartitionedCapacity, old: Limits, new: Limits, now: float, cause: str, at: float
 ) -> list[ScalingEvent]:
