@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loadgen.playbook import load_playbook  # noqa: E402
-from loadgen.simulate import simulate  # noqa: E402
+from loadgen.format.playbook import load_playbook  # noqa: E402
+from loadgen.simulation.simulate import simulate  # noqa: E402
 from tests.emulator.model.test_fidelity import M1_RATES  # noqa: E402  (the published figures, kept once)
 
 PLAYBOOK = "playbooks/hot-partition.yaml"

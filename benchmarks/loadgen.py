@@ -5,7 +5,7 @@ answers `{}` at once), so the figure is the client's cost, not the server's.
     .venv/bin/python benchmarks/loadgen.py [--seconds 5]
 
 Each client runs for --seconds (bounded), on 127.0.0.1 only. The hotbench figure is the
-real worker loop (loadgen.measure.Measurement): key generation, 1,000-byte items, SigV4
+real worker loop (loadgen.live.measure.Measurement): key generation, 1,000-byte items, SigV4
 signing, the lean HTTP client and per-second counting, offered open-loop above what one
 process can send, so the achieved rate is its ceiling.
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from emulator import eventloop
-from loadgen.measure import Measurement
-from loadgen.messages import RunPlan
-from loadgen.playbook import parse_playbook
-from loadgen.sigv4 import StaticCredentials
+from loadgen.format.playbook import parse_playbook
+from loadgen.live.measure import Measurement
+from loadgen.live.messages import RunPlan
+from loadgen.live.sigv4 import StaticCredentials
 
 ITEM = {"pk": {"S": "WH-TOKYO"}, "sk": {"S": "SKU-00042"}, "pad": {"S": "x" * 975}}
 

@@ -77,8 +77,8 @@ def putitem() -> float:
 
 
 def simulate_wall() -> float:
-    from loadgen.playbook import load_playbook
-    from loadgen.simulate import simulate
+    from loadgen.format.playbook import load_playbook
+    from loadgen.simulation.simulate import simulate
 
     playbook = load_playbook(ROOT / "playbooks" / "hot-partition.yaml")
     start = time.perf_counter()

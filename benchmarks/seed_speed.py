@@ -5,7 +5,7 @@ into the in-process emulator at `--scale` with the pace skipped on the emulator'
 (what `hotbench run` and `hotbench up` do locally), and prints the real seconds, the items
 per second the emulator took, the seconds the pace would have waited on a real clock, and
 the table's throttled writes during the seed (0: the skipped pace is the same gentle seed).
-The items/s is what loadgen.seed.EMULATOR_SEED_ITEMS_PER_S records. Loopback only; the
+The items/s is what loadgen.load.seed.EMULATOR_SEED_ITEMS_PER_S records. Loopback only; the
 emulator stops with the script.
 
     .venv/bin/python benchmarks/seed_speed.py [--scale 0.1] [--items 15000]
@@ -29,10 +29,10 @@ def main() -> None:
     args = parser.parse_args()
 
     from emulator.server import EmulatorServer
-    from loadgen.live import LOCAL_CREDENTIALS
-    from loadgen.playbook import load_playbook
-    from loadgen.resultstore import make_client
-    from loadgen.seed import seed_count, seed_rate, seed_table
+    from loadgen.format.playbook import load_playbook
+    from loadgen.live.playbook_run import LOCAL_CREDENTIALS
+    from loadgen.live.resultstore import make_client
+    from loadgen.load.seed import seed_count, seed_rate, seed_table
 
     playbook = load_playbook(ROOT / "playbooks" / "hot-partition.yaml")
     spec = playbook.table("bad")

@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from emulator.keyspace import key_bytes, partition_hash, sort_position
 from emulator.model import CapacityModel
-from loadgen.keys import ItemGenerator
-from loadgen.playbook import load_playbook
-from loadgen.simulate import simulate
+from loadgen.format.playbook import load_playbook
+from loadgen.load.keys import ItemGenerator
+from loadgen.simulation.simulate import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_REQUESTS = 200_000

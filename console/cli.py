@@ -13,7 +13,7 @@ from rich.text import Text
 from console import exitcodes, interrupts
 from console.commands import register_all
 from console.output import UserError
-from loadgen.playbook_error import PlaybookError
+from loadgen.format.playbook_error import PlaybookError
 
 
 class DefaultsHelpFormatter(argparse.HelpFormatter):

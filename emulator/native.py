@@ -44,10 +44,10 @@ NOT_COMPILED = frozenset(
 """Modules left as Python: each runs once per process or run, not once per request."""
 
 COMPILED_ELSEWHERE = (
-    "loadgen/simulate.py",
-    "loadgen/closed_loop.py",
-    "loadgen/item_collections.py",
-    "loadgen/scenario.py",
+    "loadgen/simulation/simulate.py",
+    "loadgen/simulation/closed_loop.py",
+    "loadgen/simulation/item_collections.py",
+    "loadgen/load/scenario.py",
 )
 """Modules outside the emulator compiled with it. The simulation runner reads playbooks, so
 it lives in loadgen beside the live runner, but its per-tick loop drives the model as hot

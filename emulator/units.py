@@ -1,13 +1,13 @@
 """Item size to capacity units, as DynamoDB bills them: the one charging rule.
 
 Both paths charge through the functions here and nowhere else: the endpoint
-(emulator.server.admission) describes each request from the stored item before and
-after it, the virtual-time simulation (loadgen.simulate, through loadgen.writes) from
-what it knows of the drawn item (whether it existed, whether its index keys or projected
-attributes changed). The description is small and typed (`TableWrite`, `IndexChange`),
-so a new workload (deletes, batches, transactions) describes its requests the same way
-and is charged by the same arithmetic. The rules and their sources: docs/model.md#the-
-charging-rule.
+(emulator.server.admission) describes each request from the stored item before and after
+it, the virtual-time simulation (loadgen.simulation.simulate, through
+loadgen.load.writes) from what it knows of the drawn item (whether it existed, whether
+its index keys or projected attributes changed). The description is small and typed
+(`TableWrite`, `IndexChange`), so a new workload (deletes, batches, transactions)
+describes its requests the same way and is charged by the same arithmetic. The rules and
+their sources: docs/model.md#the-charging-rule.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """hotbench's load generator: the playbook format, key generation, and the two runners of a
-playbook, live (loadgen/live.py) and in virtual time (loadgen/simulate.py).
+playbook, live (loadgen/live/playbook_run.py) and in virtual time (loadgen/simulation/simulate.py).
 
 The simulation runner, the closed-loop engine, its item-collection tracker and the
 scenario interpreter are compiled with the emulator when a build of the current sources

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from loadgen.coordinator import Notify
-from loadgen.live import LiveOptions, run_playbook
-from loadgen.playbook import Playbook
-from loadgen.results import PlaybookResult
-from loadgen.simulate import TICK_S, Progress, simulate
+from loadgen.format.playbook import Playbook
+from loadgen.live.coordinator import Notify
+from loadgen.live.playbook_run import LiveOptions, run_playbook
+from loadgen.results.records import PlaybookResult
+from loadgen.simulation.simulate import TICK_S, Progress, simulate
 
 
 class PlaybookRunner(Protocol):

@@ -67,7 +67,7 @@ module "fleet" {
   cpu              = var.task_cpu
   memory           = var.task_memory
   cpu_architecture = var.cpu_architecture
-  # What loadgen/worker.py reads, and nothing else: the tables and the rest of the run
+  # What loadgen/live/worker.py reads, and nothing else: the tables and the rest of the run
   # come from the plan item in the results table.
   environment = merge(var.worker_environment, {
     HOTBENCH_RUN_ID        = var.run_id

@@ -19,10 +19,10 @@ import pytest
 if TYPE_CHECKING:
     from textual.pilot import Pilot
 
-    from loadgen.results import PlaybookResult
+    from loadgen.results.records import PlaybookResult
 
-from console.workflow import processes
-from loadgen.playbook import Playbook, parse_playbook
+from console.run import processes
+from loadgen.format.playbook import Playbook, parse_playbook
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYBOOKS = ROOT / "playbooks"
@@ -67,8 +67,8 @@ def built_in_simulation() -> Callable[[str], PlaybookResult]:
     """`simulated(name)`: playbooks/<name>.yaml simulated with the default parameters,
     once per process for every test that asks (mark them `BUILT_IN_SIMULATIONS`). The
     result is shared: read it, never change it."""
-    from loadgen.playbook import load_playbook
-    from loadgen.simulate import simulate
+    from loadgen.format.playbook import load_playbook
+    from loadgen.simulation.simulate import simulate
 
     results: dict[str, PlaybookResult] = {}
 
@@ -91,7 +91,7 @@ def shared_simulations(
     `BUILT_IN_SIMULATIONS`."""
     import console.commands.simulate as command
     from emulator.params import DEFAULT_PARAMS
-    from loadgen.playbook import load_playbook
+    from loadgen.format.playbook import load_playbook
 
     def shared(playbook: Playbook, _console: Any, quiet: bool, params: Any) -> PlaybookResult:
         assert quiet and params == DEFAULT_PARAMS

@@ -47,5 +47,7 @@ def test_dependencies_point_one_way(package: str) -> None:
 def test_the_walk_finds_a_late_reverse_import(tmp_path: Path) -> None:
     module = tmp_path / "emulator" / "late.py"
     module.parent.mkdir()
-    module.write_text("def f():\n    from loadgen.playbook import Playbook\n    return Playbook\n")
+    module.write_text(
+        "def f():\n    from loadgen.format.playbook import Playbook\n    return Playbook\n"
+    )
     assert violations("emulator", tmp_path) == ["emulator/late.py:2 imports loadgen"]

@@ -17,11 +17,11 @@ PACKAGES = ("emulator", "loadgen", "console")
 SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
     "__init__.py": (frozenset(), "every package has one; its name is the package's"),
     "advise.py": (
-        frozenset({"console/commands/advise.py", "loadgen/advise.py"}),
+        frozenset({"console/commands/advise.py", "loadgen/analysis/advise.py"}),
         "`hotbench advise` (console/commands/ is named by CLI verb) over loadgen's advice",
     ),
     "simulate.py": (
-        frozenset({"console/commands/simulate.py", "loadgen/simulate.py"}),
+        frozenset({"console/commands/simulate.py", "loadgen/simulation/simulate.py"}),
         "`hotbench simulate` (console/commands/ is named by CLI verb) over the simulation",
     ),
     "run.py": (
@@ -29,29 +29,25 @@ SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
         "the `run` step: its CLI verb and its TUI screen (screens/ is named by step)",
     ),
     "compare.py": (
-        frozenset({"console/commands/compare.py", "loadgen/compare.py"}),
+        frozenset({"console/commands/compare.py", "loadgen/analysis/compare.py"}),
         "`hotbench compare` (console/commands/ is named by CLI verb) over the comparison",
     ),
     "params.py": (
         frozenset({"console/commands/params.py", "emulator/params.py"}),
         "`hotbench params` (console/commands/ is named by CLI verb) over the parameter set",
     ),
-    "results.py": (
-        frozenset({"console/tui/screens/results.py", "loadgen/results.py"}),
-        "the run's results: the TUI screen that shows them and the records themselves",
-    ),
 }
 """Basename -> (the exact modules allowed to share it, why). `__init__.py` is any package's."""
 
 SHARED_CLASSES: dict[str, tuple[frozenset[str], str]] = {
     "Target": (
-        frozenset({"console/targets/interface.py", "loadgen/calibrate/targets.py"}),
+        frozenset({"console/targets/interface.py", "loadgen/analysis/calibrate/targets.py"}),
         "two meanings the issues name so: where a run lives (issue 20's Target interface "
         "of local and AWS) and a measured result the model is calibrated to; each module "
         "says which, and neither package imports the other's",
     ),
     "Leftover": (
-        frozenset({"loadgen/results.py", "console/workflow/models.py"}),
+        frozenset({"loadgen/results/records.py", "console/run/models.py"}),
         "the same meaning (a resource left behind and the command that removes it) in "
         "`hotbench run`'s result and in `down`'s report; one record would change both "
         "JSON formats, so merging them is a change of its own",

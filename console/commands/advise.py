@@ -1,6 +1,6 @@
 """`hotbench advise PLAYBOOK`: before any run, the first limit each table will hit.
 
-Prints loadgen.advise's arithmetic: per table and phase, the hottest partition key's
+Prints loadgen.analysis.advise's arithmetic: per table and phase, the hottest partition key's
 share of the traffic and its units per second against one partition's limit, the same
 for each GSI, the table-level limits, and the first limit hit with what would fix it.
 """
@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 from console.commands.params import add_params_argument, params_from
-from loadgen.advise import advise
-from loadgen.playbook import load_playbook
+from loadgen.analysis.advise import advise
+from loadgen.format.playbook import load_playbook
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:

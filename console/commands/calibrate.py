@@ -19,7 +19,7 @@ from console.output import UserError, print_progress
 from emulator.paramsfile import dump_params
 
 if TYPE_CHECKING:
-    from loadgen.calibrate import Calibration
+    from loadgen.analysis.calibrate import Calibration
 
 
 def _v(value: float | None) -> str:
@@ -101,13 +101,13 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     # Imported here, not at the top: the fit needs scipy.optimize (about 1 s of CPU to
     # import), and every `hotbench` process registers this command, including the
     # emulator, the reaper and each command the test suite starts.
-    from loadgen.calibrate import CalibrationOptions, TargetError, calibrate, load_target
-    from loadgen.calibrate.fit import CalibrationError
+    from loadgen.analysis.calibrate import CalibrationOptions, TargetError, calibrate, load_target
+    from loadgen.analysis.calibrate.fit import CalibrationError
 
     prior = params_from(args)
     playbooks = {}
     for path in args.playbook:
-        from loadgen.playbook import load_playbook
+        from loadgen.format.playbook import load_playbook
 
         playbooks[load_playbook(path).name] = path
     try:

@@ -3,7 +3,7 @@
 Exit 0 when every criterion holds, 1 when one fails, 2 when the check could not be
 made (a malformed playbook, an unknown report type, a target that is not available).
 `--validate` only reads and validates the playbook. The verdicts are pure
-(loadgen.criteria); this module picks the runner, prints and writes the reports.
+(loadgen.analysis.criteria); this module picks the runner, prints and writes the reports.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from console.render.check_reports import (
 )
 from console.render.results_table import report_result
 from emulator.params import CapacityParams
-from loadgen.advise import advise
-from loadgen.criteria import evaluate
-from loadgen.playbook import Playbook, load_playbook
-from loadgen.results import PlaybookResult
+from loadgen.analysis.advise import advise
+from loadgen.analysis.criteria import evaluate
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.results.records import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
@@ -46,7 +46,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
     result = obtain_result(playbook, args, console, params)
     from console.cost.measured_usage import run_cost_in
-    from console.workflow.settings import load_settings
+    from console.run.settings import load_settings
 
     region = getattr(args, "region", None) or load_settings().prices_region
     outcome = CheckOutcome(

@@ -19,11 +19,11 @@ from rich.table import Table
 from console import exitcodes
 from console.output import UserError
 from emulator.params import CapacityParams
-from loadgen.compare import CompareError, Comparison, Row, check_result, compare, describe
+from loadgen.analysis.compare import CompareError, Comparison, Row, check_result, compare, describe
 
 if TYPE_CHECKING:
-    from loadgen.playbook import Playbook
-    from loadgen.results import PlaybookResult
+    from loadgen.format.playbook import Playbook
+    from loadgen.results.records import PlaybookResult
 
 
 def read_result(path: str) -> dict[str, Any]:

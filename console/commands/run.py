@@ -4,7 +4,7 @@ Three ways, one result format (the same table and JSON as `hotbench simulate`), 
 set of exit codes (console/exitcodes.py), so CI can tell a clean run from a partial,
 unreconciled or erroring one whichever way it ran:
 - `run PLAYBOOK --target local` (no --run): the one-shot run, the emulator in-process,
-  everything created and deleted by loadgen.live in a `finally`;
+  everything created and deleted by loadgen.live.playbook_run in a `finally`;
 - `run --run RUN_ID`: the workflow's `run` step on a run made by `hotbench up`
   (resumable: a second call continues where a killed one stopped);
 - `run PLAYBOOK --target aws` (no --run): up, run and down in one go, with down in a
@@ -33,15 +33,15 @@ from console.commands.workflow import (
 from console.output import UserError, print_progress
 from console.render.results_table import report_result
 from console.render.workflow_output import print_down, print_plan
-from console.workflow.options import RunOptions
-from loadgen.op_replies import APPLICATION_ANSWERS
-from loadgen.playbook import load_playbook
-from loadgen.results import PlaybookResult
+from console.run.options import RunOptions
+from loadgen.format.playbook import load_playbook
+from loadgen.live.op_replies import APPLICATION_ANSWERS
+from loadgen.results.records import PlaybookResult
 
 if TYPE_CHECKING:
-    from loadgen.coordinator import Notify
-    from loadgen.live import LiveOptions
-    from loadgen.playbook import Playbook
+    from loadgen.format.playbook import Playbook
+    from loadgen.live.coordinator import Notify
+    from loadgen.live.playbook_run import LiveOptions
 
 
 def exit_code(result: PlaybookResult) -> tuple[int, list[str]]:
@@ -106,8 +106,8 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     """LiveOptions from the arguments add_live_arguments defined, checked (also
     `hotbench check --mode live`)."""
     from console.targets.local import LOCAL_BARRIER_TIMEOUT_S
-    from loadgen.coordinator import FleetOptions
-    from loadgen.live import LiveOptions
+    from loadgen.live.coordinator import FleetOptions
+    from loadgen.live.playbook_run import LiveOptions
 
     check_live_arguments(args)
     loaded = params_from(args)
@@ -130,7 +130,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
 
 
 def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
-    from loadgen.coordinator import CLEANUP_FAILED
+    from loadgen.live.coordinator import CLEANUP_FAILED
 
     options = live_options(args)
     playbook = load_playbook(args.playbook)

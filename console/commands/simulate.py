@@ -11,8 +11,8 @@ from console.commands import add_playbook_arguments
 from console.commands.params import add_params_argument, params_from
 from console.render.results_table import report_result
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from loadgen.playbook import Playbook, load_playbook
-from loadgen.results import PlaybookResult
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.results.records import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:

@@ -27,7 +27,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             f"the console needs Textual ({exc.name} is missing): pip install 'hotbench[tui]'"
         ) from None
     from console.workflow import RunOptions
-    from loadgen.playbook import load_playbook
+    from loadgen.format.playbook import load_playbook
 
     if args.playbook and args.run:
         raise UserError("give a PLAYBOOK or --run RUN_ID, not both")

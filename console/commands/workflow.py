@@ -26,7 +26,9 @@ from console.render.workflow_output import (
     print_tally,
     state_json,
 )
-from console.targets import target_for, target_named
+from console.run.errors import EXIT_LEFTOVERS
+from console.run.settings import SettingsFileError
+from console.targets import billed_up, target_for, target_named
 from console.workflow import (
     ConfigError,
     Hooks,
@@ -36,8 +38,6 @@ from console.workflow import (
     WarmTarget,
     load_settings,
 )
-from console.workflow.errors import EXIT_LEFTOVERS
-from console.workflow.settings import SettingsFileError
 
 DEFAULTS = Settings.model_fields
 
@@ -273,8 +273,8 @@ def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
 
 
 def handle_plan(args: argparse.Namespace, console: Console) -> int:
+    from console.run.errors import PreflightFailed
     from console.workflow import plan
-    from console.workflow.errors import PreflightFailed
     from console.workflow.steps import check_credentials, preflight
 
     settings = settings_from(args)
@@ -373,8 +373,8 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
     import threading
     import time
 
+    from console.run.samples import TimeOrder
     from console.workflow import watch
-    from console.workflow.samples import TimeOrder
 
     settings = settings_from(args)
     stop = threading.Event()
@@ -445,7 +445,7 @@ def _cost_so_far(state: RunState, price_region: str | None) -> float:
     """The tally of the state as it is; in a region without recorded prices, the figure
     the run's last step recorded (its prices were chosen then)."""
     from console.cost import PricesUnknown
-    from console.cost.tally import tally_state
+    from console.workflow.run_cost import tally_state
 
     try:
         return tally_state(state, price_region).total_usd
@@ -485,7 +485,7 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
             s.playbook_name,
             f"{s.current_step} {record.status}",
             str(s.next_step or "-"),
-            ("[red]yes, billed[/]" if s.billed else "yes") if s.billable_up else "no",
+            ("[red]yes, billed[/]" if billed_up(s) else "yes") if s.billable_up else "no",
             f"${costs[s.run_id]:,.2f}" + ("" if target_for(s, settings).billed else " (on AWS)"),
             f"{s.created_at:%Y-%m-%d %H:%M}",
         )

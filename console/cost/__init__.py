@@ -12,7 +12,7 @@ AWS's bill.
 - `render`: the cost table at 80 columns, lines adding up to the total.
 
 Importing this package imports no workflow module (the tally's record builder is
-`console.cost.tally`, imported where it is used).
+`console.workflow.run_cost`, imported where it is used).
 """
 
 from console.cost.lines import CostLine

@@ -17,7 +17,7 @@ from console.cost.price import Bill, price, while_running_per_hour, while_up_per
 from console.cost.prices import PriceTable
 from console.cost.record import UsageRecord
 from console.cost.setup import AwsSetup, FleetShape
-from loadgen.playbook import Playbook, TableSpec
+from loadgen.format.playbook import Playbook, TableSpec
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ from console.cost.record import (
     UsageRecord,
 )
 from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
-from loadgen.arrivals import Schedule
-from loadgen.playbook import Distribution, Playbook, TableSpec
+from loadgen.format.playbook import Distribution, Playbook, TableSpec
+from loadgen.load.arrivals import Schedule
 
 if TYPE_CHECKING:
-    from loadgen.results import PlaybookResult
+    from loadgen.results.records import PlaybookResult
 
 
 @dataclass(frozen=True)
@@ -119,14 +119,14 @@ def seed_units(playbook: Playbook, spec: TableSpec, name: str, items: float) -> 
 def seeding_s(
     playbook: Playbook, spec: TableSpec, scale: float = 1.0, skips: bool = False
 ) -> float:
-    """Seconds seeding takes at the rate the seeder really paces itself (loadgen.seed;
+    """Seconds seeding takes at the rate the seeder really paces itself (loadgen.load.seed;
     at full scale on AWS); `skips`: the target keeps that pace on a skipped clock, so
     the wait is only as long as the emulator takes to write the items."""
     if not spec.seed_items:
         return 0.0
-    # Here, not at the top: loadgen.seed imports numpy (0.3 s of CPU), and bringup
+    # Here, not at the top: loadgen.load.seed imports numpy (0.3 s of CPU), and bringup
     # imports this module for table_use in every process that may take a run down.
-    from loadgen.seed import seed_rate, seeding_wall_s
+    from loadgen.load.seed import seed_rate, seeding_wall_s
 
     return seeding_wall_s(spec.seed_items, seed_rate(playbook, spec, scale), skips)
 

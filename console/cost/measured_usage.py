@@ -10,8 +10,8 @@ from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
 from console.cost.record import RequestUnits, Span, TaskUse, UsageRecord
 from console.cost.setup import FARGATE_START_S, FleetShape
-from loadgen.playbook import Playbook, TableSpec
-from loadgen.results import PlaybookResult, RunResult
+from loadgen.format.playbook import Playbook, TableSpec
+from loadgen.results.records import PlaybookResult, RunResult
 
 
 def run_units(name: str, run: RunResult) -> list[RequestUnits]:
@@ -79,7 +79,7 @@ def run_cost_in(region: str) -> Callable[[TableSpec, RunResult], float]:
 
 
 def run_cost_at(prices: PriceTable) -> Callable[[TableSpec, RunResult], float]:
-    """The `cost_usd` criterion's pricing (loadgen.criteria.evaluate): what one run would
+    """The `cost_usd` criterion's pricing (loadgen.analysis.criteria.evaluate): what one run would
     cost on AWS at `prices`, kept to what the run itself decides so variants compare
     fairly: the table standing for the run's seconds (provisioned capacity, Contributor
     Insights rules) and the request units it consumed, GSIs included. Not included: the

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Final
 from emulator.params import DEFAULT_PARAMS
 
 if TYPE_CHECKING:
-    from loadgen.playbook import Distribution, TableSpec
-    from loadgen.results import Counts
-    from loadgen.writes import TablePlan
+    from loadgen.format.playbook import Distribution, TableSpec
+    from loadgen.load.writes import TablePlan
+    from loadgen.results.records import Counts
 
 SECONDS_PER_HOUR: Final = 3600.0
 
@@ -95,11 +95,11 @@ def write_plan(
     spec: TableSpec, attributes: dict[str, Distribution], consistent: bool, is_write: bool
 ) -> TablePlan:
     """What each request of a phase costs the table and each GSI, by the charging rule
-    (loadgen.writes.table_plan over emulator.units: the simulation's own arithmetic)."""
-    # Here, not at the top: loadgen.keys and loadgen.writes import numpy (0.3 s of CPU),
+    (loadgen.load.writes.table_plan over emulator.units: the simulation's own arithmetic)."""
+    # Here, not at the top: loadgen.load.keys and loadgen.load.writes import numpy (0.3 s of CPU),
     # which every command that prices a state (`runs`, `tally`, `down`) would pay.
-    from loadgen.keys import ItemGenerator
-    from loadgen.writes import table_plan
+    from loadgen.load.keys import ItemGenerator
+    from loadgen.load.writes import table_plan
 
     generator = ItemGenerator(
         attributes, [k.name for k in spec.key_attributes()], spec.primary_key_names()
@@ -112,7 +112,7 @@ def expected_put_units(plan: TablePlan, puts: float) -> tuple[float, dict[str, f
     entry to every index (class NEW). A rewrite that moves an index key costs that index
     two writes; a plan cannot know how often that happens, the simulation does
     (`hotbench check`)."""
-    from loadgen.writes import NEW  # loaded already: `plan` came from write_plan
+    from loadgen.load.writes import NEW  # loaded already: `plan` came from write_plan
 
     table = puts * plan.write_units[0]
     per_index = {g.name: puts * float(sum(g.by_class(NEW))) for g in plan.indexes}

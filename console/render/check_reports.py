@@ -1,8 +1,9 @@
 """The reports of `hotbench check`: the terminal table, JSON, Markdown and JUnit XML.
 
-All four are drawn from the same verdicts (loadgen.criteria), advice (loadgen.advise)
-and result (loadgen.results), so a pull-request comment, a CI test report and the JSON
-archive never disagree. The JSON layout is docs/check-report.schema.json.
+All four are drawn from the same verdicts (loadgen.analysis.criteria), advice
+(loadgen.analysis.advise) and result (loadgen.results.records), so a pull-request comment, a
+CI test report and the JSON archive never disagree. The JSON layout is
+docs/check-report.schema.json.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Any
 from rich.table import Table
 
 from console.output import UserError
-from loadgen.advise import TableAdvice
-from loadgen.criteria import Verdict, unit_of
-from loadgen.results import PlaybookResult
+from loadgen.analysis.advise import TableAdvice
+from loadgen.analysis.criteria import Verdict, unit_of
+from loadgen.results.records import PlaybookResult
 
 FORMAT = "hotbench.check/1"
 REPORT_SUFFIXES = (".json", ".md", ".xml")

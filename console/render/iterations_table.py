@@ -15,8 +15,8 @@ from typing import Any
 from rich.table import Table
 
 from console.render.cells import rate_cell
-from loadgen.iteration_results import iteration_totals
-from loadgen.results import PlaybookResult
+from loadgen.results.iteration_results import iteration_totals
+from loadgen.results.records import PlaybookResult
 
 HOUR_S = 3600
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from loadgen.playbook import Phase, Scenario
-from loadgen.workload_spec import (
+from loadgen.format.playbook import Phase, Scenario
+from loadgen.format.workload_spec import (
     AnyStep,
     BatchGetStep,
     BatchWriteStep,

@@ -7,8 +7,8 @@ from rich.table import Table
 
 from console.render.cells import rate_cell
 from console.render.iterations_table import has_iterations, hourly_table, iterations_table
-from loadgen.histogram import LatencyHistogram
-from loadgen.results import PlaybookResult
+from loadgen.results.histogram import LatencyHistogram
+from loadgen.results.records import PlaybookResult
 
 REASON_ABBREVIATIONS = {
     "KeyRangeThroughputExceeded": "key range",

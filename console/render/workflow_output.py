@@ -9,8 +9,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from console.workflow import CostLine, CostTally, DownReport, PlanReport, RunState
-from console.workflow.samples import IndexSample, WatchFrame
+from console.run.models import CostLine, CostTally, DownReport, PlanReport
+from console.run.samples import IndexSample, WatchFrame
+from console.run.state import RunState
+from console.targets import billed_up
 
 
 def _capacity(read: int | None, write: int | None) -> str:
@@ -117,7 +119,7 @@ def state_json(state: RunState) -> dict[str, Any]:
     data["next_step"] = state.next_step
     data["current_step"] = state.current_step
     data["up"] = state.billable_up  # anything exists: tables, an emulator, leftovers
-    data["billable_up"] = state.billed  # and costs money (never for a local run)
+    data["billable_up"] = billed_up(state)  # and costs money (never for a local run)
     return data
 
 

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from console.targets.interface import FleetBinding, HotKeyView, MetricsSource, Target
 
 if TYPE_CHECKING:  # importing console.targets loads no workflow module (no cycle)
-    from console.workflow.run_state import RunState
-    from console.workflow.settings import Settings, TargetName
+    from console.run.settings import Settings, TargetName
+    from console.run.state import RunState
 
 __all__ = [
     "FleetBinding",
@@ -36,6 +36,13 @@ def run_settings(state: RunState, settings: Settings) -> Settings:
 Clients = Mapping[str, Any]
 """Service name -> a client to use instead of one made from the settings (tests, or a
 caller that already holds them); a target without AWS clients ignores them."""
+
+
+def billed_up(state: RunState) -> bool:
+    """Up on a target that charges for it: a local run's emulator holds a process but
+    costs nothing, so `runs` and the JSON never call it billable. Here, not on RunState:
+    the run's state knows its target's name, not what the target is."""
+    return state.billable_up and bool(target_class(state.target).billed)
 
 
 def target_class(name: TargetName) -> Any:

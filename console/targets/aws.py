@@ -25,25 +25,13 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from console.infra.tf_errors import TerraformApplyError, TerraformError
-from console.targets import aws_kit as kit
-from console.targets.interface import Finding, HotKeyView
-from console.targets.worker_image import (
-    BuildContext,
-    ImagePlan,
-    build_image,
-    image_plan,
-    resolve_given,
-)
-from console.workflow import cloudwatch
-from console.workflow.awserrors import aws_errors, error_code
-from console.workflow.bringup import table_state
-from console.workflow.errors import StateError, WorkflowError
-from console.workflow.hooks import Hooks
-from console.workflow.models import DownReport, Leftover, PlanReport
-from console.workflow.options import RunOptions, UpOptions
-from console.workflow.planning import variants_in_runs
-from console.workflow.run_context import find_spec
-from console.workflow.run_state import (
+from console.run.errors import StateError, WorkflowError
+from console.run.hooks import Hooks
+from console.run.models import DownReport, Leftover, PlanReport
+from console.run.options import RunOptions, UpOptions
+from console.run.samples import IndexSample
+from console.run.settings import Settings, TargetName
+from console.run.state import (
     ImageState,
     RunState,
     StateStore,
@@ -52,10 +40,20 @@ from console.workflow.run_state import (
     TerraformState,
     utc_now,
 )
-from console.workflow.samples import IndexSample
-from console.workflow.settings import Settings, TargetName
-from loadgen.fleet import stop_reasons
-from loadgen.playbook import load_playbook
+from console.run.tables import find_spec, table_state, variants_in_runs
+from console.targets import aws_kit as kit
+from console.targets import cloudwatch
+from console.targets.awserrors import aws_errors, error_code
+from console.targets.interface import Finding, HotKeyView
+from console.targets.worker_image import (
+    BuildContext,
+    ImagePlan,
+    build_image,
+    image_plan,
+    resolve_given,
+)
+from loadgen.format.playbook import load_playbook
+from loadgen.live.fleet import stop_reasons
 
 AWS_BARRIER_TIMEOUT_S = 300.0
 """From RunTask: ENI attach, an uncached image pull and the interpreter's start commonly
@@ -359,7 +357,7 @@ class AwsTarget:
         return []
 
     def sweep(self, state: RunState) -> list[Leftover]:
-        from console.workflow.sweep import sweep
+        from console.targets.sweep import sweep
 
         with aws_errors("tag:GetResources", state.region):
             return sweep(

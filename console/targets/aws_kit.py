@@ -16,12 +16,12 @@ from typing import Any
 
 from console.infra import DEFAULT_WORKDIR, HotbenchOutputs, TableOutput, Terraform
 from console.infra.tf_exec import runner_from_env
-from console.workflow.awserrors import aws_errors
-from console.workflow.errors import StateError
-from console.workflow.options import UpOptions
-from console.workflow.run_state import RunState, TerraformState
-from console.workflow.settings import Settings
-from loadgen.fleet import EcsFleet, EcsNetwork
+from console.run.errors import StateError
+from console.run.options import UpOptions
+from console.run.settings import Settings
+from console.run.state import RunState, TerraformState
+from console.targets.awserrors import aws_errors
+from loadgen.live.fleet import EcsFleet, EcsNetwork
 
 RUN_TAG = "hotbench:run-id"
 """The tag the kit puts on everything of a run (docs/terraform.md); tasks carry it too."""

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+from console.targets.awserrors import aws_errors
 from console.targets.image_builders import ImageBuildFailed
 from console.targets.worker_source import SourceArchive
-from console.workflow.awserrors import aws_errors
 
 POLL_S: Final = 10.0
 """Between two BatchGetBuilds: a build takes minutes, and each call is free."""

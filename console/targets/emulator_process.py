@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from console.workflow import processes
-from console.workflow.errors import InfraError
-from console.workflow.hooks import Hooks
-from console.workflow.options import UpOptions
-from console.workflow.run_state import EmulatorProcess, RunState, utc_now
-from loadgen.live import LOCAL_CREDENTIALS
-from loadgen.resultstore import make_client
+from console.run import processes
+from console.run.errors import InfraError
+from console.run.hooks import Hooks
+from console.run.options import UpOptions
+from console.run.state import EmulatorProcess, RunState, utc_now
+from loadgen.live.playbook_run import LOCAL_CREDENTIALS
+from loadgen.live.resultstore import make_client
 
 if TYPE_CHECKING:
     import httpx

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from console.workflow.errors import InfraError
+from console.run.errors import InfraError
 
 ENGINES: Final = ("docker", "podman", "finch")
 """Looked for on PATH in this order (HOTBENCH_IMAGE_BUILDER picks one)."""

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:  # types only: importing console.targets loads no workflow module
+    from console.run.hooks import Hooks
+    from console.run.models import DownReport, Leftover, PlanReport
+    from console.run.options import RunOptions, UpOptions
+    from console.run.samples import IndexSample
+    from console.run.settings import Settings, TargetName
+    from console.run.state import ImageState, RunState, StateStore, TableRun
     from console.targets.worker_image import ImagePlan
-    from console.workflow.hooks import Hooks
-    from console.workflow.models import DownReport, Leftover, PlanReport
-    from console.workflow.options import RunOptions, UpOptions
-    from console.workflow.run_state import ImageState, RunState, StateStore, TableRun
-    from console.workflow.samples import IndexSample
-    from console.workflow.settings import Settings, TargetName
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class FleetBinding(Protocol):
     """The DynamoDB endpoint workers are pointed at (None: the region's own)."""
 
     def new_fleet(self) -> Any:
-        """A loadgen.fleet.Fleet for one table run."""
+        """A loadgen.live.fleet.Fleet for one table run."""
 
     def record_started(self, fleet: Any, table_run: TableRun) -> None:
         """Put what `fleet` started (pids, task ARNs) into the state at once."""

@@ -13,20 +13,20 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from console.run import processes
+from console.run.errors import ConfigError, InfraError
+from console.run.hooks import Hooks
+from console.run.models import DownReport, Leftover, PlanReport
+from console.run.options import RunOptions, UpOptions
+from console.run.processes import WORKER_MARKER
+from console.run.samples import IndexSample
+from console.run.settings import Settings, TargetName
+from console.run.state import ImageState, RunState, StateStore, TableRun, utc_now
+from console.run.tables import table_state, variants_in_runs
 from console.targets import emulator_process as emulator
+from console.targets.awserrors import error_code
 from console.targets.interface import Finding, HotKeyView
-from console.workflow import processes
-from console.workflow.awserrors import error_code
-from console.workflow.bringup import create_tables
-from console.workflow.errors import ConfigError, InfraError
-from console.workflow.hooks import Hooks
-from console.workflow.models import DownReport, Leftover, PlanReport
-from console.workflow.options import RunOptions, UpOptions
-from console.workflow.processes import WORKER_MARKER
-from console.workflow.run_state import ImageState, RunState, StateStore, TableRun, utc_now
-from console.workflow.samples import IndexSample
-from console.workflow.settings import Settings, TargetName
-from loadgen.playbook import load_playbook
+from loadgen.format.playbook import Playbook, load_playbook
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
@@ -90,12 +90,12 @@ class LocalTarget:
         create_tables(store, state, playbook, emulator.client(state), hooks, self.table_name)
 
     def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan | None:
-        return None  # local workers are `python -m loadgen.worker` processes: no image
+        return None  # local workers are `python -m loadgen.live.worker` processes: no image
 
     def worker_image(
         self, store: StateStore, state: RunState, hooks: Hooks, rebuild: bool
     ) -> ImageState | None:
-        return None  # local workers are `python -m loadgen.worker` processes: no image
+        return None  # local workers are `python -m loadgen.live.worker` processes: no image
 
     def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
         removed: list[str] = []
@@ -227,8 +227,8 @@ class LocalFleetBinding:
         self.endpoint = state.emulator.endpoint if state.emulator else None
 
     def new_fleet(self) -> Any:
-        from loadgen.fleet import LocalFleet
-        from loadgen.live import LOCAL_CREDENTIALS
+        from loadgen.live.fleet import LocalFleet
+        from loadgen.live.playbook_run import LOCAL_CREDENTIALS
 
         return LocalFleet(
             log_dir=str(self.store.run_dir(self.state.run_id) / "workers"),
@@ -328,3 +328,44 @@ class EmulatorMetrics:
                     )
                     self.done[key] = t
         return out
+
+
+def create_tables(
+    store: StateStore,
+    state: RunState,
+    playbook: Playbook,
+    client: Any,
+    hooks: Hooks,
+    table_name: Callable[[str, str], str],
+) -> None:
+    """Each variant's table and the results table, by CreateTable (on AWS Terraform
+    creates them). `table_name(run_id, variant)` is the target's."""
+    from loadgen.live.resultstore import ResultStore, wait_active
+
+    specs = variants_in_runs(playbook)
+    for i, spec in enumerate(specs):
+        hooks.check_cancel()
+        name = table_name(state.run_id, spec.name)
+        hooks.progress("creating tables", i / (len(specs) + 1))
+        existing = state.tables.get(spec.name)
+        if existing is None or existing.deleted_at is not None:
+            hooks.say(f"creating {name}")
+            try:
+                client.create_table(
+                    **spec.create_table_request(name, tags={"hotbench:run-id": state.run_id})
+                )
+            except Exception as exc:
+                if error_code(exc) != "ResourceInUseException":
+                    raise
+            state.tables[spec.name] = table_state(spec, name)
+            store.save(state)
+        wait_active(client, name)
+    results = f"{state.run_id}-results"
+    if state.results_table is None:
+        hooks.say(f"creating {results}")
+        # a no-op when a resumed up made it before it was killed
+        ResultStore(client, results, state.run_id).create_table()
+        state.results_table = results
+        store.save(state)
+    wait_active(client, results)
+    hooks.progress("creating tables", 1.0)

@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from console.run.errors import PreflightFailed
+from console.run.models import PlanReport
+from console.run.settings import Settings
+from console.targets.awserrors import error_code
 from console.targets.interface import Finding
-from console.workflow.awserrors import error_code
-from console.workflow.errors import PreflightFailed
-from console.workflow.models import PlanReport
-from console.workflow.settings import Settings
 
 __all__ = ["PreflightFailed", "operator_policy", "preflight"]
 

@@ -18,6 +18,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from console.run.errors import AwsDenied, ConfigError, StateError
+from console.run.settings import Settings
+from console.run.state import ImageState, utc_now
+from console.targets.awserrors import aws_errors, error_code
 from console.targets.codebuild import CodeBuildRun
 from console.targets.image_builders import (
     ENGINES,
@@ -26,10 +30,6 @@ from console.targets.image_builders import (
     find_local_builder,
 )
 from console.targets.worker_source import SourceArchive, source_archive, unpack
-from console.workflow.awserrors import aws_errors, error_code
-from console.workflow.errors import AwsDenied, ConfigError, StateError
-from console.workflow.run_state import ImageState, utc_now
-from console.workflow.settings import Settings
 
 ECR_IMAGE: Final = re.compile(
     r"^(?P<registry>(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(\.cn)?)"

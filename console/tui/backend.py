@@ -26,8 +26,8 @@ from console.workflow import (
 )
 from console.workflow import steps as workflow
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from loadgen.playbook import Playbook, load_playbook
-from loadgen.results import PlaybookResult
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.results.records import PlaybookResult
 
 
 class Backend:
@@ -73,14 +73,14 @@ class Backend:
         """The advisor's lines for the plan screen: the hottest key's share and the first
         limit each table hits (the same arithmetic as `hotbench advise` and the check
         reports)."""
-        from loadgen import advise as advisor
+        from loadgen.analysis import advise as advisor
 
         playbook = load_playbook(path)
         return [line for table in advisor.advise(playbook) for line in table.lines()]
 
     def hot_keys(self, path: str | Path) -> dict[str, list[str]]:
         """Per table variant, the hottest partition-key values (the advisor's)."""
-        from loadgen import advise as advisor
+        from loadgen.analysis import advise as advisor
 
         playbook = load_playbook(path)
         out: dict[str, list[str]] = {}
@@ -111,7 +111,7 @@ class Backend:
     def meter(self, state: RunState) -> CostTally:
         """The cost so far, for the header's meter: the tally's arithmetic over the state
         as it is, read-only (the `tally` step also records itself in the state)."""
-        from console.cost.tally import tally_state
+        from console.workflow.run_cost import tally_state
 
         return tally_state(state, self.settings.price_region)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from console.output import write_json
 from console.render.results_table import short_reason
-from loadgen.results import PlaybookResult
+from loadgen.results.records import PlaybookResult
 
 
 @dataclass(frozen=True)

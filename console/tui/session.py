@@ -21,8 +21,8 @@ from console.workflow import (
     WatchFrame,
     WorkerStatus,
 )
-from loadgen.playbook import Playbook
-from loadgen.results import PlaybookResult
+from loadgen.format.playbook import Playbook
+from loadgen.results.records import PlaybookResult
 
 SeriesKey = tuple[str, str, str | None]
 """(source, table variant, index or None)."""

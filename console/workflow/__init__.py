@@ -1,6 +1,6 @@
 """The operator workflow: plan, up, prewarm, run, watch, tally, down, over one run.
 
-A run is a folder `<runs_dir>/<run-id>/` whose `state.json` (console.workflow.run_state) says
+A run is a folder `<runs_dir>/<run-id>/` whose `state.json` (console.run.state) says
 what exists, where, since when, what it cost so far and which step is next. Every step
 is a blocking function of (run id or playbook, Settings, Hooks, options) that reads the
 state, acts, and saves the state after each change, so any step can be resumed by
@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from console.workflow.errors import (
+    from console.run.errors import (
         EXIT_AWS_DENIED,
         EXIT_INFRA,
         EXIT_LEFTOVERS,
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
         StateError,
         WorkflowError,
     )
-    from console.workflow.hooks import Hooks, auto_yes
-    from console.workflow.models import (
+    from console.run.hooks import Hooks, auto_yes
+    from console.run.models import (
         CostLine,
         CostTally,
         DownReport,
@@ -57,10 +57,10 @@ if TYPE_CHECKING:
         PlannedTable,
         PlanReport,
     )
-    from console.workflow.options import RunOptions, UpOptions, WarmTarget
-    from console.workflow.run_state import RunState, StateStore, Status, Step
-    from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
-    from console.workflow.settings import Settings, Target, load_settings
+    from console.run.options import RunOptions, UpOptions, WarmTarget
+    from console.run.samples import IndexSample, WatchFrame, WorkerStatus
+    from console.run.settings import Settings, Target, load_settings
+    from console.run.state import RunState, StateStore, Status, Step
     from console.workflow.steps import (
         build_image,
         check_credentials,
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "errors": (
+    "console.run.errors": (
         "EXIT_AWS_DENIED",
         "EXIT_INFRA",
         "EXIT_LEFTOVERS",
@@ -91,8 +91,8 @@ _EXPORTS = {
         "StateError",
         "WorkflowError",
     ),
-    "hooks": ("Hooks", "auto_yes"),
-    "models": (
+    "console.run.hooks": ("Hooks", "auto_yes"),
+    "console.run.models": (
         "CostLine",
         "CostTally",
         "DownReport",
@@ -102,11 +102,11 @@ _EXPORTS = {
         "PlannedTable",
         "PlanReport",
     ),
-    "options": ("RunOptions", "UpOptions", "WarmTarget"),
-    "run_state": ("RunState", "StateStore", "Status", "Step"),
-    "samples": ("IndexSample", "WatchFrame", "WorkerStatus"),
-    "settings": ("Settings", "Target", "load_settings"),
-    "steps": (
+    "console.run.options": ("RunOptions", "UpOptions", "WarmTarget"),
+    "console.run.state": ("RunState", "StateStore", "Status", "Step"),
+    "console.run.samples": ("IndexSample", "WatchFrame", "WorkerStatus"),
+    "console.run.settings": ("Settings", "Target", "load_settings"),
+    "console.workflow.steps": (
         "build_image",
         "check_credentials",
         "down",
@@ -132,7 +132,7 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     # __import__, not importlib.import_module: `python -X importtime` times only the former.
-    value = getattr(__import__(f"{__name__}.{module}", fromlist=[name]), name)
+    value = getattr(__import__(module, fromlist=[name]), name)
     globals()[name] = value
     return value
 

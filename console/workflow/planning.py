@@ -15,24 +15,18 @@ from console.cost.expected_usage import seeding_s, table_use
 from console.cost.price import capacity_per_hour
 from console.cost.prices import PriceTable, price_table
 from console.cost.setup import IMAGE_S, AwsSetup, FleetShape
-from console.targets import target_named
-from console.workflow import cloudwatch
-from console.workflow.models import (
+from console.run.models import (
     PlannedFleet,
     PlannedIndex,
     PlannedTable,
     PlanReport,
     SetupSpan,
 )
-from console.workflow.options import UpOptions
-from console.workflow.settings import Settings
-from loadgen.playbook import Playbook, TableSpec, load_playbook
-
-
-def variants_in_runs(playbook: Playbook) -> list[TableSpec]:
-    """The tables the load touches, in playbook order (only these are created)."""
-    used = {r.table for r in playbook.runs()}
-    return [t for t in playbook.tables if t.name in used]
+from console.run.options import UpOptions
+from console.run.settings import Settings
+from console.run.tables import variants_in_runs
+from console.targets import cloudwatch, target_named
+from loadgen.format.playbook import TableSpec, load_playbook
 
 
 def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTable:

@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from console import interrupts
-from console.workflow.errors import WorkflowError
-from console.workflow.hooks import Hooks
-from console.workflow.run_state import StateStore, Status, Step, utc_now
-from console.workflow.settings import Settings
+from console.run.errors import WorkflowError
+from console.run.hooks import Hooks
+from console.run.settings import Settings
+from console.run.state import StateStore, Status, Step, utc_now
 
 POLL_S = 30.0
 """The longest the reaper goes without reading the state, changed or not."""

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loadgen.histogram import LatencyHistogram
-from loadgen.results import Counts, PhaseResult, RunResult
+from loadgen.results.histogram import LatencyHistogram
+from loadgen.results.records import Counts, PhaseResult, RunResult
 
 
 def dump_run(run: RunResult) -> dict[str, Any]:

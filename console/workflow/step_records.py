@@ -6,15 +6,15 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from console.workflow.errors import StateError
-from console.workflow.run_state import (
+from console.run.errors import StateError
+from console.run.settings import Settings
+from console.run.state import (
     RunState,
     StateStore,
     Status,
     Step,
     utc_now,
 )
-from console.workflow.settings import Settings
 
 
 def store_for(settings: Settings) -> StateStore:

@@ -20,19 +20,15 @@ from datetime import timedelta
 from pathlib import Path
 
 from console.output import write_json
-from console.targets import target_for, target_named
-from console.targets.interface import Finding
-from console.workflow import processes
-from console.workflow.awserrors import aws_errors
-from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
-from console.workflow.errors import ConfigError, PreflightFailed, StateError
-from console.workflow.hooks import Hooks
-from console.workflow.lock import run_lock
-from console.workflow.models import CostTally, DownReport, PlanReport
-from console.workflow.options import RunOptions, UpOptions, WarmTarget
-from console.workflow.planning import make_plan, variants_in_runs
-from console.workflow.run_context import dynamodb_client, run_settings
-from console.workflow.run_state import (
+from console.run import processes
+from console.run.errors import ConfigError, PreflightFailed, StateError
+from console.run.hooks import Hooks
+from console.run.lock import run_lock
+from console.run.models import CostTally, DownReport, PlanReport
+from console.run.options import RunOptions, UpOptions, WarmTarget
+from console.run.samples import WatchFrame
+from console.run.settings import Settings
+from console.run.state import (
     RunState,
     StateStore,
     Status,
@@ -40,16 +36,21 @@ from console.workflow.run_state import (
     TableRun,
     utc_now,
 )
+from console.run.tables import variants_in_runs
+from console.targets import target_for, target_named
+from console.targets.awserrors import aws_errors
+from console.targets.interface import Finding
+from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
+from console.workflow.planning import make_plan
+from console.workflow.run_context import dynamodb_client, run_settings
 from console.workflow.runrecord import read_run
-from console.workflow.samples import WatchFrame
-from console.workflow.settings import Settings
 from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
-from loadgen.live import item_store_for
-from loadgen.playbook import load_playbook
-from loadgen.results import PlaybookResult
-from loadgen.runid import new_run_id
+from loadgen.format.playbook import load_playbook
+from loadgen.live.playbook_run import item_store_for
+from loadgen.live.runid import new_run_id
+from loadgen.results.records import PlaybookResult
 
 # -- plan ----------------------------------------------------------------------------------
 
@@ -376,7 +377,7 @@ def tally(run_id: str, settings: Settings, refresh_prices: bool = False) -> Cost
     the dashboard and GetMetricData requests, Fargate vCPU- and GB-seconds from each
     task's pull start to its stop. Locally: what the same run would have cost on AWS.
     `refresh_prices` fetches the prices from the Price List API first."""
-    from console.cost.tally import tally_state
+    from console.workflow.run_cost import tally_state
 
     store = store_for(settings)
     state = store.load(run_id)

@@ -8,13 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from console.targets.interface import Target
-from console.workflow.awserrors import aws_errors
-from console.workflow.errors import InfraError, WorkflowError
-from console.workflow.hooks import Hooks
-from console.workflow.options import RunOptions
-from console.workflow.run_context import find_spec
-from console.workflow.run_state import (
+from console.run.errors import InfraError, WorkflowError
+from console.run.hooks import Hooks
+from console.run.options import RunOptions
+from console.run.state import (
     RunState,
     StateStore,
     Status,
@@ -22,9 +19,12 @@ from console.workflow.run_state import (
     TableState,
     utc_now,
 )
+from console.run.tables import find_spec
+from console.targets.awserrors import aws_errors
+from console.targets.interface import Target
 from console.workflow.runrecord import save_run
-from loadgen.playbook import Playbook, TableSpec
-from loadgen.results import to_full_scale
+from loadgen.format.playbook import Playbook, TableSpec
+from loadgen.results.records import to_full_scale
 
 
 class RecordingFleet:
@@ -74,7 +74,7 @@ class RecordingFleet:
 
 
 class RecordedTableRun:
-    """One table run at a time, as loadgen.live does it, on tables this run owns."""
+    """One table run at a time, as loadgen.live.playbook_run does it, on tables this run owns."""
 
     def __init__(
         self,
@@ -91,8 +91,8 @@ class RecordedTableRun:
         self.fleet = target.fleet(store, state)
 
     def run(self, table_run: TableRun) -> None:
-        from loadgen.coordinator import FleetOptions
-        from loadgen.live import LiveOptions, pause, polled_memory_check, run_one
+        from loadgen.live.coordinator import FleetOptions
+        from loadgen.live.playbook_run import LiveOptions, pause, polled_memory_check, run_one
 
         state, hooks = self.state, self.hooks
         if table_run.status == Status.RUNNING or table_run.interrupted:
@@ -169,7 +169,7 @@ class RecordedTableRun:
         table_run.result_path = str(path)
         table_run.status = Status.DONE
         table_run.finished_at = utc_now()
-        from console.cost.tally import record_run_units
+        from console.workflow.run_cost import record_run_units
 
         record_run_units(state.usage, table.name, full)
         self.fleet.record_finished(table_run)
@@ -182,7 +182,7 @@ class RecordedTableRun:
         self.hooks.say(message)
 
     def _seed(self, spec: TableSpec, table: TableState) -> None:
-        from loadgen.seed import seed_table
+        from loadgen.load.seed import seed_table
 
         if not spec.seed_items or table.seeded_items is not None:
             return
@@ -198,7 +198,7 @@ class RecordedTableRun:
                 skip=self.fleet.skipper(),  # the emulator: its clock keeps the pace
             )
         table.seeded_items = n
-        from console.cost.tally import record_seed_units
+        from console.workflow.run_cost import record_seed_units
 
         record_seed_units(self.state.usage, self.playbook, spec, table.name, n)
         self.store.save(self.state)

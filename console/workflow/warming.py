@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from console.workflow.awserrors import aws_errors
-from console.workflow.errors import InfraError, StateError
-from console.workflow.hooks import Hooks
-from console.workflow.options import WarmTarget
-from console.workflow.run_state import (
+from console.run.errors import InfraError, StateError
+from console.run.hooks import Hooks
+from console.run.options import WarmTarget
+from console.run.state import (
     TableState,
 )
+from console.targets.awserrors import aws_errors
 
 
 def current_warm(description: dict[str, Any], index: str | None) -> tuple[int, int, str]:

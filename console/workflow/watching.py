@@ -12,15 +12,15 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from console.run.errors import WorkflowError
+from console.run.samples import IndexSample, WatchFrame, WorkerStatus
+from console.run.settings import Settings
+from console.run.state import RunState, StateStore, Status, Step, TableRun, utc_now
 from console.targets import MetricsSource, Target, target_for
-from console.workflow.errors import WorkflowError
-from console.workflow.run_state import RunState, StateStore, Status, Step, TableRun, utc_now
-from console.workflow.samples import IndexSample, WatchFrame, WorkerStatus
-from console.workflow.settings import Settings
-from loadgen.histogram import LatencyHistogram
-from loadgen.iteration_results import IterationCounts
-from loadgen.messages import COMPLETE
-from loadgen.results import Counts
+from loadgen.live.messages import COMPLETE
+from loadgen.results.histogram import LatencyHistogram
+from loadgen.results.iteration_results import IterationCounts
+from loadgen.results.records import Counts
 
 STALE_S = 15.0
 """A worker's progress item is rewritten every 3 s (RunPlan.progress_s); one not
@@ -145,7 +145,7 @@ class Watcher:
     def _workers(
         self, state: RunState, table_run: TableRun, flush: bool
     ) -> tuple[list[IndexSample], WorkerStatus]:
-        from loadgen.resultstore import ResultStore
+        from loadgen.live.resultstore import ResultStore
 
         assert table_run.fleet_run_id is not None and state.results_table is not None
         store = ResultStore(self.client(state), state.results_table, table_run.fleet_run_id)
@@ -226,8 +226,8 @@ class Watcher:
         count is saved under the run's lock when no step holds it (watch never waits for
         a step); otherwise it is kept and saved at the next chance, at the latest when
         the watch ends."""
-        from console.workflow.errors import StateError
-        from console.workflow.lock import run_lock
+        from console.run.errors import StateError
+        from console.run.lock import run_lock
 
         self._pending_metrics += requested
         try:

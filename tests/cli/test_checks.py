@@ -247,8 +247,8 @@ def test_an_unreachable_live_endpoint_exits_2_with_the_fix(tmp_path: Path) -> No
 def test_run_cost_prices_capacity_pro_rata_and_on_demand_by_units_used() -> None:
     from console.cost.measured_usage import run_cost_at
     from console.cost.prices import US_EAST_1 as prices
-    from loadgen.playbook import parse_playbook
-    from loadgen.results import Counts, PhaseResult, RunResult
+    from loadgen.format.playbook import parse_playbook
+    from loadgen.results.records import Counts, PhaseResult, RunResult
 
     gsi = {"name": "g", "partition_key": {"name": "s"}, "projection": "KEYS_ONLY"}
     playbook = parse_playbook(

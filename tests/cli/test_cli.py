@@ -136,7 +136,7 @@ def test_a_command_line_imports_only_its_command() -> None:
     """`hotbench emulator serve` (started for every local run) imports neither the
     workflow nor the playbook models; `hotbench --help` still lists every command."""
     probe = "from console.cli import build_parser\nbuild_parser(['emulator', 'serve'])"
-    assert _imported(probe, "console.workflow", "loadgen.playbook", "numpy") == []
+    assert _imported(probe, "console.workflow", "loadgen.format.playbook", "numpy") == []
     helped = subprocess.run(
         [sys.executable, "-m", "console.cli", "--help"],
         cwd=ROOT,
@@ -160,11 +160,13 @@ def test_the_commands_that_read_a_run_import_no_numpy(tmp_path: Path) -> None:
         "assert main(['runs', '--json']) == 0\n"
         "from console.cli import build_parser\n"
         "for c in ('down', 'tally', 'watch'): build_parser([c])\n"
-        "import console.workflow.steps, console.workflow.watching, console.cost.tally\n"
+        "import console.workflow.steps, console.workflow.watching, console.workflow.run_cost\n"
         "import console.targets.local, console.targets.aws"
     )
     env = {**os.environ, "HOTBENCH_RUNS_DIR": str(tmp_path)}
-    assert _imported(probe, "numpy", "loadgen.keys", "loadgen.seed", "httpx", env=env) == []
+    assert (
+        _imported(probe, "numpy", "loadgen.load.keys", "loadgen.load.seed", "httpx", env=env) == []
+    )
 
 
 def test_the_reaper_and_a_worker_import_only_what_they_use() -> None:
@@ -175,12 +177,12 @@ def test_the_reaper_and_a_worker_import_only_what_they_use() -> None:
         "import console.workflow.reaper",
         "numpy",
         "rich",
-        "loadgen.playbook",
+        "loadgen.format.playbook",
         "console.workflow.steps",
-        "console.workflow.models",
+        "console.run.models",
     )
     assert reaper == []
-    assert _imported("import loadgen.worker", "yaml", "rich", "console") == []
+    assert _imported("import loadgen.live.worker", "yaml", "rich", "console") == []
 
 
 def test_the_workflow_package_names_resolve() -> None:
@@ -195,10 +197,14 @@ def test_the_workflow_package_names_resolve() -> None:
     tree = ast.parse(Path(workflow.__file__).read_text())
     guarded = next(n for n in tree.body if isinstance(n, ast.If))
     typed = {
-        node.module.rpartition(".")[2]: tuple(a.name for a in node.names)
+        node.module: tuple(a.name for a in node.names)
         for node in guarded.body
         if isinstance(node, ast.ImportFrom) and node.module
     }
     assert typed == workflow._EXPORTS
+    # a module named like an exported name would replace it on the package once imported
+    # (console.workflow.tally the module hid tally the step)
+    modules = {p.stem for p in Path(workflow.__file__).parent.glob("*.py")}
+    assert sorted(set(workflow.__all__) & modules) == []
     for name in workflow.__all__:
         assert getattr(workflow, name) is not None, name

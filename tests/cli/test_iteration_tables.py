@@ -9,8 +9,8 @@ import yaml
 from rich.console import Console
 
 from console.render.results_table import print_results
-from loadgen.playbook import parse_playbook
-from loadgen.simulate import simulate
+from loadgen.format.playbook import parse_playbook
+from loadgen.simulation.simulate import simulate
 
 PLAYBOOK = """
 name: tables

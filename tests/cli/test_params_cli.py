@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from console.cli import main
+from console.run.options import UpOptions
 from console.targets.emulator_process import emulator_argv
-from console.workflow.options import UpOptions
 from tests.conftest import PLAYBOOKS
 
 SMOKE = str(PLAYBOOKS / "smoke.yaml")

@@ -7,8 +7,8 @@ from rich.console import Console
 
 from console.cli import main
 from console.render.results_table import phases_differ, results_table
-from loadgen.histogram import LatencyHistogram
-from loadgen.results import Counts, PlaybookResult, RunResult
+from loadgen.results.histogram import LatencyHistogram
+from loadgen.results.records import Counts, PlaybookResult, RunResult
 from tests.conftest import BUILT_IN_SIMULATIONS, PLAYBOOKS
 
 

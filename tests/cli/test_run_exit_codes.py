@@ -16,8 +16,8 @@ from rich.console import Console
 from console import exitcodes
 from console.commands.run import exit_code
 from console.render.results_table import report_result
-from loadgen.live import delete_tables
-from loadgen.results import Counts, Leftover, PhaseResult, PlaybookResult, RunResult
+from loadgen.live.playbook_run import delete_tables
+from loadgen.results.records import Counts, Leftover, PhaseResult, PlaybookResult, RunResult
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from console.workflow.run_state import EmulatorProcess, RunState, StateStore, Status, Step
-from console.workflow.samples import IndexSample, TimeOrder, WatchFrame
+from console.run.samples import IndexSample, TimeOrder, WatchFrame
+from console.run.state import EmulatorProcess, RunState, StateStore, Status, Step
 from tests.conftest import ROOT
 
 T0 = datetime(2026, 12, 1, 9, 0, 0, tzinfo=UTC)

@@ -10,11 +10,11 @@ import pytest
 
 from console.cost import ImageUse, UsageRecord, price, price_table
 from console.cost.rules import codebuild_billed_minutes
-from console.cost.tally import record_of_state, tally_state
-from console.workflow.options import UpOptions
+from console.run.options import UpOptions
+from console.run.settings import Settings
+from console.run.state import ImageState, RunState, TerraformState
 from console.workflow.planning import make_plan
-from console.workflow.run_state import ImageState, RunState, TerraformState
-from console.workflow.settings import Settings
+from console.workflow.run_cost import record_of_state, tally_state
 
 MONTH_S = 730 * 3600
 PRICES = price_table("us-east-1")

@@ -14,10 +14,10 @@ import pytest
 from rich.console import Console
 
 from console.render.workflow_output import print_plan
-from console.workflow.models import PlanReport
-from console.workflow.options import UpOptions
+from console.run.models import PlanReport
+from console.run.options import UpOptions
+from console.run.settings import Settings
 from console.workflow.planning import make_plan
-from console.workflow.settings import Settings
 
 CAPACITY_PER_H = 6 * (10_000 * 0.00065 + 1_000 * 0.00013)
 """bad, good, goodGsi and its 3 GSIs: 6 x $6.63 = $39.78 per hour, used or not."""

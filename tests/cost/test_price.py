@@ -27,8 +27,8 @@ from console.cost import (
     price_table,
 )
 from console.cost.prices import US_EAST_1
-from console.cost.tally import tally_state
-from console.workflow.run_state import IndexState, RunState, TableState, TaskRecord, UnitsUsed
+from console.run.state import IndexState, RunState, TableState, TaskRecord, UnitsUsed
+from console.workflow.run_cost import tally_state
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 DAY = (Span("up", 24 * 3600.0),)

@@ -16,13 +16,13 @@ from console.cost.price import price
 from console.cost.prices import US_EAST_1
 from console.cost.rules import fargate_billed_s
 from console.cost.setup import FleetShape
-from console.cost.tally import record_of_state
-from console.workflow.models import CostLine
-from console.workflow.options import UpOptions
+from console.run.models import CostLine
+from console.run.options import UpOptions
+from console.run.settings import Settings
+from console.run.state import StateStore
 from console.workflow.planning import make_plan
-from console.workflow.run_state import StateStore
-from console.workflow.settings import Settings
-from loadgen.playbook import load_playbook
+from console.workflow.run_cost import record_of_state
+from loadgen.format.playbook import load_playbook
 from loadgen.runners import SimulatedRunner
 from tests.workflow.conftest import Cli, cli  # noqa: F401 (the fixture)
 

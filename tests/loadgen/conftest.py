@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from loadgen.messages import RunPlan
-from loadgen.playbook import Playbook, parse_playbook
-from loadgen.resultstore import ResultStore, make_client
+from loadgen.format.playbook import Playbook, parse_playbook
+from loadgen.live.messages import RunPlan
+from loadgen.live.resultstore import ResultStore, make_client
 
 CREDS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
 

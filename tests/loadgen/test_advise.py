@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from emulator.params import DEFAULT_PARAMS as P
-from loadgen.advise import advise, hottest
-from loadgen.criteria import select
-from loadgen.keys import sampler_for
-from loadgen.playbook import load_playbook, parse_playbook
+from loadgen.analysis.advise import advise, hottest
+from loadgen.analysis.criteria import select
+from loadgen.format.playbook import load_playbook, parse_playbook
+from loadgen.load.keys import sampler_for
 from loadgen.runners import SimulatedRunner
 from tests.conftest import BUILT_IN_CHECKS, PLAYBOOKS
 

@@ -13,10 +13,10 @@ import pytest
 from console.cli import main
 from emulator.params import DEFAULT_PARAMS
 from emulator.paramsfile import load_params
-from loadgen.calibrate import CalibrationOptions, TargetError, calibrate, load_target
-from loadgen.calibrate.targets import calibration_figures
-from loadgen.playbook import load_playbook
-from loadgen.simulate import simulate
+from loadgen.analysis.calibrate import CalibrationOptions, TargetError, calibrate, load_target
+from loadgen.analysis.calibrate.targets import calibration_figures
+from loadgen.format.playbook import load_playbook
+from loadgen.simulation.simulate import simulate
 
 HOT_KEY = """
 name: truth-hot-key
@@ -134,7 +134,7 @@ def test_a_result_no_other_informs_is_left_out_to_its_prior(
     residuals, the noise became a slope of a parameter the result does not depend on
     (2026-12-01, the default fit, M1 held out: RMS 0.38, worst 1.34, against 0.11 at
     the prior, though M2 and M3 do not move the one fitted parameter)."""
-    import loadgen.calibrate.fit as fit
+    import loadgen.analysis.calibrate.fit as fit
 
     exact = fit.Evaluator.exact
 
@@ -252,7 +252,7 @@ def test_the_search_simulates_each_table_with_figures_alone() -> None:
     """M1's reference result becomes one part per variant (badOnDemand with its three
     repeats and its pause), each carrying exactly its own figures; a table with no
     figure would not be simulated at all."""
-    from loadgen.calibrate.fit import _parts
+    from loadgen.analysis.calibrate.fit import _parts
 
     target = load_target("docs/reference-results/m1-hot-partition.json")
     parts = _parts([target])

@@ -1,4 +1,4 @@
-"""The ceilings no capacity setting lifts (loadgen.ceilings): one lock item, one
+"""The ceilings no capacity setting lifts (loadgen.analysis.ceilings): one lock item, one
 constant GSI key, a collection read whole as it grows; arithmetic checked by hand."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from emulator.params import DEFAULT_PARAMS as P
 from emulator.units import CollectionRead, collection_read_cost
-from loadgen.ceilings import (
+from loadgen.analysis.ceilings import (
     CollectionGrowth,
     LockLoad,
     collection_growth,

@@ -9,9 +9,9 @@ from typing import Any
 import yaml
 
 from emulator.params import DEFAULT_LATENCY
-from loadgen.playbook import parse_playbook
-from loadgen.results import PlaybookResult
-from loadgen.simulate import simulate
+from loadgen.format.playbook import parse_playbook
+from loadgen.results.records import PlaybookResult
+from loadgen.simulation.simulate import simulate
 
 BASE = """
 name: engine

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from console.cli import main
-from loadgen.compare import CompareError, compare
-from loadgen.figures import by_key
+from loadgen.analysis.compare import CompareError, compare
+from loadgen.analysis.figures import by_key
 from tests.conftest import ROOT
 
 LIVE_M1 = ROOT / "docs" / "results" / "live-m1-b81809b3fcd4.json"
@@ -108,8 +108,8 @@ def test_a_live_check_prints_how_the_simulation_compares() -> None:
 
     from console.commands.compare import print_live_vs_simulated
     from emulator.params import DEFAULT_PARAMS
-    from loadgen.playbook import load_playbook
-    from loadgen.simulate import simulate
+    from loadgen.format.playbook import load_playbook
+    from loadgen.simulation.simulate import simulate
     from tests.conftest import PLAYBOOKS
 
     playbook = load_playbook(PLAYBOOKS / "smoke.yaml")

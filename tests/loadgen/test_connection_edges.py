@@ -19,10 +19,10 @@ import time
 from collections import Counter
 from typing import Any
 
-from loadgen.httpclient import TIMEOUT, HttpPool
-from loadgen.measure import Measurement
-from loadgen.requests import UNREADABLE, classify
-from loadgen.sigv4 import StaticCredentials
+from loadgen.live.httpclient import TIMEOUT, HttpPool
+from loadgen.live.measure import Measurement
+from loadgen.live.sigv4 import StaticCredentials
+from loadgen.load.requests import UNREADABLE, classify
 
 from .conftest import make_plan
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from loadgen.criteria import evaluate
-from loadgen.histogram import LatencyHistogram
-from loadgen.playbook import PlaybookError, parse_playbook
-from loadgen.results import Counts, PhaseResult, PlaybookResult, RunResult
+from loadgen.analysis.criteria import evaluate
+from loadgen.format.playbook import PlaybookError, parse_playbook
+from loadgen.results.histogram import LatencyHistogram
+from loadgen.results.records import Counts, PhaseResult, PlaybookResult, RunResult
 
 KEY_RANGE = "TableWriteKeyRangeThroughputExceeded"
 PROVISIONED = "TableWriteProvisionedThroughputExceeded"

@@ -36,8 +36,8 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from loadgen.playbook import Playbook, load_playbook, parse_playbook
-from loadgen.simulate import simulate
+from loadgen.format.playbook import Playbook, load_playbook, parse_playbook
+from loadgen.simulation.simulate import simulate
 from tests.loadgen.virtual_live import PhaseCounts, Runs, run_on_endpoint, simulated_runs
 
 SCALE = 1.0

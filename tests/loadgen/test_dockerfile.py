@@ -40,7 +40,7 @@ def test_runs_as_non_root() -> None:
 
 def test_entrypoint_is_the_worker() -> None:
     entry = [rest for word, rest in instructions() if word == "ENTRYPOINT"]
-    assert len(entry) == 1 and json.loads(entry[0]) == ["python", "-m", "loadgen.worker"]
+    assert len(entry) == 1 and json.loads(entry[0]) == ["python", "-m", "loadgen.live.worker"]
 
 
 def test_dependencies_are_pinned_and_cover_the_worker() -> None:

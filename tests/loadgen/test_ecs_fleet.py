@@ -7,7 +7,7 @@ from typing import Any
 import boto3
 from botocore.stub import ANY, Stubber
 
-from loadgen.fleet import EcsFleet, EcsNetwork
+from loadgen.live.fleet import EcsFleet, EcsNetwork
 
 ENV = {"HOTBENCH_RUN_ID": "run-1", "HOTBENCH_RESULTS_TABLE": "hotbench-results"}
 NET = EcsNetwork(subnets=["subnet-a", "subnet-b"], security_groups=["sg-1"], assign_public_ip=True)
@@ -155,7 +155,7 @@ def test_stop_on_abort_stops_only_running_tasks_and_running_counts_them() -> Non
 
 
 def test_a_failed_stop_names_every_task_and_the_command_that_stops_it() -> None:
-    from loadgen.coordinator import stop_fleet
+    from loadgen.live.coordinator import stop_fleet
 
     fleet, stub = fleet_and_stub()
     fleet.task_arns = [arn(1), arn(2)]
@@ -175,7 +175,7 @@ def test_a_failed_stop_names_every_task_and_the_command_that_stops_it() -> None:
 
 
 def test_a_clean_stop_says_nothing() -> None:
-    from loadgen.coordinator import stop_fleet
+    from loadgen.live.coordinator import stop_fleet
 
     fleet, stub = fleet_and_stub()
     fleet.task_arns = [arn(1)]

@@ -1,6 +1,6 @@
 """Local fleets end to end: worker processes, the results table on moto, the fake DynamoDB.
 
-Each test runs real `python -m loadgen.worker` processes through the barrier and the
+Each test runs real `python -m loadgen.live.worker` processes through the barrier and the
 coordinator, so what is asserted is what a user would get.
 """
 
@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from loadgen.barrier import BarrierTimeout, coordinator_go
-from loadgen.coordinator import FleetOptions, run_fleet
-from loadgen.fleet import LocalFleet
-from loadgen.messages import COMPLETE, REFUSED
-from loadgen.resultstore import ResultStore
-from loadgen.worker import EXIT_REFUSED, parse_config, run_worker
+from loadgen.live.barrier import BarrierTimeout, coordinator_go
+from loadgen.live.coordinator import FleetOptions, run_fleet
+from loadgen.live.fleet import LocalFleet
+from loadgen.live.messages import COMPLETE, REFUSED
+from loadgen.live.resultstore import ResultStore
+from loadgen.live.worker import EXIT_REFUSED, parse_config, run_worker
 from tests.fakes.fake_dynamodb import FakeDynamoDB
 
 from .conftest import CREDS, make_plan

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadgen.histogram import LatencyHistogram, bucket_of, bucket_width
+from loadgen.results.histogram import LatencyHistogram, bucket_of, bucket_width
 
 
 def test_buckets_have_two_significant_digits() -> None:

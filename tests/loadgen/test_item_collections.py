@@ -1,4 +1,4 @@
-"""The simulation's growing state (loadgen.item_collections): a collection's count and
+"""The simulation's growing state (loadgen.simulation.item_collections): a collection's count and
 bytes follow the writes, its read cost grows with it by the one charging rule, a
 watermark reads only what is newer, and memory stays bounded over a long run."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from emulator.params import DEFAULT_PARAMS as P
 from emulator.units import CollectionRead, PagedReadCost, collection_read_cost
-from loadgen.item_collections import CollectionStats, EntryWrite, ItemCollections
+from loadgen.simulation.item_collections import CollectionStats, EntryWrite, ItemCollections
 
 
 def _put(t: ItemCollections, pk: str, size: int, now: float, index: str | None = "gsi") -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from loadgen.criteria import evaluate
-from loadgen.iteration_results import IterationCounts
-from loadgen.playbook import PlaybookError, parse_playbook
-from loadgen.results import PhaseResult, PlaybookResult, RunResult
+from loadgen.analysis.criteria import evaluate
+from loadgen.format.playbook import PlaybookError, parse_playbook
+from loadgen.results.iteration_results import IterationCounts
+from loadgen.results.records import PhaseResult, PlaybookResult, RunResult
 
 HOUR = 3600
 

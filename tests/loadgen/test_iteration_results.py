@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from loadgen.iteration_results import (
+from loadgen.live.messages import WorkerReport
+from loadgen.results.iteration_results import (
     IterationCounts,
     at_second,
     iteration_series,
@@ -14,8 +15,7 @@ from loadgen.iteration_results import (
     reconcile_iterations,
     scale_iterations,
 )
-from loadgen.messages import WorkerReport
-from loadgen.results import PhaseResult, RunResult, to_full_scale
+from loadgen.results.records import PhaseResult, RunResult, to_full_scale
 
 
 def _worker(ok: int, lock: int, running: int) -> dict[int, IterationCounts]:

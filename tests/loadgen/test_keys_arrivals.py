@@ -8,9 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from loadgen.arrivals import Schedule
-from loadgen.keys import ItemGenerator, sampler_for
-from loadgen.playbook import LoadSpec, Phase
+from loadgen.format.playbook import LoadSpec, Phase
+from loadgen.load.arrivals import Schedule
+from loadgen.load.keys import ItemGenerator, sampler_for
 
 
 def _dist(spec: dict[str, object]):  # type: ignore[no-untyped-def]

@@ -15,10 +15,10 @@ import pytest
 from console.cli import main as cli
 from console.exitcodes import RUN_PARTIAL
 from emulator.server import EmulatorServer
-from loadgen import live
-from loadgen.fleet import LocalFleet
-from loadgen.results import Counts
-from loadgen.resultstore import ResultStore, make_client
+from loadgen.live import playbook_run as live
+from loadgen.live.fleet import LocalFleet
+from loadgen.live.resultstore import ResultStore, make_client
+from loadgen.results.records import Counts
 
 from .conftest import tiny_playbook
 

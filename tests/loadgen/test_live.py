@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from console.cli import main as cli
-from loadgen.live import LiveOptions, run_playbook
-from loadgen.playbook import Playbook, load_playbook
-from loadgen.simulate import simulate
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.live.playbook_run import LiveOptions, run_playbook
+from loadgen.simulation.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 M1 = {"bad": 0.548, "badOnDemand": 0.550}
@@ -110,10 +110,10 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
     import time
 
     from emulator.server import EmulatorServer
-    from loadgen.measure import Measurement
-    from loadgen.messages import RunPlan
-    from loadgen.playbook import parse_playbook
-    from loadgen.sigv4 import StaticCredentials
+    from loadgen.format.playbook import parse_playbook
+    from loadgen.live.measure import Measurement
+    from loadgen.live.messages import RunPlan
+    from loadgen.live.sigv4 import StaticCredentials
 
     from .conftest import emulator_table, tiny_playbook
 

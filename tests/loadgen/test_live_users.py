@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 
 from emulator.server import EmulatorServer
-from loadgen.coordinator import aggregate
-from loadgen.iteration_results import at_second, iteration_totals
-from loadgen.live_users import users_at
-from loadgen.measure import Measurement, phase_op_bound
-from loadgen.messages import COMPLETE, OP_CAP, PhaseShare, RunPlan, WorkerReport
-from loadgen.playbook import Playbook, parse_playbook
-from loadgen.sigv4 import StaticCredentials
-from loadgen.workload_spec import Users
+from loadgen.format.playbook import Playbook, parse_playbook
+from loadgen.format.workload_spec import Users
+from loadgen.live.coordinator import aggregate
+from loadgen.live.live_users import users_at
+from loadgen.live.measure import Measurement, phase_op_bound
+from loadgen.live.messages import COMPLETE, OP_CAP, PhaseShare, RunPlan, WorkerReport
+from loadgen.live.sigv4 import StaticCredentials
+from loadgen.results.iteration_results import at_second, iteration_totals
 
 from .conftest import emulator_table, tiny_playbook
 
@@ -329,7 +329,7 @@ def test_a_scenario_playbook_travels_in_the_run_plan_as_it_was_written() -> None
 
 
 def test_a_population_at_scale_is_whole_users_and_never_none_of_some() -> None:
-    from loadgen.live_users import scaled_users
+    from loadgen.live.live_users import scaled_users
 
     assert scaled_users(6, 0.1) == 1  # not 0: 0.6 of a user cannot run
     assert scaled_users(200, 0.1) == 20

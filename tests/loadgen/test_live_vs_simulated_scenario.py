@@ -18,12 +18,12 @@ import time
 import pytest
 
 from emulator.server import EmulatorServer
-from loadgen.coordinator import aggregate
-from loadgen.measure import Measurement
-from loadgen.messages import RunPlan
-from loadgen.results import to_full_scale
+from loadgen.live.coordinator import aggregate
+from loadgen.live.measure import Measurement
+from loadgen.live.messages import RunPlan
+from loadgen.live.sigv4 import StaticCredentials
+from loadgen.results.records import to_full_scale
 from loadgen.runners import SimulatedRunner
-from loadgen.sigv4 import StaticCredentials
 
 from .conftest import emulator_table
 from .test_live_users import scenario_playbook

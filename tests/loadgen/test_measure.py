@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from loadgen.measure import ABANDONED, Measurement
-from loadgen.messages import COMPLETE, OP_CAP, WATCHDOG, WorkerReport
-from loadgen.sigv4 import StaticCredentials
+from loadgen.live.measure import ABANDONED, Measurement
+from loadgen.live.messages import COMPLETE, OP_CAP, WATCHDOG, WorkerReport
+from loadgen.live.sigv4 import StaticCredentials
 from tests.fakes.fake_dynamodb import FakeDynamoDB
 
 from .conftest import make_plan
@@ -123,7 +123,7 @@ def test_timeouts_and_closed_connections_are_counted_not_retried() -> None:
 
 
 def test_a_bug_in_the_loop_still_reports() -> None:
-    from loadgen.playbook import parse_playbook
+    from loadgen.format.playbook import parse_playbook
 
     from .conftest import tiny_playbook
 

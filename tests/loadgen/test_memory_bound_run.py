@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 from emulator.server import EmulatorServer
-from loadgen.live import LiveOptions, run_playbook
-from loadgen.playbook import parse_playbook
+from loadgen.format.playbook import parse_playbook
+from loadgen.live.playbook_run import LiveOptions, run_playbook
 
 
 def test_a_run_that_reaches_the_bound_stops_as_partial_with_the_message() -> None:
@@ -54,8 +54,8 @@ def test_a_run_that_reaches_the_bound_stops_as_partial_with_the_message() -> Non
 
 def test_the_in_process_emulator_uses_the_options_store_and_bound() -> None:
     from emulator.server.memory import SMALL_TABLE_ITEMS
-    from loadgen.live import LOCAL_CREDENTIALS, _endpoint
-    from loadgen.resultstore import make_client
+    from loadgen.live.playbook_run import LOCAL_CREDENTIALS, _endpoint
+    from loadgen.live.resultstore import make_client
 
     with _endpoint(LiveOptions(store="keys", max_memory=1, scale=1.0)) as target:
         ddb = make_client(target.url, "us-east-1", LOCAL_CREDENTIALS)

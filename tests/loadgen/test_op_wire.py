@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 
 from emulator.server import Service
-from loadgen.op_bodies import (
+from loadgen.live.op_bodies import (
     BatchDelete,
     BatchPut,
     TransactCheck,
@@ -32,7 +32,7 @@ from loadgen.op_bodies import (
     transact_write,
     update_item,
 )
-from loadgen.op_replies import (
+from loadgen.live.op_replies import (
     CONDITION_FAILED,
     OK,
     THROTTLED,
@@ -41,8 +41,8 @@ from loadgen.op_replies import (
     OpReply,
     read_reply,
 )
-from loadgen.requests import tally
-from loadgen.results import Counts
+from loadgen.load.requests import tally
+from loadgen.results.records import Counts
 
 
 class Clock:

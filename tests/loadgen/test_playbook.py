@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.playbook import PlaybookError, load_playbook, parse_playbook
+from loadgen.format.playbook import PlaybookError, load_playbook, parse_playbook
 from tests.conftest import PLAYBOOKS
 
 GOOD = """

@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from loadgen.coordinator import aggregate
-from loadgen.messages import COMPLETE, FAILED, OP_CAP, WATCHDOG, PhaseShare, WorkerReport
-from loadgen.results import Counts, to_full_scale
-from loadgen.worker import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, _Writer, exit_code
+from loadgen.live.coordinator import aggregate
+from loadgen.live.messages import COMPLETE, FAILED, OP_CAP, WATCHDOG, PhaseShare, WorkerReport
+from loadgen.live.worker import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, _Writer, exit_code
+from loadgen.results.records import Counts, to_full_scale
 
 from .conftest import make_plan
 
@@ -156,8 +156,8 @@ def test_sends_that_fall_behind_past_their_phase_still_count_in_it() -> None:
     after the 1 s phase ended, and must still be counted in that phase."""
     import asyncio
 
-    from loadgen.measure import Measurement
-    from loadgen.sigv4 import StaticCredentials
+    from loadgen.live.measure import Measurement
+    from loadgen.live.sigv4 import StaticCredentials
     from tests.fakes.fake_dynamodb import FakeDynamoDB
 
     with FakeDynamoDB("slow", delay_s=0.05) as server:

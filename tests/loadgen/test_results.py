@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from loadgen.results import Counts, PhaseResult, PlaybookResult, RunResult
+from loadgen.results.records import Counts, PhaseResult, PlaybookResult, RunResult
 
 
 def _counts(sent: int, ok: int, thr: int, reason: str = "R") -> Counts:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import ReadTimeoutError
 
-from loadgen.barrier import BarrierRefused, claim_worker
-from loadgen.resultstore import ResultStore, make_client
+from loadgen.live.barrier import BarrierRefused, claim_worker
+from loadgen.live.resultstore import ResultStore, make_client
 
 from .conftest import CREDS
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from loadgen import resultstore
-from loadgen.resultstore import ITEM_TTL_S, ResultStore
-from loadgen.worker import EXIT_REFUSED, parse_config, run_worker
+from loadgen.live import resultstore
+from loadgen.live.resultstore import ITEM_TTL_S, ResultStore
+from loadgen.live.worker import EXIT_REFUSED, parse_config, run_worker
 
 from .conftest import make_plan
 from .test_fleet_local import env_for

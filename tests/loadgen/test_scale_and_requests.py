@@ -8,8 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from loadgen.requests import FILLER, RequestFactory, classify
-from loadgen.results import Counts, PhaseResult, RunResult, scale_counts, to_full_scale
+from loadgen.load.requests import FILLER, RequestFactory, classify
+from loadgen.results.records import Counts, PhaseResult, RunResult, scale_counts, to_full_scale
 
 from .conftest import tiny_playbook
 
@@ -93,8 +93,8 @@ def test_other_operations_address_the_primary_key(operation: str) -> None:
 def test_seed_items_are_the_first_combinations_and_agree_with_the_load() -> None:
     from pathlib import Path
 
-    from loadgen.playbook import load_playbook
-    from loadgen.seed import seed_items
+    from loadgen.format.playbook import load_playbook
+    from loadgen.load.seed import seed_items
 
     pb = load_playbook(Path(__file__).resolve().parents[2] / "playbooks" / "hot-partition.yaml")
     spec = pb.table("goodGsi")

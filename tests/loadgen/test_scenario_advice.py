@@ -1,4 +1,4 @@
-"""`hotbench advise` on a scenario's steps (loadgen.scenario_advice): M5's migrating
+"""`hotbench advise` on a scenario's steps (loadgen.analysis.scenario_advice): M5's migrating
 bottlenecks named before any run: a constant GSI key read whole as it grows (v1), one
 lock item for every user (v2), and none of them once the key is per namespace (v3)."""
 
@@ -11,9 +11,9 @@ import pytest
 
 from emulator.params import DEFAULT_LATENCY
 from emulator.params import DEFAULT_PARAMS as P
-from loadgen.advise import advise
-from loadgen.playbook import load_playbook
-from loadgen.scenario_advice import FixedTimes, constant_value
+from loadgen.analysis.advise import advise
+from loadgen.analysis.scenario_advice import FixedTimes, constant_value
+from loadgen.format.playbook import load_playbook
 
 TIMES = FixedTimes(write_s=0.004, read_s=0.003)
 """A stand-in for the simulation's latency model (4 ms writes, 3 ms reads)."""

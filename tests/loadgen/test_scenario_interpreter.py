@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from loadgen.playbook import Playbook, parse_playbook
-from loadgen.scenario import (
+from loadgen.format.playbook import Playbook, parse_playbook
+from loadgen.load.scenario import (
     ActionOutcome,
     IterationEnd,
     OpAction,

@@ -1,4 +1,4 @@
-"""The SDK retry policies (loadgen.sdk_retry): each mode's attempts, backoffs and quota
+"""The SDK retry policies (loadgen.load.sdk_retry): each mode's attempts, backoffs and quota
 as botocore documents them, and the adaptive rate limiter step by step against
 botocore's own classes on a fake clock. The standard mode against the real botocore
 handler over the wire is tests/loadgen/test_sdk_retry_botocore.py."""
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from botocore.retries import adaptive, bucket, throttling
 
-from loadgen.sdk_retry import (
+from loadgen.load.sdk_retry import (
     AdaptiveLimiter,
     AttemptKind,
     RetrySettings,

@@ -1,4 +1,4 @@
-"""The retry model (loadgen.sdk_retry) agrees with the real botocore retry handler.
+"""The retry model (loadgen.load.sdk_retry) agrees with the real botocore retry handler.
 
 boto3 with `retries={"mode": "standard", "max_attempts": 3}` (botocore's client
 `max_attempts` counts RETRIES: 4 attempts in all) sends a mix of writes, reads and
@@ -36,7 +36,7 @@ import pytest
 from botocore.config import Config
 
 from emulator.server import EmulatorServer
-from loadgen.sdk_retry import (
+from loadgen.load.sdk_retry import (
     AttemptKind,
     RetrySettings,
     SdkClient,

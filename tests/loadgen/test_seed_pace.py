@@ -9,8 +9,8 @@ from pathlib import Path
 import boto3
 import pytest
 
-from loadgen.playbook import load_playbook
-from loadgen.seed import seed_rate, seed_table
+from loadgen.format.playbook import load_playbook
+from loadgen.load.seed import seed_rate, seed_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ def test_a_skipped_pace_waits_on_the_tables_clock_not_the_wall(
     a skip, the seeder never sleeps the pace, and what it skips plus the wall time it took
     adds up to the pace's 10 s (no more: the tables would see an idle gap; no less: they
     would see a burst)."""
-    import loadgen.seed as seed
+    import loadgen.load.seed as seed
 
     playbook = load_playbook(ROOT / "playbooks" / "hot-partition.yaml")
     spec = playbook.table("bad")
@@ -64,7 +64,7 @@ def test_seeding_the_emulator_at_a_low_scale_passes_the_pace_on_its_clock() -> N
     are all written, none throttled, and the emulator's clock moved by at least the pace
     (its own wall seconds included)."""
     from emulator.server import EmulatorServer
-    from loadgen.live import LOCAL_CREDENTIALS
+    from loadgen.live.playbook_run import LOCAL_CREDENTIALS
 
     playbook = load_playbook(ROOT / "playbooks" / "hot-partition.yaml")
     spec = playbook.table("bad")

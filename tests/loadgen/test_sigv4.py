@@ -12,7 +12,7 @@ import pytest
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 
-from loadgen.sigv4 import Signer, StaticCredentials
+from loadgen.live.sigv4 import Signer, StaticCredentials
 
 WHEN = datetime.datetime(2026, 11, 30, 23, 59, 59, tzinfo=datetime.UTC)
 

@@ -1,5 +1,5 @@
 """The worker image's promise without Docker: loadgen/requirements-worker.txt alone, in a
-fresh venv, runs `python -m loadgen.worker` through the barrier against the emulator.
+fresh venv, runs `python -m loadgen.live.worker` through the barrier against the emulator.
 
 This is what the Dockerfile does (pip install -r requirements-worker.txt, then the
 package with --no-deps): a worker that imported something the file does not pin (the
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.coordinator import FleetOptions, run_fleet
-from loadgen.fleet import LocalFleet
-from loadgen.resultstore import ResultStore, make_client
+from loadgen.live.coordinator import FleetOptions, run_fleet
+from loadgen.live.fleet import LocalFleet
+from loadgen.live.resultstore import ResultStore, make_client
 
 from .conftest import CREDS, make_plan, tiny_playbook
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from loadgen.playbook import PlaybookError, load_playbook
+from loadgen.format.playbook import PlaybookError, load_playbook
 
 BASE = """
 name: sync

@@ -1,4 +1,4 @@
-"""The simulation's knowledge of its items (loadgen.writes): whether each existed and its
+"""The simulation's knowledge of its items (loadgen.load.writes): whether each existed and its
 index key values before a write, which decides the class the one charging rule charges."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from emulator.params import DEFAULT_PARAMS as P
-from loadgen.keys import ItemGenerator
-from loadgen.playbook import parse_playbook
-from loadgen.writes import (
+from loadgen.format.playbook import parse_playbook
+from loadgen.load.keys import ItemGenerator
+from loadgen.load.writes import (
     DENSE_LIMIT,
     MOVED,
     NEW,
@@ -88,7 +88,7 @@ def test_each_class_is_charged_by_the_rule() -> None:
 def test_seeding_stays_under_an_on_demand_maximum() -> None:
     """The seeder paces at half of the smallest write limit, on-demand maximums included
     (found by the differential test: seeding throttled at a GSI's maximum)."""
-    from loadgen.seed import seed_rate
+    from loadgen.load.seed import seed_rate
 
     playbook = parse_playbook(
         {

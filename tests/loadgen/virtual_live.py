@@ -2,8 +2,8 @@
 endpoint's charges and throttles with `simulate` (the differential tests).
 
 Everything a live run's request goes through on the server is the same: the bodies are
-the worker's (`loadgen.requests.RequestFactory`, one worker), the replies are counted by
-the worker's `classify`, the items are seeded by `loadgen.seed.seed_items`, and the
+the worker's (`loadgen.load.requests.RequestFactory`, one worker), the replies are counted by
+the worker's `classify`, the items are seeded by `loadgen.load.seed.seed_items`, and the
 endpoint is the in-process `Service` with the `keys` item store (what `hotbench run`
 starts). What is left out is the HTTP hop and real time: request k of a phase is handled
 exactly at its scheduled send time on the emulator's clock, so a run is deterministic,
@@ -22,11 +22,11 @@ import numpy as np
 
 from emulator.server import Service
 from emulator.wire import TARGET_PREFIX
-from loadgen.arrivals import Schedule
-from loadgen.playbook import Playbook, TableSpec
-from loadgen.requests import RequestFactory, classify
-from loadgen.results import PlaybookResult
-from loadgen.seed import seed_items, seed_rate
+from loadgen.format.playbook import Playbook, TableSpec
+from loadgen.load.arrivals import Schedule
+from loadgen.load.requests import RequestFactory, classify
+from loadgen.load.seed import seed_items, seed_rate
+from loadgen.results.records import PlaybookResult
 
 SEED_SETTLE_S = 400.0
 """Skipped after seeding: the burst pool (300 s) and every bucket refill, so the seeding

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from console.workflow import processes
-from console.workflow.run_state import StateStore
-from console.workflow.settings import Settings
+from console.run import processes
+from console.run.settings import Settings
+from console.run.state import StateStore
 from tests.targets.faults import CodeBuild, Fargate, aws_quotas
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -131,8 +131,8 @@ def reapply(variables: dict[str, Any], made: dict[str, Any]) -> dict[str, Any]:
 
 
 def apply(variables: dict[str, Any]) -> dict[str, Any]:
-    from loadgen.playbook import load_playbook
-    from loadgen.resultstore import ResultStore
+    from loadgen.format.playbook import load_playbook
+    from loadgen.live.resultstore import ResultStore
 
     run_id, region = variables["run_id"], variables["region"]
     prefix = f"hotbench-{run_id}"

@@ -67,7 +67,7 @@ class Fargate:
     - `pull_error`: the task stops at the end of its pull with stoppedReason and the
       container's reason CannotPullContainerError,
       https://docs.aws.amazon.com/AmazonECS/latest/developerguide/stopped-task-error-codes.html
-    - a RUNNING task runs the real worker (`python -m loadgen.worker`) with the task
+    - a RUNNING task runs the real worker (`python -m loadgen.live.worker`) with the task
       definition's and the overrides' environment, against the rehearsal's DynamoDB; it
       STOPS when the process exits, with its exit code;
     - `forget_after_s` after it stopped, ECS forgets a task: DescribeTasks answers a
@@ -211,7 +211,7 @@ class Fargate:
         if life.proc is None:
             task.started_at = _dt(self.now)
             life.proc = subprocess.Popen(
-                [sys.executable, "-m", "loadgen.worker"],
+                [sys.executable, "-m", "loadgen.live.worker"],
                 env={**os.environ, **self.worker_env, **life.env},
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

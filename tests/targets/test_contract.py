@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from console.run.settings import Settings
+from console.run.state import StateStore
 from console.targets import Target, target_for, target_named
 from console.workflow import Hooks, RunOptions, UpOptions, down, run, up
-from console.workflow.run_state import StateStore
-from console.workflow.settings import Settings
 from tests.targets.conftest import TINY, Rehearsal
 
 RUN_ID = "hb-contract"
@@ -28,7 +28,7 @@ class Place:
 
 @pytest.fixture
 def local_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
-    from console.workflow import processes
+    from console.run import processes
 
     monkeypatch.setenv("HOTBENCH_PURE", "1")
     playbook = tmp_path / "tiny.yaml"

@@ -18,12 +18,12 @@ import pytest
 from botocore.stub import Stubber
 
 from console import exitcodes
+from console.run.errors import StateError
 from console.targets import target_for
 from console.targets.image_builders import ImageBuildFailed, find_local_builder
 from console.targets.worker_image import BuildContext, ImagePlan, build_image, resolve_given
 from console.targets.worker_source import source_archive
 from console.workflow import AwsDenied, ConfigError, CredentialsError, Hooks, UpOptions, down, up
-from console.workflow.errors import StateError
 from console.workflow.steps import build_image as build_image_step
 from tests.targets.conftest import FAKE_BUILDER
 from tests.targets.conftest import Rehearsal as GivenImageRehearsal
@@ -67,7 +67,7 @@ def test_the_source_archive_is_the_dockerfiles_context_and_the_same_bytes_twice(
     for needed in (
         "loadgen/Dockerfile",
         "loadgen/requirements-worker.txt",
-        "loadgen/worker.py",
+        "loadgen/live/worker.py",
         "emulator/__init__.py",
         "pyproject.toml",
     ):
@@ -170,8 +170,8 @@ def test_a_failing_engine_is_exit_7_with_its_own_words(
 
 
 def test_an_engine_named_but_missing_is_a_setting_to_fix(tmp_path: Path) -> None:
+    from console.run.settings import Settings
     from console.targets.worker_image import image_plan
-    from console.workflow.settings import Settings
 
     settings = Settings(target="aws", image_builder="podman", runs_dir=tmp_path)
     with pytest.raises(ConfigError) as refused:
@@ -374,8 +374,8 @@ def test_missing_credentials_are_exit_2() -> None:
 
 
 def test_image_build_of_a_local_run_is_exit_5(tmp_path: Path) -> None:
-    from console.workflow.run_state import RunState, StateStore
-    from console.workflow.settings import Settings
+    from console.run.settings import Settings
+    from console.run.state import RunState, StateStore
 
     settings = Settings(target="local", runs_dir=tmp_path / "runs")
     StateStore(settings.runs_dir).save(
@@ -396,8 +396,8 @@ def test_image_build_of_a_local_run_is_exit_5(tmp_path: Path) -> None:
 
 
 def test_the_permission_check_asks_for_the_path_the_run_takes(tmp_path: Path) -> None:
+    from console.run.settings import Settings
     from console.targets.preflight import actions_for, all_actions
-    from console.workflow.settings import Settings
 
     base = Settings(target="aws", runs_dir=tmp_path)
     in_account = actions_for(base.model_copy(update={"image_builder": "codebuild"}))
@@ -408,7 +408,7 @@ def test_the_permission_check_asks_for_the_path_the_run_takes(tmp_path: Path) ->
 
 
 def test_the_sweep_calls_a_gone_project_or_bucket_gone() -> None:
-    from console.workflow.sweep import Confirmer
+    from console.targets.sweep import Confirmer
 
     codebuild, s3 = client("codebuild"), client("s3")
     with Stubber(codebuild) as c, Stubber(s3) as s:

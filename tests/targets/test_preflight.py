@@ -17,6 +17,9 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
+from console.run.errors import PreflightFailed
+from console.run.options import UpOptions
+from console.run.settings import Settings
 from console.targets.aws import ServerClock
 from console.targets.interface import Finding
 from console.targets.preflight import (
@@ -28,10 +31,7 @@ from console.targets.preflight import (
     operator_policy,
     principal_arn,
 )
-from console.workflow.errors import PreflightFailed
-from console.workflow.options import UpOptions
 from console.workflow.planning import make_plan
-from console.workflow.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 M1 = ROOT / "playbooks" / "hot-partition.yaml"

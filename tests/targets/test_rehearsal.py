@@ -10,6 +10,7 @@ from datetime import timedelta
 import boto3
 import pytest
 
+from console.run.state import Status, Step
 from console.workflow import (
     Hooks,
     InfraError,
@@ -21,7 +22,6 @@ from console.workflow import (
     up,
     watch,
 )
-from console.workflow.run_state import Status, Step
 from tests.targets.conftest import Rehearsal
 
 RUN_ID = "hb-rehearsal"

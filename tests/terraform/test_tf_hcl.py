@@ -171,7 +171,7 @@ def test_table_ignores_warm_throughput_changes_after_creation() -> None:
 
 
 def test_spec_module_and_playbook_share_the_warm_minimum() -> None:
-    from loadgen.playbook import WARM_MINIMUM
+    from loadgen.format.playbook import WARM_MINIMUM
 
     spec = load_dir(TERRAFORM / "modules" / "spec")
     local = {k: v for block in spec["locals"] for k, v in block.items()}
@@ -347,8 +347,8 @@ def test_no_default_vpc_without_subnets_fails_plan_with_a_clear_message() -> Non
 
 
 def test_worker_environment_is_what_the_worker_reads() -> None:
-    """The task definition passes exactly the settings loadgen/worker.py reads."""
-    from loadgen.worker import parse_config
+    """The task definition passes exactly the settings loadgen/live/worker.py reads."""
+    from loadgen.live.worker import parse_config
 
     call = named(load_dir(TERRAFORM)["module"])["fleet"]
     passed = set(re.findall(r"(\w+) = ", call["environment"]))

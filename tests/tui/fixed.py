@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from console.cost.tally import tally_state
+from console.run.state import EmulatorProcess, IndexState, TableRun, TableState
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.workflow import (
@@ -22,8 +22,8 @@ from console.workflow import (
     WorkerStatus,
     load_settings,
 )
-from console.workflow.run_state import EmulatorProcess, IndexState, TableRun, TableState
-from loadgen.results import PlaybookResult
+from console.workflow.run_cost import tally_state
+from loadgen.results.records import PlaybookResult
 
 TINY = Path(__file__).with_name("tiny.yaml")
 RUN_ID = "hb-1130120000-beef"

@@ -13,7 +13,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from console.cost.tally import tally_state
+from console.run.state import EmulatorProcess, IndexState, TableRun, TableState
 from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.workflow import (
@@ -25,10 +25,10 @@ from console.workflow import (
     WatchFrame,
     load_settings,
 )
-from console.workflow.run_state import EmulatorProcess, IndexState, TableRun, TableState
+from console.workflow.run_cost import tally_state
 from console.workflow.runrecord import dump_run, load_run
-from loadgen.playbook import load_playbook
-from loadgen.results import PlaybookResult
+from loadgen.format.playbook import load_playbook
+from loadgen.results.records import PlaybookResult
 from tests.conftest import PLAYBOOKS
 from tests.tui.fixed import PARTITIONS, T0, at, mark_running, replay, snapshot_app
 

@@ -12,8 +12,8 @@ from console.tui.export import compare, export
 from console.tui.widgets.partition_map import serving_keys
 from console.tui.widgets.phase_clock import PhaseClock
 from emulator.keyspace import partition_hash
-from loadgen.playbook import load_playbook
-from loadgen.results import PlaybookResult
+from loadgen.format.playbook import load_playbook
+from loadgen.results.records import PlaybookResult
 from loadgen.runners import SimulatedRunner
 from tests.tui.fixed import NOW, TINY, fixed_app
 

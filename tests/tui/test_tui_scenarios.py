@@ -13,7 +13,7 @@ from console.render.phase_words import phase_lines
 from console.tui.app import HotbenchApp
 from console.tui.widgets.iteration_rate import iteration_text
 from console.workflow import IndexSample, WatchFrame
-from loadgen.playbook import Playbook, parse_playbook
+from loadgen.format.playbook import Playbook, parse_playbook
 from tests.loadgen.conftest import tiny_playbook
 from tests.tui.fixed import at, fill, fixed_app
 from tests.tui.pilot_actions import settle

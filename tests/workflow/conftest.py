@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from console.workflow import processes
-from console.workflow.run_state import StateStore
+from console.run import processes
+from console.run.state import StateStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,7 +111,7 @@ def cli(tmp_path: Path) -> Iterator[Cli]:
             processes.stop(state.reaper_pid, state.run_id)
         for table_run in state.table_runs:
             for pid in table_run.worker_pids:
-                processes.stop(pid, "loadgen.worker")
+                processes.stop(pid, "loadgen.live.worker")
 
 
 @pytest.fixture

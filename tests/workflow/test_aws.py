@@ -13,16 +13,16 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from console.workflow import Hooks, RunOptions, Settings, UpOptions, down, run, tally, up
-from console.workflow.awserrors import aws_errors
-from console.workflow.errors import (
+from console.run.errors import (
     EXIT_AWS_DENIED,
     EXIT_USAGE,
     AwsDenied,
     CredentialsError,
     InfraError,
 )
-from console.workflow.run_state import StateStore, Status, Step
+from console.run.state import StateStore, Status, Step
+from console.targets.awserrors import aws_errors
+from console.workflow import Hooks, RunOptions, Settings, UpOptions, down, run, tally, up
 from tests.targets.faults import aws_quotas
 from tests.workflow.conftest import Cli
 
@@ -218,8 +218,8 @@ def stack_as_terraform_would_make_it() -> dict[str, str]:
     """What apply would have created (the fake Terraform creates nothing): the tables,
     results table, cluster, task definition, log group, ECR repository and roles of the
     recorded outputs, tagged with the run id as the kit tags them."""
-    from loadgen.playbook import load_playbook
-    from loadgen.resultstore import ResultStore
+    from loadgen.format.playbook import load_playbook
+    from loadgen.live.resultstore import ResultStore
 
     ddb = boto3.client("dynamodb")
     for spec in load_playbook(M1).tables:
@@ -354,7 +354,7 @@ def test_up_run_tally_down_on_aws(
         assert again.nothing_left, again.leftovers
         assert not StateStore(settings.runs_dir).load(RUN_ID).billable_up
     finally:
-        from console.workflow import processes
+        from console.run import processes
 
         final = StateStore(settings.runs_dir).load(RUN_ID)
         if final.reaper_pid:
@@ -364,7 +364,7 @@ def test_up_run_tally_down_on_aws(
 def test_the_sweep_trusts_describe_not_the_tagging_api(aws: None) -> None:
     """The Tagging API lists deleted resources for a while: a hit whose Describe says it is
     gone (or being deleted) is not a leftover; logs and ECR confirmed by their own calls."""
-    from console.workflow.sweep import RESOURCE_TYPES, sweep
+    from console.targets.sweep import RESOURCE_TYPES, sweep
 
     boto3.client("logs").create_log_group(logGroupName=f"/hotbench/{RUN_ID}")
     boto3.client("ecr").create_repository(repositoryName=f"hotbench-{RUN_ID}-worker")
@@ -408,7 +408,7 @@ def test_the_sweep_trusts_describe_not_the_tagging_api(aws: None) -> None:
 
 
 def test_a_dashboard_left_behind_is_found_by_name(aws: None) -> None:
-    from console.workflow.sweep import dashboard_leftover
+    from console.targets.sweep import dashboard_leftover
 
     cloudwatch = boto3.client("cloudwatch")
     assert dashboard_leftover(cloudwatch, RUN_ID, "us-east-1") is None

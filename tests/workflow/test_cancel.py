@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from console.run.state import StateStore, Status, Step
 from console.workflow import Hooks, RunOptions, Settings, UpOptions, down, run, up
-from console.workflow.run_state import StateStore, Status, Step
 from tests.workflow.conftest import ONE_RUN, alive, short_playbook_text
 
 
@@ -45,7 +45,7 @@ def test_cancel_stops_a_run_in_the_middle(tmp_path: Path) -> None:
         first = after.table_runs[0]
         assert first.status == Status.FAILED and first.worker_pids
         for pid in first.worker_pids:
-            assert not alive(pid, "loadgen.worker")  # stopped by the coordinator's finally
+            assert not alive(pid, "loadgen.live.worker")  # stopped by the coordinator's finally
     finally:
         report = down(state.run_id, settings, Hooks())
     assert report.nothing_left

@@ -12,7 +12,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from console.workflow import cloudwatch
+from console.targets import cloudwatch
 
 START = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from console.workflow.run_state import RunState, StateStore, Status, Step, utc_now
+from console.run.state import RunState, StateStore, Status, Step, utc_now
 from tests.conftest import wait_for
 from tests.workflow.conftest import TWO_RUNS, Cli, alive, short_playbook_text
 
@@ -48,7 +48,7 @@ def assert_nothing_left(cli: Cli, run_id: str) -> None:
     assert state.reaper_pid is not None and not alive(state.reaper_pid, run_id)
     for table_run in state.table_runs:
         for pid in table_run.worker_pids:
-            assert not alive(pid, "loadgen.worker")
+            assert not alive(pid, "loadgen.live.worker")
     assert all(t.deleted_at is not None for t in state.tables.values())
     assert not state.billable_up
     row = runs_row(cli, run_id)
@@ -173,7 +173,7 @@ def test_sigkill_inside_a_run_then_run_resumes(cli: Cli, tmp_path: Path) -> None
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"{interrupted.label} was interrupted: running it again" in resumed.stdout
     for pid in interrupted.worker_pids:  # the orphans of the killed coordinator
-        assert not alive(pid, "loadgen.worker")
+        assert not alive(pid, "loadgen.live.worker")
     result = json.loads((tmp_path / "r.json").read_text())
     assert [(r["table"], r["repeat"]) for r in result["runs"]] == [("hot", 1), ("od", 1)]
     assert all(r["offered"] == 1600 for r in result["runs"])

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from console.workflow.errors import EXIT_STATE, StateError
-from console.workflow.lock import INTERRUPT_WAIT_S, ignores_sigint, run_lock
+from console.run.errors import EXIT_STATE, StateError
+from console.run.lock import INTERRUPT_WAIT_S, ignores_sigint, run_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 HOLDER = """
 import sys, time
 from pathlib import Path
 from console.interrupts import termination_as_interrupt
-from console.workflow.lock import run_lock
+from console.run.lock import run_lock
 with termination_as_interrupt(), run_lock(Path(sys.argv[1]), "run"):  # as console/cli.py
     try:  # entered before saying "locked": the interrupt may come at once
         print("locked", flush=True)

@@ -11,14 +11,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from console.run.settings import Settings
+from console.run.state import EmulatorProcess, RunState, StateStore, Status, Step
+from console.run.tables import table_state
 from console.workflow import Hooks, WarmTarget, prewarm
-from console.workflow.bringup import table_state
-from console.workflow.run_state import EmulatorProcess, RunState, StateStore, Status, Step
-from console.workflow.settings import Settings
 from emulator.server import EmulatorServer
-from loadgen.live import LOCAL_CREDENTIALS
-from loadgen.playbook import load_playbook
-from loadgen.resultstore import make_client
+from loadgen.format.playbook import load_playbook
+from loadgen.live.playbook_run import LOCAL_CREDENTIALS
+from loadgen.live.resultstore import make_client
 from tests.conftest import WAIT_S
 
 PLAYBOOK = """\

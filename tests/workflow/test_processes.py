@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from console.run import processes
 from console.targets import emulator_process
-from console.workflow import Hooks, UpOptions, processes
+from console.workflow import Hooks, UpOptions
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from console.workflow.bringup import refuse_over_limit
-from console.workflow.errors import CostRefused
-from console.workflow.run_state import (
+from console.run.errors import CostRefused
+from console.run.settings import Settings
+from console.run.state import (
     EmulatorProcess,
     RunState,
     StateStore,
@@ -28,7 +28,7 @@ from console.workflow.run_state import (
     Step,
     TableRun,
 )
-from console.workflow.settings import Settings
+from console.workflow.bringup import refuse_over_limit
 from tests.conftest import wait_for
 from tests.workflow.conftest import ONE_RUN, ROOT, Cli, short_playbook_text
 

@@ -3,7 +3,7 @@ the time left while it runs."""
 
 from __future__ import annotations
 
-from loadgen.playbook import load_playbook
+from loadgen.format.playbook import load_playbook
 from tests.conftest import PLAYBOOKS
 
 
@@ -13,14 +13,14 @@ def test_seeding_reports_a_bar_and_the_time_left_and_the_plan_its_expected_time(
     emulator's write speed, seconds for the four tables, not the pace's minutes) and AWS
     the pace at full scale; the seeding prints a bar with the time left every 10 %."""
     from console.workflow import UpOptions, load_settings, plan
-    from loadgen.seed import seed_count, seed_rate, seed_table
+    from loadgen.load.seed import seed_count, seed_rate, seed_table
 
     path = PLAYBOOKS / "hot-partition.yaml"
     report = plan(str(path), load_settings(target="local"), UpOptions(scale=0.1))
     playbook = load_playbook(path)
     bad = playbook.table("bad")
     assert round(bad.seed_items / seed_rate(playbook, bad, 0.1)) == 100  # 3 keys x 1,000 x 0.1 / 2
-    from loadgen.seed import EMULATOR_SEED_ITEMS_PER_S
+    from loadgen.load.seed import EMULATOR_SEED_ITEMS_PER_S
 
     items = sum(t.seed_items for t in playbook.tables)
     assert report.seed_s == items / EMULATOR_SEED_ITEMS_PER_S  # 60,000 items, not 330 s

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from console.workflow.errors import EXIT_STATE, StateError
-from console.workflow.run_state import (
+from console.run.errors import EXIT_STATE, StateError
+from console.run.settings import Settings, SettingsFileError, load_settings
+from console.run.state import (
     EmulatorProcess,
     RunState,
     StateStore,
@@ -18,7 +19,6 @@ from console.workflow.run_state import (
     Step,
     TableState,
 )
-from console.workflow.settings import Settings, SettingsFileError, load_settings
 
 
 def a_state(run_id: str = "hb-1") -> RunState:

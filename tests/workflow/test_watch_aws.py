@@ -10,7 +10,8 @@ from pathlib import Path
 import boto3
 import pytest
 
-from console.workflow.run_state import (
+from console.run.settings import Settings
+from console.run.state import (
     IndexState,
     RunState,
     StateStore,
@@ -19,7 +20,6 @@ from console.workflow.run_state import (
     TableState,
     utc_now,
 )
-from console.workflow.settings import Settings
 from console.workflow.watching import Watcher
 
 

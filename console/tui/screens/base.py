@@ -22,9 +22,9 @@ class TuiScreen(Screen[None]):
 
     @property
     def console(self) -> HotbenchApp:
-        from console.tui.app import HotbenchApp
-
-        return cast(HotbenchApp, self.app)
+        # a string: the app imports the screens, so the screens name its class only
+        # for the type checker (no import circle between the two)
+        return cast("HotbenchApp", self.app)
 
     @property
     def session(self) -> Session:

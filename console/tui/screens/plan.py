@@ -17,7 +17,7 @@ from console.tui.screens.base import TuiScreen
 from console.tui.widgets.fitted_table import FittedTable
 from console.tui.widgets.preview_chart import PreviewChart
 from console.workflow import PlannedTable, PlanReport
-from loadgen.playbook import Playbook
+from loadgen.format.playbook import Playbook
 
 
 def _pair(read: int | None, write: int | None) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from console.workflow.samples import IndexSample
+from console.run.samples import IndexSample
 
 RECENT_S = 10
 """Watched seconds the live rate is averaged over."""

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from textual.widgets import Static
 
-from loadgen.playbook import Phase
+from loadgen.format.playbook import Phase
 
 
 class PhaseClock(Static):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual_plotext import PlotextPlot
 
 from console.tui.widgets.chart_axes import round_axes
-from loadgen.results import RunResult
+from loadgen.results.records import RunResult
 
 
 class PreviewChart(PlotextPlot):

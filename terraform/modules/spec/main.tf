@@ -4,7 +4,7 @@
 locals {
   # The least warm throughput DynamoDB and the AWS provider accept, for tables and GSIs of
   # both billing modes (`warmThroughputSchema`: IntAtLeast(12000) / IntAtLeast(4000)); also
-  # what a new on-demand table or GSI starts with. loadgen/playbook.py enforces the same.
+  # what a new on-demand table or GSI starts with. loadgen/format/playbook.py enforces the same.
   warm_minimum = { read = 12000, write = 4000 }
 
   prefix = "hotbench-${var.run_id}"

@@ -62,7 +62,7 @@ variable "tables" {
   }
   validation {
     # The provider's warmThroughputSchema (IntAtLeast(12000) / IntAtLeast(4000)) and
-    # DynamoDB refuse less, tables and GSIs alike; loadgen/playbook.py says the same.
+    # DynamoDB refuse less, tables and GSIs alike; loadgen/format/playbook.py says the same.
     condition = alltrue(flatten([for t in var.tables : [
       for w in concat([try(t.warm_throughput, null)], [for g in try([for g in t.gsis : g], []) : try(g.warm_throughput, null)]) :
       (try(w.read, null) == null || try(w.read >= 12000, false)) && (try(w.write, null) == null || try(w.write >= 4000, false))

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from loadgen.results import PlaybookResult
+from loadgen.results.records import PlaybookResult
 from tests.conftest import BUILT_IN_SIMULATIONS
 
 pytestmark = BUILT_IN_SIMULATIONS  # one process simulates the playbooks for every test
@@ -218,7 +218,7 @@ def test_each_reference_result_agrees_with_its_simulation(
     """The published figures as result files (docs/reference-results/) against the
     simulation of the playbook they name, with the files' own tolerances: every
     published figure is matched by a simulated one, and each is within tolerance."""
-    from loadgen.compare import compare
+    from loadgen.analysis.compare import compare
 
     reference = json.loads((REFERENCE_RESULTS / file).read_text())
     assert reference["reference"]["playbook_file"] == f"playbooks/{name}.yaml"

@@ -13,7 +13,7 @@ from emulator.keyspace import key_bytes, partition_hash
 from emulator.model import CapacityModel, GsiWrite, ModelError
 from emulator.params import DEFAULT_PARAMS
 from emulator.throttle import ON_DEMAND_MESSAGE, TABLE_PROVISIONED_MESSAGE
-from loadgen.simulate import simulate
+from loadgen.simulation.simulate import simulate
 from tests.conftest import make_playbook
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from console.output import write_json
 from emulator import native
-from loadgen.results import PlaybookResult
+from loadgen.results.records import PlaybookResult
 from tests.conftest import BUILT_IN_SIMULATIONS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,7 +46,7 @@ def test_compiled_modules_are_the_per_request_ones() -> None:
     sources = native.compiled_sources()
     assert "emulator/server/single_item.py" in sources
     assert "emulator/model.py" in sources
-    assert "loadgen/closed_loop.py" in sources  # once per simulated request, like these
+    assert "loadgen/simulation/closed_loop.py" in sources  # once per simulated request, like these
     assert "emulator/native.py" not in sources
     assert "emulator/server/serving.py" not in sources
 
@@ -155,8 +155,8 @@ def _simulated_in_child(playbook: str, pure: bool, out: Path) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "playbook",
     [
-        "hot-partition.yaml",  # open rates: loadgen/simulate.py's grouped ticks
-        # a closed loop of users, transactions and retries: loadgen/closed_loop.py
+        "hot-partition.yaml",  # open rates: loadgen/simulation/simulate.py's grouped ticks
+        # a closed loop of users, transactions and retries: loadgen/simulation/closed_loop.py
         "checkout-hot-item.yaml",
     ],
 )

@@ -39,10 +39,10 @@ import pytest
 
 from emulator.itemsize import item_size
 from emulator.server import EmulatorServer
-from loadgen.arrivals import Schedule
-from loadgen.keys import ItemGenerator
-from loadgen.playbook import Playbook, load_playbook
-from loadgen.simulate import simulate
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.load.arrivals import Schedule
+from loadgen.load.keys import ItemGenerator
+from loadgen.simulation.simulate import simulate
 from tests.conftest import PLAYBOOKS
 from tests.loadgen.virtual_live import run_on_endpoint, simulated_runs
 

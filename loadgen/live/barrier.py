@@ -1,0 +1,137 @@
+"""The start barrier: workers line up on a shared wall-clock T0, or nobody measures.
+
+Peer tools start workers minutes apart and call it synchronised; the reference study
+re-ran a finished runner 882 s late through a silent retry. Here:
+
+- a worker first claims its (run id, worker index) with a conditional put; a second start
+  of the same worker (a retried task, a double launch) finds the claim and refuses;
+- it then writes READY and polls for the GO item, which the coordinator writes with T0 =
+  now + lead time once all M workers are ready (or, at the barrier timeout, once at least
+  N are: the rest are left out and the run is labelled partial; fewer than N aborts);
+- a worker that reads a GO whose T0 has already passed, or that is not among the admitted
+  workers, refuses: its window would not line up with the others'.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from loadgen.live.resultstore import ResultStore
+
+START_TOLERANCE_S = 0.25
+"""A worker may see GO this long after T0 and still start (polling granularity)."""
+
+
+class BarrierRefused(RuntimeError):
+    """This worker must not measure (already started, or too late for T0)."""
+
+
+class BarrierAborted(RuntimeError):
+    """The barrier was abandoned (coordinator abort or no GO in time)."""
+
+
+def claim_worker(store: ResultStore, candidates: list[int]) -> int:
+    """Claim the first unclaimed worker index among `candidates` (one index when the
+    launcher set HOTBENCH_WORKER; a batch's range when ECS started the batch with one
+    RunTask call). None left means this is a second start: refuse."""
+    for worker in candidates:
+        if store.claim_start(worker):
+            return worker
+    who = (
+        f"worker {candidates[0]}"
+        if len(candidates) == 1
+        else f"workers {candidates[0]}..{candidates[-1]}"
+    )
+    why = f"{who} of run {store.run_id} already started; refusing to run twice"
+    store.put_refusal(candidates[0], why)
+    raise BarrierRefused(why)
+
+
+def worker_wait(
+    store: ResultStore,
+    worker: int,
+    timeout_s: float,
+    poll_s: float = 0.2,
+    clock: Callable[[], float] = time.time,
+) -> float:
+    """Report ready (after `claim_worker`), wait for GO; return T0 (wall clock) or raise."""
+    store.put_ready(worker)
+    give_up = clock() + timeout_s
+    while True:
+        go = store.get_go()
+        if go is not None:
+            t0 = float(go["t0"])
+            if worker not in go.get("workers", []):
+                raise BarrierRefused(
+                    f"worker {worker} was not admitted at the barrier (it was not ready in time)"
+                )
+            late = clock() - t0
+            if late > START_TOLERANCE_S:
+                raise BarrierRefused(
+                    f"worker {worker}: T0 passed {late:.2f} s ago; a late "
+                    "window would not line up with the others, refusing"
+                )
+            return t0
+        message = store.get_abort()
+        if message is not None:
+            raise BarrierAborted(f"coordinator aborted the run: {message}")
+        if clock() > give_up:
+            raise BarrierAborted(f"no GO within {timeout_s:.0f} s of being ready")
+        time.sleep(poll_s)
+
+
+class BarrierTimeout(RuntimeError):
+    """Too few workers were ready at the barrier timeout; the run was aborted."""
+
+
+def coordinator_go(
+    store: ResultStore,
+    expected: int,
+    required: int,
+    timeout_s: float,
+    lead_s: float,
+    poll_s: float = 0.25,
+    on_status: Callable[[int, int], None] | None = None,
+    clock: Callable[[], float] = time.time,
+    gone: Callable[[], str | None] | None = None,
+    gone_every_s: float = 2.0,
+) -> tuple[float, list[int]]:
+    """Wait until all `expected` workers are ready (or `required` of them at the timeout),
+    then write GO with T0 = now + `lead_s` on `clock`. Returns (T0, admitted workers).
+
+    `gone` is asked every `gone_every_s` while waiting: a reason when no worker can still
+    come (all stopped), and the barrier fails at once with it instead of at the timeout
+    (a fleet of Fargate tasks that cannot pull their image would wait minutes for nothing).
+    """
+    give_up = clock() + timeout_s
+    last = -1
+    asked_at: float | None = None
+    while True:
+        ready = store.ready_workers()
+        if on_status is not None and len(ready) != last:
+            on_status(len(ready), expected)
+            last = len(ready)
+        if len(ready) >= expected:
+            break
+        if gone is not None and (asked_at is None or clock() - asked_at >= gone_every_s):
+            asked_at = clock()
+            why = gone()
+            if why is not None and len(store.ready_workers()) < required:
+                message = f"{len(ready)} of {expected} workers ready: {why}; aborting"
+                store.put_abort(message)
+                raise BarrierTimeout(message)
+        if clock() > give_up:
+            if len(ready) >= required:
+                break
+            message = (
+                f"only {len(ready)} of {expected} workers ready after {timeout_s:.0f} s "
+                f"(need {required}); aborting"
+            )
+            store.put_abort(message)
+            raise BarrierTimeout(message)
+        time.sleep(poll_s)
+    t0 = clock() + lead_s
+    admitted = sorted(ready)
+    store.put_go(t0, admitted)
+    return t0, admitted

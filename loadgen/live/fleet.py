@@ -1,0 +1,281 @@
+"""Fleets of workers behind one interface: processes on this machine, or Fargate tasks.
+
+A fleet only starts workers, says how many are still alive and stops them. It never
+carries results: those go through the results table (loadgen.live.resultstore), so a fleet can
+lose a worker without losing the run. Both fleets run the same `python -m loadgen.live.worker`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+RUN_TASK_BATCH = 10
+"""RunTask starts at most 10 tasks per call [AWS reference.md#fargate-and-ecs]."""
+DESCRIBE_BATCH = 100
+"""DescribeTasks takes at most 100 tasks per call [AWS reference.md#fargate-and-ecs]."""
+
+
+class Fleet(Protocol):
+    """What the coordinator needs from a fleet."""
+
+    def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
+        """Start `workers` workers, each with `env` plus its worker index."""
+
+    def running(self) -> int:
+        """How many workers are starting or running."""
+
+    def stop(self, reason: str) -> None:
+        """Stop every worker still running (abort or teardown)."""
+
+    def notes(self) -> list[str]:
+        """Problems seen while starting or running (failed starts, exit codes)."""
+
+    def leftovers(self) -> list[tuple[str, str]]:
+        """(worker, command that stops it) for every worker that may still run, for the
+        message when `stop` failed."""
+
+
+class LocalFleet:
+    """N worker processes on this machine (`python -m loadgen.live.worker`), for runs against
+    the local emulator. Their stderr goes to log files, named in the notes on failure."""
+
+    def __init__(
+        self,
+        python: str = sys.executable,
+        log_dir: str | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        self.python = python
+        self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="hotbench-workers-"))
+        self.extra_env = extra_env or {}
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.logs: dict[int, Path] = {}
+
+    def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        for w in range(workers):
+            self.start_one(run_id, w, env)
+
+    def start_one(self, run_id: str, worker: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        """Start one worker process (also used by tests to start a duplicate)."""
+        full = {**os.environ, **self.extra_env, **env, "HOTBENCH_WORKER": str(worker)}
+        log = self.log_dir / f"{run_id}-worker-{worker}-{len(self.procs)}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [self.python, "-m", "loadgen.live.worker"],
+                env=full,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        if worker in self.procs and self.procs[worker].poll() is None:
+            self.procs[-1 - len(self.procs)] = proc  # a duplicate: keep it reachable
+        else:
+            self.procs[worker] = proc
+        self.logs[worker] = log
+        return proc
+
+    def kill(self, worker: int) -> None:
+        """Kill one worker at once (SIGKILL: no final report), as a crash would."""
+        self.procs[worker].kill()
+
+    def running(self) -> int:
+        return sum(1 for p in self.procs.values() if p.poll() is None)
+
+    def stop(self, reason: str) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+    def leftovers(self) -> list[tuple[str, str]]:
+        return [
+            (f"worker process {p.pid}", f"kill -9 {p.pid}")
+            for p in self.procs.values()
+            if p.poll() is None
+        ]
+
+    def notes(self) -> list[str]:
+        out = []
+        for w, proc in sorted(self.procs.items()):
+            code = proc.poll()
+            if code not in (None, 0) and w >= 0:
+                out.append(f"worker {w} exited with code {code} (log: {self.logs.get(w)})")
+        return out
+
+
+def stop_reasons(task: dict[str, Any]) -> str:
+    """Why a task stopped, as DescribeTasks says: `stoppedReason`, then each container's
+    `reason` (e.g. CannotPullContainerError: ...) or exit code
+    (https://docs.aws.amazon.com/AmazonECS/latest/developerguide/stopped-task-errors.html)."""
+    parts = [str(task.get("stoppedReason") or "").strip()]
+    for c in task.get("containers", []):
+        why = str(c.get("reason") or "").strip()
+        code = c.get("exitCode")
+        if why or code not in (None, 0):
+            parts.append(f"{c.get('name', 'container')}: {why or f'exit code {code}'}")
+    return "; ".join(p for p in parts if p) or "no reason given"
+
+
+@dataclass
+class EcsNetwork:
+    """awsvpcConfiguration from the Terraform outputs."""
+
+    subnets: list[str]
+    security_groups: list[str]
+    assign_public_ip: bool = False
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "awsvpcConfiguration": {
+                "subnets": list(self.subnets),
+                "securityGroups": list(self.security_groups),
+                "assignPublicIp": "ENABLED" if self.assign_public_ip else "DISABLED",
+            }
+        }
+
+
+@dataclass
+class EcsFleet:
+    """Workers as Fargate tasks: RunTask in batches of 10, tagged with the run id.
+
+    One RunTask call starts up to 10 tasks with the same overrides, so a batch's tasks are
+    told a range of worker indices (HOTBENCH_WORKER_BASE/COUNT) and each claims the first
+    free one in the results table; a task started twice finds its range claimed and
+    refuses (loadgen.live.barrier.claim_worker).
+    """
+
+    client: Any
+    """boto3 ECS client."""
+    cluster: str
+    task_definition: str
+    container: str
+    network: EcsNetwork
+    launch_type: str = "FARGATE"
+    tags: dict[str, str] = field(default_factory=dict)
+    task_arns: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    start_attempts: int = 3
+    """RunTask calls per batch: the first and up to two retries of what did not start."""
+    retry_delay_s: float = 2.0
+    """Wait before a retry, times the attempt number (capacity errors clear in seconds)."""
+    sleep: Callable[[float], None] = time.sleep
+    statuses: dict[str, str] = field(default_factory=dict)
+    """Each task's lastStatus when last described (the task lifecycle)."""
+    _stopped: dict[str, str] = field(default_factory=dict)
+
+    def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
+        tags = [{"key": k, "value": v} for k, v in {**self.tags, "hotbench:run": run_id}.items()]
+        for base in range(0, workers, RUN_TASK_BATCH):
+            count = min(RUN_TASK_BATCH, workers - base)
+            task_env = {
+                **env,
+                "HOTBENCH_WORKER_BASE": str(base),
+                "HOTBENCH_WORKER_COUNT": str(count),
+            }
+            self._start_batch(run_id, base, count, task_env, tags)
+
+    def _start_batch(
+        self,
+        run_id: str,
+        base: int,
+        count: int,
+        task_env: dict[str, str],
+        tags: list[dict[str, str]],
+    ) -> None:
+        """RunTask for one batch, retrying only the tasks that did not start: a retry
+        asks for the missing count with the same worker range, and the new tasks claim
+        the indices left free (relaunching the whole batch would start duplicates,
+        which refuse, and leave the lost indices unfilled)."""
+        missing = count
+        for attempt in range(self.start_attempts):
+            if attempt:
+                self.sleep(self.retry_delay_s * attempt)
+            out = self.client.run_task(
+                cluster=self.cluster,
+                taskDefinition=self.task_definition,
+                count=missing,
+                launchType=self.launch_type,
+                networkConfiguration=self.network.to_api(),
+                tags=tags,
+                propagateTags="TASK_DEFINITION",
+                startedBy=f"hotbench-{run_id}"[:128],
+                overrides={
+                    "containerOverrides": [
+                        {
+                            "name": self.container,
+                            "environment": [
+                                {"name": k, "value": v} for k, v in sorted(task_env.items())
+                            ],
+                        }
+                    ]
+                },
+            )
+            started = [t["taskArn"] for t in out.get("tasks", [])]
+            self.task_arns += started
+            missing -= len(started)
+            if missing <= 0:
+                return
+            reasons = "; ".join(
+                f"{f.get('reason')} {f.get('detail', '')}".strip() for f in out.get("failures", [])
+            )
+            last = attempt == self.start_attempts - 1
+            self.failures.append(
+                f"RunTask batch at worker {base}: {missing} of {count} task(s) did not "
+                f"start ({reasons or 'no reason given'})" + ("" if last else "; retrying those")
+            )
+
+    def _describe(self) -> list[dict[str, Any]]:
+        tasks: list[dict[str, Any]] = []
+        for i in range(0, len(self.task_arns), DESCRIBE_BATCH):
+            out = self.client.describe_tasks(
+                cluster=self.cluster, tasks=self.task_arns[i : i + DESCRIBE_BATCH]
+            )
+            tasks += out.get("tasks", [])
+        return tasks
+
+    def running(self) -> int:
+        alive = 0
+        for task in self._describe():
+            self.statuses[task["taskArn"]] = str(task.get("lastStatus", ""))
+            if task.get("lastStatus") == "STOPPED":
+                codes = [c.get("exitCode") for c in task.get("containers", [])]
+                if any(code != 0 for code in codes) or not codes:
+                    self._stopped[task["taskArn"]] = f"{stop_reasons(task)} (exit codes {codes})"
+            else:
+                alive += 1
+        return alive
+
+    def stop(self, reason: str) -> None:
+        for task in self._describe():
+            if task.get("lastStatus") != "STOPPED":
+                self.client.stop_task(
+                    cluster=self.cluster, task=task["taskArn"], reason=reason[:255]
+                )
+
+    def leftovers(self) -> list[tuple[str, str]]:
+        # Every task started: after a failed StopTask, DescribeTasks may fail as well.
+        return [
+            (f"task {arn}", f"aws ecs stop-task --cluster {self.cluster} --task {arn}")
+            for arn in self.task_arns
+        ]
+
+    def notes(self) -> list[str]:
+        return list(self.failures) + [
+            f"task {arn.rsplit('/', 1)[-1]} stopped: {why}"
+            for arn, why in self._stopped.items()
+            if why
+        ]
