@@ -139,7 +139,7 @@ class TargetTracking:
 
 
 @dataclass(frozen=True)
-class AutoScaling:
+class AutoScalingSpec:
     """A table's or GSI's auto scaling: a policy for reads, for writes, or both."""
 
     read: TargetTracking | None = None
@@ -162,7 +162,7 @@ class AutoScaling:
         return out
 
     @classmethod
-    def from_request(cls, raw: Any, where: str = "auto scaling") -> AutoScaling:
+    def from_request(cls, raw: Any, where: str = "auto scaling") -> AutoScalingSpec:
         """From {Read: {...}, Write: {...}} (each as `TargetTracking.from_request`)."""
         if not isinstance(raw, dict):
             raise AutoScalingError(f"{where} must be an object with Read and/or Write")

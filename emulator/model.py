@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.autoscaling import AutoScaling, DimensionScaler
+from emulator.autoscaling import AutoScalingSpec, DimensionScaler
 from emulator.buckets import Resource, admit
 from emulator.capacity import Limits, PartitionedCapacity, TableCapacity, limits_of
 from emulator.capacity_changes import change_capacity
@@ -117,7 +117,7 @@ class CapacityModel:
         self,
         request: dict[str, Any],
         now: float,
-        auto_scaling: Mapping[str | None, AutoScaling] | None = None,
+        auto_scaling: Mapping[str | None, AutoScalingSpec] | None = None,
     ) -> TableCapacity:
         """A table from a CreateTable request; `auto_scaling` by index (None: the table)
         puts target tracking on it from the start, as a Terraform apply of the table with
@@ -197,7 +197,7 @@ class CapacityModel:
         return events
 
     def set_auto_scaling(
-        self, name: str, index: str | None, spec: AutoScaling | None, now: float
+        self, name: str, index: str | None, spec: AutoScalingSpec | None, now: float
     ) -> None:
         """Put target tracking on a table (`index` None) or one of its GSIs, replace it,
         or (`spec` None) take it off: what RegisterScalableTarget and PutScalingPolicy do
@@ -389,7 +389,7 @@ class CapacityModel:
         return out
 
 
-def _spec_of(config: TableConfig, index: str | None) -> AutoScaling | None:
+def _spec_of(config: TableConfig, index: str | None) -> AutoScalingSpec | None:
     if index is None:
         return config.auto_scaling
     for gsi in config.gsis:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from emulator.autoscaling import AutoScaling
+from emulator.autoscaling import AutoScalingSpec
 
 PROVISIONED: Final = "PROVISIONED"
 PAY_PER_REQUEST: Final = "PAY_PER_REQUEST"
@@ -68,7 +68,7 @@ class IndexConfig:
     max_write: float | None = None
     warm_read: float | None = None
     warm_write: float | None = None
-    auto_scaling: AutoScaling | None = None
+    auto_scaling: AutoScalingSpec | None = None
     """Target tracking on this GSI's capacity (Application Auto Scaling, not part of
     CreateTable: `CapacityModel.create_table(..., auto_scaling=...)` or
     `CapacityModel.set_auto_scaling` set it)."""
@@ -122,7 +122,7 @@ class TableConfig:
     warm_write: float | None = None
     gsis: list[IndexConfig] = field(default_factory=list)
     has_lsi: bool = False
-    auto_scaling: AutoScaling | None = None
+    auto_scaling: AutoScalingSpec | None = None
     """Target tracking on the table's capacity (as on IndexConfig)."""
 
     @classmethod
@@ -171,7 +171,7 @@ class TableConfig:
 
 
 def with_auto_scaling(
-    config: TableConfig, index: str | None, spec: AutoScaling | None
+    config: TableConfig, index: str | None, spec: AutoScalingSpec | None
 ) -> TableConfig:
     """`config` with the auto scaling of the table (`index` None) or of one GSI replaced."""
     if index is None:

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import orjson
 
-from emulator.autoscaling import AutoScaling
+from emulator.autoscaling import AutoScalingSpec
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server import (
@@ -321,7 +321,7 @@ class Service:
         with state.lock:
             now = state.tick()
             found = state.table(table, active=False)
-            spec = None if body is None else AutoScaling.from_request(body)
+            spec = None if body is None else AutoScalingSpec.from_request(body)
             try:
                 state.model.set_auto_scaling(found.name, index, spec, now)
             except ModelError as exc:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from emulator.autoscaling import AutoScaling, AutoScalingError, TargetTracking
+from emulator.autoscaling import AutoScalingError, AutoScalingSpec, TargetTracking
 from emulator.buckets import MeteredBucket, TokenBucket
 from emulator.capacity import TableCapacity
 from emulator.capacity_record import ScalingEvent
@@ -49,8 +49,10 @@ def _request(
     return request
 
 
-def _writes(target_pct: float = 70, low: int = 100, high: int = 4000, **kw: object) -> AutoScaling:
-    return AutoScaling(write=TargetTracking(target_pct, low, high, **kw))  # type: ignore[arg-type]
+def _writes(
+    target_pct: float = 70, low: int = 100, high: int = 4000, **kw: object
+) -> AutoScalingSpec:
+    return AutoScalingSpec(write=TargetTracking(target_pct, low, high, **kw))  # type: ignore[arg-type]
 
 
 class Driver:
@@ -93,7 +95,7 @@ class Driver:
 
 
 def _model(
-    params: CapacityParams = P, spec: AutoScaling | None = None, **kw: object
+    params: CapacityParams = P, spec: AutoScalingSpec | None = None, **kw: object
 ) -> tuple[CapacityModel, TableCapacity, Driver]:
     model = CapacityModel(params)
     table = model.create_table(
@@ -337,7 +339,7 @@ def test_the_record_holds_the_capacity_as_it_moved() -> None:
 )
 def test_a_setting_the_model_cannot_take_names_the_field(raw: dict, message: str) -> None:
     with pytest.raises(AutoScalingError) as info:
-        AutoScaling.from_request(raw)
+        AutoScalingSpec.from_request(raw)
     assert message in str(info.value)
 
 
