@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.params import DEFAULT_PARAMS
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import key_table
@@ -80,7 +81,7 @@ class Clock:
 @pytest.fixture
 def emu() -> Iterator[EmulatorServer]:
     """This module's emulator: CREATING for no time, on a clock only `skip` moves."""
-    with EmulatorServer(create_delay_s=0, clock=Clock()) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), clock=Clock()) as server:
         # Started at noon UTC, so no test's hours cross the midnight the decreases reset at.
         server.service.state.started_epoch = server.model.epoch_s = NOON_UTC
         yield server
