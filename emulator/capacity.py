@@ -9,9 +9,13 @@ pressure, and the optional OnDemandThroughput maximum. Per-partition limits live
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from emulator.buckets import Resource, TokenBucket
+from emulator.autoscaling import DimensionScaler, run_scalers
+from emulator.buckets import MeteredBucket, Resource, TokenBucket
+from emulator.capacity_changes import DecreaseBudget, SwitchBudget
+from emulator.capacity_record import CEILING_SERIES, PROVISIONED_SERIES, CapacityRecord
 from emulator.keyspace import GsiWriteLog, KeySpace, Partition
 from emulator.params import CapacityParams
 from emulator.partitioning import classic_count, either_count
@@ -101,6 +105,15 @@ class PartitionedCapacity:
         self.pending_warm: tuple[float, float] | None = None
         self.growth_write = Growth()
         self.growth_read = Growth()
+        self.pending_limits: Limits | None = None
+        """The mode and provisioned units an UpdateTable asked for, in force from
+        `pending_at` on; the settings before serve meanwhile (emulator/capacity_changes.py)."""
+        self.pending_at = math.inf
+        self.budget = DecreaseBudget()
+        """Decreases of this table's or GSI's provisioned capacity (DynamoDB counts a GSI's
+        apart from its table's)."""
+        self.record = CapacityRecord(index_name)
+        """The capacity in force over time and every change asked of it."""
         write_log = None
         if index_name is not None:
 
@@ -200,6 +213,10 @@ class PartitionedCapacity:
         self._per_partition_w = self.p.partition_wcu * self.p.scale
         self._per_partition_r = self.p.partition_rcu * self.p.scale
         self._per_partition_r_eventual = self._per_partition_r * self.p.eventual_read_factor
+        if lim.provisioned:
+            self.record.point(now, PROVISIONED_SERIES, lim.rcu or 0.0, lim.wcu or 0.0)
+        else:
+            self.record.point(now, CEILING_SERIES, self.ceiling_read, self.ceiling_write)
 
     def _max_bucket(
         self, units: float | None, old: TokenBucket | None, now: float
@@ -239,6 +256,67 @@ class PartitionedCapacity:
             self.index_name is not None, Cause.MAX_ON_DEMAND, self.arn, limits.provisioned
         )
         self._apply_limits(now, doubling=True)
+
+    def schedule(self, limits: Limits, at: float, provisioned: bool) -> None:
+        """An UpdateTable's mode and provisioned units, to be in force from `at` (the
+        other settings are taken as they are then)."""
+        self.pending_limits = Limits(
+            provisioned,
+            limits.rcu if provisioned else None,
+            limits.wcu if provisioned else None,
+            None,
+            None,
+            None,
+            None,
+        )
+        self.pending_at = at
+
+    def land(self, now: float) -> None:
+        """Put the scheduled mode and units in force (the tick calls this when due)."""
+        pending = self.pending_limits
+        assert pending is not None
+        lim = self.limits
+        self.pending_limits = None
+        self.pending_at = math.inf
+        self.update_limits(
+            Limits(
+                pending.provisioned,
+                pending.rcu,
+                pending.wcu,
+                lim.max_read,
+                lim.max_write,
+                lim.warm_read,
+                lim.warm_write,
+            ),
+            now,
+        )
+
+    def requested_limits(self) -> Limits:
+        """The settings asked for last: the scheduled mode and units over those in force
+        (what DescribeTable will show once the table is ACTIVE)."""
+        pending = self.pending_limits
+        if pending is None:
+            return self.limits
+        lim = self.limits
+        return Limits(
+            pending.provisioned,
+            pending.rcu,
+            pending.wcu,
+            lim.max_read,
+            lim.max_write,
+            lim.warm_read,
+            lim.warm_write,
+        )
+
+    def meter(self) -> tuple[MeteredBucket, MeteredBucket]:
+        """The table-level read and write buckets as metered ones, which count the
+        consumed units auto scaling watches; swapped in only when a policy needs them."""
+        read, write = self.read_limit, self.write_limit
+        if not isinstance(read, MeteredBucket):
+            read = self.read_limit = MeteredBucket.replacing(read)
+        if not isinstance(write, MeteredBucket):
+            write = self.write_limit = MeteredBucket.replacing(write)
+        return read, write
 
     def table_site(self, is_write: bool) -> ThrottleSite:
         """Why the table-level bucket refuses: provisioned rate, the per-table quota, or
@@ -409,10 +487,25 @@ def limits_of(config: TableConfig | IndexConfig, provisioned: bool) -> Limits:
 class TableCapacity:
     """A table with its GSIs: the unit the model admits requests against."""
 
-    def __init__(self, config: TableConfig, arn: str, params: CapacityParams, now: float) -> None:
+    def __init__(
+        self,
+        config: TableConfig,
+        arn: str,
+        params: CapacityParams,
+        now: float,
+        epoch_s: float = 0.0,
+    ) -> None:
         self.config = config
         self.arn = arn
+        self.p = params
+        self.epoch_s = epoch_s
+        """The Unix time of model time 0: the UTC calendar the decrease limit counts by."""
         provisioned = config.billing == PROVISIONED
+        self.switches = SwitchBudget()
+        self.ever_on_demand = not provisioned
+        """Whether the table was ever PAY_PER_REQUEST (a switch back is quicker [3P])."""
+        self.scalers: list[DimensionScaler] = []
+        """Auto scaling's policies at run time; empty (and no work) without auto scaling."""
         self.base = PartitionedCapacity(
             arn,
             None,
@@ -432,6 +525,20 @@ class TableCapacity:
     def indexes(self) -> list[PartitionedCapacity]:
         return [self.base, *self.gsis.values()]
 
+    def index(self, name: str | None) -> PartitionedCapacity:
+        """The table (None) or one of its GSIs; KeyError for an unknown GSI."""
+        return self.base if name is None else self.gsis[name]
+
+    def status(self) -> str:
+        """TableStatus as far as capacity goes: UPDATING while a change of the table's
+        provisioned capacity or billing mode is applied, else ACTIVE (a GSI's own change
+        shows in its IndexStatus, warm throughput in WarmThroughput.Status [3P])."""
+        return "UPDATING" if self.base.pending_limits is not None else "ACTIVE"
+
     def tick(self, now: float) -> None:
         for index in self.indexes():
+            if index.pending_limits is not None and now >= index.pending_at:
+                index.land(now)
             index.tick(now)
+        if self.scalers:
+            run_scalers(self, now)

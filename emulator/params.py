@@ -50,7 +50,8 @@ from typing import Any
 SOURCES = ("AWS", "3P", "fit", "?")
 """The source tags, as in the docstrings: documented (or measured and published) by AWS,
 a third-party measurement, a modelling choice calibrated to a named measurement, and a
-choice no source pins down, written down with its reason (docs/reference.md)."""
+choice no source pins down, written down with its reason (docs/reference.md).
+`hotbench calibrate` fits only [fit] by default."""
 
 
 def tag(source: str, low: float, high: float) -> dict[str, Any]:
@@ -177,6 +178,63 @@ class CapacityParams:
     """[fit: M1 goodGsi 26.6 % throttled over 120 s, reference.md#m1-hot-partition-by-key-design]
     how far (seconds of its partition rate) a GSI partition's propagation log may run behind before
     base-table writes throttle."""
+
+    # --- capacity changes: UpdateTable as DynamoDB applies it --------------------------------
+    update_throughput_s: float = field(default=2.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: UPDATING 1.0-2.0 s after a change of
+    provisioned capacity, increase ~2 s, decrease ~1 s, measured on AWS] how long an
+    UpdateTable of provisioned capacity keeps TableStatus (a GSI's: IndexStatus) UPDATING
+    when the partitions in place can serve the new capacity. The old capacity serves
+    until it ends [AWS reference.md#capacity-changes-updatetable]."""
+    update_split_s: float = field(default=300.0, metadata=tag("?", 0, 7200))
+    """[? reference.md#capacity-changes-updatetable] the same when the new capacity needs
+    more partitions than the table or GSI has: AWS says an auto-scaling UpdateTable "takes
+    several minutes" [AWS]; the one measured pre-split, a raise of warm throughput, took
+    272-514 s [3P]. No measurement of a provisioned increase that splits exists."""
+    switch_to_on_demand_s: float = field(default=150.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: 128.6-171.6 s, n=4] UPDATING while a
+    table created PROVISIONED switches to PAY_PER_REQUEST; it serves its provisioned
+    capacity meanwhile [AWS]."""
+    switch_back_to_on_demand_s: float = field(default=5.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: 4.1-5.1 s, n=4] the same for a table
+    that was PAY_PER_REQUEST before."""
+    switch_to_provisioned_s: float = field(default=80.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: 60.5-98.2 s, n=5] UPDATING while a
+    table switches from PAY_PER_REQUEST to PROVISIONED; it serves its on-demand capacity
+    meanwhile [?]."""
+    switches_to_on_demand: int = field(default=4, metadata=tag("AWS", 1, 100))
+    """[AWS reference.md#capacity-changes-updatetable] switches from PROVISIONED to
+    PAY_PER_REQUEST allowed in any `switch_window_s` (a rolling window); the other way
+    is allowed at any time."""
+    switch_window_s: float = field(default=86400.0, metadata=tag("AWS", 60, 864000))
+    """[AWS reference.md#capacity-changes-updatetable] the rolling 24-hour window."""
+    decreases_anytime: int = field(default=4, metadata=tag("AWS", 0, 1000))
+    """[AWS reference.md#capacity-changes-updatetable] decreases of a table's (and,
+    separately, each GSI's) provisioned capacity allowed at any time in a UTC day; the
+    count resets at 00:00 UTC [3P]."""
+    decrease_interval_s: float = field(default=3600.0, metadata=tag("AWS", 0, 86400))
+    """[AWS reference.md#capacity-changes-updatetable; 3P: measured from the last ACCEPTED
+    decrease, not the top of the hour] past `decreases_anytime`, one more decrease once
+    this long after the last one (27 a day at most)."""
+
+    # --- Application Auto Scaling target tracking --------------------------------------------
+    autoscale_period_s: float = field(default=60.0, metadata=tag("AWS", 1, 3600))
+    """[AWS reference.md#auto-scaling-target-tracking] the period of the consumed-capacity
+    datapoints the alarms evaluate: DynamoDB publishes 1-minute sums."""
+    autoscale_out_datapoints: int = field(default=2, metadata=tag("AWS", 1, 60))
+    """[AWS reference.md#auto-scaling-target-tracking] consecutive datapoints above the
+    target utilization that set off the scale-out alarm (AlarmHigh)."""
+    autoscale_in_datapoints: int = field(default=15, metadata=tag("AWS", 1, 120))
+    """[AWS reference.md#auto-scaling-target-tracking] consecutive datapoints below the
+    target minus `autoscale_in_margin_pct` that set off the scale-in alarm (AlarmLow)."""
+    autoscale_in_margin_pct: float = field(default=20.0, metadata=tag("AWS", 0, 90))
+    """[AWS reference.md#auto-scaling-target-tracking] the scale-in alarm's threshold lies
+    this many percentage points under the target (70 % -> 50 %)."""
+    autoscale_alarm_delay_s: float = field(default=60.0, metadata=tag("?", 0, 900))
+    """[? reference.md#auto-scaling-target-tracking] from the end of a datapoint's minute to
+    the alarm acting on it: AWS documents "a short delay of up to a few minutes" [AWS]
+    and no figure; a 2017 measurement of the whole reaction, with 5-minute alarms then,
+    was 10-15 minutes [3P]."""
 
     # --- emulator service ------------------------------------------------------------------
     create_table_s: float = field(default=7.4, metadata=tag("3P", 0, 600))

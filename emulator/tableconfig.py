@@ -7,8 +7,10 @@ so the model never learns a second description of a table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
+
+from emulator.autoscaling import AutoScalingSpec
 
 PROVISIONED: Final = "PROVISIONED"
 PAY_PER_REQUEST: Final = "PAY_PER_REQUEST"
@@ -189,6 +191,10 @@ class IndexConfig:
     max_write: float | None = None
     warm_read: float | None = None
     warm_write: float | None = None
+    auto_scaling: AutoScalingSpec | None = None
+    """Target tracking on this GSI's capacity (Application Auto Scaling, not part of
+    CreateTable: `CapacityModel.create_table(..., auto_scaling=...)` or
+    `CapacityModel.set_auto_scaling` set it)."""
 
     @classmethod
     def from_request(cls, raw: Any, billing: str) -> IndexConfig:
@@ -240,6 +246,8 @@ class TableConfig:
     gsis: list[IndexConfig] = field(default_factory=list)
     has_lsi: bool = False
     history: TableHistory | None = None
+    auto_scaling: AutoScalingSpec | None = None
+    """Target tracking on the table's capacity (as on IndexConfig)."""
 
     @classmethod
     def from_request(cls, req: dict[str, Any]) -> TableConfig:
@@ -285,3 +293,13 @@ class TableConfig:
             has_lsi=bool(req.get("LocalSecondaryIndexes")),
             history=TableHistory.from_request(req),
         )
+
+
+def with_auto_scaling(
+    config: TableConfig, index: str | None, spec: AutoScalingSpec | None
+) -> TableConfig:
+    """`config` with the auto scaling of the table (`index` None) or of one GSI replaced."""
+    if index is None:
+        return replace(config, auto_scaling=spec)
+    gsis = [replace(g, auto_scaling=spec) if g.name == index else g for g in config.gsis]
+    return replace(config, gsis=gsis)

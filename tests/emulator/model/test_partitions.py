@@ -37,8 +37,13 @@ def _provisioned(rcu: float, wcu: float, name: str = "t") -> dict[str, Any]:
     )
 
 
-def _update(model: CapacityModel, req: dict[str, Any], now: float) -> None:
+def _update(model: CapacityModel, req: dict[str, Any], now: float) -> float:
+    """An UpdateTable, and the clock run on until it has landed (an increase that needs
+    partitions takes `update_split_s`: docs/model.md, capacity that moves); the time then."""
     model.update_capacity(req["TableName"], TableConfig.from_request(req), now)
+    landed = now + model.params.update_split_s + 2.0
+    model.advance(landed)
+    return landed
 
 
 def _drive_writes(
@@ -140,12 +145,12 @@ def test_each_child_of_a_doubling_is_a_whole_partition() -> None:
     6,000 / 8 = 750 a child was allocated before global admission control."""
     model = CapacityModel()
     table = model.create_table(_provisioned(1, 3200), now=0.0)
-    _update(model, _provisioned(1, 6000), now=0.0)
+    landed = _update(model, _provisioned(1, 6000), now=0.0)
     hot = partition_hash(b"one-hot-key")
     accepted = 0
     for second in range(1, 61):
-        model.advance(float(second))
-        accepted += model.write(table, hot, None, 1, count=1500, now=float(second)).accepted
+        model.advance(landed + second)
+        accepted += model.write(table, hot, None, 1, count=1500, now=landed + second).accepted
     assert accepted == pytest.approx(60 * 1000, rel=0.001)
 
 
@@ -154,7 +159,8 @@ def test_raising_warm_throughput_doubles_the_partitions_when_it_lands() -> None:
     req = _request()
     table = model.create_table(req, now=0.0)
     assert table.base.keyspace.count == 4
-    _update(model, {**req, "WarmThroughput": {"WriteUnitsPerSecond": 10000}}, now=1.0)
+    warmer = {**req, "WarmThroughput": {"WriteUnitsPerSecond": 10000}}
+    model.update_capacity(req["TableName"], TableConfig.from_request(warmer), 1.0)
     assert table.base.keyspace.count == 4  # pre-splitting (UPDATING)
     model.advance(1.0 + DEFAULT_PARAMS.warm_update_s + 1)
     assert table.base.keyspace.count == 16  # 10 needed: 4 -> 8 -> 16
