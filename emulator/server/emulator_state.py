@@ -50,10 +50,11 @@ class EmulatorState:
         self._t0 = clock()
         self._offset = 0.0
         self.lock = threading.RLock()
-        self.model = CapacityModel(params, region, account, now=0.0)
+        self.started_epoch = time.time()
+        # Model time 0 is the server's start: DynamoDB's daily limits count by UTC days.
+        self.model = CapacityModel(params, region, account, now=0.0, epoch_s=self.started_epoch)
         self.tables: dict[str, Table] = {}
         self.metrics = Metrics(self.scale)
-        self.started_epoch = time.time()
         self.store_kind = store
         """Which item store new tables get: "full" or "keys" (docs/emulator.md, "Item
         stores and the memory bound")."""
