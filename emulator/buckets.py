@@ -76,6 +76,32 @@ class TokenBucket(Resource):
         self.tokens = min(self.tokens, depth)
 
 
+class MeteredBucket(TokenBucket):
+    """A token bucket that also counts what it hands out: the consumed capacity CloudWatch
+    sums per minute, which auto scaling watches. Only a table or GSI under auto scaling
+    gets one (`PartitionedCapacity.meter`), so a fixed-capacity table pays nothing for
+    the count (`take` is the base class's, through the same vtable call)."""
+
+    __slots__ = ("consumed",)
+
+    def __init__(self, rate: float, depth: float, now: float = 0.0, full: bool = True) -> None:
+        super().__init__(rate, depth, now, full)
+        self.consumed = 0.0
+        """Units taken since the bucket was made (at the run's scale)."""
+
+    def take(self, count: int, cost: float) -> None:
+        self.tokens -= count * cost
+        self.consumed += count * cost
+
+    @staticmethod
+    def replacing(bucket: TokenBucket) -> MeteredBucket:
+        """A metered bucket in the same state as `bucket` (rate, depth, tokens, clock)."""
+        out = MeteredBucket(bucket.rate, bucket.depth, bucket.stamp)
+        out.tokens = bucket.tokens
+        out.refused_at = bucket.refused_at
+        return out
+
+
 def admit(route: list[Resource], costs: list[float], count: int, now: float) -> tuple[int, int]:
     """Admit up to `count` identical requests along `route`.
 

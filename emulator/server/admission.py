@@ -317,5 +317,15 @@ def admit_read(
         units = transactional_read_units(size, model.params)
     else:
         units = page_read_units(size, consistent, model.params, partitions)
-    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
+    # A transactional read is served as a strongly consistent one, by the leader.
+    decision = model.read(
+        model.tables[table.name],
+        pk_hash,
+        sk_pos,
+        units,
+        index,
+        1,
+        now=now,
+        consistent=consistent or transactional,
+    )
     return decision, Charge(units, is_write=False, index=index)

@@ -2,8 +2,10 @@
 ListTables and DescribeLimits (tags and the other per-table settings: table_settings.py).
 
 A table's settings are kept as a CreateTable-shaped request; UpdateTable edits that
-request and hands the result to the model (`CapacityModel.update_capacity`), so the
-capacity in force and what DescribeTable reports can never disagree.
+request and hands the result to the model (`CapacityModel.update_capacity`), whose rules
+(emulator/capacity_changes.py) decide how long the change takes and what DynamoDB
+refuses. The capacity itself lives in the model, which auto scaling also changes, so
+DescribeTable reads the capacity, its status and its dates from there.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import copy
 import uuid
 from typing import Any, Final
 
+from emulator.capacity import PartitionedCapacity
+from emulator.capacity_changes import ChangeRefused
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
 from emulator.server import lsi, quotas
@@ -19,6 +23,7 @@ from emulator.server.emulator_state import EmulatorState
 from emulator.server.keystore import STORES, make_store
 from emulator.server.lsi import local_index_defs
 from emulator.server.protocol import (
+    DynamoError,
     check_name,
     in_use,
     invalid_parameter,
@@ -36,7 +41,7 @@ from emulator.server.table import (
     key_schema,
 )
 from emulator.server.table_settings import tags_of
-from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
+from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED, TableConfig, TableConfigError
 
 MAX_TABLES_PAGE = 100
 DELETE_DESCRIPTION: Final = (
@@ -181,8 +186,41 @@ def _check_global_indexes(req: dict[str, Any]) -> None:
 
 
 def _other_requests(state: EmulatorState, name: str) -> list[dict[str, Any]]:
-    """The settings of every table but `name` (the account quota sums over them)."""
-    return [t.request for n, t in state.tables.items() if n != name]
+    """The settings of every table but `name` (the account quota sums over them), with
+    the capacity auto scaling has given them."""
+    return [sync_request(state, t) for n, t in state.tables.items() if n != name]
+
+
+def sync_request(state: EmulatorState, table: Table) -> dict[str, Any]:
+    """`table.request` with the provisioned capacity the model holds for the table and
+    each GSI (the last asked for: auto scaling changes it in the model alone), written
+    back so the next UpdateTable, the quotas and --data-dir see it."""
+    capacity = state.model.tables.get(table.name)
+    request = table.request
+    if capacity is None or (request.get("BillingMode") or PROVISIONED) != PROVISIONED:
+        return request
+    _sync_throughput(request, capacity.base)
+    for gsi in request.get("GlobalSecondaryIndexes") or []:
+        index = capacity.gsis.get(gsi.get("IndexName"))
+        if index is not None:
+            _sync_throughput(gsi, index)
+    return request
+
+
+def _sync_throughput(entry: dict[str, Any], index: PartitionedCapacity) -> None:
+    limits = index.requested_limits()
+    if limits.provisioned and limits.rcu is not None and limits.wcu is not None:
+        entry["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": int(limits.rcu),
+            "WriteCapacityUnits": int(limits.wcu),
+        }
+
+
+def table_status(state: EmulatorState, table: Table, now: float) -> str:
+    """TableStatus: the endpoint's own (CREATING, a GSI being created) and the model's
+    (a change of capacity or billing mode being applied)."""
+    capacity = state.model.tables.get(table.name)
+    return table.status(now, capacity.status() if capacity is not None else "ACTIVE")
 
 
 def _named_table(state: EmulatorState, name: str) -> Table:
@@ -210,10 +248,11 @@ def delete_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     now = state.tick()
     table = _named_table(state, name)
-    if table.status(now) != "ACTIVE":
+    status = table_status(state, table, now)
+    if status != "ACTIVE":
         raise in_use(
             f"Attempt to change a resource which is still in use: Table is being "
-            f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}"
+            f"{'created' if status == 'CREATING' else 'updated'}: {name}"
         )
     full = describe(state, table, now)
     # [AWS API_DeleteTable, Examples] DeleteTable answers with a short description:
@@ -410,6 +449,8 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if status != "ACTIVE":
         # [AWS API_UpdateTable] "While it's UPDATING, you can't issue another UpdateTable
         # request": https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html
+        # (a capacity change being applied is refused by the model, in DynamoDB's words
+        # for it: emulator/capacity_changes.py).
         raise in_use(
             "Attempt to change a resource which is still in use: Table is being "
             f"{'created' if status == 'CREATING' else 'updated'}: {name}"
@@ -418,7 +459,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         _apply_stream_update(state, table, stream_change, now)
         if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
             return {"TableDescription": describe(state, table, now)}
-    new = copy.deepcopy(table.request)
+    new = copy.deepcopy(sync_request(state, table))
     billing = member(req, "BillingMode", str)
     switching = billing is not None and billing != (new.get("BillingMode") or PROVISIONED)
     if billing is not None:
@@ -447,6 +488,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "One or more parameter values were invalid: ProvisionedThroughput "
             "must be specified when BillingMode is PROVISIONED"
         )
+    _check_on_demand_maximum(req, mode)
     for key in ("OnDemandThroughput", "WarmThroughput"):
         if key in req:
             merged = {**(new.get(key) or {}), **req[key]}
@@ -474,15 +516,15 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSIS}"
         )
     table.store.set_indexes(*index_attributes({**gsis, **table.lsis}))
-    from emulator.tableconfig import TableConfig, TableConfigError
-
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
+    except ChangeRefused as exc:
+        table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
+        raise DynamoError(exc.error, exc.message) from None
     except (TableConfigError, ModelError) as exc:
         table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
-    _record_throughput_change(state, table, table.request, new, now)
     table.request = new
     table.gsis = gsis
     if switching:
@@ -507,26 +549,18 @@ def _check_throughput_changes(current: dict[str, Any], req: dict[str, Any]) -> N
         )
 
 
-def _record_throughput_change(
-    state: EmulatorState, table: Table, old: dict[str, Any], new: dict[str, Any], now: float
-) -> None:
-    """A change of provisioned capacity: the table is UPDATING for the create delay
-    (`--create-delay`, DynamoDB takes seconds to minutes; the new capacity is in force
-    from the request on), and the increase or decrease is dated on the emulator's clock."""
-    before = old.get("ProvisionedThroughput") or {}
-    after = new.get("ProvisionedThroughput") or {}
-    if new.get("BillingMode") == PAY_PER_REQUEST or before == after:
+def _check_on_demand_maximum(req: dict[str, Any], mode: str) -> None:
+    """[3P reference.md#capacity-changes-updatetable] OnDemandThroughput on a table that is
+    (or stays) PROVISIONED is refused, naming its first member, in DynamoDB's words."""
+    odt = req.get("OnDemandThroughput")
+    if mode != PROVISIONED or not isinstance(odt, dict):
         return
-    settings = table.settings
-    pairs = [
-        (before.get(u, 0), after.get(u, 0)) for u in ("ReadCapacityUnits", "WriteCapacityUnits")
-    ]
-    if any(b > a for a, b in pairs):
-        settings.last_increase_epoch = state.epoch(now)
-    if any(b < a for a, b in pairs):
-        settings.last_decrease_epoch = state.epoch(now)
-        settings.decreases += 1
-    settings.updating_until = now + state.create_delay_s
+    for unit in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        if unit in odt:
+            raise validation(
+                f"One or more parameter values were invalid: {unit} for OnDemandThroughput "
+                "cannot be specified when the table BillingMode is PROVISIONED"
+            )
 
 
 ON_DEMAND_INITIAL_WARM: Final = {
@@ -647,24 +681,26 @@ def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str, switc
 # --- DescribeTable ---------------------------------------------------------------------------
 
 
-def _throughput(request: dict[str, Any]) -> dict[str, int]:
-    pt = request.get("ProvisionedThroughput") or {}
-    return {
-        "ReadCapacityUnits": int(pt.get("ReadCapacityUnits", 0)),
-        "WriteCapacityUnits": int(pt.get("WriteCapacityUnits", 0)),
-        "NumberOfDecreasesToday": 0,
-    }
-
-
-def _table_throughput(table: Table) -> dict[str, Any]:
-    """The table's ProvisionedThroughput with the dates and count of its changes."""
-    out: dict[str, Any] = _throughput(table.request)
-    settings = table.settings
-    if settings.last_increase_epoch is not None:
-        out["LastIncreaseDateTime"] = settings.last_increase_epoch
-    if settings.last_decrease_epoch is not None:
-        out["LastDecreaseDateTime"] = settings.last_decrease_epoch
-    out["NumberOfDecreasesToday"] = settings.decreases
+def _throughput(
+    state: EmulatorState, index: PartitionedCapacity | None, mode: str, now: float
+) -> dict[str, Any]:
+    """A table's or GSI's ProvisionedThroughput as DescribeTable shows it: the units in
+    force (while an UpdateTable applies, still the old ones [3P]; 0 on demand), the dates
+    of the last increase and decrease, and the decreases of this UTC day."""
+    out: dict[str, Any] = {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    if index is None:
+        out["NumberOfDecreasesToday"] = 0
+        return out
+    limits = index.limits if index.limits.provisioned else index.requested_limits()
+    if mode == PROVISIONED and limits.provisioned:
+        out["ReadCapacityUnits"] = int(limits.rcu or 0)
+        out["WriteCapacityUnits"] = int(limits.wcu or 0)
+    budget = index.budget
+    if budget.last_increase is not None:
+        out["LastIncreaseDateTime"] = state.epoch(budget.last_increase)
+    if budget.last_decrease is not None:
+        out["LastDecreaseDateTime"] = state.epoch(budget.last_decrease)
+    out["NumberOfDecreasesToday"] = budget.today(now, state.model.epoch_s)
     return out
 
 
@@ -686,13 +722,13 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         "TableName": table.name,
         "TableArn": table.arn,
         "TableId": table.table_id,
-        "TableStatus": table.status(now),
+        "TableStatus": table.status(now, capacity.status()),
         "CreationDateTime": table.created_epoch,
         "KeySchema": req["KeySchema"],
         "AttributeDefinitions": req["AttributeDefinitions"],
         "ItemCount": table.store.count,
         "TableSizeBytes": table.store.bytes,
-        "ProvisionedThroughput": _table_throughput(table),
+        "ProvisionedThroughput": _throughput(state, capacity.base, mode, now),
         "BillingModeSummary": {"BillingMode": mode},
         "WarmThroughput": {
             "ReadUnitsPerSecond": int(read),
@@ -724,8 +760,12 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
             "IndexName": name,
             "KeySchema": raw["KeySchema"],
             "Projection": raw.get("Projection") or {"ProjectionType": "ALL"},
-            "IndexStatus": "CREATING" if now < index.ready_at else "ACTIVE",
-            "ProvisionedThroughput": _throughput(raw),
+            "IndexStatus": "CREATING"
+            if now < index.ready_at
+            else "UPDATING"
+            if gcap is not None and gcap.pending_limits is not None
+            else "ACTIVE",
+            "ProvisionedThroughput": _throughput(state, gcap, mode, now),
             "IndexSizeBytes": 0,
             "ItemCount": 0,
             "IndexArn": f"{table.arn}/index/{name}",

@@ -69,7 +69,8 @@ class EmulatorState:
         self.account = account
         self.time = EmulatorClock(clock)
         self.lock = threading.RLock()
-        self.model = CapacityModel(params, region, account, now=0.0)
+        # Model time 0 is the server's start: DynamoDB's daily limits count by UTC days.
+        self.model = CapacityModel(params, region, account, now=0.0, epoch_s=self.started_epoch)
         self.tables: dict[str, Table] = {}
         self.metrics = Metrics(self.scale)
         self.store_kind = store
@@ -100,7 +101,9 @@ class EmulatorState:
         other.lock = self.lock
         other.memory = self.memory
         other.stream_budget = self.stream_budget
-        other.model = CapacityModel(self.params, region, account, now=self.now())
+        other.model = CapacityModel(
+            self.params, region, account, now=self.now(), epoch_s=self.started_epoch
+        )
         other.transactions.window_s = self.transactions.window_s
         other.expiry = Expiry(self.now() + SWEEP_EVERY_S)
         return other
@@ -108,6 +111,11 @@ class EmulatorState:
     @property
     def started_epoch(self) -> float:
         return self.time.started_epoch
+
+    @started_epoch.setter
+    def started_epoch(self, epoch: float) -> None:
+        # A test pins the calendar (the daily limits count by UTC days) for every region.
+        self.time.started_epoch = epoch
 
     # time ------------------------------------------------------------------------------
     def now(self) -> float:

@@ -3,7 +3,6 @@ table or one of its GSIs; the page is charged by the bytes it read."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -415,17 +414,16 @@ def _partitions_between(
     (measured against DynamoDB by ScyllaDB's Alternator tests,
     test_returnconsumedcapacity.py test_scan_consumed_capacity;
     https://stackoverflow.com/questions/70121087), where a small provisioned table costs
-    the usual 1 and 0.5. Calibrated to that: the partitions counted are those the warm
-    throughput needs, each serving 3,000 reads and 1,000 writes a second at once (4 for a
-    new on-demand table), split evenly over the hash space. The capacity model's own
-    partition map is not used, so what it admits is unchanged."""
+    the usual 1 and 0.5. The partitions counted are those the table's capacity needs, by
+    the rules the capacity model makes its partitions with
+    (`PartitionedCapacity.partitions_needed`: 4 for a new on-demand table), split evenly
+    over the hash space; the model's own map, which splits further under traffic, is not
+    used, so a Scan's charge does not depend on the traffic before it."""
     capacity = state.model.tables[table.name]
     space = capacity.base if index is None else capacity.gsis.get(index)
     if space is None or high <= low:
         return 1
-    read, write = space.warm_values()
-    params = state.params
-    count = max(1, math.ceil(max(read / params.partition_rcu, write / params.partition_wcu) - 1e-9))
+    count = space.partitions_needed()
     first = low * count >> 64
     last = (high - 1) * count >> 64
     return max(1, last - first + 1)

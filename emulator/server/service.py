@@ -16,7 +16,9 @@ from typing import Any, Final
 
 import orjson
 
+from emulator.autoscaling import AutoScalingSpec
 from emulator.emulator_options import EmulatorOptions
+from emulator.model import ModelError
 from emulator.server import (
     batch_items,
     control,
@@ -310,7 +312,7 @@ class Service:
             for name in names:
                 found = state.table(name, active=False)
                 out[name] = state.metrics.table_view(
-                    state.model, name, found.status(now), max(1, seconds)
+                    state.model, name, control.table_status(state, found, now), max(1, seconds)
                 )
             return {
                 "now_s": round(now, 3),
@@ -333,6 +335,55 @@ class Service:
             view["stream_bytes_limit"] = budget.limit_bytes
             view["stream_records_trimmed_for_memory"] = budget.trimmed_for_memory
             return view
+
+    def capacity_view(self, table: str) -> dict[str, Any]:
+        """The JSON of /_hotbench/capacity?table=T: each index's capacity over time (in
+        full-scale units, emulator seconds), the changes asked for, and auto scaling."""
+        state = self.state
+        with state.lock:
+            now = state.tick()
+            found = state.table(table, active=False)
+            view = state.model.capacity_view(found.name)
+            view["status"] = control.table_status(state, found, now)
+            view["now_s"] = round(now, 3)
+            return view
+
+    def set_auto_scaling(
+        self, table: str, index: str | None, body: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """PUT (a body) or DELETE (None) /_hotbench/tables/T/auto-scaling[?index=G]: put
+        target tracking on a table or GSI, as Application Auto Scaling's
+        RegisterScalableTarget and PutScalingPolicy do on AWS. Raises AutoScalingError
+        for a body the model cannot take, DynamoError for an unknown table or index."""
+        state = self.state
+        with state.lock:
+            now = state.tick()
+            found = state.table(table, active=False)
+            spec = None if body is None else AutoScalingSpec.from_request(body)
+            try:
+                state.model.set_auto_scaling(found.name, index, spec, now)
+            except ModelError as exc:
+                raise DynamoError("ResourceNotFoundException", str(exc)) from None
+        return self.auto_scaling_view(table, index)
+
+    def auto_scaling_view(self, table: str, index: str | None) -> dict[str, Any]:
+        """GET /_hotbench/tables/T/auto-scaling[?index=G]: the policies in force."""
+        state = self.state
+        with state.lock:
+            state.tick()
+            found = state.table(table, active=False)
+            view = state.model.capacity_view(found.name)
+            key = index or "$table"
+            if key not in view["indexes"]:
+                raise DynamoError(
+                    "ResourceNotFoundException",
+                    f"Requested resource not found: Index: {index} of table {table}",
+                )
+            return {
+                "table": found.name,
+                "index": index,
+                "auto_scaling": view["indexes"][key]["auto_scaling"],
+            }
 
     def partitions_view(self, table: str, region: str | None = None) -> dict[str, Any]:
         """The JSON of /_hotbench/partitions?table=T: the model's partition map."""

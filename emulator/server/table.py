@@ -44,12 +44,8 @@ class TableSettings:
     insights: dict[str | None, tuple[str, float]] = field(default_factory=dict)
     """Contributor Insights by index (None: the table): its mode and when enabled."""
     updating_until: float = 0.0
-    """Emulator time until which an UpdateTable of the capacity keeps the table UPDATING."""
-    last_increase_epoch: float | None = None
-    last_decrease_epoch: float | None = None
-    decreases: int = 0
-    """ProvisionedThroughput's LastIncreaseDateTime, LastDecreaseDateTime and
-    NumberOfDecreasesToday (counted over the table's life: the emulator keeps no days)."""
+    """UPDATING until then for a change the endpoint applies itself (a stream enabled or
+    disabled); the capacity model keeps its own changes' status."""
 
 
 @dataclass
@@ -81,10 +77,16 @@ class Table:
         """Whether the table is still being created (data-plane calls are refused)."""
         return now < self.ready_at
 
-    def status(self, now: float) -> str:
+    def status(self, now: float, capacity_status: str = "ACTIVE") -> str:
+        """TableStatus: CREATING, then UPDATING while a GSI is created or the capacity
+        model applies a change (`capacity_status`, `TableCapacity.status()`), else ACTIVE."""
         if self.creating(now):
             return "CREATING"
-        if now < self.settings.updating_until or any(now < g.ready_at for g in self.gsis.values()):
+        if (
+            capacity_status != "ACTIVE"
+            or now < self.settings.updating_until
+            or any(now < g.ready_at for g in self.gsis.values())
+        ):
             return "UPDATING"
         return "ACTIVE"
 
