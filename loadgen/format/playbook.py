@@ -110,6 +110,128 @@ class GsiSpec(Strict):
         return self
 
 
+class GsiCapacityChange(Strict):
+    """One GSI's part of a phase's `update_table` (GlobalSecondaryIndexUpdates' Update)."""
+
+    read_capacity: int | None = Field(default=None, ge=1)
+    write_capacity: int | None = Field(default=None, ge=1)
+    """Provisioned units; one side alone keeps the other as it is in force."""
+    warm_throughput: WarmThroughput | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> GsiCapacityChange:
+        if not self.model_fields_set:
+            raise ValueError("give read_capacity, write_capacity or warm_throughput")
+        return self
+
+
+class CapacityChange(Strict):
+    """A phase's `update_table`: the capacity settings an UpdateTable asks for, of the
+    table and its GSIs (docs/playbooks.md#capacity-changes-during-a-run). A side left out
+    keeps what is in force when the phase starts (DynamoDB's ProvisionedThroughput takes
+    both: the runner fills the other from the table as it stands)."""
+
+    read_capacity: int | None = Field(default=None, ge=1)
+    write_capacity: int | None = Field(default=None, ge=1)
+    billing_mode: Literal["PROVISIONED", "PAY_PER_REQUEST"] | None = None
+    warm_throughput: WarmThroughput | None = None
+    on_demand_max: Throughput | None = None
+    gsis: dict[str, GsiCapacityChange] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CapacityChange:
+        if not self.model_fields_set - {"gsis"} and not self.gsis:
+            raise ValueError(
+                "give at least one of read_capacity, write_capacity, billing_mode, "
+                "warm_throughput, on_demand_max or gsis"
+            )
+        units = self.read_capacity is not None or self.write_capacity is not None
+        if self.billing_mode == "PAY_PER_REQUEST" and units:
+            raise ValueError(
+                "billing_mode PAY_PER_REQUEST takes no read_capacity/write_capacity "
+                "(use on_demand_max to cap it)"
+            )
+        if self.billing_mode == "PROVISIONED" and (
+            self.read_capacity is None or self.write_capacity is None
+        ):
+            raise ValueError(
+                "billing_mode PROVISIONED needs read_capacity and write_capacity (and each "
+                "GSI's under gsis)"
+            )
+        if self.billing_mode == "PROVISIONED" and self.on_demand_max is not None:
+            raise ValueError("on_demand_max applies to PAY_PER_REQUEST, not PROVISIONED")
+        return self
+
+    def request(self, table_name: str, in_force: Mapping[str, Any]) -> dict[str, Any]:
+        """The change as a DynamoDB UpdateTable request (boto3 keyword arguments), one
+        for every target and the simulation. `in_force`: the table as DescribeTable
+        describes it when the phase starts; a provisioned side left out is taken from
+        it (ProvisionedThroughput carries both)."""
+
+        def units(entry: Mapping[str, Any], read: int | None, write: int | None) -> dict[str, int]:
+            now = entry.get("ProvisionedThroughput") or {}
+            return {
+                "ReadCapacityUnits": int(
+                    read if read is not None else now.get("ReadCapacityUnits", 0)
+                ),
+                "WriteCapacityUnits": int(
+                    write if write is not None else now.get("WriteCapacityUnits", 0)
+                ),
+            }
+
+        def pair(t: Throughput | None, read: str, write: str) -> dict[str, int] | None:
+            if t is None:
+                return None
+            return {k: v for k, v in ((read, t.read), (write, t.write)) if v is not None}
+
+        req: dict[str, Any] = {"TableName": table_name}
+        if self.billing_mode is not None:
+            req["BillingMode"] = self.billing_mode
+        if self.read_capacity is not None or self.write_capacity is not None:
+            req["ProvisionedThroughput"] = units(in_force, self.read_capacity, self.write_capacity)
+        if warm := pair(self.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
+            req["WarmThroughput"] = warm
+        if odt := pair(self.on_demand_max, "MaxReadRequestUnits", "MaxWriteRequestUnits"):
+            req["OnDemandThroughput"] = odt
+        described = {g.get("IndexName"): g for g in in_force.get("GlobalSecondaryIndexes") or []}
+        updates = []
+        for name, gsi in self.gsis.items():
+            body: dict[str, Any] = {"IndexName": name}
+            if gsi.read_capacity is not None or gsi.write_capacity is not None:
+                body["ProvisionedThroughput"] = units(
+                    described.get(name) or {}, gsi.read_capacity, gsi.write_capacity
+                )
+            if warm := pair(gsi.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
+                body["WarmThroughput"] = warm
+            updates.append({"Update": body})
+        if updates:
+            req["GlobalSecondaryIndexUpdates"] = updates
+        return req
+
+    def words(self) -> str:
+        """The change for people: `write 8,000, read 100 WCU/RCU`, `billing PAY_PER_REQUEST`."""
+        parts = []
+        if self.billing_mode is not None:
+            parts.append(f"billing {self.billing_mode}")
+        for side, value in (("read", self.read_capacity), ("write", self.write_capacity)):
+            if value is not None:
+                parts.append(f"{side} {value:,}")
+        for what, pair in (("warm", self.warm_throughput), ("on-demand max", self.on_demand_max)):
+            if pair is not None:
+                sides = [f"{s} {v:,}" for s, v in (("read", pair.read), ("write", pair.write)) if v]
+                parts.append(f"{what} {' '.join(sides)}")
+        for name, gsi in self.gsis.items():
+            sides = [
+                f"{s} {v:,}"
+                for s, v in (("read", gsi.read_capacity), ("write", gsi.write_capacity))
+                if v is not None
+            ]
+            if gsi.warm_throughput is not None:
+                sides.append("warm")
+            parts.append(f"{name}: {' '.join(sides)}")
+        return ", ".join(parts)
+
+
 class TableSpec(Strict):
     """One table variant."""
 
@@ -398,6 +520,12 @@ class Phase(Strict):
     consistent_read: bool = False
     attributes: dict[str, Distribution] = Field(default_factory=dict)
     """Overrides of load.attributes for this phase (e.g. reads over seeded keys)."""
+    update_table: CapacityChange | None = None
+    """A capacity change instead of load: an UpdateTable of the table taking the run,
+    made when the phase starts (docs/playbooks.md#capacity-changes-during-a-run)."""
+    wait: Literal["active", "none"] | None = None
+    """With update_table: `active` (the default) holds the next phase until the table
+    and its GSIs are ACTIVE again; `none` goes on when `duration_s` has passed."""
 
     _kind: PhaseKind | None = PrivateAttr(default=None)
 

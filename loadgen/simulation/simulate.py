@@ -37,7 +37,9 @@ from loadgen.load.writes import (
     store_key,
     table_plan,
 )
+from loadgen.results.capacity import moved, run_capacity
 from loadgen.results.records import PhaseResult, PlaybookResult, RunResult
+from loadgen.simulation.capacity_phase import apply_change, wait_active
 from loadgen.simulation.closed_loop import EngineOptions, PhaseRun, simulate_phase
 from loadgen.simulation.item_collections import ItemCollections
 
@@ -198,6 +200,9 @@ class Simulation:
         self._closed_state: dict[str, tuple[ItemCollections, dict[Any, Any]]] = {}
         """The closed-loop engine's growing state per table: collections and items,
         kept across its phases and repeats as the table keeps its data."""
+        self._requests: dict[str, dict[str, Any]] = {}
+        """Each table's settings as UpdateTable left them (CreateTable-shaped), for the
+        playbook's capacity changes."""
 
     def run(self) -> PlaybookResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -208,7 +213,8 @@ class Simulation:
         for run in self.playbook.runs():
             spec = self.playbook.table(run.table)
             if spec.name not in self.model.tables:
-                self.model.create_table(spec.create_table_request(spec.name), self.now)
+                self._requests[spec.name] = spec.create_table_request(spec.name)
+                self.model.create_table(self._requests[spec.name], self.now)
                 self._prepare_items(spec)
             for repeat in range(1, run.repeats + 1):
                 if repeat > 1 and run.pause_s > 0:
@@ -278,19 +284,51 @@ class Simulation:
         phases = self.playbook.load.phases
         result = RunResult(spec.name, repeat, sum(p.duration_s for p in phases))
         offset = 0.0
+        start = self.now
         for phase in phases:
-            result.phases.append(self._phase(spec, phase, offset, result))
-            offset += phase.duration_s
+            out = self._phase(spec, phase, offset, result)
+            result.phases.append(out)
+            offset += out.duration_s  # a change's phase lasts as long as DynamoDB takes
+        result.duration_s = offset
+        capacity = run_capacity(self.model.capacity_view(spec.name)["indexes"], start, self.now)
+        if moved(capacity):
+            result.capacity = capacity
         return result
 
     def _phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
     ) -> PhaseResult:
         """The phase on the engine its kind names (loadgen.format.kinds: `requests`, this
-        module's vectorised open loop; `iterations`, the closed-loop engine)."""
-        if phase.kind.engine == "iterations":
-            return self._closed_loop_phase(spec, phase, offset, result)
-        return self._open_loop_phase(spec, phase, offset, result)
+        module's vectorised open loop; `iterations`, the closed-loop engine; `control`, a
+        capacity change: loadgen.simulation.capacity_phase)."""
+        engines = {
+            "iterations": self._closed_loop_phase,
+            "control": self._control_phase,
+            "requests": self._open_loop_phase,
+        }
+        return engines[phase.kind.engine](spec, phase, offset, result)
+
+    def _control_phase(
+        self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
+    ) -> PhaseResult:
+        """The phase's UpdateTable at its start; with `wait: active`, the phase lasts
+        until the table and its GSIs are ACTIVE again (at least its duration_s)."""
+        control = phase.kind.capacity_change()
+        start = self.now
+        self.model.advance(start)
+        outcome = apply_change(self.model, self._requests, control, spec.name, start)
+        waited = 0.0
+        if outcome.accepted and control.waits:
+            waited = wait_active(self.model, spec.name, start)
+            outcome.active_after_s = waited
+        duration = float(math.ceil(max(phase.duration_s, waited) - 1e-9))
+        self.now = start + duration
+        self.model.advance(self.now)
+        for second in range(int(offset), int(offset + duration)):
+            result.second(second)
+        if self.progress is not None:
+            self.progress(f"{spec.name} #{result.repeat} {phase.name}", 1.0)
+        return PhaseResult(phase.name, control.label, offset, duration, offered=0, change=outcome)
 
     def _open_loop_phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
