@@ -31,6 +31,7 @@ from loadgen.format.playbook import Playbook, load_playbook
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
+    from loadgen.live.capacity_phase import TableChanger
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
 """A worker process is ready in a second or two; a minute still fails a broken start."""
@@ -200,6 +201,18 @@ class LocalTarget:
     def metrics_source(self) -> EmulatorMetrics:
         return EmulatorMetrics()
 
+    def table_changer(self, state: RunState, table_name: str) -> TableChanger:
+        """The emulator's UpdateTable, waited for on its clock (skipped: a split's minutes
+        pass at once), and its /_hotbench/capacity view."""
+        from loadgen.live.capacity_phase import emulator_changer
+
+        if state.emulator is None:
+            raise InfraError(f"run {state.run_id} has no emulator: `hotbench up` starts one")
+        endpoint = state.emulator.endpoint
+        return emulator_changer(
+            self.dynamodb_client(state), endpoint, table_name, emulator_skipper(endpoint)
+        )
+
     def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
         if state.emulator is None or variant not in state.tables:
             return None
@@ -253,27 +266,7 @@ class LocalFleetBinding:
             processes.stop(pid, WORKER_MARKER)
 
     def skipper(self) -> Callable[[float], None] | None:
-        if self.endpoint is None:
-            return None
-        endpoint = self.endpoint
-        # The process's one client (emulator.http): seeding skips after each batch, and a
-        # client per call would build an SSL context each time.
-        client = emulator.http()
-
-        def skip(seconds: float) -> None:
-            """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
-            import httpx
-
-            try:
-                reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
-                reply.raise_for_status()
-            except httpx.HTTPError as exc:
-                raise InfraError(
-                    f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
-                    "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
-                ) from None
-
-        return skip
+        return None if self.endpoint is None else emulator_skipper(self.endpoint)
 
     def clock(self) -> Callable[[], float]:
         return time.time  # workers and coordinator share this machine's clock
@@ -372,3 +365,25 @@ def create_tables(
         store.save(state)
     wait_active(client, results)
     hooks.progress("creating tables", 1.0)
+
+
+def emulator_skipper(endpoint: str) -> Callable[[float], None]:
+    """Skips seconds on the clock of the emulator at `endpoint`."""
+    # The process's one client (emulator.http): seeding skips after each batch, and a
+    # client per call would build an SSL context each time.
+    client = emulator.http()
+
+    def skip(seconds: float) -> None:
+        """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
+        import httpx
+
+        try:
+            reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
+            reply.raise_for_status()
+        except httpx.HTTPError as exc:
+            raise InfraError(
+                f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
+                "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
+            ) from None
+
+    return skip
