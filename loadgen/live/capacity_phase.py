@@ -144,12 +144,17 @@ def run_in_segments(
     run = RunResult(table, repeat, 0.0)
     offset = 0.0
     started = changer.clock()
+    anchored = False  # the run's clock put on the changer's at the first change
     for number, stretch in enumerate(segments(playbook)):
         _, first = stretch[0]
         if first.kind.engine == "control":
             control = first.kind.capacity_change()
             say(f"{first.name}: {control.words()}")
             at = changer.clock()
+            if not anchored:
+                # The fleets' barriers take seconds that are not the run's: the run's
+                # time 0 on the changer's clock is put where the first change lands.
+                started, anchored = at - offset, True
             outcome = changer.change(control, table_name)
             took = float(math.ceil(max(first.duration_s, changer.clock() - at) - 1e-9))
             say(f"{first.name}: {outcome.words()}")

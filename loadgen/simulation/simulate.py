@@ -316,11 +316,14 @@ class Simulation:
         control = phase.kind.capacity_change()
         start = self.now
         self.model.advance(start)
-        outcome = apply_change(self.model, self._requests, control, spec.name, start)
-        waited = 0.0
+        # No UpdateTable on an UPDATING table: the change waits for the one before it, as
+        # every target's changer does (loadgen.live.capacity_phase).
+        asked = start + wait_active(self.model, spec.name, start)
+        outcome = apply_change(self.model, self._requests, control, spec.name, asked)
+        waited = asked - start
         if outcome.accepted and control.waits:
-            waited = wait_active(self.model, spec.name, start)
-            outcome.active_after_s = waited
+            outcome.active_after_s = wait_active(self.model, spec.name, asked)
+            waited += outcome.active_after_s
         duration = float(math.ceil(max(phase.duration_s, waited) - 1e-9))
         self.now = start + duration
         self.model.advance(self.now)
