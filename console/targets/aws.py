@@ -462,6 +462,15 @@ class AwsTarget:
     def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
         return None  # DynamoDB does not publish its partitions
 
+    def table_changer(self, state: RunState, table_name: str) -> Any:
+        """The real UpdateTable (after the table is ACTIVE, as DynamoDB requires) and the
+        capacity from DescribeTable and DescribeScalingActivities."""
+        from console.targets.aws_capacity import aws_changer
+
+        return aws_changer(
+            self.client("dynamodb"), self.client("application-autoscaling"), table_name
+        )
+
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         """Each Contributor Insights rule of the table and its GSIs (named as DynamoDB
         DescribeContributorInsights lists them) with its top contributors over the last
