@@ -305,6 +305,7 @@ class EmulatorMetrics:
             for index in (table.get("indexes") or {}).values():
                 key = (variant, index.get("index"))
                 done = self.done.get(key, -1)
+                capacity = index_capacity(index)
                 for second in index.get("seconds", []):
                     t = int(second["t"])
                     if t <= done or (t >= int(now_s) and not flush):  # the second goes on
@@ -320,6 +321,10 @@ class EmulatorMetrics:
                             throttled_by_reason=dict(second.get("throttles_by_reason", {})),
                             consumed_wcu=float(second.get("consumed_wcu", 0.0)),
                             consumed_rcu=float(second.get("consumed_rcu", 0.0)),
+                            capacity_rcu=capacity[0],
+                            capacity_wcu=capacity[1],
+                            capacity_status=index.get("capacity_status"),
+                            scaling=scaling_in(index, t),
                         )
                     )
                     self.done[key] = t
@@ -387,3 +392,25 @@ def emulator_skipper(endpoint: str) -> Callable[[float], None]:
             ) from None
 
     return skip
+
+
+def index_capacity(index: dict[str, Any]) -> tuple[float | None, float | None]:
+    """(read, write) capacity in force of one index of the emulator's metrics view: its
+    provisioned units, or on demand the ceiling it serves (the capacity it is polled at:
+    a change lands on the sample of the poll that sees it)."""
+    pair = index.get("provisioned") or index.get("on_demand_ceiling") or {}
+    read, write = pair.get("read"), pair.get("write")
+    return (
+        None if read is None else float(read),
+        None if write is None else float(write),
+    )
+
+
+def scaling_in(index: dict[str, Any], second: int) -> list[str]:
+    """The capacity changes asked of an index in one emulator second, in words."""
+    out = []
+    for event in index.get("capacity_events") or []:
+        if int(float(event.get("t", -1))) == second:
+            change = f"{event.get('what')} {event.get('from')} -> {event.get('to')}"
+            out.append(f"{change}: {event.get('cause')}")
+    return out
