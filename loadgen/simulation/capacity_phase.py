@@ -1,9 +1,9 @@
 """A capacity-change phase in the simulation: the phase's UpdateTable applied to the
 model at the phase's time, under DynamoDB's rules, which the model holds
 (emulator/capacity_changes.py: the time a change takes, UPDATING meanwhile, the limits on
-decreases and on switches of mode, a change while UPDATING refused), and what the
-endpoint's UpdateTable decides from the request alone before it reaches the model
-(emulator/server/control.py: a change to the capacity in force, ProvisionedThroughput on
+decreases and on switches of mode, a change while UPDATING refused), after the merge and
+the refusals the endpoint's UpdateTable makes from the request alone
+(emulator/update_request.py: a change to the capacity in force, ProvisionedThroughput on
 an on-demand table, OnDemandThroughput on a provisioned one), in DynamoDB's words.
 
 The request is the one every target makes (`Control.request`, built from the table as
@@ -13,7 +13,6 @@ simulation.
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any, Final
 
@@ -21,6 +20,7 @@ from emulator.capacity import PartitionedCapacity, TableCapacity
 from emulator.capacity_changes import VALIDATION, ChangeRefused
 from emulator.model import CapacityModel, ModelError
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED, TableConfig, TableConfigError
+from emulator.update_request import merged_settings
 from loadgen.format.kinds import Control
 from loadgen.results.capacity import ChangeOutcome
 
@@ -55,71 +55,6 @@ def busy(table: TableCapacity) -> bool:
     return any(index.pending_limits is not None for index in table.indexes())
 
 
-def _refused(message: str) -> ChangeRefused:
-    return ChangeRefused(VALIDATION, f"One or more parameter values were invalid: {message}")
-
-
-def merged_request(current: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
-    """The table's CreateTable-shaped settings after the UpdateTable `req`, with the
-    refusals the endpoint makes from the request alone (emulator/server/control.py
-    `update_table`, whose merge this follows for the members a phase can give)."""
-    new = copy.deepcopy(current)
-    old_mode = new.get("BillingMode") or PROVISIONED
-    mode = req.get("BillingMode") or old_mode
-    switching = mode != old_mode
-    new["BillingMode"] = mode
-    if "ProvisionedThroughput" in req:
-        if mode != PROVISIONED:
-            raise ChangeRefused(
-                VALIDATION,
-                "One or more parameter values were invalid: Neither ReadCapacityUnits nor "
-                "WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST",
-            )
-        asked = req["ProvisionedThroughput"]
-        now = new.get("ProvisionedThroughput") or {}
-        if not switching and asked == {k: now.get(k) for k in asked}:
-            read, write = now.get("ReadCapacityUnits"), now.get("WriteCapacityUnits")
-            raise ChangeRefused(
-                VALIDATION,
-                "The provisioned throughput for the table will not change. The requested "
-                "value equals the current value. Current ReadCapacityUnits provisioned for "
-                f"the table: {read}. Requested ReadCapacityUnits: {read}. Current "
-                f"WriteCapacityUnits provisioned for the table: {write}. Requested "
-                f"WriteCapacityUnits: {write}. Refer to the Amazon DynamoDB Developer Guide "
-                "for current limits and how to request higher limits.",
-            )
-        new["ProvisionedThroughput"] = dict(asked)
-    elif mode == PAY_PER_REQUEST:
-        new.pop("ProvisionedThroughput", None)
-    odt = req.get("OnDemandThroughput")
-    if odt and mode == PROVISIONED:
-        unit = next(iter(odt))
-        raise _refused(
-            f"{unit} for OnDemandThroughput cannot be specified when the table BillingMode "
-            "is PROVISIONED"
-        )
-    for key in ("OnDemandThroughput", "WarmThroughput"):
-        if key in req:
-            new[key] = {**(new.get(key) or {}), **req[key]}
-    gsis = {g["IndexName"]: g for g in new.get("GlobalSecondaryIndexes") or []}
-    for update in req.get("GlobalSecondaryIndexUpdates") or []:
-        body = update["Update"]
-        gsi = gsis.get(body["IndexName"])
-        if gsi is None:
-            raise ChangeRefused(
-                "ResourceNotFoundException", f"Requested index {body['IndexName']} not found"
-            )
-        for key in ("ProvisionedThroughput", "WarmThroughput"):
-            if key in body:
-                gsi[key] = {**(gsi.get(key) or {}), **body[key]}
-    for gsi in gsis.values():
-        if mode == PAY_PER_REQUEST:
-            gsi.pop("ProvisionedThroughput", None)
-        elif switching and "ProvisionedThroughput" not in gsi:
-            raise _refused(f"ProvisionedThroughput must be specified for index: {gsi['IndexName']}")
-    return new
-
-
 def apply_change(
     model: CapacityModel,
     requests: dict[str, dict[str, Any]],
@@ -139,7 +74,7 @@ def apply_change(
     request = control.request(name, described(table))
     outcome = ChangeOutcome(request)
     try:
-        new = merged_request(current, request)
+        new, _ = merged_settings(current, request)
         model.update_capacity(name, TableConfig.from_request(new), now)
     except ChangeRefused as exc:
         outcome.error, outcome.message = exc.error, exc.message
