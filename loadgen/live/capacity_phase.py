@@ -68,6 +68,11 @@ class ClientChanger:
     read_capacity: Callable[[str, float, float], dict[str, Any] | None] = field(
         default=lambda _t, _s, _e: None
     )
+    records_own: bool = False
+    """Whether `capacity` adds the changes this changer made to what `read_capacity`
+    found (where the source keeps no record of UpdateTable calls: AWS)."""
+    made: list[dict[str, Any]] = field(default_factory=list)
+    """The changes made, as capacity events on this changer's clock."""
 
     def _describe(self, table_name: str) -> dict[str, Any]:
         table: dict[str, Any] = self.client.describe_table(TableName=table_name)["Table"]
@@ -88,20 +93,38 @@ class ClientChanger:
         request = control.request(table_name, table)
         outcome = ChangeOutcome(request)
         asked = self.now()
+        event = {"t": asked, "index": None, "what": "UpdateTable", "from": None, "to": None}
+        event |= {"cause": "UpdateTable", "effective_at": None, "refused": None}
+        event["request"] = request
+        self.made.append(event)
         try:
             self.client.update_table(**request)
         except ClientError as exc:
             error = exc.response.get("Error", {})
             outcome.error = str(error.get("Code") or "ClientError")
             outcome.message = str(error.get("Message") or exc)
+            event["refused"] = outcome.error
             return outcome
         if control.waits:
             self._wait(table_name)
             outcome.active_after_s = round(self.now() - asked, 3)
+            event["effective_at"] = self.now()
         return outcome
 
     def capacity(self, table_name: str, start: float, end: float) -> dict[str, Any] | None:
-        return self.read_capacity(table_name, start, end)
+        found = self.read_capacity(table_name, start, end)
+        own = [e for e in self.made if start <= e["t"] < end] if self.records_own else []
+        if not own:
+            return found
+        out = found or {"$table": {"series": [], "events": []}}
+        table = out.setdefault("$table", {"series": [], "events": []})
+        for e in own:
+            done = e["effective_at"]
+            shifted = {**e, "t": round(e["t"] - start, 3)}
+            shifted["effective_at"] = None if done is None else round(done - start, 3)
+            table["events"].append(shifted)
+        table["events"].sort(key=lambda e: e["t"])
+        return out
 
     def clock(self) -> float:
         return self.now()

@@ -134,3 +134,79 @@ def test_scaling_activities_of_the_table_in_the_window_are_its_events() -> None:
     assert event["t"] == 30.0 and event["what"] == "WriteCapacityUnits"
     assert "AlarmHigh" in event["cause"]
     assert capacity["$table"]["series"][0]["write"] == 400.0
+
+
+def test_the_changes_made_on_aws_are_events_of_the_run() -> None:
+    """DynamoDB keeps no record of UpdateTable calls: the changer adds its own."""
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    slept: list[float] = []
+    changer = _changer(client, slept)
+    changer.records_own = True
+    with Stubber(client) as stub:
+        stub.add_response("describe_table", _described("ACTIVE", 100), {"TableName": "tbl"})
+        stub.add_response(
+            "update_table",
+            {"TableDescription": {"TableName": "tbl"}},
+            {
+                "TableName": "tbl",
+                "ProvisionedThroughput": {"ReadCapacityUnits": 10, "WriteCapacityUnits": 800},
+            },
+        )
+        stub.add_response("describe_table", _described("UPDATING", 100), {"TableName": "tbl"})
+        stub.add_response("describe_table", _described("ACTIVE", 800), {"TableName": "tbl"})
+        changer.change(_control({"write_capacity": 800}), "tbl")
+    capacity = changer.capacity("tbl", -10.0, 100.0)
+    assert capacity is not None
+    (event,) = capacity["$table"]["events"]
+    assert (event["t"], event["effective_at"], event["cause"]) == (10.0, 15.0, "UpdateTable")
+    assert event["request"]["ProvisionedThroughput"]["WriteCapacityUnits"] == 800
+
+
+def test_watch_on_aws_shows_the_capacity_in_force_and_the_scaling_of_the_minute() -> None:
+    from datetime import UTC, datetime
+
+    from console.run.samples import IndexSample
+    from console.targets.aws import CloudWatchMetrics
+
+    dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+    scaling = boto3.client("application-autoscaling", region_name="us-east-1")
+    minute = datetime(2026, 12, 3, 12, 1, tzinfo=UTC)
+
+    class Target:
+        def client(self, service: str) -> Any:
+            return dynamodb if service == "dynamodb" else scaling
+
+    class Table:
+        variant, name, deleted_at = "orders", "hotbench-r-orders", None
+
+    class State:
+        def __init__(self) -> None:
+            self.tables = {"orders": Table()}
+
+    sample = IndexSample(source="cloudwatch", table="orders", start=minute, period_s=60)
+    with Stubber(dynamodb) as d, Stubber(scaling) as s:
+        described = _described("UPDATING", 400)
+        described["Table"]["TableName"] = "hotbench-r-orders"
+        d.add_response("describe_table", described, {"TableName": "hotbench-r-orders"})
+        s.add_response(
+            "describe_scaling_activities",
+            {
+                "ScalingActivities": [
+                    {
+                        "ActivityId": "a",
+                        "ServiceNamespace": "dynamodb",
+                        "ResourceId": "table/hotbench-r-orders",
+                        "ScalableDimension": "dynamodb:table:WriteCapacityUnits",
+                        "Description": "Setting write capacity units to 400.",
+                        "Cause": "monitor alarm AlarmHigh in state ALARM",
+                        "StartTime": minute.replace(second=20),
+                        "StatusCode": "InProgress",
+                    }
+                ]
+            },
+            {"ServiceNamespace": "dynamodb"},
+        )
+        metrics = CloudWatchMetrics(Target())  # type: ignore[arg-type]
+        (out,) = metrics._with_capacity(State(), [sample], minute, minute.replace(minute=6))  # type: ignore[arg-type]
+    assert (out.capacity_wcu, out.capacity_rcu, out.capacity_status) == (400.0, 10.0, "UPDATING")
+    assert out.scaling == ["WriteCapacityUnits -> 400: auto scaling (InProgress)"]
