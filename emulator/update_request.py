@@ -6,7 +6,7 @@ without units for the table or a GSI, a GSI update of an index that is not there
 
 One merge for every caller: the endpoint's UpdateTable (emulator/server/control.py,
 after it has checked the members' JSON types) and the simulation's capacity-change
-phases (loadgen/simulation/capacity_phase.py), so the two refuse a change alike; what
+phases (loadgen/simulation/model_update.py), so the two refuse a change alike; what
 the model decides (the time a change takes, UPDATING, the limits on decreases and on
 switches) is emulator/capacity_changes.py. Pure: raises `ChangeRefused`.
 """

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
-from loadgen.results.capacity import TABLE_KEY
+from loadgen.results.capacity_series import TABLE_KEY
 from loadgen.results.records import PlaybookResult
 
 

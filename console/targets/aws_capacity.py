@@ -19,7 +19,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from loadgen.live.capacity_phase import ClientChanger
+from loadgen.live.segmented_run import ClientChanger
 
 POLL_S = 5.0
 """DescribeTable every 5 s while waiting: DynamoDB's UPDATING lasts seconds to minutes,

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # types only: importing console.targets loads no workflow mod
     from console.run.settings import Settings, TargetName
     from console.run.state import ImageState, RunState, StateStore, TableRun
     from console.targets.worker_image import ImagePlan
-    from loadgen.live.capacity_phase import TableChanger
+    from loadgen.live.segmented_run import TableChanger
 
 
 @dataclass(frozen=True)
@@ -190,4 +190,4 @@ class Target(Protocol):
         """What makes a playbook's capacity changes on one of the run's tables between
         the load's segments (its UpdateTable, waiting while the table is UPDATING) and
         reads the table's capacity series and scaling events for the result
-        (loadgen.live.capacity_phase)."""
+        (loadgen.live.segmented_run)."""

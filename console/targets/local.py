@@ -31,7 +31,7 @@ from loadgen.format.playbook import Playbook, load_playbook
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
-    from loadgen.live.capacity_phase import TableChanger
+    from loadgen.live.segmented_run import TableChanger
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
 """A worker process is ready in a second or two; a minute still fails a broken start."""
@@ -204,7 +204,7 @@ class LocalTarget:
     def table_changer(self, state: RunState, table_name: str) -> TableChanger:
         """The emulator's UpdateTable, waited for on its clock (skipped: a split's minutes
         pass at once), and its /_hotbench/capacity view."""
-        from loadgen.live.capacity_phase import emulator_changer
+        from loadgen.live.segmented_run import emulator_changer
 
         if state.emulator is None:
             raise InfraError(f"run {state.run_id} has no emulator: `hotbench up` starts one")

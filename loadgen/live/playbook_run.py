@@ -32,17 +32,17 @@ from typing import Any
 
 from emulator.emulator_options import EmulatorOptions
 from loadgen.format.playbook import Playbook
-from loadgen.live.capacity_phase import (
-    TableChanger,
-    emulator_changer,
-    has_changes,
-    run_in_segments,
-)
 from loadgen.live.coordinator import CLEANUP_FAILED, FleetOptions, Notify, StopCheck, run_fleet
 from loadgen.live.fleet import Fleet, LocalFleet
 from loadgen.live.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.live.resultstore import ResultStore, make_client, wait_active
 from loadgen.live.runid import new_run_id
+from loadgen.live.segmented_run import (
+    TableChanger,
+    emulator_changer,
+    has_changes,
+    run_in_segments,
+)
 from loadgen.results.records import Leftover, PlaybookResult, to_full_scale
 
 LOCAL_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "hotbench", "AWS_SECRET_ACCESS_KEY": "local"}
@@ -362,7 +362,7 @@ def run_one(
     workers use the region's AWS endpoint (a Fargate fleet). `stop_check` (e.g. the
     emulator's memory bound) stops the run as partial when it gives a reason. A load
     with capacity changes runs in segments, `changer` (the target's) making each change
-    between them (loadgen.live.capacity_phase)."""
+    between them (loadgen.live.segmented_run)."""
     if has_changes(plan.playbook):
         if changer is None:
             raise ValueError("this load changes the table's capacity: the run needs a changer")

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from loadgen.results.capacity import ChangeOutcome
+from loadgen.results.capacity_series import ChangeOutcome
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.iteration_results import (
     IterationCounts,
@@ -234,7 +234,7 @@ class RunResult(PerSecond):
     """Iterations of the run's mix and scenario phases, by second (empty without any)."""
     capacity: dict[str, dict[str, list[dict[str, Any]]]] | None = None
     """Per table (`$table`) and GSI, the capacity in force as it stepped and every change
-    asked of it, on the run's clock (loadgen.results.capacity); None when nothing was
+    asked of it, on the run's clock (loadgen.results.capacity_series); None when nothing was
     asked of it during the run (the result then reads as before capacity could move)."""
 
     @property

@@ -37,11 +37,11 @@ from loadgen.load.writes import (
     store_key,
     table_plan,
 )
-from loadgen.results.capacity import moved, run_capacity
+from loadgen.results.capacity_series import moved, run_capacity
 from loadgen.results.records import PhaseResult, PlaybookResult, RunResult
-from loadgen.simulation.capacity_phase import apply_change, wait_active
 from loadgen.simulation.closed_loop import EngineOptions, PhaseRun, simulate_phase
 from loadgen.simulation.item_collections import ItemCollections
+from loadgen.simulation.model_update import apply_change, wait_active
 
 TICK_S = 0.05
 PRECOMPUTE_LIMIT = 200_000
@@ -300,7 +300,7 @@ class Simulation:
     ) -> PhaseResult:
         """The phase on the engine its kind names (loadgen.format.kinds: `requests`, this
         module's vectorised open loop; `iterations`, the closed-loop engine; `control`, a
-        capacity change: loadgen.simulation.capacity_phase)."""
+        capacity change: loadgen.simulation.model_update)."""
         engines = {
             "iterations": self._closed_loop_phase,
             "control": self._control_phase,
@@ -317,7 +317,7 @@ class Simulation:
         start = self.now
         self.model.advance(start)
         # No UpdateTable on an UPDATING table: the change waits for the one before it, as
-        # every target's changer does (loadgen.live.capacity_phase).
+        # every target's changer does (loadgen.live.segmented_run).
         asked = start + wait_active(self.model, spec.name, start)
         outcome = apply_change(self.model, self._requests, control, spec.name, asked)
         waited = asked - start

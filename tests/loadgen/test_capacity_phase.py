@@ -12,8 +12,8 @@ import yaml
 
 from loadgen.format.kinds import Control
 from loadgen.format.playbook import PlaybookError, parse_playbook
-from loadgen.live.capacity_phase import run_in_segments, segments
-from loadgen.results.capacity import ChangeOutcome, run_capacity
+from loadgen.live.segmented_run import run_in_segments, segments
+from loadgen.results.capacity_series import ChangeOutcome, run_capacity
 from loadgen.results.records import PhaseResult, RunResult
 from loadgen.simulation.simulate import simulate
 

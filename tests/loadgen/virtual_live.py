@@ -26,7 +26,7 @@ from emulator.emulator_options import EmulatorOptions
 from emulator.server import Service
 from emulator.wire import TARGET_PREFIX
 from loadgen.format.playbook import Playbook, TableSpec
-from loadgen.live.capacity_phase import ClientChanger
+from loadgen.live.segmented_run import ClientChanger
 from loadgen.load.arrivals import Schedule
 from loadgen.load.requests import RequestFactory, classify
 from loadgen.load.seed import seed_items, seed_rate
@@ -113,7 +113,7 @@ def run_on_endpoint(
 ) -> Runs:
     """Every run of the playbook through one in-process endpoint; counts per phase (and,
     into `outcomes`, each capacity change's outcome, made as a live run makes it:
-    loadgen.live.capacity_phase.ClientChanger, on the virtual clock)."""
+    loadgen.live.segmented_run.ClientChanger, on the virtual clock)."""
     clock = VirtualClock()
     service = Service(EmulatorOptions(scale=scale, create_delay_s=0, store="keys"), clock=clock)
 

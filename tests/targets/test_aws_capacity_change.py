@@ -13,7 +13,7 @@ from botocore.stub import Stubber
 
 from console.targets.aws_capacity import aws_capacity
 from loadgen.format.playbook import parse_playbook
-from loadgen.live.capacity_phase import ClientChanger
+from loadgen.live.segmented_run import ClientChanger
 
 
 def _described(status: str, write: int) -> dict[str, Any]:

@@ -43,7 +43,7 @@ worker's schedule loop). `iterations`: each arrival, or each user's next turn, i
 iteration of the scenario interpreter (the closed-loop engine,
 loadgen.simulation.closed_loop; the live users, loadgen.live.live_users). `control`: no
 requests; the runner itself changes the table (a `Control` form: an UpdateTable) between
-the workers' phases (loadgen.simulation.capacity_phase; loadgen.live.capacity_phase)."""
+the workers' phases (loadgen.simulation.model_update; loadgen.live.segmented_run)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from emulator.model import CapacityModel, ModelError
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED, TableConfig, TableConfigError
 from emulator.update_request import merged_settings
 from loadgen.format.kinds import Control
-from loadgen.results.capacity import ChangeOutcome
+from loadgen.results.capacity_series import ChangeOutcome
 
 MAX_WAIT_S: Final = 4 * 3600.0
 """The longest a `wait: active` phase waits for the model's change to land (the longest

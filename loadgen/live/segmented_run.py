@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from loadgen.format.kinds import Control
 from loadgen.format.playbook import Phase, Playbook
-from loadgen.results.capacity import ChangeOutcome
+from loadgen.results.capacity_series import ChangeOutcome
 from loadgen.results.records import PhaseResult, RunResult
 
 MAX_WAIT_S = 4 * 3600.0
@@ -237,7 +237,7 @@ def emulator_changer(
     import urllib.parse
     import urllib.request
 
-    from loadgen.results.capacity import moved, run_capacity
+    from loadgen.results.capacity_series import moved, run_capacity
 
     url = f"{endpoint.rstrip('/')}/_hotbench/capacity?table={urllib.parse.quote(table_name)}"
 
