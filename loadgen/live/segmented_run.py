@@ -93,9 +93,9 @@ class ClientChanger:
         request = control.request(table_name, table)
         outcome = ChangeOutcome(request)
         asked = self.now()
-        event = {"t": asked, "index": None, "what": "UpdateTable", "from": None, "to": None}
-        event |= {"cause": "UpdateTable", "effective_at": None, "refused": None}
-        event["request"] = request
+        event: dict[str, Any] = {"t": asked, "index": None, "what": "UpdateTable"}
+        event |= {"from": None, "to": None, "cause": "UpdateTable", "effective_at": None}
+        event |= {"refused": None, "request": request}
         self.made.append(event)
         try:
             self.client.update_table(**request)

@@ -112,8 +112,8 @@ class TableChart(PlotextPlot):
                 self.series_colors[label] = color
                 top_x = max(top_x, *(a for a, _ in kept))
                 top_y = max(top_y, *(b for _, b in kept))
-        for x, _change in self.scaling_marks:
-            plt.vline(x, "yellow")  # a capacity change asked: UpdateTable or auto scaling
+        for at, _change in self.scaling_marks:
+            plt.vline(at, "yellow")  # a capacity change asked: UpdateTable or auto scaling
         if self.scaling_marks:
             self.series_colors[f"capacity change ({len(self.scaling_marks)})"] = "yellow"
         round_axes(plt, top_x, top_y)
