@@ -56,7 +56,7 @@ from console.targets.worker_image import (
     resolve_given,
 )
 from loadgen.format.playbook import load_playbook
-from loadgen.live.fleet import stop_reasons
+from loadgen.live.ecs_tasks import stop_reasons
 
 AWS_BARRIER_TIMEOUT_S = 300.0
 """From RunTask: ENI attach, an uncached image pull and the interpreter's start commonly

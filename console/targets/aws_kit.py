@@ -29,7 +29,7 @@ from console.run.options import UpOptions
 from console.run.settings import Settings
 from console.run.state import RunState, TerraformState
 from console.targets.awserrors import aws_errors
-from loadgen.live.fleet import EcsFleet, EcsNetwork
+from loadgen.live.ecs_tasks import EcsFleet, EcsNetwork
 
 RUN_TAG = "hotbench:run-id"
 """The tag the kit puts on everything of a run (docs/terraform.md); tasks carry it too."""

@@ -59,6 +59,9 @@ class RecordingFleet:
         self.on_poll()
         return n
 
+    def released(self, t0: float, admitted: list[int]) -> None:
+        self.inner.released(t0, admitted)
+
     def stop(self, reason: str) -> None:
         self.inner.stop(reason)
 
