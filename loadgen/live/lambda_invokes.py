@@ -302,7 +302,7 @@ class LambdaFleet:
     def _answered(self, inv: Invocation, reply: dict[str, Any]) -> None:
         read_report(reply.get("LogResult"), inv)
         body = reply.get("Payload")
-        raw = body.read() if hasattr(body, "read") else (body or b"")
+        raw: bytes = body.read() if body is not None and hasattr(body, "read") else (body or b"")
         try:
             answer = json.loads(raw or b"null")
         except ValueError:
