@@ -16,7 +16,6 @@ with a note, never a silent difference.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -117,12 +116,15 @@ def run_fleet(
         notes = fleet.notes()  # before the stop: its own SIGTERMs are no worker's fault
         collected = set(finals) >= slots
     finally:
-        if not collected:
-            # workers still waiting or measuring leave (a fleet that cannot kill its
-            # workers, such as Lambda invocations, relies on it; the others stop sooner)
-            tell_to_stop(store, "the coordinator stopped before every worker reported")
+        # workers still waiting or measuring leave (a fleet that cannot kill its workers,
+        # such as Lambda invocations, relies on it; the others stop sooner)
+        told = (
+            None
+            if collected
+            else tell_to_stop(store, "the coordinator stopped before every worker reported")
+        )
         stop_problem = stop_fleet(fleet, say)
-    notes += [stop_problem] if stop_problem else []
+    notes += [p for p in (told, stop_problem) if p]
     run = aggregate(plan, t0, admitted, finals, progress, notes)
     if stopped is not None:
         run.notes.insert(0, stopped)
@@ -140,12 +142,15 @@ def fleet_gone(fleet: Fleet) -> str | None:
     return f"every worker stopped before the start barrier: {reasons}"
 
 
-def tell_to_stop(store: ResultStore, why: str) -> None:
-    """Write the abort item unless one is there (best effort: an interrupted or failed
-    run is being left, and nothing here may hide why)."""
-    with contextlib.suppress(Exception):
+def tell_to_stop(store: ResultStore, why: str) -> str | None:
+    """Write the abort item unless one is there; what went wrong instead, as a note (an
+    interrupted or failed run is being left: this must not hide why)."""
+    try:
         if store.get_abort() is None:
             store.put_abort(why)
+    except Exception as exc:  # returned as a note; the run's own error stands
+        return f"could not tell the workers to stop ({type(exc).__name__}: {exc})"
+    return None
 
 
 def stop_fleet(fleet: Fleet, say: Notify) -> str | None:

@@ -39,7 +39,7 @@ Slot = tuple[int, int]
 """(worker, window): one invocation's share of a run, the key of its reports."""
 
 
-class WindowError(ValueError):
+class SplitError(ValueError):
     """The run cannot be split into windows of the length asked for."""
 
 
@@ -64,19 +64,19 @@ def split(phases: list[Phase], window_s: float | None) -> list[Window]:
     """The windows of a run of `phases`, each at most `window_s` long (None: one window).
 
     Cuts fall every whole `window_s` seconds; a cut inside a phase of users moves back
-    to the phase's start (WindowError when that phase alone is longer than a window)."""
+    to the phase's start (SplitError when that phase alone is longer than a window)."""
     duration = sum(p.duration_s for p in phases)
     if window_s is None or duration <= window_s:
         return [Window(0, 0.0, math.inf)]
     step = math.floor(window_s)
     if step < 1:
-        raise WindowError(f"a window of {window_s} s is shorter than a second")
+        raise SplitError(f"a window of {window_s} s is shorter than a second")
     users: list[tuple[float, float, str]] = []  # (start, end, name) of phases of users
     offset = 0.0
     for phase in phases:
         if not phase.open_loop_operation:
             if phase.duration_s > step:
-                raise WindowError(
+                raise SplitError(
                     f"phase {phase.name!r} runs users for {phase.duration_s:g} s, longer "
                     f"than one invocation's window of {step} s: a phase of users cannot be "
                     "split across invocations (its users carry state between iterations)"
@@ -91,7 +91,7 @@ def split(phases: list[Phase], window_s: float | None) -> list[Window]:
             if u_start < cut < u_end:
                 cut = u_start  # the phase of users goes whole to the next window
         if cut <= start:  # cannot happen: a phase of users fits in one window
-            raise WindowError("no cut found for the run's windows")
+            raise SplitError("no cut found for the run's windows")
         cuts.append(float(cut))
         start = cut
     edges = [0.0, *cuts, math.inf]

@@ -196,6 +196,8 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     playbook.write_text(TINY)
     settings = Settings(
         target="aws",
+        # the ECS fleet's cases; the Lambda fleet's set fleet="lambda"
+        fleet="ecs",
         region="us-east-1",
         runs_dir=tmp_path / "runs",
         terraform_binary=str(script),

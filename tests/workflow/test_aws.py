@@ -262,6 +262,7 @@ def test_up_run_tally_down_on_aws(
     stack_as_terraform_would_make_it()
     settings = Settings(
         target="aws",
+        fleet="ecs",
         region="us-east-1",
         runs_dir=tmp_path / "runs",
         terraform_binary=fake_terraform["binary"],

@@ -56,7 +56,7 @@ from console.targets.fleets.fleet_kind import AwsAccount, Sizing
 from console.targets.interface import Finding
 from loadgen.format.playbook import Playbook, load_playbook
 from loadgen.live.lambda_invokes import HANDOVER_LEAD_S, LambdaFleet
-from loadgen.live.windows import WindowError, split
+from loadgen.live.windows import SplitError, split
 
 if TYPE_CHECKING:
     from console.targets.interface import FleetBinding
@@ -203,7 +203,7 @@ class LambdaFleetKind:
             raise ConfigError(f"--cpu-architecture {options.cpu_architecture}: X86_64 or ARM64")
         try:
             split(playbook.load.phases, MAX_WINDOW_S)
-        except WindowError as exc:
+        except SplitError as exc:
             raise ConfigError(
                 f"{exc}; on the Lambda fleet a run is measured in windows of at most "
                 f"{MAX_WINDOW_S:.0f} s: shorten the phase, or run it with --fleet ecs"
