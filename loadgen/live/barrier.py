@@ -87,20 +87,28 @@ def successor_wait(
     store: ResultStore,
     worker: int,
     window: Window,
+    timeout_s: float,
+    poll_s: float = 0.2,
     clock: Callable[[], float] = time.time,
 ) -> float:
-    """The barrier of window j > 0 of a split run (loadgen.live.windows): T0 passed long
-    ago, so this invocation does not wait at the barrier: it reads the run's GO item and
-    returns T0 when its worker was admitted and its window has not begun yet (it was
-    started ahead of it, and waits for its first due request itself). It refuses when
-    its window began more than START_TOLERANCE_S ago: a late start would send the
-    window's first requests in a burst, not on their schedule."""
-    go = store.get_go()
-    if go is None:
-        raise BarrierRefused(f"worker {worker} window {window.index}: the run has no GO item")
-    message = store.get_abort()
-    if message is not None:
-        raise BarrierAborted(f"coordinator aborted the run: {message}")
+    """The barrier of window j > 0 of a split run (loadgen.live.windows): this invocation
+    does not report ready (its worker's window 0 did); it reads the run's GO item (waiting
+    for it, up to `timeout_s`, when it was started before the barrier released the run)
+    and returns T0 when its worker was admitted and its window has not begun yet (it
+    waits for its first due request itself). It refuses when its window began more than
+    START_TOLERANCE_S ago: a late start would send the window's first requests in a
+    burst, not on their schedule."""
+    give_up = clock() + timeout_s
+    while True:
+        message = store.get_abort()
+        if message is not None:
+            raise BarrierAborted(f"coordinator aborted the run: {message}")
+        go = store.get_go()
+        if go is not None:
+            break
+        if clock() > give_up:
+            raise BarrierAborted(f"no GO within {timeout_s:.0f} s of starting")
+        time.sleep(poll_s)
     if worker not in go.get("workers", []):
         raise BarrierRefused(f"worker {worker} was not admitted at the barrier")
     t0 = float(go["t0"])

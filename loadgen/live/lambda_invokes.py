@@ -7,6 +7,8 @@ minutes at most) is invoked `handover_lead_s` before its window begins, once the
 released the run, and picks up exactly where the previous one stops.
 
 How it invokes, and why:
+- A later window that begins within the hand-over lead of T0 is invoked at `start`, with
+  window 0: it waits for the barrier's GO too (loadgen.live.barrier.successor_wait).
 - RequestResponse, one thread per invocation: the answer says how the invocation ended
   (its status, or the function's error: "Task timed out after 900.00 seconds", a runtime
   killed), and the log tail's REPORT line what it was billed (Billed Duration, Memory
@@ -156,11 +158,14 @@ class LambdaFleet:
     # -- the Fleet interface ---------------------------------------------------------------
 
     def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
+        """Invoke each worker's window 0, and every later window that begins within the
+        hand-over lead (it waits for GO as window 0 does; the rest are invoked later)."""
         self._event = {"run_id": run_id, "env": dict(env)}
         for w in range(workers):
             for window in self.windows:
                 self.invocations[(w, window.index)] = Invocation(w, window.index)
-            self._invoke((w, 0))
+                if window.start <= self.handover_lead_s:
+                    self._invoke((w, window.index))
 
     def released(self, t0: float, admitted: list[int]) -> None:
         self._t0, self._admitted = t0, list(admitted)

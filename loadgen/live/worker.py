@@ -221,7 +221,7 @@ def run_worker(config: WorkerConfig) -> int:
         if window.index == 0:
             t0 = worker_wait(store, worker, config.barrier_timeout_s)
         else:  # a later window of a split run: T0 passed, its own start is ahead
-            t0 = successor_wait(store, worker, window)
+            t0 = successor_wait(store, worker, window, config.barrier_timeout_s)
     except BarrierRefused as exc:
         print(f"{tag}: refused: {exc}", file=sys.stderr, flush=True)
         # It holds the claim, so its final item is its own: say why it did not measure.

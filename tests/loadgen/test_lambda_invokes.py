@@ -186,6 +186,7 @@ def env_for(store: ResultStore, endpoint: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.e2e  # six invocations in local environments: ~15 s
 def test_a_run_split_across_invocations_counts_every_request_once(
     store: ResultStore, moto_endpoint: str
 ) -> None:
@@ -230,6 +231,7 @@ def test_a_run_split_across_invocations_counts_every_request_once(
         standin.close()
 
 
+@pytest.mark.e2e  # six invocations in local environments: ~15 s
 def test_a_window_killed_mid_phase_leaves_the_next_window_running(
     store: ResultStore, moto_endpoint: str
 ) -> None:
