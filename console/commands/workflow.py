@@ -323,7 +323,11 @@ def handle_plan(args: argparse.Namespace, console: Console) -> int:
             mark = "[yellow]not checked[/]" if not finding.blocks else "[red]FAIL[/]"
             console.print(f"preflight {mark} {finding.message}", highlight=False)
         if not any(f.blocks for f in findings):
-            console.print("preflight: permissions, quotas, Fargate and network OK", highlight=False)
+            chosen = next((f.name for f in report.fleets if f.chosen), report.fleet.name)
+            console.print(
+                f"preflight: permissions, quotas and the {chosen} fleet's checks OK",
+                highlight=False,
+            )
     blocking = [f for f in findings if f.blocks]
     if blocking:
         raise PreflightFailed(blocking)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from console.render.cost_table import cost_text
+from console.render.cost_table import cost_text, places_for
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
 
@@ -72,8 +72,12 @@ def fleet_comparison(report: PlanReport) -> list[str]:
     if len(report.fleets) < 2:
         return []
     chosen = next(f for f in report.fleets if f.chosen)
+
+    def usd(amount: float) -> str:  # a sub-dollar figure to hundredths of a cent
+        return f"${amount:,.{places_for(chosen.total_usd)}f}"
+
     totals = ", ".join(
-        f"{f.name} ${f.total_usd:,.2f}" + (" (this plan)" if f.chosen else "")
+        f"{f.name} {usd(f.total_usd)}" + (" (this plan)" if f.chosen else "")
         for f in report.fleets
     )
     lines = [f"fleets: {totals}"]
@@ -90,7 +94,7 @@ def fleet_comparison(report: PlanReport) -> list[str]:
             f"{'longer' if longer >= 0 else 'less'} at ${report.per_hour_while_up:,.2f}/h "
             f"({image}{other.worker_kind} start in ~{other.start_s:,.0f} s a table run, "
             f"{chosen.worker_kind} in ~{chosen.start_s:,.0f} s); workers "
-            f"${other.workers_usd:,.2f} against ${chosen.workers_usd:,.2f}"
+            f"{usd(other.workers_usd)} against {usd(chosen.workers_usd)}"
         )
     return lines
 
