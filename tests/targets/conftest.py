@@ -141,7 +141,7 @@ def iam_users(endpoint: str) -> tuple[dict[str, str], dict[str, str], str]:
 def fake_wheels(monkeypatch: pytest.MonkeyPatch) -> None:
     """The Lambda package's dependencies without PyPI: the rehearsal's invocations run the
     handler from this checkout (tests/fakes/fake_lambda.py), so the zip only has to be one
-    (its building from real wheels: tests/targets/test_lambda_package.py)."""
+    (its building, with a fake pip: tests/targets/test_lambda_fleet.py)."""
     from console.targets.fleets import lambda_package
 
     def dependencies(cache: Path, architecture: str, say: Any, *args: Any) -> Path:

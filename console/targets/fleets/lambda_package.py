@@ -49,7 +49,7 @@ PLATFORMS: Final[dict[str, tuple[str, ...]]] = {
 pinned numpy, whose x86_64 wheels start there (the runtime's Amazon Linux 2023 has glibc
 2.34, which runs both)."""
 CODE: Final = ("loadgen", "emulator")
-"""The first-party packages the handler imports (tests/targets/test_lambda_package.py
+"""The first-party packages the handler imports (tests/targets/test_lambda_fleet.py
 checks it imports nothing else of this repository)."""
 SKIPPED_SUFFIXES: Final = (".pyc", ".pyo", ".so", ".c", ".html", ".txt.bak")
 FIXED_TIME: Final = (1980, 1, 1, 0, 0, 0)
