@@ -125,9 +125,7 @@ def _lambda(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
             )
         )
         # per thousand GB-seconds: the price per GB-second has five zeros after the point
-        bill.lines.append(
-            line(f"Lambda{kind} duration, {n}", gb_s / 1000, "k GB-s", rate * 1000)
-        )
+        bill.lines.append(line(f"Lambda{kind} duration, {n}", gb_s / 1000, "k GB-s", rate * 1000))
 
 
 def _contributor_insights(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:

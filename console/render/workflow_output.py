@@ -77,8 +77,7 @@ def fleet_comparison(report: PlanReport) -> list[str]:
         return f"${amount:,.{places_for(chosen.total_usd)}f}"
 
     totals = ", ".join(
-        f"{f.name} {usd(f.total_usd)}" + (" (this plan)" if f.chosen else "")
-        for f in report.fleets
+        f"{f.name} {usd(f.total_usd)}" + (" (this plan)" if f.chosen else "") for f in report.fleets
     )
     lines = [f"fleets: {totals}"]
     for other in (f for f in report.fleets if not f.chosen):

@@ -15,7 +15,8 @@ How it invokes, and why:
   Size, Init Duration). An Event (asynchronous) invocation would say nothing, and Lambda
   retries a failed one twice by itself
   (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async.html): a silent retry is
-  what re-ran a finished runner 882 s late in the reference study (docs/reference.md#m4-the-measuring-instrument).
+  what re-ran a finished runner 882 s late in the reference study
+  (docs/reference.md#m4-the-measuring-instrument).
 - botocore's own retries are off (one attempt per call) and its read timeout outlasts the
   function's: a read timeout would otherwise invoke the function again.
 - A throttled invoke (TooManyRequestsException, HTTP 429: the account's or function's

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from loadgen.format.playbook import parse_playbook
 from loadgen.live.messages import PhaseShare, RunPlan, WorkerReport
 from loadgen.live.resultstore import merge_windows, slot_key
-from loadgen.live.windows import Window, SplitError, phase_times, split
+from loadgen.live.windows import SplitError, Window, phase_times, split
 from loadgen.load.arrivals import Schedule
 from loadgen.results.records import Counts
 
@@ -56,7 +56,8 @@ def test_a_cut_never_splits_a_phase_of_users() -> None:
     ]
     windows = split(playbook(phases).playbook.load.phases, 720)
     assert [w.start for w in windows] == [0, 500, 1220]
-    too_long = [{"name": "users", "users": 2, "duration_s": 800, "mix": [{"op": "put", "weight": 1}]}]
+    mix = [{"op": "put", "weight": 1}]
+    too_long = [{"name": "users", "users": 2, "duration_s": 800, "mix": mix}]
     with pytest.raises(SplitError, match="runs users for 800 s"):
         split(playbook(too_long).playbook.load.phases, 720)
 

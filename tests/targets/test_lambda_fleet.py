@@ -74,7 +74,8 @@ def test_a_new_accounts_concurrency_is_a_quota_to_raise() -> None:
     (finding,) = checked(settings_answer(unreserved=3, total=10), report_with(4, 4))
     assert finding.kind == "quota" and finding.blocks
     assert "4 Lambda invocations in flight" in finding.message
-    assert "3 unreserved" in finding.message and "(of 10;" in finding.message and "Concurrent executions" in finding.message
+    assert "3 unreserved" in finding.message and "(of 10;" in finding.message
+    assert "Concurrent executions" in finding.message
     assert checked(settings_answer(unreserved=990), report_with(4, 4)) == []
 
 

@@ -1,6 +1,7 @@
 """The Lambda fleet: each worker a chain of invocations of one function, the instrument the
 published studies used (one drove 8 functions on a shared start time, another 27 workers
-of 149 requests/s at 2,048 MB: docs/reference.md#m1-hot-partition-by-key-design and #m4-the-measuring-instrument).
+of 149 requests/s at 2,048 MB: docs/reference.md#m1-hot-partition-by-key-design and
+docs/reference.md#m4-the-measuring-instrument).
 
 Everything of the Lambda fleet is here: how many workers and how much memory a playbook
 needs, its cost model (requests and GB-seconds, console.cost.setup.LambdaShape), its
