@@ -74,7 +74,7 @@ def split(phases: list[Phase], window_s: float | None) -> list[Window]:
     users: list[tuple[float, float, str]] = []  # (start, end, name) of phases of users
     offset = 0.0
     for phase in phases:
-        if not phase.open_loop_operation:
+        if phase.kind.engine == "iterations":
             if phase.duration_s > step:
                 raise SplitError(
                     f"phase {phase.name!r} runs users for {phase.duration_s:g} s, longer "

@@ -227,3 +227,83 @@ def test_the_handler_imports_nothing_of_the_repository_but_the_package(tmp_path:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_sweep_finds_a_left_function_its_role_and_log_group(aws: None) -> None:
+    """A Lambda fleet `terraform destroy` missed: the function the Tagging API lists is
+    confirmed by GetFunction and named with the command that deletes it (its versions go
+    with it); one the API still lists after its deletion is not a leftover; the role and
+    log group are found as every fleet's are."""
+    import io
+    import json
+
+    from console.targets.sweep import RESOURCE_TYPES, sweep
+
+    run_id = "hb-swept"
+    tags = {"hotbench:run-id": run_id}
+    iam = boto3.client("iam")
+    role = iam.create_role(
+        RoleName=f"hotbench-{run_id}-function",
+        AssumeRolePolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Principal": {"Service": "lambda.amazonaws.com"},
+                        "Action": "sts:AssumeRole",
+                    }
+                ],
+            }
+        ),
+        Tags=[{"Key": k, "Value": v} for k, v in tags.items()],
+    )["Role"]
+    package = io.BytesIO()
+    with zipfile.ZipFile(package, "w") as zf:
+        zf.writestr("handler.py", "def handler(event, context):\n    return {}\n")
+    function = boto3.client("lambda").create_function(
+        FunctionName=f"hotbench-{run_id}-worker",
+        Runtime="python3.12",
+        Role=role["Arn"],
+        Handler="handler.handler",
+        Code={"ZipFile": package.getvalue()},
+        Publish=True,  # a version, which goes with the function
+        Tags=tags,
+    )
+    group = f"/aws/lambda/hotbench-{run_id}-worker"
+    boto3.client("logs").create_log_group(logGroupName=group, tags=tags)
+    arn = "arn:aws:{}:us-east-1:123456789012:{}"
+    listed = [
+        function["FunctionArn"].removesuffix(f":{function['Version']}"),
+        arn.format("lambda", f"function:hotbench-{run_id}-gone"),  # deleted a minute ago
+        arn.format("logs", f"log-group:{group}"),
+    ]
+    tagging = boto3.client("resourcegroupstaggingapi")
+    stub = Stubber(tagging)
+    stub.add_response(
+        "get_resources",
+        {
+            "ResourceTagMappingList": [
+                {"ResourceARN": a, "Tags": [{"Key": "hotbench:run-id", "Value": run_id}]}
+                for a in listed
+            ]
+        },
+        {
+            "TagFilters": [{"Key": "hotbench:run-id", "Values": [run_id]}],
+            "ResourceTypeFilters": RESOURCE_TYPES,
+            "ResourcesPerPage": 100,
+        },
+    )
+
+    def client(name: str) -> Any:
+        return tagging if name == "resourcegroupstaggingapi" else boto3.client(name)
+
+    with stub:
+        leftovers = sweep(client, "hotbench:run-id", run_id, "us-east-1")
+    found = {x.kind: x for x in leftovers}
+    assert sorted(found) == ["iam:role", "lambda:function", "logs:log-group"], leftovers
+    assert found["lambda:function"].delete_command == (
+        f"aws lambda delete-function --function-name hotbench-{run_id}-worker --region us-east-1"
+    )
+    assert not any("gone" in x.id for x in leftovers)
+    assert found["iam:role"].id.endswith(f"role/hotbench-{run_id}-function")

@@ -119,7 +119,7 @@ role may call the run's tables' data plane and write its logs, nothing else."""
 
 def peak_rate(playbook: Playbook) -> float:
     """The highest rate any open-loop phase offers (a phase of users has no rate)."""
-    return max((p.peak_rate for p in playbook.load.phases), default=0.0)
+    return max((p.kind.arrivals.peak_rate() for p in playbook.load.phases), default=0.0)
 
 
 def sized(options: UpOptions, playbook: Playbook) -> tuple[int, int]:
