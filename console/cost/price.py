@@ -104,6 +104,30 @@ def _fargate(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
         bill.lines.append(line(f"Fargate{kind} memory, {n}", gb_h, "GB-h", gb_price))
 
 
+def _lambda(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
+    """Lambda invocations: one request each, and GB-seconds of memory x billed duration
+    (https://aws.amazon.com/lambda/pricing/), by architecture."""
+    for arch in sorted({i.architecture for i in record.invocations}):
+        calls = [i for i in record.invocations if i.architecture == arch]
+        gb_s = sum(i.memory_gb * i.billed_s for i in calls)
+        rate = prices.lambda_gb_second.get(arch)
+        kind = "" if arch == "X86_64" else f" {arch}"
+        n = f"{len(calls)} invocation" + ("s" if len(calls) != 1 else "")
+        if rate is None or prices.lambda_per_million_requests is None:
+            bill.notes.append(f"Lambda{kind}: no price recorded; {gb_s:,.4g} GB-s not priced")
+            continue
+        bill.lines.append(
+            line(
+                f"Lambda{kind} requests, {n}",
+                len(calls) / 1e6,
+                "M req",
+                prices.lambda_per_million_requests,
+            )
+        )
+        # per thousand GB-seconds: the price per GB-second has five zeros after the point
+        bill.lines.append(line(f"Lambda{kind} duration, {n}", gb_s / 1000, "k GB-s", rate * 1000))
+
+
 def _contributor_insights(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
     rule_s = sum(
         t.stood_s
@@ -254,22 +278,28 @@ def while_up_per_hour(record: UsageRecord, prices: PriceTable) -> float:
 
 
 def while_running_per_hour(record: UsageRecord, prices: PriceTable) -> float:
-    """What the record's tasks cost per hour while they all run (Fargate)."""
+    """What the record's workers cost per hour while they all run: its tasks (Fargate)
+    and invocations (Lambda) each running for the hour (requests not counted)."""
     running = UsageRecord(
         tasks=[replace(t, pull_start_s=0.0, stop_s=rules.SECONDS_PER_HOUR) for t in record.tasks]
     )
-    return price(running, prices).total_usd
+    hour = sum(
+        i.memory_gb * rules.SECONDS_PER_HOUR * prices.lambda_gb_second.get(i.architecture, 0.0)
+        for i in record.invocations
+    )
+    return price(running, prices).total_usd + hour
 
 
 def price(record: UsageRecord, prices: PriceTable) -> Bill:
     """Every billed quantity of `record` at `prices`: provisioned capacity by the span it
-    stood through, on-demand request units (tables and GSIs), Fargate tasks,
-    Contributor Insights, the dashboard, GetMetricData, warm-throughput raises, the
+    stood through, on-demand request units (tables and GSIs), Fargate tasks, Lambda
+    invocations, Contributor Insights, the dashboard, GetMetricData, warm-throughput raises, the
     worker image (build minutes, ECR and S3 storage), the backstop's schedules."""
     bill = Bill()
     _capacity(record, prices, bill)
     _requests(record, prices, bill)
     _fargate(record, prices, bill)
+    _lambda(record, prices, bill)
     _contributor_insights(record, prices, bill)
     _cloudwatch(record, prices, bill)
     _warm(record, prices, bill)

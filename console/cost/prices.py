@@ -37,6 +37,12 @@ class PriceTable:
     fargate_vcpu_hour: dict[str, float] = field(default_factory=dict)
     """By CPU architecture (X86_64, ARM64), Linux, on-demand (never Spot)."""
     fargate_gb_hour: dict[str, float] = field(default_factory=dict)
+    lambda_gb_second: dict[str, float] = field(default_factory=dict)
+    """AWS Lambda duration per GB-second, by architecture (X86_64, ARM64), the first
+    6 billion GB-seconds a month; the free tier (400,000 GB-s a month) not counted."""
+    lambda_per_million_requests: float | None = None
+    """AWS Lambda requests (invocations), per million; the free million a month not
+    counted."""
     dashboard_month: float | None = None
     """Per dashboard-month past the account's first three (priced globally by AWS)."""
     get_metric_data_per_1000_metrics: float | None = None
@@ -80,6 +86,12 @@ US_EAST_1: Final = PriceTable(
     # https://aws.amazon.com/fargate/pricing/ (Linux, x86 and ARM)
     fargate_vcpu_hour={"X86_64": 0.04048, "ARM64": 0.03238},
     fargate_gb_hour={"X86_64": 0.004445, "ARM64": 0.00356},
+    # https://aws.amazon.com/lambda/pricing/ (US East (N. Virginia), duration's first
+    # tier: 6 billion GB-s a month x86, 7.5 billion Arm; requests the same for both),
+    # read 2026-12-03; `tally --refresh-prices` takes them from the Price List
+    # (AWSLambda: USE1-Lambda-GB-Second, USE1-Request, and their -ARM usage types)
+    lambda_gb_second={"X86_64": 0.0000166667, "ARM64": 0.0000133334},
+    lambda_per_million_requests=0.20,
     # https://aws.amazon.com/cloudwatch/pricing/
     dashboard_month=3.0,
     get_metric_data_per_1000_metrics=0.01,

@@ -574,6 +574,10 @@ class Playbook(Strict):
     load: LoadSpec
     criteria: list[Criterion] = Field(default_factory=list)
     """What must hold for `hotbench check` to pass (docs/checks.md)."""
+    fleet: Literal["lambda", "ecs"] | None = None
+    """Which AWS fleet runs this playbook's workers on `--target aws` (and prices a local
+    run's "would cost on AWS"): Lambda invocations or ECS Fargate tasks. `--fleet` and
+    HOTBENCH_FLEET override it; None: the default (docs/terraform.md#the-fleet)."""
 
     @model_validator(mode="after")
     def _unique_tables(self) -> Playbook:

@@ -143,5 +143,10 @@ locals {
     build_role            = "${local.prefix}-build"
     backstop_group        = "${local.prefix}-backstop"
     backstop_role         = "${local.prefix}-backstop"
+    lambda_function       = "${local.prefix}-worker"
+    lambda_role           = "${local.prefix}-function"
+    # Lambda writes to /aws/lambda/<function name>: the kit makes that group, so it carries
+    # the run's tags and retention and goes with the destroy
+    lambda_log_group = "/aws/lambda/${local.prefix}-worker"
   }
 }
