@@ -1,0 +1,166 @@
+"""The search: optuna's TPE sampler over one group of tables' space, each candidate a full
+simulation run on the machine's cores.
+
+Why optuna and not a search of our own: the space is mixed (a categorical billing mode,
+integer capacities on a grid, a shard count) and conditional (capacity only when
+provisioned, a maximum only on demand), each evaluation costs a simulation, and the
+criteria are constraints rather than a cost. Optuna's TPE handles conditional mixed
+spaces defined as they are sampled, takes constraints (`constraints_func`: a
+constraint-aware TPE that models the feasible region), is seeded for repeatable runs,
+and has an ask/tell interface, so the simulations run in our own process pool and the
+results are told back in a fixed order. It is maintained and widely used; writing a
+comparable sampler here would be a project of its own.
+
+Determinism: trials are asked in batches of BATCH whatever the number of cores, and
+told in the order asked, so the same seed and number of trials give the same trials
+(and the simulation is seeded by the playbook): `--jobs` changes the wall time only.
+A wall-clock budget (`budget_s`) stops between batches, so it can end a search earlier
+on a slower machine.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from emulator.params import CapacityParams
+from loadgen.format.playbook import parse_playbook
+from loadgen.results.records import PlaybookResult
+from loadgen.simulation.simulate import simulate
+
+BATCH = 4
+"""Trials asked at once (and simulated in parallel): fixed, so results do not depend on
+the number of cores."""
+
+
+def simulate_data(data: dict[str, Any], params: CapacityParams) -> PlaybookResult:
+    """One candidate: its playbook data parsed and simulated, as `hotbench simulate` does
+    (the process pool's task; module level so that it can be sent to a worker)."""
+    return simulate(parse_playbook(data, "<candidate>"), params)
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Simulator:
+    """Simulates candidates, in worker processes when there is more than one job."""
+
+    def __init__(self, params: CapacityParams, jobs: int) -> None:
+        self.params = params
+        self.jobs = max(1, jobs)
+        self._pool: Executor | None = None
+        self.simulations = 0
+        self.seconds = 0.0
+
+    def __enter__(self) -> Simulator:
+        if self.jobs > 1:
+            # forkserver: the workers fork from a clean server that has imported the
+            # simulation once, never from this process (which may run threads: the TUI).
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["loadgen.analysis.optimize_search"])
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def run(self, candidates: list[dict[str, Any]]) -> list[PlaybookResult]:
+        started = time.perf_counter()
+        if self._pool is None or len(candidates) == 1:
+            results = [simulate_data(c, self.params) for c in candidates]
+        else:
+            futures = [self._pool.submit(simulate_data, c, self.params) for c in candidates]
+            results = [f.result() for f in futures]
+        self.simulations += len(candidates)
+        self.seconds += time.perf_counter() - started
+        return results
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What the search learns of one trial: the objective and the constraint."""
+
+    cost: float
+    """Monthly USD."""
+    violation: float
+    """0 when every criterion holds, else how far the nearest-to-passing misses by."""
+
+
+Propose = Callable[[Any], Any]
+"""(an optuna trial) -> a candidate (the caller's configuration)."""
+Evaluate = Callable[[list[Any]], list[Scored]]
+"""Candidates -> their scores (simulating those not simulated before)."""
+
+
+@contextmanager
+def quiet_optuna() -> Iterator[None]:
+    """Optuna logs every trial at INFO; the command prints its own progress."""
+    import optuna
+
+    level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(level)
+
+
+def run_study(
+    propose: Propose,
+    evaluate: Evaluate,
+    seeds: list[dict[str, Any]],
+    trials: int,
+    seed: int,
+    budget_s: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Ask `trials` trials (seeded ones first: `seeds` are optuna parameter dicts), in
+    batches of BATCH, and tell each its score; returns how many ran."""
+    import warnings
+
+    import optuna
+    from optuna.samplers import TPESampler
+
+    with quiet_optuna(), warnings.catch_warnings():
+        # `group` (a parameter group per conditional branch: capacity only when
+        # provisioned) is marked experimental since optuna 2.8; said once here, not per run.
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        sampler = TPESampler(
+            seed=seed,
+            multivariate=True,
+            group=True,
+            constant_liar=True,
+            n_startup_trials=max(4, min(10, trials // 4)),
+        )
+        study = optuna.create_study(direction="minimize", sampler=sampler)
+        for params in seeds[:trials]:
+            study.enqueue_trial(params, skip_if_exists=True)
+        started = time.perf_counter()
+        done = 0
+        while done < trials:
+            if budget_s is not None and done and time.perf_counter() - started > budget_s:
+                break
+            batch = [study.ask() for _ in range(min(BATCH, trials - done))]
+            candidates = [propose(t) for t in batch]
+            scores = evaluate(candidates)
+            for trial, score in zip(batch, scores, strict=True):
+                # feasible at 0 or less: the constraint-aware TPE models where that holds
+                trial.set_constraint("criteria", score.violation)
+                study.tell(trial, score.cost)
+            done += len(batch)
+            if progress is not None:
+                progress(done, trials)
+    return done
