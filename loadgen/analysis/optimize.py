@@ -136,6 +136,7 @@ class OptimizeReport:
     best_text: str | None = None
     final: Evaluation | None = None
     """The best playbook simulated whole, as `hotbench check` runs it."""
+    final_result: PlaybookResult | None = None
     simulations: int = 0
     simulated_s: float = 0.0
     wall_s: float = 0.0
@@ -353,7 +354,9 @@ def _search_group(ctx: _Context, varied: list[str], linked: list[str]) -> GroupO
             raise ValueError("no table class of the configuration has recorded prices")
         return best
 
-    written = judge("as written", {s.name: s.written() for s in spaces}, written_result)
+    written = judge(
+        "as written", {s.name: s.written() for s in spaces}, written_result, priced=False
+    )
     naive_configs = {s.name: s.naive_values for s in spaces}
     naive = judge("naive fix", naive_configs, simulate([naive_configs])[0], priced=False)
 
@@ -525,15 +528,14 @@ def _shard_notes(outcome: GroupOutcome) -> list[str]:
         ]
         alone = min(unsharded, key=lambda e: e.throttle_rate) if unsharded else None
         if passing:
-            out.append(f"{space.name}: the fewest shards that pass: {min(passing)}")
+            out.append(f"the fewest shards of {dim.shards.key} that pass: {min(passing)}")
         if alone is not None and not alone.passed:
             out.append(
-                f"{space.name}: capacity alone cannot: unsharded, the best simulated "
+                "capacity alone cannot: unsharded, the best simulated "
                 f"({alone.label}: {alone.words}) throttles {alone.throttle_rate * 100:.1f} %"
-                + (f"; {dim.proven}" if dim.proven else "")
             )
         elif dim.low > 1:
-            out.append(f"{space.name}: capacity alone cannot: {dim.proven}")
+            out.append("capacity alone cannot (the arithmetic above)")
     return out
 
 
@@ -589,6 +591,7 @@ def _verify(report: OptimizeReport, ctx: _Context) -> None:
             _month_short(playbook, result, varied, report.month),
         )
         report.best_data, report.best_text, report.final = data, text, final
+        report.final_result = result
         if final.passed:
             return
         failing = {m.verdict.criterion.table for m in margins if not m.passed}

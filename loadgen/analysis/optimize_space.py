@@ -395,6 +395,10 @@ class WriteShardCount(Dimension):
         for owner in [entry, *(entry.get("gsis") or [])]:
             if owner["partition_key"]["name"] == key:
                 owner["partition_key"] = {"name": attribute, "type": "S"}
+        # The key is sharded now: the section's mark refers to the key it replaced.
+        section = ((data.get("optimize") or {}).get("tables") or {}).get(self.table)
+        if isinstance(section, dict):
+            section.pop("write_shards", None)
 
     def words(self, values: Values) -> str | None:
         count = values["shards"]
@@ -520,7 +524,7 @@ class TableSpace:
         for dim in self.simulated:
             if dim.active(values):
                 dim.suggest(trial, prefix, values)
-        return values
+        return normalized(values)
 
     def params(self, prefix: str, values: Values) -> dict[str, Any]:
         """The optimiser's parameters of a configuration (to seed a trial with it)."""
@@ -590,6 +594,23 @@ class TableSpace:
             for hint in [dim.edge(values)]
             if hint
         ]
+
+
+def normalized(values: Values) -> Values:
+    """The same configuration said one way: a provisioned table's (or GSI's) warm
+    throughput at or below its capacity is what DynamoDB gives it anyway (unset), so two
+    suggestions that differ only there are one simulation."""
+    if values.get("billing_mode") != PROVISIONED:
+        return values
+    out = dict(values)
+    for key, value in values.items():
+        if not key.endswith(("warm_write", "warm_read")) or value is None:
+            continue
+        side = "write" if key.endswith("write") else "read"
+        capacity = values.get(key.replace(f"warm_{side}", f"{side}_capacity"))
+        if capacity is not None and value <= max(capacity, WARM_MINIMUM[side]):
+            out[key] = WARM_MINIMUM[side]
+    return out
 
 
 def _keys(dim: Dimension) -> list[str]:
