@@ -89,7 +89,9 @@ def _per_table_options(args: argparse.Namespace) -> dict[str, Any]:
         options["billing_modes"] = list(args.billing_mode)
     if args.reserved_terms is not None:
         options["reserved_terms_years"] = (
-            [] if args.reserved_terms == "none" else [int(t) for t in args.reserved_terms.split(",")]
+            []
+            if args.reserved_terms == "none"
+            else [int(t) for t in args.reserved_terms.split(",")]
         )
     if args.shard:
         options["write_shards"] = {
@@ -116,14 +118,14 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     from console.cost.prices import price_table
     from console.render.check_reports import CheckOutcome, verdict_table
     from console.render.optimize_report import (
+        criteria_legend,
+        final_lines,
         frontier_svg,
         frontier_text,
         ranked_table,
         report_json,
         stats_line,
         summary_lines,
-        final_lines,
-        criteria_legend,
     )
     from console.run.settings import load_settings
     from loadgen.analysis.advise import advise
@@ -217,7 +219,9 @@ def _write_out(
 
     written = []
     for group in report.groups:
-        name = "frontier.svg" if len(report.groups) == 1 else f"frontier-{'-'.join(group.tables)}.svg"
+        name = (
+            "frontier.svg" if len(report.groups) == 1 else f"frontier-{'-'.join(group.tables)}.svg"
+        )
         (folder / name).write_text(frontier_svg(group), encoding="utf-8")
         written.append(name)
     if report.passed and report.best_text is not None:
@@ -249,7 +253,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "priced for a month and for the run: exit 0 found, 1 none within the bounds "
         "(docs/optimize.md)",
     )
-    parser.add_argument("playbook", help="playbook YAML (criteria, and an optional optimize: section)")
+    parser.add_argument(
+        "playbook", help="playbook YAML (criteria, and an optional optimize: section)"
+    )
     parser.add_argument(
         "--out", metavar="DIR", help="write best.yaml, best.tfvars.json and frontier.svg there"
     )
@@ -263,7 +269,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "depend on the machine's speed; --trials alone does not)",
     )
     parser.add_argument(
-        "--trials", type=int, default=None, help="configurations to simulate per group of tables (default: optimize.trials, 40)"
+        "--trials",
+        type=int,
+        default=None,
+        help="configurations to simulate per group of tables (default: optimize.trials, 40)",
     )
     parser.add_argument(
         "--seed", type=int, default=None, help="the search's seed (default: optimize.seed, 1)"
@@ -275,17 +284,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--no-chart", action="store_true", help="no terminal chart")
     parser.add_argument("--quiet", action="store_true", help="no progress lines (stderr)")
     parser.add_argument(
-        "--region", default=None, help="prices of this region (default: HOTBENCH_PRICE_REGION or HOTBENCH_REGION)"
+        "--region",
+        default=None,
+        help="prices of this region (default: HOTBENCH_PRICE_REGION or HOTBENCH_REGION)",
     )
     add_params_argument(parser)
     space = parser.add_argument_group(
         "what may vary (over the playbook's optimize: section; docs/optimize.md)"
     )
     space.add_argument(
-        "--table", action="append", default=[], metavar="NAME", help="a table to vary (repeatable; default: the section's, else every table that takes load)"
+        "--table",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a table to vary (repeatable; default: the optimize section's, else every "
+        "table that takes load)",
     )
     space.add_argument(
-        "--keep", action="append", default=[], choices=DIMENSIONS, help="leave a dimension as the playbook has it (repeatable)"
+        "--keep",
+        action="append",
+        default=[],
+        choices=DIMENSIONS,
+        help="leave a dimension as the playbook has it (repeatable)",
     )
     space.add_argument(
         "--billing-mode",
@@ -294,11 +314,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         choices=["PROVISIONED", "PAY_PER_REQUEST"],
         help="billing modes to consider (repeatable; default both)",
     )
-    space.add_argument("--shard", metavar="KEY", help="a partition key the application may write-shard")
-    space.add_argument("--max-shards", type=int, default=10, help="the most shards the application accepts")
+    space.add_argument(
+        "--shard", metavar="KEY", help="a partition key the application may write-shard"
+    )
+    space.add_argument(
+        "--max-shards", type=int, default=10, help="the most shards the application accepts"
+    )
     space.add_argument("--shard-suffix", default="#{shard}", help="what the application appends")
     space.add_argument(
-        "--reserved-terms", default=None, metavar="1,3|none", help="terms of reserved capacity to consider (default: optimize section's, else 1)"
+        "--reserved-terms",
+        default=None,
+        metavar="1,3|none",
+        help="terms of reserved capacity to consider (default: optimize section's, else 1)",
     )
     space.add_argument(
         "--max-throttle-rate",
@@ -307,12 +334,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="without criteria: the throttle rate each varied table must stay under (default 0.01)",
     )
     month = parser.add_argument_group("the month (optimize.month; docs/optimize.md#the-month)")
-    month.add_argument("--peak-hours", type=float, default=None, help="hours a day at the playbook's load (default 24)")
-    month.add_argument("--off-peak", type=float, default=None, help="the rest of the day, as a fraction of it (default 0)")
-    month.add_argument("--days", type=float, default=None, help="days in the month (default 30.42: 730 h)")
-    month.add_argument("--stored-gb", type=float, default=None, help="the table's size (default: what the run leaves)")
+    month.add_argument(
+        "--peak-hours",
+        type=float,
+        default=None,
+        help="hours a day at the playbook's load (default 24)",
+    )
+    month.add_argument(
+        "--off-peak",
+        type=float,
+        default=None,
+        help="the rest of the day, as a fraction of it (default 0)",
+    )
+    month.add_argument(
+        "--days", type=float, default=None, help="days in the month (default 30.42: 730 h)"
+    )
+    month.add_argument(
+        "--stored-gb",
+        type=float,
+        default=None,
+        help="the table's size (default: what the run leaves)",
+    )
     tf = parser.add_argument_group("best.tfvars.json (terraform/examples/own-table)")
     tf.add_argument("--run-id", default=None, help="its run_id (default: opt-<playbook name>)")
     tf.add_argument("--owner", default="hotbench-optimize", help="its owner tag")
-    tf.add_argument("--expires-in-h", type=float, default=24.0, help="its expires_at, hours from now")
+    tf.add_argument(
+        "--expires-in-h", type=float, default=24.0, help="its expires_at, hours from now"
+    )
     parser.set_defaults(handler=handle)

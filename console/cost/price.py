@@ -6,11 +6,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from console.cost import rules
-from console.exitcodes import USAGE
-from console.output import UserError
 from console.cost.lines import CostLine, line
 from console.cost.prices import HOURS_PER_MONTH, ClassPrices, PriceTable
 from console.cost.record import Span, TableUse, UsageRecord
+from console.exitcodes import USAGE
+from console.output import UserError
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * rules.SECONDS_PER_HOUR
 

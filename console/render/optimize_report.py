@@ -86,7 +86,9 @@ def summary_lines(report: OptimizeReport) -> list[str]:
     rule, what the arithmetic proved, and every honest edge."""
     out = [f"month: {report.month.words()} (optimize.month; docs/optimize.md#the-month)"]
     for g in report.groups:
-        out += [f"{g.tables[0] if len(g.tables) == 1 else ', '.join(g.tables)}: {n}" for n in g.notes]
+        out += [
+            f"{g.tables[0] if len(g.tables) == 1 else ', '.join(g.tables)}: {n}" for n in g.notes
+        ]
         if g.best is None:
             out += describe_failure(g)
             continue
@@ -102,11 +104,10 @@ def summary_lines(report: OptimizeReport) -> list[str]:
         )
         naive = g.naive
         verdict = "passes" if naive.passed else "fails"
-        saving = (
-            f": the recommendation costs {(1 - best.costs.month_usd / naive.costs.month_usd) * 100:.0f} % less"
-            if naive.passed and naive.costs.month_usd > 0
-            else ""
-        )
+        saving = ""
+        if naive.passed and naive.costs.month_usd > 0:
+            less = (1 - best.costs.month_usd / naive.costs.month_usd) * 100
+            saving = f": the recommendation costs {less:.0f} % less"
         out.append(
             f"naive fix (provisioned for the peak at 70 % utilisation): {naive.words} at "
             f"{usd(naive.costs.month_usd)} a month, {verdict} "
@@ -115,7 +116,8 @@ def summary_lines(report: OptimizeReport) -> list[str]:
         written = g.written
         out.append(
             f"as written: {written.words} at {usd(written.costs.month_usd)} a month, "
-            f"{'passes' if written.passed else 'fails'} ({written.throttle_rate * 100:.2f} % throttled)"
+            f"{'passes' if written.passed else 'fails'} "
+            f"({written.throttle_rate * 100:.2f} % throttled)"
         )
         for m in best.flagged:
             out.append(f"margin: {m.words()}")
@@ -139,7 +141,9 @@ def final_lines(report: OptimizeReport) -> list[str]:
         f"PASSED: {len(final.margins)} of {len(final.margins)} criteria hold"
         if final.passed
         else f"FAILED: {len(failed)} of {len(final.margins)} criteria: "
-        + "; ".join(f"{m.verdict.criterion.name} (measured {m.verdict.measured_text})" for m in failed)
+        + "; ".join(
+            f"{m.verdict.criterion.name} (measured {m.verdict.measured_text})" for m in failed
+        )
     )
     return [f"best playbook simulated whole, as `hotbench check` runs it: {status}"]
 
@@ -175,7 +179,9 @@ def frontier_text(group: GroupOutcome, width: int = 78, height: int = 18) -> str
     plt.theme("clear")
     plt.plot_size(width, height)
     points = _points(group)
-    plt.scatter([x for x, _, _ in points], [y for _, y, _ in points], marker="dot", label="simulated")
+    plt.scatter(
+        [x for x, _, _ in points], [y for _, y, _ in points], marker="dot", label="simulated"
+    )
     plt.plot(
         [e.throttle_rate * 100 for e in front],
         [e.costs.month_usd for e in front],
@@ -231,7 +237,8 @@ def frontier_svg(group: GroupOutcome) -> str:
         "monthly cost against throttle rate</text>",
         f'<line x1="{left}" y1="{h - bottom}" x2="{w - right}" y2="{h - bottom}" stroke="black"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{h - bottom}" stroke="black"/>',
-        f'<text x="{(left + w - right) / 2}" y="{h - 14}" text-anchor="middle">throttled (%)</text>',
+        f'<text x="{(left + w - right) / 2}" y="{h - 14}" text-anchor="middle">'
+        "throttled (%)</text>",
         f'<text x="18" y="{(top + h - bottom) / 2}" text-anchor="middle" '
         f'transform="rotate(-90 18 {(top + h - bottom) / 2})">$ per month</text>',
     ]
@@ -252,10 +259,12 @@ def frontier_svg(group: GroupOutcome) -> str:
         parts.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>')
     front = frontier(group.evaluations)
     if front:
-        line = " ".join(f"{px(e.throttle_rate * 100):.1f},{py(e.costs.month_usd):.1f}" for e in front)
+        line = " ".join(
+            f"{px(e.throttle_rate * 100):.1f},{py(e.costs.month_usd):.1f}" for e in front
+        )
         parts.append(f'<polyline points="{line}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>')
     colors = {"W": "#9467bd", "N": "#ff7f0e", "B": "#2ca02c"}
-    for e, mark, label in _marked(group):
+    for e, mark, _ in _marked(group):
         x, y = px(e.throttle_rate * 100), py(e.costs.month_usd)
         parts.append(
             f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="{colors[mark]}"/>'

@@ -196,9 +196,7 @@ def _allowances(
         # Other tables' runs count too when the criterion names none: more to share.
         total = requests * repeats
         if c.table is None:
-            total += sum(
-                requests * r.repeats for r in playbook.runs() if r.table != table
-            )
+            total += sum(requests * r.repeats for r in playbook.runs() if r.table != table)
         out.append(Allowance(scope, max(0.0, fraction) * total))
     return out
 
@@ -266,7 +264,9 @@ def index_shard_refused(p: CapacityParams, gsi: str) -> Refusal:
         peak = phase.peak_rate * hot
         if peak <= limit:
             return 0.0
-        start = 0.0 if peak > p.gsi_intake_factor * limit else p.gsi_backlog_s * limit / (peak - limit)
+        start = (
+            0.0 if peak > p.gsi_intake_factor * limit else p.gsi_backlog_s * limit / (peak - limit)
+        )
         return _above(phase, hot, limit, max(p.grace_s, start), p.split_heat_s + p.split_delay_s)
 
     return refused

@@ -84,10 +84,7 @@ def margin_of(verdict: Verdict, result: PlaybookResult, headroom: float | None =
     measured = verdict.measured
     if c.compare is not None:
         return Margin(verdict, _compare_violation(verdict), None, None)
-    if measured is None:  # first_throttle_s that never throttled
-        value = math.inf
-    else:
-        value = measured
+    value = math.inf if measured is None else measured  # None: never throttled
     excess = 0.0
     slack: float | None = None
     scale = _FLOOR.get(c.metric, 1.0)
@@ -102,10 +99,16 @@ def margin_of(verdict: Verdict, result: PlaybookResult, headroom: float | None =
         return Margin(verdict, excess if math.isfinite(excess) else 1.0, None, None)
     if slack is not None and not math.isfinite(slack):
         slack = None
-    if headroom is not None and slack is not None and c.metric in ("throttle_rate", "achieved_rate"):
+    if (
+        headroom is not None
+        and slack is not None
+        and c.metric in ("throttle_rate", "achieved_rate")
+    ):
         offered, seconds, throttled = _scope(result, c.table, c.repeat, c.phase)
         if throttled == 0 and offered > 0:
-            room = headroom if c.metric == "throttle_rate" else headroom * offered / max(seconds, 1e-9)
+            room = (
+                headroom if c.metric == "throttle_rate" else headroom * offered / max(seconds, 1e-9)
+            )
             slack = max(slack, room)
     return Margin(verdict, 0.0, slack, _tolerance(verdict, result))
 

@@ -75,8 +75,8 @@ class Dimension(ABC):
         a provisioned table)."""
         return True
 
-    def suggest(self, trial: Suggest, prefix: str, values: Values) -> None:
-        """Choose this dimension's values (simulated dimensions)."""
+    def suggest(self, trial: Suggest, prefix: str, values: Values) -> None:  # noqa: B027
+        """Choose this dimension's values (simulated dimensions; a priced one has none)."""
 
     def options(self, values: Values) -> list[Values]:
         """Every choice of this dimension (priced dimensions), as partial values."""
@@ -320,7 +320,9 @@ class OnDemandMax(Dimension):
             values[self.key] = None
             return
         top = self.bounds.high + self.bounds.step
-        value = int(trial.suggest_int(prefix + self.key, self.bounds.low, top, step=self.bounds.step))
+        value = int(
+            trial.suggest_int(prefix + self.key, self.bounds.low, top, step=self.bounds.step)
+        )
         values[self.key] = None if value >= top else value
 
     def params(self, prefix: str, values: Values) -> dict[str, Any]:
@@ -367,7 +369,9 @@ class WriteShardCount(Dimension):
     def suggest(self, trial: Suggest, prefix: str, values: Values) -> None:
         high = self.shards.max_shards
         values["shards"] = (
-            self.low if self.low >= high else int(trial.suggest_int(prefix + "shards", self.low, high))
+            self.low
+            if self.low >= high
+            else int(trial.suggest_int(prefix + "shards", self.low, high))
         )
 
     def params(self, prefix: str, values: Values) -> dict[str, Any]:
@@ -676,8 +680,10 @@ def table_space(
     peaks = _peaks(spec, demand, measured)
     field_of = f"optimize.tables.{name}"
 
-    modes = [spec.billing_mode] if "billing_mode" in keep else list(
-        search.billing_modes or [ON_DEMAND, PROVISIONED]
+    modes: list[str] = (
+        [spec.billing_mode]
+        if "billing_mode" in keep
+        else [str(m) for m in search.billing_modes or (ON_DEMAND, PROVISIONED)]
     )
 
     run_s = sum(ph.duration_s for ph in playbook.load.phases)
@@ -758,7 +764,9 @@ def table_space(
                         Capacity(side, Range(value, value, step, ""), gsi=gsi.name)
                     )
                     continue
-                peak = (peaks.index_write if side == "write" else peaks.index_read).get(gsi.name, 0.0)
+                peak = (peaks.index_write if side == "write" else peaks.index_read).get(
+                    gsi.name, 0.0
+                )
                 given = getattr(given_gsi, side) if given_gsi else None
                 if peak <= 0 and given is None:
                     capacity_dims.append(Capacity(side, Range(1, 1, step, ""), gsi=gsi.name))
@@ -784,28 +792,28 @@ def table_space(
     owners: list[tuple[str | None, float, float]] = [(None, peaks.write, peaks.read)] + [
         (g.name, peaks.index_write.get(g.name, 0.0), 0.0) for g in spec.gsis
     ]
-    for gsi, write_peak, read_peak in owners:
+    for owner, write_peak, read_peak in owners:
         for side, peak in (("write", write_peak), ("read", read_peak)):
             floor = WARM_MINIMUM[side]
             if "warm_throughput" in keep:
-                fixed = WarmThroughput(side, {}, gsi).written(spec)[
-                    (f"gsi.{gsi}." if gsi else "") + f"warm_{side}"
+                fixed = WarmThroughput(side, {}, owner).written(spec)[
+                    (f"gsi.{owner}." if owner else "") + f"warm_{side}"
                 ]
                 warm_dims.append(
-                    WarmThroughput(side, {m: Range(fixed, fixed, step, "") for m in modes}, gsi)
+                    WarmThroughput(side, {m: Range(fixed, fixed, step, "") for m in modes}, owner)
                 )
                 continue
             given = (
                 getattr(search.warm_throughput, side)
-                if search.warm_throughput and gsi is None
+                if search.warm_throughput and owner is None
                 else None
             )
             if peak <= 0 and given is None:
                 continue
-            where = f"warm_throughput.{side}" if gsi is None else f"gsis.{gsi}.warm_{side}"
+            where = f"warm_throughput.{side}" if owner is None else f"gsis.{owner}.warm_{side}"
             ranges: dict[str, Range] = {}
             if ON_DEMAND in ok_modes:
-                units = _units_of(side) if gsi is None else _index_units(gsi)
+                units = _units_of(side) if owner is None else _index_units(owner)
                 od = bounds(
                     given,
                     on_demand_refused(p, units),
@@ -821,11 +829,11 @@ def table_space(
                     )
                 else:
                     ranges[ON_DEMAND] = od
-            if PROVISIONED in ok_modes and gsi is None:
+            if PROVISIONED in ok_modes and owner is None:
                 high = given.max if given is not None else max(floor, round_up(2 * peak, step))
                 ranges[PROVISIONED] = Range(floor, max(floor, high), step, f"{field_of}.{where}")
             if ranges:
-                warm_dims.append(WarmThroughput(side, ranges, gsi))
+                warm_dims.append(WarmThroughput(side, ranges, owner))
     # an on-demand maximum: only where the criteria let the table throttle (else a cap
     # at or above the peak costs the same as none)
     odm_dims: list[Dimension] = []
@@ -861,11 +869,13 @@ def table_space(
                 space.notes.append(f"write shards: {proven}")
     dims.append(BillingMode(ok_modes, name))
     dims += shard_dims + capacity_dims + warm_dims + odm_dims
-    classes = [spec.table_class] if "table_class" in keep else list(
-        search.table_classes or ["STANDARD", "STANDARD_INFREQUENT_ACCESS"]
+    classes: list[str] = (
+        [spec.table_class]
+        if "table_class" in keep
+        else [str(c) for c in search.table_classes or ("STANDARD", "STANDARD_INFREQUENT_ACCESS")]
     )
     dims.append(TableClass(classes))
-    terms = [] if "reserved" in keep else list(search.reserved_terms_years)
+    terms: list[int] = [] if "reserved" in keep else list(search.reserved_terms_years)
     dims.append(Reserved(terms))
     space.dims = dims
     space.naive_values = _naive(spec, peaks, step)
@@ -914,9 +924,7 @@ def _least_shards(
 def _peaks(spec: TableSpec, demand: TableDemand, measured: Peaks | None) -> Peaks:
     write = demand.peak_units(lambda ph: ph.write_units)
     read = demand.peak_units(lambda ph: ph.read_units)
-    index_write = {
-        g.name: demand.peak_units(_index_units(g.name)) for g in spec.gsis
-    }
+    index_write = {g.name: demand.peak_units(_index_units(g.name)) for g in spec.gsis}
     index_read: dict[str, float] = {g.name: 0.0 for g in spec.gsis}
     if measured is not None:
         write = max(write, measured.write)

@@ -101,6 +101,10 @@ class WriteShards(_Strict):
         return "{key}" + self.suffix
 
 
+def _one_year() -> list[Literal[1, 3]]:
+    return [1]
+
+
 class TableSearch(_Strict):
     """What may vary on one table, and within which bounds; anything left out is searched
     within the default bounds (docs/optimize.md#the-search-space)."""
@@ -116,7 +120,7 @@ class TableSearch(_Strict):
     on_demand_max: ReadWrite | None = None
     table_classes: list[TableClass] | None = Field(default=None, min_length=1)
     write_shards: WriteShards | None = None
-    reserved_terms_years: list[Literal[1, 3]] = Field(default_factory=lambda: [1])
+    reserved_terms_years: list[Literal[1, 3]] = Field(default_factory=_one_year)
     """Terms of reserved capacity offered for a provisioned base; [] offers none."""
     step: int = Field(default=100, ge=1, le=10_000)
     """Capacity, warm throughput and maxima are searched in multiples of this."""
@@ -154,8 +158,7 @@ class MonthSpec(_Strict):
             else (", idle the rest of the day" if self.peak_hours_per_day < 24 else "")
         )
         return (
-            f"the playbook's load {self.peak_hours_per_day:g} h a day{rest}, "
-            f"{self.days:.4g} days"
+            f"the playbook's load {self.peak_hours_per_day:g} h a day{rest}, {self.days:.4g} days"
         )
 
 
@@ -207,7 +210,9 @@ def optimize_problems(playbook: Playbook, warm_minimum: dict[str, int]) -> list[
                 have = ", ".join(g.name for g in table.gsis) or "none"
                 problems.append(((*loc, "gsis", gsi), f"table {name} has no GSI {gsi!r} ({have})"))
         if search.write_shards is not None:
-            problems += _shard_problems(playbook, table, search.write_shards, (*loc, "write_shards"))
+            problems += _shard_problems(
+                playbook, table, search.write_shards, (*loc, "write_shards")
+            )
     return problems
 
 
