@@ -57,7 +57,13 @@ def with_options(data: dict[str, Any], args: argparse.Namespace) -> dict[str, An
             tables = {name: {} for name in dict.fromkeys(loaded)}
         for name, entry in tables.items():
             for key, value in per_table.items():
-                if key == "write_shards" and not _has_key(out, name, value["key"]):
+                # --shard without --table marks the tables that have the key; a table
+                # named by --table takes it (and validation names a key it lacks)
+                if (
+                    key == "write_shards"
+                    and not args.table
+                    and not _has_key(out, name, value["key"])
+                ):
                     continue
                 entry[key] = value
     if tables is not None:

@@ -121,8 +121,10 @@ class GroupOutcome:
         return sorted((e for e in self.evaluations if e.passed), key=Evaluation.rank_key)
 
     def closest(self) -> Evaluation:
-        """The configuration that failed by the least."""
-        return min(self.evaluations, key=lambda e: (e.violation, e.costs.month_usd))
+        """The configuration within the bounds that failed by the least (the playbook as
+        written where the arithmetic ruled out every one, and nothing was searched)."""
+        failed = [e for e in self.evaluations if not e.passed] or [self.written]
+        return min(failed, key=lambda e: (e.violation, e.costs.month_usd))
 
 
 @dataclass
@@ -278,6 +280,12 @@ def _subset(data: dict[str, Any], playbook: Playbook, tables: list[str]) -> dict
         for raw, parsed in zip(data.get("criteria") or [], playbook.criteria, strict=True)
         if about(parsed)
     ]
+    section = out.get("optimize")
+    if isinstance(section, dict) and isinstance(section.get("tables"), dict):
+        out["optimize"] = {
+            **section,
+            "tables": {k: v for k, v in section["tables"].items() if k in tables},
+        }
     return out
 
 
@@ -388,14 +396,19 @@ def _search_group(ctx: _Context, varied: list[str], linked: list[str]) -> GroupO
         )
         ctx.say(f"{', '.join(varied)}: {done} of {total} configurations simulated, {best}")
 
-    trials = run_study(
-        propose,
-        score,
-        seeds,
-        ctx.options.trials,
-        ctx.options.seed,
-        ctx.options.budget_s,
-        progress,
+    possible = all(s.modes for s in spaces)
+    trials = (
+        run_study(
+            propose,
+            score,
+            seeds,
+            ctx.options.trials,
+            ctx.options.seed,
+            ctx.options.budget_s,
+            progress,
+        )
+        if possible
+        else 0
     )
     outcome = GroupOutcome(varied, spaces, written, naive, evaluations, trials)
     outcome.notes = [n for s in spaces for n in s.notes]
@@ -629,7 +642,15 @@ def describe_failure(outcome: GroupOutcome) -> list[str]:
             f"{v.measured_text}, expected {v.expected})"
         )
     lines += [f"month: {s}" for s in closest.month_short[:1]]
-    hints = [h for s in outcome.spaces for h in s.edges(closest.configs[s.name])]
+    if outcome.naive.passed:
+        lines.append(
+            f"outside the bounds, the naive fix passes: {outcome.naive.words} at "
+            f"${outcome.naive.costs.month_usd:,.2f} a month"
+        )
+    near = sorted((e for e in outcome.evaluations if not e.passed), key=lambda e: e.violation)[
+        :3
+    ] or [closest]
+    hints = [h for e in near for s in outcome.spaces for h in s.edges(e.configs[s.name])]
     hints += [n for n in outcome.notes if "at least" in n or "left out" in n]
     lines += [f"widen: {h}" for h in dict.fromkeys(hints)] or [
         "widen: no bound of the search was reached; more --trials may find one, or the "

@@ -21,7 +21,9 @@ on a slower machine.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -45,6 +47,33 @@ def simulate_data(data: dict[str, Any], params: CapacityParams) -> PlaybookResul
     return simulate(parse_playbook(data, "<candidate>"), params)
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """fork where this process runs one thread: the workers start at once, with the
+    simulation imported, and leave nothing behind. With other threads (the TUI's), a
+    fork could copy a lock one of them holds: forkserver then, whose server process is
+    forked before any of them."""
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["loadgen.analysis.optimize_search"])
+    return context
+
+
+def _stop_helpers() -> None:
+    """The forkserver and the resource tracker it started live until this process ends;
+    stop them with the pool (their `_stop`, which CPython's own tests use: there is no
+    public way), so that a long-lived process (the console) keeps no idle helpers."""
+    from multiprocessing import forkserver, resource_tracker
+
+    for helper in (
+        getattr(forkserver, "_forkserver", None),
+        getattr(resource_tracker, "_resource_tracker", None),
+    ):
+        stop = getattr(helper, "_stop", None)
+        if callable(stop):
+            stop()
+
+
 def cores() -> int:
     """The cores this process may run on."""
     try:
@@ -65,17 +94,14 @@ class Simulator:
 
     def __enter__(self) -> Simulator:
         if self.jobs > 1:
-            # forkserver: the workers fork from a clean server that has imported the
-            # simulation once, never from this process (which may run threads: the TUI).
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["loadgen.analysis.optimize_search"])
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+            _stop_helpers()
 
     def run(self, candidates: list[dict[str, Any]]) -> list[PlaybookResult]:
         started = time.perf_counter()

@@ -225,8 +225,9 @@ class Capacity(Dimension):
         return f"{values[self.key]:,} {unit}{where}"
 
     def edge(self, values: Values) -> str | None:
-        if values.get(self.key) == self.bounds.high and self.bounds.high < MAX_UNITS:
-            return f"raise {self.bounds.field}.max (the closest sits at {self.bounds.high:,})"
+        b = self.bounds
+        if b.field and not b.fixed and values.get(self.key) == b.high and b.high < MAX_UNITS:
+            return f"raise {b.field}.max (the closest sits at {b.high:,})"
         return None
 
 
@@ -294,7 +295,7 @@ class WarmThroughput(Dimension):
 
     def edge(self, values: Values) -> str | None:
         r = self._range(values)
-        if values.get(self.key) == r.high and r.high < MAX_UNITS and r.field:
+        if values.get(self.key) == r.high and r.high < MAX_UNITS and r.field and not r.fixed:
             return f"raise {r.field}.max (the closest sits at {r.high:,})"
         return None
 
@@ -523,6 +524,12 @@ class TableSpace:
     def simulated(self) -> list[Dimension]:
         return [d for d in self.dims if d.simulated]
 
+    @property
+    def modes(self) -> list[str]:
+        """The billing modes left to search: none when the arithmetic rules every one
+        out within the bounds (the notes say why)."""
+        return next((d.choices for d in self.dims if isinstance(d, BillingMode)), [])
+
     def suggest(self, trial: Suggest, prefix: str) -> Values:
         values: Values = {}
         for dim in self.simulated:
@@ -725,67 +732,54 @@ def table_space(
     dims: list[Dimension] = []
     capacity_dims: list[Dimension] = []
     ok_modes = list(modes)
-    # provisioned capacity of the table and each GSI
-    if PROVISIONED in modes:
-        for side in ("write", "read"):
-            units = _units_of(side)
+    # Provisioned capacity of the table and each GSI: a dimension for each even where
+    # provisioned is not searched (then fixed), so the naive fix can be written.
+    owners_of_capacity: list[tuple[str | None, str]] = [(None, "write"), (None, "read")] + [
+        (g.name, side) for g in spec.gsis for side in ("write", "read")
+    ]
+    for gsi_name, side in owners_of_capacity:
+        gsi = next((g for g in spec.gsis if g.name == gsi_name), None)
+        owner_spec: Any = spec if gsi is None else gsi
+        written_value = getattr(owner_spec, f"{side}_capacity")
+        kept = ("capacity" if gsi is None else "gsi_capacity") in keep
+        if kept and written_value is not None:
+            fixed = Range(written_value, written_value, step, "")
+            capacity_dims.append(Capacity(side, fixed, gsi=gsi_name))
+            continue
+        if gsi is None:
             given = getattr(search.capacity, side) if search.capacity else None
-            if "capacity" in keep and spec.billing_mode == PROVISIONED:
-                value = getattr(spec, f"{side}_capacity")
-                capacity_dims.append(Capacity(side, Range(value, value, step, "")))
-                continue
             peak = getattr(peaks, side)
-            if peak <= 0 and given is None:
-                capacity_dims.append(Capacity(side, Range(1, 1, step, "")))
-                if side == "read":
-                    space.notes.append(
-                        "read capacity 1: the playbook offers no reads; add them to the load "
-                        "to size them"
-                    )
-                continue
+            units = _units_of(side)
+            backlog = 0.0
+            where = f"capacity.{side}"
+        else:
+            given_gsi = search.gsis.get(gsi.name)
+            given = getattr(given_gsi, side) if given_gsi else None
+            peak = (peaks.index_write if side == "write" else peaks.index_read).get(gsi.name, 0.0)
+            units = _index_units(gsi.name)
+            backlog = p.gsi_backlog_s
+            where = f"gsis.{gsi.name}.{side}"
+        if peak <= 0 and given is None:
+            capacity_dims.append(Capacity(side, Range(1, 1, step, ""), gsi=gsi_name))
+            if side == "read" and gsi is None and PROVISIONED in modes:
+                space.notes.append(
+                    "read capacity 1: the playbook offers no reads; add them to the load to "
+                    "size them"
+                )
+            continue
+        r = None
+        if PROVISIONED in ok_modes:
             r = bounds(
                 given,
-                provisioned_refused(p, units),
+                provisioned_refused(p, units, backlog),
                 peak,
                 step,
-                f"capacity.{side}",
+                where,
                 sustain=mean(units),
             )
             if r is None:
                 ok_modes.remove(PROVISIONED)
-                break
-            capacity_dims.append(Capacity(side, r))
-        for gsi in spec.gsis if PROVISIONED in ok_modes else []:
-            given_gsi = search.gsis.get(gsi.name)
-            for side in ("write", "read"):
-                if "gsi_capacity" in keep and spec.billing_mode == PROVISIONED:
-                    value = getattr(gsi, f"{side}_capacity")
-                    capacity_dims.append(
-                        Capacity(side, Range(value, value, step, ""), gsi=gsi.name)
-                    )
-                    continue
-                peak = (peaks.index_write if side == "write" else peaks.index_read).get(
-                    gsi.name, 0.0
-                )
-                given = getattr(given_gsi, side) if given_gsi else None
-                if peak <= 0 and given is None:
-                    capacity_dims.append(Capacity(side, Range(1, 1, step, ""), gsi=gsi.name))
-                    continue
-                units = _index_units(gsi.name)
-                r = bounds(
-                    given,
-                    provisioned_refused(p, units, p.gsi_backlog_s),
-                    peak,
-                    step,
-                    f"gsis.{gsi.name}.{side}",
-                    sustain=mean(units),
-                )
-                if r is None:
-                    ok_modes.remove(PROVISIONED)
-                    break
-                capacity_dims.append(Capacity(side, r, gsi=gsi.name))
-            if PROVISIONED not in ok_modes:
-                break
+        capacity_dims.append(Capacity(side, r or Range(step, step, step, ""), gsi=gsi_name))
     # warm throughput (on demand: it lifts the new table's ceiling; provisioned: it
     # pre-splits partitions beyond the capacity's), of the table and of each GSI
     warm_dims: list[Dimension] = []
@@ -809,6 +803,11 @@ def table_space(
                 else None
             )
             if peak <= 0 and given is None:
+                if owner is None:  # fixed as written (the naive fix writes its default)
+                    fixed = WarmThroughput(side, {}).written(spec)[f"warm_{side}"]
+                    warm_dims.append(
+                        WarmThroughput(side, {m: Range(fixed, fixed, step, "") for m in modes})
+                    )
                 continue
             where = f"warm_throughput.{side}" if owner is None else f"gsis.{owner}.warm_{side}"
             ranges: dict[str, Range] = {}
@@ -832,6 +831,11 @@ def table_space(
             if PROVISIONED in ok_modes and owner is None:
                 high = given.max if given is not None else max(floor, round_up(2 * peak, step))
                 ranges[PROVISIONED] = Range(floor, max(floor, high), step, f"{field_of}.{where}")
+            if owner is None:
+                for m in modes:  # a mode searched without warming: its value as written
+                    if m not in ranges:
+                        fixed = WarmThroughput(side, {}).written(spec)[f"warm_{side}"]
+                        ranges[m] = Range(fixed, fixed, step, "")
             if ranges:
                 warm_dims.append(WarmThroughput(side, ranges, owner))
     # an on-demand maximum: only where the criteria let the table throttle (else a cap
