@@ -36,6 +36,10 @@ SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"console/commands/params.py", "emulator/params.py"}),
         "`hotbench params` (console/commands/ is named by CLI verb) over the parameter set",
     ),
+    "optimize.py": (
+        frozenset({"console/commands/optimize.py", "loadgen/analysis/optimize.py"}),
+        "`hotbench optimize` (console/commands/ is named by CLI verb) over the search",
+    ),
 }
 """Basename -> (the exact modules allowed to share it, why). `__init__.py` is any package's."""
 

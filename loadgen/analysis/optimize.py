@@ -178,14 +178,14 @@ def optimize(
         for group, linked in _groups(playbook, varied):
             report.groups.append(
                 _search_group(
-                    _Context(playbook, data, spec, advice, pricing, cost_of, options, simulator),
+                    _Search(playbook, data, spec, advice, pricing, cost_of, options, simulator),
                     group,
                     linked,
                 )
             )
         if all(g.best is not None for g in report.groups):
             _verify(
-                report, _Context(playbook, data, spec, advice, pricing, cost_of, options, simulator)
+                report, _Search(playbook, data, spec, advice, pricing, cost_of, options, simulator)
             )
         report.simulations = simulator.simulations
         report.simulated_s = simulator.seconds
@@ -194,7 +194,7 @@ def optimize(
 
 
 @dataclass
-class _Context:
+class _Search:
     playbook: Playbook
     data: dict[str, Any]
     spec: OptimizeSpec
@@ -289,7 +289,7 @@ def _subset(data: dict[str, Any], playbook: Playbook, tables: list[str]) -> dict
     return out
 
 
-def _search_group(ctx: _Context, varied: list[str], linked: list[str]) -> GroupOutcome:
+def _search_group(ctx: _Search, varied: list[str], linked: list[str]) -> GroupOutcome:
     tables = varied + linked
     base = _subset(ctx.data, ctx.playbook, tables)
     ctx.say(f"{', '.join(varied)}: simulating the playbook as written")
@@ -581,7 +581,7 @@ def playbook_text(data: dict[str, Any]) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
-def _verify(report: OptimizeReport, ctx: _Context) -> None:
+def _verify(report: OptimizeReport, ctx: _Search) -> None:
     """Write each group's winner into the whole playbook and simulate it as `hotbench
     check` will (from the YAML text); a group whose winner fails there (the group was
     simulated alone, with its own random numbers) gives way to its next cheapest."""

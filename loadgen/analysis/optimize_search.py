@@ -20,6 +20,7 @@ on a slower machine.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import multiprocessing.context
 import os
@@ -42,9 +43,15 @@ the number of cores."""
 
 
 def simulate_data(data: dict[str, Any], params: CapacityParams) -> PlaybookResult:
-    """One candidate: its playbook data parsed and simulated, as `hotbench simulate` does
-    (the process pool's task; module level so that it can be sent to a worker)."""
+    """One candidate: its playbook data parsed and simulated, as `hotbench simulate` does."""
     return simulate(parse_playbook(data, "<candidate>"), params)
+
+
+def _simulate_in_worker(data: dict[str, Any], params: dict[str, Any]) -> PlaybookResult:
+    """The process pool's task (module level, so that it can be sent to a worker). The
+    parameters travel as their fields: the compiled emulator's frozen dataclass does not
+    survive pickling (its __setattr__ refuses the unpickler)."""
+    return simulate_data(data, CapacityParams(**params))
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -108,7 +115,8 @@ class Simulator:
         if self._pool is None or len(candidates) == 1:
             results = [simulate_data(c, self.params) for c in candidates]
         else:
-            futures = [self._pool.submit(simulate_data, c, self.params) for c in candidates]
+            fields = {f.name: getattr(self.params, f.name) for f in dataclasses.fields(self.params)}
+            futures = [self._pool.submit(_simulate_in_worker, c, fields) for c in candidates]
             results = [f.result() for f in futures]
         self.simulations += len(candidates)
         self.seconds += time.perf_counter() - started

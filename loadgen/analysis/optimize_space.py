@@ -231,7 +231,7 @@ class Capacity(Dimension):
         return None
 
 
-class WarmThroughput(Dimension):
+class WarmSetting(Dimension):
     """Warm throughput of one side of the table (or one GSI), in a range per billing
     mode: on demand from the bound that lifts the new table's ceiling enough, provisioned
     from the default (it pre-splits partitions beyond the capacity's). The least value,
@@ -790,11 +790,11 @@ def table_space(
         for side, peak in (("write", write_peak), ("read", read_peak)):
             floor = WARM_MINIMUM[side]
             if "warm_throughput" in keep:
-                fixed = WarmThroughput(side, {}, owner).written(spec)[
+                fixed = WarmSetting(side, {}, owner).written(spec)[
                     (f"gsi.{owner}." if owner else "") + f"warm_{side}"
                 ]
                 warm_dims.append(
-                    WarmThroughput(side, {m: Range(fixed, fixed, step, "") for m in modes}, owner)
+                    WarmSetting(side, {m: Range(fixed, fixed, step, "") for m in modes}, owner)
                 )
                 continue
             given = (
@@ -804,9 +804,9 @@ def table_space(
             )
             if peak <= 0 and given is None:
                 if owner is None:  # fixed as written (the naive fix writes its default)
-                    fixed = WarmThroughput(side, {}).written(spec)[f"warm_{side}"]
+                    fixed = WarmSetting(side, {}).written(spec)[f"warm_{side}"]
                     warm_dims.append(
-                        WarmThroughput(side, {m: Range(fixed, fixed, step, "") for m in modes})
+                        WarmSetting(side, {m: Range(fixed, fixed, step, "") for m in modes})
                     )
                 continue
             where = f"warm_throughput.{side}" if owner is None else f"gsis.{owner}.warm_{side}"
@@ -834,10 +834,10 @@ def table_space(
             if owner is None:
                 for m in modes:  # a mode searched without warming: its value as written
                     if m not in ranges:
-                        fixed = WarmThroughput(side, {}).written(spec)[f"warm_{side}"]
+                        fixed = WarmSetting(side, {}).written(spec)[f"warm_{side}"]
                         ranges[m] = Range(fixed, fixed, step, "")
             if ranges:
-                warm_dims.append(WarmThroughput(side, ranges, owner))
+                warm_dims.append(WarmSetting(side, ranges, owner))
     # an on-demand maximum: only where the criteria let the table throttle (else a cap
     # at or above the peak costs the same as none)
     odm_dims: list[Dimension] = []

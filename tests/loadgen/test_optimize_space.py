@@ -25,7 +25,7 @@ from loadgen.analysis.optimize_space import (
     OnDemandMax,
     Reserved,
     TableClass,
-    WarmThroughput,
+    WarmSetting,
     WriteShardCount,
     apply_all,
     normalized,
@@ -142,7 +142,7 @@ def test_warm_throughput_bound_lifts_the_ceiling_over_the_launch() -> None:
     # No throttle allowed: the ceiling (warm x 1.0325) must reach the 6,000 offered.
     assert demand.least(refused, 40_000) == pytest.approx(6000, abs=1e-3)
     space = _space(playbook, "t")
-    warm = next(d for d in space.dims if isinstance(d, WarmThroughput))
+    warm = next(d for d in space.dims if isinstance(d, WarmSetting))
     assert warm.ranges[ON_DEMAND].low == math.ceil(6000 / P.ondemand_headroom / 100) * 100 == 5900
     assert warm.ranges[PROVISIONED].low == 4000  # a provisioned table needs no warming
 
@@ -201,7 +201,7 @@ def test_the_space_has_each_dimension_and_the_priced_ones_price_only() -> None:
     playbook = parse_playbook(yaml.safe_load(LAUNCH))
     space = _space(playbook, "t", MonthSpec())
     kinds = {type(d) for d in space.dims}
-    assert {Capacity, WarmThroughput, OnDemandMax, TableClass, Reserved} <= kinds
+    assert {Capacity, WarmSetting, OnDemandMax, TableClass, Reserved} <= kinds
     assert [d.simulated for d in space.dims if isinstance(d, TableClass | Reserved)] == [False] * 2
     provisioned = {"billing_mode": PROVISIONED, "write_capacity": 6000, "read_capacity": 1}
     options = space.priced(provisioned)
