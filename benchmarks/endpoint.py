@@ -35,6 +35,8 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+from emulator.emulator_options import EmulatorOptions
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_CORE = 0
 CLIENT_CORE = 1
@@ -106,7 +108,9 @@ def serve_emulator(port: int) -> None:
     from emulator.server import Latency, Service
     from emulator.server.serving import serve_forever
 
-    serve_forever("127.0.0.1", port, Service(create_delay_s=0.0), Latency(), lambda url: None)
+    serve_forever(
+        "127.0.0.1", port, Service(EmulatorOptions(create_delay_s=0.0)), Latency(), lambda url: None
+    )
 
 
 def _start(kind: str, port: int) -> subprocess.Popen[bytes]:

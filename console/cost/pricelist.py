@@ -218,8 +218,9 @@ def fetch_prices(pricing: Any, region: str, today: date | None = None) -> PriceT
             "s3_gb_month",
             "s3_per_1000_puts",
             "s3_per_1000_gets",
-            # nor the Standard-IA class, storage and reserved capacity (issue: their
-            # usage types are not verified here)
+            "scheduler_per_million_invocations",  # the backstop's: not fetched either
+            # nor the Standard-IA class, storage and reserved capacity: their usage types
+            # are not verified here
             "infrequent_access",
             "storage_gb_month",
             "reserved",

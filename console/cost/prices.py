@@ -82,6 +82,9 @@ class PriceTable:
     """Table storage per GB-month, by table class (STANDARD, STANDARD_INFREQUENT_ACCESS)."""
     reserved: dict[int, ReservedPrice] = field(default_factory=dict)
     """Reserved capacity by term in years (Standard table class only)."""
+    scheduler_per_million_invocations: float | None = None
+    """EventBridge Scheduler, per million scheduled invocations past the free 14 million
+    a month (the backstop's one-time schedules)."""
     kept: tuple[str, ...] = ()
     """After a refresh: the prices the Price List API did not answer, kept from the dated
     table (listed in every cost report that uses them)."""
@@ -136,6 +139,9 @@ US_EAST_1: Final = PriceTable(
         1: ReservedPrice(150.0, 0.0128, 30.0, 0.0025),
         3: ReservedPrice(180.0, 0.0081, 36.0, 0.0016),
     },
+    # https://aws.amazon.com/eventbridge/pricing/ (Scheduler: first 14 million scheduled
+    # invocations a month free, then $1.00 per million)
+    scheduler_per_million_invocations=1.00,
 )
 
 RECORDED: Final[dict[str, PriceTable]] = {US_EAST_1.region: US_EAST_1}

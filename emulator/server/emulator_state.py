@@ -10,8 +10,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.model import CapacityModel
-from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server.expiry import SWEEP_EVERY_S, Expiry
 from emulator.server.inflight import TransactionLedger
 from emulator.server.keystore import STORES
@@ -28,22 +28,22 @@ class EmulatorState:
 
     def __init__(
         self,
-        params: CapacityParams = DEFAULT_PARAMS,
-        scale: float | None = None,
-        create_delay_s: float | None = None,
+        options: EmulatorOptions | None = None,
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
-        store: str = "full",
-        max_memory: int | None = None,
     ) -> None:
+        options = options or EmulatorOptions()
+        store = options.store
         if store not in STORES:
             raise ValueError(f"unknown item store {store!r}: choose one of {', '.join(STORES)}")
-        if scale is not None:
-            params = params.scaled(scale)
+        params = options.params.params
+        if options.scale is not None:
+            params = params.scaled(options.scale)
         self.params = params
         self.scale = params.scale
-        self.create_delay_s = params.create_table_s if create_delay_s is None else create_delay_s
+        delay = options.create_delay_s
+        self.create_delay_s = params.create_table_s if delay is None else delay
         self.region = region
         self.account = account
         self._clock = clock
@@ -57,7 +57,8 @@ class EmulatorState:
         self.store_kind = store
         """Which item store new tables get: "full" or "keys" (docs/emulator.md, "Item
         stores and the memory bound")."""
-        self.memory = MemoryBound(default_max_memory() if max_memory is None else max_memory, store)
+        bound = options.max_memory
+        self.memory = MemoryBound(default_max_memory() if bound is None else bound, store)
         """Past this bound writes of new items are refused (emulator/server/memory.py)."""
         self.transactions = TransactionLedger()
         """Items of transactions in flight and recent client request tokens (inflight.py)."""

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import orjson
 
-from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import (
     batch_items,
     control,
@@ -139,25 +139,12 @@ class Service:
 
     def __init__(
         self,
-        params: CapacityParams = DEFAULT_PARAMS,
-        scale: float | None = None,
-        create_delay_s: float | None = None,
+        options: EmulatorOptions | None = None,
         region: str = "us-east-1",
         account: str = "000000000000",
         clock: Callable[[], float] = time.monotonic,
-        store: str = "full",
-        max_memory: int | None = None,
     ) -> None:
-        self.state = EmulatorState(
-            params,
-            scale,
-            create_delay_s,
-            region,
-            account,
-            clock,
-            store=store,
-            max_memory=max_memory,
-        )
+        self.state = EmulatorState(options, region, account, clock)
         self.checks: dict[str, RequestCheck] = {
             TARGET_PREFIX + name: request_check(name) for name in OPERATIONS
         }

@@ -17,9 +17,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.eventloop import new_event_loop
 from emulator.model import CapacityModel
-from emulator.params import DEFAULT_PARAMS, CapacityParams
 from emulator.server.http import HttpServer
 from emulator.server.latency import Latency
 from emulator.server.routes import make_handler
@@ -48,34 +48,23 @@ async def _stop(server: asyncio.Server, http: HttpServer) -> None:
 class EmulatorServer:
     """The emulator on loopback in a background thread.
 
-    with EmulatorServer(scale=0.1, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=0.1, create_delay_s=0)) as emu:
         boto3.client("dynamodb", endpoint_url=emu.endpoint_url, ...)
     """
 
     def __init__(
         self,
+        options: EmulatorOptions | None = None,
         host: str = DEFAULT_HOST,
         port: int = 0,
-        scale: float = 1.0,
-        params: CapacityParams = DEFAULT_PARAMS,
         latency: str | Latency = "none",
-        create_delay_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
-        store: str = "full",
-        max_memory: int | None = None,
         data_dir: Path | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.latency = latency if isinstance(latency, Latency) else Latency.parse(latency)
-        self.service = Service(
-            params,
-            scale=scale,
-            create_delay_s=create_delay_s,
-            clock=clock,
-            store=store,
-            max_memory=max_memory,
-        )
+        self.service = Service(options, clock=clock)
         # A transaction is in flight while its reply travels (emulator/server/inflight.py).
         self.service.state.transactions.window_s = self.latency.mean_s
         if data_dir is not None:  # tables and items kept there (persistence.py)

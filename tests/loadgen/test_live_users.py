@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from loadgen.format.playbook import Playbook, parse_playbook
 from loadgen.format.workload_spec import Users
@@ -70,7 +71,7 @@ class Counting:
 
 
 def run_live(playbook: Playbook, **plan: Any) -> tuple[WorkerReport, Counting, Any]:
-    emu = EmulatorServer(port=0, scale=1.0, create_delay_s=0)
+    emu = EmulatorServer(EmulatorOptions(scale=1.0, create_delay_s=0), port=0)
     counting = Counting(emu)  # before start: the server binds its handler then
     with emu:
         client = emulator_table(emu.endpoint_url, playbook)

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer, Service
 from emulator.server.protocol import CORAL_SERVICE
 from emulator.wire import TARGET_PREFIX
@@ -49,7 +50,7 @@ def refusal(service: Service, operation: str, body: dict[str, Any]) -> tuple[str
 
 @pytest.fixture
 def emu() -> Iterator[EmulatorServer]:
-    with EmulatorServer(create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as server:
         yield server
         assert server.service.internal_errors == 0
 

@@ -7,12 +7,13 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
 
 def test_create_table_is_creating_until_the_delay_passes() -> None:
-    with EmulatorServer(create_delay_s=30) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=30)) as emu:
         ddb = client(emu.endpoint_url)
         desc = key_table(ddb, billing="PROVISIONED")
         assert desc["TableStatus"] == "CREATING"

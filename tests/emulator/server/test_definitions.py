@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
@@ -196,7 +197,7 @@ class Clock:
 
 def test_a_capacity_change_goes_through_updating_and_is_dated() -> None:
     clock = Clock()
-    with EmulatorServer(create_delay_s=5, clock=clock) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=5), clock=clock) as emu:
         ddb = client(emu.endpoint_url)
         key_table(
             ddb,

@@ -23,6 +23,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 
 TARGET = "DynamoDB_20120810."
@@ -295,7 +296,7 @@ def test_random_control_plane_values_are_all_answered_without_a_5xx() -> None:
     fuzz = Fuzz(SEED)
     statuses: Counter[int] = Counter()
     slowest = (0.0, "")
-    with EmulatorServer(create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as emu:
         conn = http.client.HTTPConnection("127.0.0.1", emu.port, timeout=STALL_S)
         try:
             for number in range(REQUESTS):

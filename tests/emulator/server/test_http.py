@@ -14,6 +14,7 @@ from typing import Any
 import httptools
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 
 TARGET = "DynamoDB_20120810."
@@ -80,7 +81,7 @@ def post(
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer(create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as emu:
         yield emu
         assert emu.service.internal_errors == 0
 
@@ -180,7 +181,7 @@ def test_upgrade_requests_are_answered_as_http_1_1(server: EmulatorServer) -> No
 @pytest.mark.parametrize("latency", ["none", "fixed:20ms"])
 def test_a_half_closed_client_still_gets_its_replies(latency: str) -> None:
     with (
-        EmulatorServer(create_delay_s=0, latency=latency) as emu,
+        EmulatorServer(EmulatorOptions(create_delay_s=0), latency=latency) as emu,
         socket.create_connection(("127.0.0.1", emu.port), timeout=5) as sock,
     ):
         sock.sendall(post("ListTables", {}) * 2)
@@ -192,7 +193,7 @@ def test_a_half_closed_client_still_gets_its_replies(latency: str) -> None:
 
 
 def test_held_replies_keep_their_order_and_delay() -> None:
-    with EmulatorServer(create_delay_s=0, latency="fixed:50ms") as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), latency="fixed:50ms") as emu:
         start = time.monotonic()
         replies, _ = exchange(
             emu.port,
@@ -205,7 +206,7 @@ def test_held_replies_keep_their_order_and_delay() -> None:
 
 
 def test_stop_closes_keep_alive_connections() -> None:
-    emu = EmulatorServer(create_delay_s=0).start()
+    emu = EmulatorServer(EmulatorOptions(create_delay_s=0)).start()
     sock = socket.create_connection(("127.0.0.1", emu.port), timeout=5)
     try:
         sock.sendall(post("ListTables", {}))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
@@ -248,7 +249,9 @@ class _Clock:
 @pytest.fixture
 def held() -> Iterator[tuple[EmulatorServer, _Clock]]:
     clock = _Clock()
-    with EmulatorServer(create_delay_s=0, latency="fixed:1ms", clock=clock) as server:
+    with EmulatorServer(
+        EmulatorOptions(create_delay_s=0), latency="fixed:1ms", clock=clock
+    ) as server:
         yield server, clock
         assert server.service.internal_errors == 0
 
@@ -285,7 +288,7 @@ def test_a_write_meeting_a_transaction_in_flight_gets_a_conflict(
 
 
 def test_a_transaction_over_capacity_is_cancelled_with_the_throttle() -> None:
-    with EmulatorServer(scale=0.01, create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(scale=0.01, create_delay_s=0)) as server:
         ddb = client(server.endpoint_url)
         key_table(ddb, sk_type=None)
         reasons: list[dict[str, Any]] = []

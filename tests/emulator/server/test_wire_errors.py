@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
@@ -33,7 +34,7 @@ def post(url: str, body: bytes, target: str | None) -> tuple[int, dict[str, Any]
 
 @pytest.fixture(scope="module")
 def shared() -> Any:
-    with EmulatorServer(create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as server:
         key_table(client(server.endpoint_url), billing="PROVISIONED")
         yield server
         assert server.service.internal_errors == 0
