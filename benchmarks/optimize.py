@@ -96,7 +96,7 @@ def main() -> None:
         raw = yaml.safe_load((ROOT / "playbooks" / example.playbook).read_text())
         data = with_options(raw, _args(example, args.trials))
         playbook = parse_playbook(data)
-        _, one_wall, one_cpu = timed(lambda p=playbook: simulate(p))
+        _, one_wall, _ = timed(lambda p=playbook: simulate(p))
         report, wall, cpu = timed(
             lambda d=data, p=playbook: optimize(
                 d,
