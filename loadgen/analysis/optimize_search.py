@@ -24,6 +24,7 @@ import dataclasses
 import multiprocessing
 import multiprocessing.context
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -66,6 +67,26 @@ def _context() -> multiprocessing.context.BaseContext:
     return context
 
 
+@contextmanager
+def _real_stderr() -> Iterator[None]:
+    """The process's own stderr while helpers start: multiprocessing hands the resource
+    tracker `sys.stderr.fileno()`, and where an app has put a stream of its own there
+    (Textual's capture, whose descriptor is not a file) the start fails with "bad
+    value(s) in fds_to_keep"."""
+    try:
+        usable = sys.stderr is not None and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if usable or sys.__stderr__ is None:
+        yield
+        return
+    saved, sys.stderr = sys.stderr, sys.__stderr__
+    try:
+        yield
+    finally:
+        sys.stderr = saved
+
+
 def _stop_helpers() -> None:
     """The forkserver and the resource tracker it started live until this process ends;
     stop them with the pool (their `_stop`, which CPython's own tests use: there is no
@@ -101,7 +122,8 @@ class Simulator:
 
     def __enter__(self) -> Simulator:
         if self.jobs > 1:
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
+            with _real_stderr():
+                self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context())
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -116,7 +138,8 @@ class Simulator:
             results = [simulate_data(c, self.params) for c in candidates]
         else:
             fields = {f.name: getattr(self.params, f.name) for f in dataclasses.fields(self.params)}
-            futures = [self._pool.submit(_simulate_in_worker, c, fields) for c in candidates]
+            with _real_stderr():  # a worker (or the forkserver) may start here
+                futures = [self._pool.submit(_simulate_in_worker, c, fields) for c in candidates]
             results = [f.result() for f in futures]
         self.simulations += len(candidates)
         self.seconds += time.perf_counter() - started
