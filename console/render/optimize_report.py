@@ -32,13 +32,20 @@ def usd(value: float) -> str:
 
 def ranked(group: GroupOutcome, top: int) -> list[Evaluation]:
     """The passing configurations, cheapest first, then the closest failures, `top` in
-    all: what the table shows."""
+    all, each once (the search may propose a configuration again: it is simulated once,
+    and shown once, by the trial that first proposed it)."""
     passing = group.passing
     failing = sorted(
         (e for e in group.evaluations if not e.passed),
         key=lambda e: (e.violation, e.costs.month_usd),
     )
-    return (passing + failing)[:top]
+    seen: set[str] = set()
+    out = []
+    for e in passing + failing:
+        if e.words not in seen:
+            seen.add(e.words)
+            out.append(e)
+    return out[:top]
 
 
 def criteria_legend(group: GroupOutcome) -> list[str]:

@@ -5,6 +5,7 @@ widen when nothing passes, exit 2 for bad input. Small playbooks, a few trials."
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,8 @@ def test_best_yaml_passes_check_and_the_tfvars_point_at_it(
     assert variables["run_id"] == "opt-tiny-launch" and variables["region"] == "us-east-1"
     svg = (out / "frontier.svg").read_text()
     assert svg.startswith("<svg") and "monthly cost against throttle rate" in svg
+    root = ET.fromstring(svg)  # well-formed: an image viewer opens it
+    assert root.tag.endswith("svg") and len(root.findall("{http://www.w3.org/2000/svg}circle")) >= 4
 
 
 def test_the_json_report(
