@@ -46,7 +46,9 @@ async def test_search_then_apply_to_the_plan(tmp_path: Path, backend: Backend) -
         await until(pilot, lambda: app.session.optimized is not None, timeout_s=120)
         report = app.session.optimized
         assert report is not None and report.passed
-        await until(pilot, lambda: "applies" in str(app.screen.query_one("#optimize-note").render()))
+        await until(
+            pilot, lambda: "applies" in str(app.screen.query_one("#optimize-note").render())
+        )
         table = app.screen.query_one("#optimize-table")
         assert table.row_count >= 3  # ranked, then the naive fix and the playbook as written
         summary = str(app.screen.query_one("#optimize-summary").render())
