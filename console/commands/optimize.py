@@ -15,7 +15,7 @@ import copy
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import yaml
 from rich.console import Console
@@ -24,18 +24,11 @@ from rich.text import Text
 from console import exitcodes
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError
+from loadgen.format.optimize_spec import Dimension
 from loadgen.format.playbook import load_playbook, parse_playbook
 
-DIMENSIONS = (
-    "billing_mode",
-    "capacity",
-    "gsi_capacity",
-    "warm_throughput",
-    "on_demand_max",
-    "table_class",
-    "write_shards",
-    "reserved",
-)
+DIMENSIONS = get_args(Dimension)
+"""What --keep may name: the optimize section's `keep:` values."""
 
 
 def with_options(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
