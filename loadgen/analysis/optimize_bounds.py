@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from emulator.params import CapacityParams
 from loadgen.analysis.advise import TableAdvice
+from loadgen.format.kinds.families import OpenArrivals
 from loadgen.format.playbook import Criterion, Phase, Playbook
 
 Profile = list[tuple[float, float]]
@@ -110,18 +111,27 @@ class TableDemand:
 
 
 def profile_of(phase: Phase) -> Profile:
-    """The phase's offered rate over time: constant, a linear ramp (in 20 pieces, each at
-    its lower end: a lower bound on the load), or equal steps."""
-    d = phase.duration_s
-    if phase.ramp is None:
-        return [(phase.rate or 0.0, d)]
-    a, b = phase.ramp.start, phase.ramp.end
-    if phase.ramp.steps:
-        n = phase.ramp.steps
-        rates = [a + (b - a) * i / (n - 1) if n > 1 else a for i in range(n)]
-        return [(r, d / n) for r in rates]
-    n = 20
-    return [(min(a + (b - a) * i / n, a + (b - a) * (i + 1) / n), d / n) for i in range(n)]
+    """The phase's offered rate over time, from its kind's rate curve
+    (loadgen.format.kinds): a constant piece as it is, a linear piece (a ramp, a curve's
+    minute) in 20 pieces, each at its lower end (a lower bound on the load); a
+    population of users has no rate."""
+    if not isinstance(phase.kind.arrivals, OpenArrivals):
+        return [(0.0, phase.duration_s)]
+    out: Profile = []
+    for seg in phase.kind.rate_segments(phase.duration_s):
+        width = seg.t1 - seg.t0
+        if seg.r0 == seg.r1 or width <= 0:
+            out.append((seg.r0, width))
+            continue
+        n = 20
+        out += [
+            (
+                min(seg.r0 + (seg.r1 - seg.r0) * i / n, seg.r0 + (seg.r1 - seg.r0) * (i + 1) / n),
+                width / n,
+            )
+            for i in range(n)
+        ]
+    return out
 
 
 def table_demand(
@@ -131,7 +141,7 @@ def table_demand(
     peak rate / the peak rate), and the allowances of the criteria about `table`."""
     phases: list[PhaseDemand] = []
     for index, phase in enumerate(playbook.load.phases):
-        rate = phase.peak_rate
+        rate = phase.kind.arrivals.peak_rate()
         checks = [c for c in advice.checks if c.phase_index == index]
         if rate <= 0 or not checks:
             continue

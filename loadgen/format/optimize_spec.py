@@ -252,7 +252,7 @@ def _shard_problems(
                     "appends the suffix to load.attributes' distribution only",
                 )
             )
-        elif phase.mix is not None or phase.scenario is not None:
+        elif not phase.kind.iterations.one_request:
             problems.append(
                 (
                     (*loc, "key"),
