@@ -25,10 +25,10 @@ from pydantic import (
 )
 
 from emulator.itemsize import MAX_ITEM_BYTES
-from loadgen.format.optimize_spec import OptimizeSpec, TableClass, optimize_problems
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
 from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there
+from loadgen.format.optimize_spec import OptimizeSpec, TableClass, optimize_problems
 from loadgen.format.playbook_error import PlaybookError as PlaybookError  # raised here, named there
 from loadgen.format.workload_checks import did_you_mean, workload_problems
 from loadgen.format.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
