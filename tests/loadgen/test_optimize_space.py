@@ -294,3 +294,54 @@ def test_seeds_start_at_the_proven_bounds_of_each_mode() -> None:
         "t.write_capacity": 6000,
         "t.warm_write.pv": 4000,
     }
+
+
+# --- the load the bounds see ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("phase", "exact"),
+    [
+        ({"rate": 500, "duration_s": 60}, True),
+        ({"ramp": {"start": 100, "end": 900}, "duration_s": 60}, False),
+        ({"ramp": {"start": 900, "end": 100}, "duration_s": 60}, False),
+        ({"ramp": {"start": 100, "end": 900, "steps": 4}, "duration_s": 60}, True),
+        ({"rate": {"per_minute": [600, 0, 1200, 300]}}, False),
+    ],
+    ids=["constant", "ramp-up", "ramp-down", "steps", "per-minute-curve"],
+)
+def test_the_bounds_see_each_rate_forms_load_from_below(phase: dict[str, Any], exact: bool) -> None:
+    """A phase's profile (what the bounds' arithmetic counts refusals over) is read from its
+    kind's rate curve, whichever open arrival form wrote it: it lasts the phase, never
+    offers more than the schedule sends (a lower bound: nothing provable is overstated),
+    and misses at most a twentieth of a linear piece's requests; a population of users
+    has no rate."""
+    from loadgen.analysis.optimize_bounds import profile_of
+    from loadgen.load.arrivals import Schedule
+
+    text = {
+        "name": "forms",
+        "tables": [
+            {
+                "name": "t",
+                "partition_key": {"name": "pk", "type": "S"},
+                "billing_mode": "PAY_PER_REQUEST",
+            }
+        ],
+        "load": {
+            "attributes": {"pk": {"dist": "uniform", "count": 100, "format": "K{:03d}"}},
+            "phases": [
+                {"name": "p", "operation": "put", **phase},
+                {"name": "users", "operation": "put", "users": 5, "think_s": 1, "duration_s": 30},
+            ],
+        },
+    }
+    first, users = parse_playbook(text, "<forms>").load.phases
+    profile = profile_of(first)
+    assert sum(d for _, d in profile) == pytest.approx(first.duration_s)
+    offered = sum(r * d for r, d in profile)
+    sent = Schedule.for_phase(first).total_area
+    assert offered <= sent + 1e-6
+    assert offered == pytest.approx(sent) if exact else offered >= 0.95 * sent
+    assert max(r for r, _ in profile) <= first.kind.arrivals.peak_rate()
+    assert profile_of(users) == [(0.0, 30.0)]
