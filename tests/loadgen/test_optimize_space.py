@@ -92,6 +92,11 @@ def test_the_section_is_optional_and_has_defaults() -> None:
             17,
             "{shard}",
         ),
+        (  # designed, not yet searchable: said as such, not as a typo
+            "  tables:\n    t: {auto_scaling: {write: {target_pct: 70}}}\n",
+            16,
+            "auto_scaling is not searched yet",
+        ),
     ],
 )
 def test_a_wrong_section_is_named_by_line_and_field(
