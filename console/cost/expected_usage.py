@@ -55,6 +55,10 @@ def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
         warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
         warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
         contributor_insights=spec.contributor_insights is not None,
+        table_class=spec.table_class,
+        reserved_write=spec.reserved_capacity.write if spec.reserved_capacity else 0,
+        reserved_read=spec.reserved_capacity.read if spec.reserved_capacity else 0,
+        reserved_term_years=spec.reserved_capacity.term_years if spec.reserved_capacity else 1,
         gsis=tuple(
             IndexUse(
                 name=g.name,

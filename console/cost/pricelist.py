@@ -223,6 +223,11 @@ def fetch_prices(pricing: Any, region: str, today: date | None = None) -> PriceT
             # usage types) not yet either: their tiers need a filter not verified here
             "lambda_gb_second",
             "lambda_per_million_requests",
+            # nor the Standard-IA class, storage and reserved capacity: their usage types
+            # are not verified here
+            "infrequent_access",
+            "storage_gb_month",
+            "reserved",
         )
         if getattr(table, f)
     ]

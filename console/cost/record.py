@@ -47,6 +47,16 @@ class TableUse:
     warm_write: int | None = None
     contributor_insights: bool = False
     gsis: tuple[IndexUse, ...] = ()
+    table_class: str = "STANDARD"
+    """STANDARD or STANDARD_INFREQUENT_ACCESS: which prices its capacity, requests and
+    storage take."""
+    stored_gb: float = 0.0
+    """Data stored (table and indexes) while it stood; 0 where a run's record leaves
+    storage out (docs/cost.md)."""
+    reserved_write: int = 0
+    """Provisioned write units (table and GSIs) covered by reserved capacity."""
+    reserved_read: int = 0
+    reserved_term_years: int = 1
 
     @property
     def on_demand(self) -> bool:

@@ -107,6 +107,11 @@ class TableState(Model):
     warm_write: int | None = None
     contributor_insights: bool = False
     gsis: list[IndexState] = Field(default_factory=list)
+    table_class: Literal["STANDARD", "STANDARD_INFREQUENT_ACCESS"] = "STANDARD"
+    reserved_write: int = 0
+    """Provisioned units covered by reserved capacity (the playbook's reserved_capacity)."""
+    reserved_read: int = 0
+    reserved_term_years: int = 1
     created_at: datetime | None = None
     deleted_at: datetime | None = None
     seeded_items: int | None = None

@@ -69,6 +69,10 @@ locals {
 
     contributor_insights_mode = try(t.contributor_insights, null)
 
+    # STANDARD unless the entry says STANDARD_INFREQUENT_ACCESS (the same throughput,
+    # other prices: docs/cost.md). reserved_capacity is billing only: nothing to create.
+    table_class = try(t.table_class, "STANDARD")
+
     gsis = [for g in local.gsis_raw[t.name] : {
       name = g.name
       # key_schema, not the hash_key/range_key deprecated since provider 6.29 (and the
