@@ -146,8 +146,7 @@ class TableSpec(Strict):
         owners: list[tuple[str, int | None, int | None, AutoScaling | None]] = [
             ("table", self.read_capacity, self.write_capacity, self.auto_scaling)
         ] + [
-            (f"gsi {g.name}", g.read_capacity, g.write_capacity, g.auto_scaling)
-            for g in self.gsis
+            (f"gsi {g.name}", g.read_capacity, g.write_capacity, g.auto_scaling) for g in self.gsis
         ]
         for where, rcu, wcu, scaling in owners:
             if not provisioned and scaling is not None:

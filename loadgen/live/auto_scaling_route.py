@@ -31,7 +31,8 @@ class AutoScalingRouteError(RuntimeError):
 
 def auto_scaling_url(endpoint: str, table: str, index: str | None) -> str:
     """`/_hotbench/tables/T/auto-scaling[?index=G]` on `endpoint`."""
-    url = f"{endpoint.rstrip('/')}/_hotbench/tables/{urllib.parse.quote(table, safe='')}/auto-scaling"
+    name = urllib.parse.quote(table, safe="")
+    url = f"{endpoint.rstrip('/')}/_hotbench/tables/{name}/auto-scaling"
     return url if index is None else f"{url}?{urllib.parse.urlencode({'index': index})}"
 
 

@@ -9,15 +9,12 @@ from typing import Any
 from loadgen.format.playbook import parse_playbook
 from loadgen.simulation.simulate import Simulation
 
-
 FEW_KEYS = {"pk": {"dist": "uniform", "count": 8}}
 """8 key values: the simulation admits a tick's requests per key, so a few keys keep
 250,000 requests quick; 150 WCU/s spread over them is no hot key."""
 
 
-def _playbook(
-    table: dict[str, Any], phases: list[dict[str, Any]], attributes: Any = None
-) -> Any:
+def _playbook(table: dict[str, Any], phases: list[dict[str, Any]], attributes: Any = None) -> Any:
     return parse_playbook(
         {
             "name": "as",
