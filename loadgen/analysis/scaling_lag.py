@@ -27,6 +27,7 @@ from loadgen.format.kinds.families import OpenArrivals
 from loadgen.format.playbook import WARM_MINIMUM
 
 if TYPE_CHECKING:
+    from emulator.capacity_record import CapacityRecord
     from loadgen.format.playbook import Phase, Playbook, TableSpec
 
 KEYS = 16
@@ -115,12 +116,22 @@ class _Second:
     consistent: bool = False
 
 
-def scaling_lags(playbook: Playbook, table: TableSpec, p: CapacityParams) -> list[ScalingLag]:
-    """Each dimension of the table and its GSIs under auto scaling that the load moves,
-    run through the model. Empty for a table without auto scaling (no model is run)."""
+@dataclass
+class PolicyRun:
+    """The model's policy run on one pass of a playbook's load: the load second by
+    second, the capacity records of the table and its GSIs, and the requests refused."""
+
+    load: list[_Second]
+    records: dict[str | None, CapacityRecord]
+    throttled: dict[str, int]
+
+
+def run_policy(playbook: Playbook, table: TableSpec, p: CapacityParams) -> PolicyRun | None:
+    """The variant's own table, history and auto scaling in the capacity model, fed one
+    pass of the playbook's load; None for a variant without auto scaling (no model run)."""
     specs = table.auto_scaling_specs()
     if not specs or table.billing_mode != "PROVISIONED":
-        return []
+        return None
     load = _offered(playbook, table, p)
     model = CapacityModel(p)
     capacity = model.create_table(table.create_table_request(table.name), 0.0, auto_scaling=specs)
@@ -150,7 +161,18 @@ def scaling_lags(playbook: Playbook, table: TableSpec, p: CapacityParams) -> lis
                     consistent=offered.consistent,
                 )
                 throttled["read"] += decision.refused
-    records = model.capacity_records(table.name)
+    return PolicyRun(load, model.capacity_records(table.name), throttled)
+
+
+def scaling_lags(playbook: Playbook, table: TableSpec, p: CapacityParams) -> list[ScalingLag]:
+    """Each dimension of the table and its GSIs under auto scaling that the load moves,
+    run through the model. Empty for a table without auto scaling (no model is run)."""
+    run = run_policy(playbook, table, p)
+    if run is None:
+        return []
+    load, records, throttled = run.load, run.records, run.throttled
+    units = write_units(table.item_size_bytes, p)
+    specs = table.auto_scaling_specs()
     out = []
     for index, spec in specs.items():
         for dimension, policy in spec.policies():
