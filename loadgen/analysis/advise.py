@@ -412,9 +412,10 @@ def _partition_check(
         )
     elif kind == "write":
         fix = (
-            f"give the index a higher-cardinality partition key, or shard {hot.attribute} in "
-            f"the index key into at least {shards} suffixes: {_num(on_key / shards)} WCU/s "
-            "each (playbooks/gsi-hot-key.yaml)"
+            f"give the index a higher-cardinality partition key, key it on {hot.attribute} "
+            f"together with an attribute of at least {shards} even values (a multi-attribute "
+            f"GSI key), or shard {hot.attribute} in the index key into at least {shards} "
+            f"suffixes: {_num(on_key / shards)} WCU/s each (playbooks/gsi-hot-key.yaml)"
         )
     else:
         fix = (

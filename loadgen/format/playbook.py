@@ -906,6 +906,8 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     current: Any = Playbook
     for i, part in enumerate(loc):
         tag = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and part.startswith(_FORM_TAGS):
+            continue  # the form a union took (resolved from it at the field before)
         if isinstance(current, type) and issubclass(current, BaseModel):
             if not isinstance(part, str) or part not in current.model_fields:
                 continue  # a union tag such as "weighted": already resolved
