@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from emulator.compositekey import composite_partition_hash
+from emulator.compositekey import composite_partition_hash, composite_sort_position
 from emulator.keyspace import partition_hash
 from emulator.server.items import key_hash
 from emulator.server.table import key_schema
@@ -201,10 +201,20 @@ def test_the_simulations_composite_hash_is_the_endpoints() -> None:
     for row in range(200):
         item = {k: wire_value(v) for k, v in generator.render(idx, row).items()}
         assert int(hashes[row]) == key_hash(schema, item)
-    # More combinations than are rendered: a hash of the combination, still one per key.
-    assert not CompositeKeyMapper(
-        [KeyMapper(generator.samplers["n"])] * 7
-    ).exact  # 7**7 > PRECOMPUTE_LIMIT
+    # Positions order as the endpoint orders such a sort key (left to right).
+    positions = mapper.positions([idx["a"], idx["n"], idx["s"]])
+    rendered = [generator.render(idx, row) for row in range(200)]
+    by_endpoint = sorted(
+        range(200), key=lambda r: composite_sort_position([rendered[r][n] for n in "ans"])
+    )
+    ordered = [positions[r] for r in by_endpoint]
+    assert ordered == sorted(ordered)
+    # More combinations than it hashes exactly: a hash of the combination, still one
+    # per key (the same combination always lands on the same partition).
+    many = CompositeKeyMapper([KeyMapper(generator.samplers["s"])] * 6)  # 11**6 > 10**6
+    assert not many.exact
+    cols = [idx["s"]] * 6
+    assert (many.hashes(cols) == many.hashes([c.copy() for c in cols])).all()
 
 
 def _sim(gsi_pk: Any, attributes: dict[str, Any] | None = None) -> float:
