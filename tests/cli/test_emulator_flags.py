@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 
 import boto3
 import pytest
@@ -20,7 +17,7 @@ from console.cli import build_parser, main
 from console.commands.emulator import emulator_options
 from console.targets.emulator_process import emulator_argv
 from emulator.emulator_options import EmulatorOptions
-from tests.conftest import ROOT
+from tests.conftest import serve_emulator
 
 
 def test_what_argv_writes_serve_reads_back_the_same_options() -> None:
@@ -76,21 +73,10 @@ def _client(url: str, secret: str) -> object:
 
 
 def test_serve_with_both_flags_says_so_and_refuses_a_wrong_signature() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "HOTBENCH_PURE": "1", "COLUMNS": "300"}
+    env = dict(os.environ)
     env.pop("AWS_ACCESS_KEY_ID", None)  # the check's keys: x / x
     env.pop("AWS_SECRET_ACCESS_KEY", None)
-    command = ["emulator", "serve", "--port", str(port), "--check-signatures"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "console.cli", *command, "--stream-memory", "1M"],
-        cwd=ROOT,
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    port, proc = serve_emulator("--check-signatures", "--stream-memory", "1M", env=env)
     try:
         assert proc.stdout is not None
         banner = [proc.stdout.readline() for _ in range(7)]
