@@ -18,16 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any
 
 from emulator.keyspace import key_bytes, partition_hash, sort_position
-
-MAX_KEY_PARTS: Final = 4
-"""[AWS] a GSI's partition key and its sort key are each at most four attributes
-(multi-attribute keys, November 2025:
-https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.DesignPattern.MultiAttributeKeys.html);
-a table's and an LSI's are one attribute each. Here, not in the endpoint: the playbook
-format checks the same limit without loading the server."""
 
 KeyPart = str | bytes | Decimal | int | float
 """One attribute's typed value: str for S, bytes for B, a number for N."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from emulator.compositekey import MAX_KEY_PARTS
 from emulator.server.items import ItemStore, KeyDef, KeySchema
 from emulator.server.protocol import check_name, invalid_parameter, validation
 from emulator.server.streams import Stream
+from emulator.tableconfig import MAX_KEY_PARTS
 
 MAX_KEY_NAME_BYTES = 255
 """[AWS] the name of a key attribute of a table or index is at most 255 bytes (other

@@ -27,8 +27,8 @@ from pydantic import (
     model_validator,
 )
 
-from emulator.compositekey import MAX_KEY_PARTS
 from emulator.itemsize import MAX_ITEM_BYTES
+from emulator.tableconfig import MAX_KEY_PARTS
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
 from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there

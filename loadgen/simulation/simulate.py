@@ -263,8 +263,7 @@ def composite_mappers(
             if len(names) < 2:
                 continue
             name = composite_name(names)
-            own = "".join(n for n in names if n in phase.attributes)
-            key = (phase.name if own else "", name)
+            key = (phase.name if any(n in phase.attributes for n in names) else "", name)
             mapper = cache.get(key)
             if mapper is None:
                 mapper = cache[key] = CompositeKeyMapper([mappers[n] for n in names])
@@ -419,7 +418,9 @@ class Simulation:
                     if len(parts) == 1:
                         current[n] = (parts[0].hashes(cols[0]), parts[0].positions(cols[0]))
                     else:  # a multi-attribute GSI key of the seeded item
-                        both = CompositeKeyMapper(parts)
+                        both = self._composites.get(("seed", n))
+                        if both is None:
+                            both = self._composites[("seed", n)] = CompositeKeyMapper(parts)
                         current[n] = (both.hashes(cols), both.positions(cols))
                 rows = states.rows_of(states.ids(block, primary))
                 record(states, rows, np.ones(len(rows), dtype=bool), current)
