@@ -105,7 +105,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 def live_options(args: argparse.Namespace) -> LiveOptions:
     """LiveOptions from the arguments add_live_arguments defined, checked (also
     `hotbench check --mode live`)."""
-    from console.targets.local import LOCAL_BARRIER_TIMEOUT_S
+    from console.targets.fleets.process_fleet import LOCAL_BARRIER_TIMEOUT_S
     from loadgen.live.coordinator import FleetOptions
     from loadgen.live.playbook_run import LiveOptions
 

@@ -19,10 +19,9 @@ from console.cost.record import (
     RequestUnits,
     Span,
     TableUse,
-    TaskUse,
     UsageRecord,
 )
-from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
+from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, WorkerCost
 from loadgen.format.playbook import Distribution, Playbook, TableSpec
 
 if TYPE_CHECKING:
@@ -56,6 +55,10 @@ def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
         warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
         warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
         contributor_insights=spec.contributor_insights is not None,
+        table_class=spec.table_class,
+        reserved_write=spec.reserved_capacity.write if spec.reserved_capacity else 0,
+        reserved_read=spec.reserved_capacity.read if spec.reserved_capacity else 0,
+        reserved_term_years=spec.reserved_capacity.term_years if spec.reserved_capacity else 1,
         gsis=tuple(
             IndexUse(
                 name=g.name,
@@ -154,13 +157,14 @@ def expected_use(
     playbook: Playbook,
     specs: list[TableSpec],
     names: Mapping[str, str],
-    fleet: FleetShape,
+    fleet: WorkerCost,
     setup: AwsSetup,
 ) -> ExpectedUse:
     """The run of `playbook` on AWS, second by second as the workflow runs it: apply (and
     the worker image), then per table run: seeding (first run of a seeded table), the
     fleet's start, the load, the pause before a repeat; then destroy. Every table stands
-    from apply to destroy; each task is billed from its pull start to the load's end."""
+    from apply to destroy; the workers as their fleet is billed (`fleet`: Fargate tasks
+    from their pull start to the load's end, Lambda invocations per window)."""
     record = UsageRecord()
     t = setup.apply_s + setup.image_s
     seed_s = starts_s = load_s = pauses_s = 0.0
@@ -178,21 +182,10 @@ def expected_use(
             if spec.seed_items:
                 record.requests += seed_units(playbook, spec, name, spec.seed_items)
         for repeat in range(1, run.repeats + 1):
-            pull_start = t
-            t += setup.fleet_start_s + run_s
-            starts_s += setup.fleet_start_s
+            record.add_workers(fleet.table_run(f"{spec.name}#{repeat}", t, run_s))
+            t += fleet.start_s + run_s
+            starts_s += fleet.start_s
             load_s += run_s
-            record.tasks += [
-                TaskUse(
-                    f"{spec.name}#{repeat} worker {w}",
-                    fleet.vcpu,
-                    fleet.memory_gb,
-                    pull_start,
-                    t,
-                    fleet.architecture,
-                )
-                for w in range(fleet.workers)
-            ]
             if repeat < run.repeats:
                 t += run.pause_s
                 pauses_s += run.pause_s
@@ -231,7 +224,8 @@ def expected_use(
     record.tables = [table_use(s, names[s.name], spans) for s in specs]
     record.dashboard_s = sum(s.seconds for s in spans)
     # the backstop deletes each table, the results table and the dashboard, and stops
-    # each task: priced as if it acted (terraform/modules/backstop)
+    # each task (an invocation ends by itself): priced as if it acted
+    # (terraform/modules/backstop)
     record.backstop_invocations = len(specs) + 2 + len(record.tasks)
     if setup.metrics_per_index_minute:
         indexes = sum(1 + len(s.gsis) for s in specs)

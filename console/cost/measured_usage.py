@@ -8,8 +8,8 @@ from console.cost import rules
 from console.cost.expected_usage import table_use
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
-from console.cost.record import RequestUnits, Span, TaskUse, UsageRecord
-from console.cost.setup import FARGATE_START_S, FleetShape
+from console.cost.record import RequestUnits, Span, UsageRecord
+from console.cost.setup import FARGATE_START_S, WorkerCost
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import PlaybookResult, RunResult
 
@@ -33,11 +33,11 @@ def record_of_run(spec: TableSpec, run: RunResult) -> UsageRecord:
 
 
 def record_of_result(
-    playbook: Playbook, result: PlaybookResult, fleet: FleetShape | None = None
+    playbook: Playbook, result: PlaybookResult, fleet: WorkerCost | None = None
 ) -> UsageRecord:
     """Every run of `result`: each table standing through its runs and the pauses between
-    its repeats, what they consumed, and (given a fleet) the workers priced as Fargate
-    tasks started FARGATE_START_S before each run."""
+    its repeats, what they consumed, and (given a fleet) the workers as that fleet bills
+    them, launched its start time before each run."""
     record = UsageRecord()
     stood: dict[str, float] = {}
     t = 0.0
@@ -48,18 +48,8 @@ def record_of_result(
         stood[spec.name] += pause if run.repeat > 1 else 0.0
         record.requests += run_units(spec.name, run)
         if fleet is not None:
-            record.tasks += [
-                TaskUse(
-                    f"{spec.name}#{run.repeat} worker {w}",
-                    fleet.vcpu,
-                    fleet.memory_gb,
-                    t,
-                    t + FARGATE_START_S + run.duration_s,
-                    fleet.architecture,
-                )
-                for w in range(fleet.workers)
-            ]
-        t += FARGATE_START_S + run.duration_s
+            record.add_workers(fleet.table_run(f"{spec.name}#{run.repeat}", t, run.duration_s))
+        t += (fleet.start_s if fleet is not None else FARGATE_START_S) + run.duration_s
     record.tables = [
         table_use(s, s.name, (Span(s.name, stood[s.name]),))
         for s in playbook.tables

@@ -14,26 +14,26 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from console.run import processes
 from console.run.errors import ConfigError, InfraError
 from console.run.hooks import Hooks
 from console.run.models import DownReport, Leftover, PlanReport
-from console.run.options import RunOptions, UpOptions
-from console.run.processes import WORKER_MARKER
+from console.run.options import UpOptions
 from console.run.samples import IndexSample
-from console.run.settings import Settings, TargetName
-from console.run.state import ImageState, RunState, StateStore, TableRun, utc_now
+from console.run.settings import FleetName, Settings, TargetName
+from console.run.state import ImageState, RunState, StateStore, utc_now
 from console.run.tables import table_state, variants_in_runs
 from console.targets import emulator_process as emulator
 from console.targets.awserrors import error_code
-from console.targets.interface import Finding, HotKeyView
+from console.targets.fleets import FleetKind, fleet_named
+from console.targets.fleets.process_fleet import LocalFleetKind
+from console.targets.interface import Finding, FleetBinding, HotKeyView
 from loadgen.format.playbook import Playbook, load_playbook
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
 
-LOCAL_BARRIER_TIMEOUT_S = 60.0
-"""A worker process is ready in a second or two; a minute still fails a broken start."""
+_NO_ACCOUNT: Any = None
+"""The local fleet's `stop_all` asks no AWS account (its workers are this machine's)."""
 
 
 class LocalTarget:
@@ -45,7 +45,11 @@ class LocalTarget:
     tables_are_modelled = True
     setup_s = 30.0
     """The emulator starts in seconds; tables are ACTIVE at once (create delay 0)."""
-    worker_kind = "worker processes (priced as Fargate)"
+
+    @classmethod
+    def fleet_kind(cls, fleet: FleetName) -> FleetKind:
+        """Worker processes on this machine, priced as the AWS fleet `fleet`."""
+        return LocalFleetKind(fleet_named(fleet))
 
     def __init__(self, settings: Settings, clients: object = None) -> None:
         self.settings = settings  # `clients`: AWS clients, none of which are used here
@@ -92,7 +96,7 @@ class LocalTarget:
         hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
         create_tables(store, state, playbook, emulator.client(state), hooks, self.table_name)
 
-    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan | None:
+    def worker_image_plan(self, fleet: FleetName, say: Callable[[str], None]) -> ImagePlan | None:
         return None  # local workers are `python -m loadgen.live.worker` processes: no image
 
     def worker_image(
@@ -101,14 +105,9 @@ class LocalTarget:
         return None  # local workers are `python -m loadgen.live.worker` processes: no image
 
     def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
-        removed: list[str] = []
         leftovers: list[Leftover] = []
         notes: list[str] = []
-        for table_run in state.table_runs:
-            for pid in table_run.worker_pids:
-                if processes.is_ours(pid, WORKER_MARKER):
-                    processes.stop(pid, WORKER_MARKER)
-                    removed.append(f"worker process {pid}")
+        removed, _ = self.fleet_kind(state.fleet).stop_all(_NO_ACCOUNT, state)
         emu = state.emulator
         names = [t.name for t in state.tables.values() if t.deleted_at is None]
         if state.results_table:
@@ -194,8 +193,37 @@ class LocalTarget:
                     f"{index.get('partition_count')} partition(s)"
                 )
 
-    def fleet(self, store: StateStore, state: RunState) -> LocalFleetBinding:
-        return LocalFleetBinding(store, state)
+    def fleet(self, store: StateStore, state: RunState) -> FleetBinding:
+        return self.fleet_kind(state.fleet).binding(None, store, state)
+
+    def endpoint(self, state: RunState) -> str | None:
+        return state.emulator.endpoint if state.emulator else None
+
+    def skipper(self, state: RunState) -> Callable[[float], None] | None:
+        endpoint = self.endpoint(state)
+        if endpoint is None:
+            return None
+        # The process's one client (emulator.http): seeding skips after each batch, and a
+        # client per call would build an SSL context each time.
+        client = emulator.http()
+
+        def skip(seconds: float) -> None:
+            """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
+            import httpx
+
+            try:
+                reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
+                reply.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise InfraError(
+                    f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
+                    "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
+                ) from None
+
+        return skip
+
+    def clock(self) -> Callable[[], float]:
+        return time.time  # workers and coordinator share this machine's clock
 
     def metrics_source(self) -> EmulatorMetrics:
         return EmulatorMetrics()
@@ -220,66 +248,6 @@ class LocalTarget:
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         return None  # the emulator has no Contributor Insights: its partition map shows more
-
-
-class LocalFleetBinding:
-    """Worker processes on this machine, pointed at the run's emulator."""
-
-    def __init__(self, store: StateStore, state: RunState) -> None:
-        self.store, self.state = store, state
-        self.endpoint = state.emulator.endpoint if state.emulator else None
-
-    def new_fleet(self) -> Any:
-        from loadgen.live.fleet import LocalFleet
-        from loadgen.live.playbook_run import LOCAL_CREDENTIALS
-
-        return LocalFleet(
-            log_dir=str(self.store.run_dir(self.state.run_id) / "workers"),
-            extra_env=LOCAL_CREDENTIALS,
-        )
-
-    def record_started(self, fleet: Any, table_run: TableRun) -> None:
-        table_run.worker_pids = [p.pid for p in fleet.procs.values()]
-        self.store.save(self.state)
-
-    def seen(self, table_run: TableRun) -> None:
-        return None  # a process's life is its table run's: nothing to record
-
-    def record_finished(self, table_run: TableRun) -> None:
-        return None  # the table run's own start and end are the workers' span
-
-    def stop_orphans(self, table_run: TableRun) -> None:
-        for pid in table_run.worker_pids:
-            processes.stop(pid, WORKER_MARKER)
-
-    def skipper(self) -> Callable[[float], None] | None:
-        if self.endpoint is None:
-            return None
-        endpoint = self.endpoint
-        # The process's one client (emulator.http): seeding skips after each batch, and a
-        # client per call would build an SSL context each time.
-        client = emulator.http()
-
-        def skip(seconds: float) -> None:
-            """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
-            import httpx
-
-            try:
-                reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
-                reply.raise_for_status()
-            except httpx.HTTPError as exc:
-                raise InfraError(
-                    f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
-                    "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
-                ) from None
-
-        return skip
-
-    def clock(self) -> Callable[[], float]:
-        return time.time  # workers and coordinator share this machine's clock
-
-    def barrier_timeout_s(self, options: RunOptions) -> float:
-        return options.barrier_timeout_s or LOCAL_BARRIER_TIMEOUT_S
 
 
 class EmulatorMetrics:

@@ -32,6 +32,7 @@ from emulator.tableconfig import MAX_KEY_PARTS
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
 from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there
+from loadgen.format.optimize_spec import OptimizeSpec, TableClass, optimize_problems
 from loadgen.format.playbook_error import PlaybookError as PlaybookError  # raised here, named there
 from loadgen.format.workload_checks import did_you_mean, workload_problems
 from loadgen.format.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
@@ -97,6 +98,17 @@ GsiKey = Annotated[
 """A GSI's partition or sort key: one attribute, or a list of up to MAX_KEY_PARTS
 (DynamoDB's multi-attribute keys, November 2025). A list picks its form by its shape,
 so an error inside it names the attribute (`partition_key[1].name`), not the union."""
+
+
+class ReservedCapacity(Strict):
+    """Reserved capacity bought for a provisioned base, in blocks of 100 units for a one-
+    or three-year term, a partial upfront payment plus an hourly rate
+    (https://aws.amazon.com/dynamodb/pricing/provisioned/, "Reserved capacity"). It
+    changes the bill, never the throughput."""
+
+    write: int = Field(default=0, ge=0, multiple_of=100)
+    read: int = Field(default=0, ge=0, multiple_of=100)
+    term_years: Literal[1, 3] = 1
 
 
 class GsiSpec(Strict):
@@ -191,6 +203,30 @@ class TableSpec(Strict):
     """Size of each written item, attribute names included (it decides the WCU)."""
     seed_items: int = Field(default=0, ge=0, le=10_000_000)
     """Items written before the load starts (live runs)."""
+    table_class: TableClass = "STANDARD"
+    """STANDARD, or STANDARD_INFREQUENT_ACCESS (storage cheaper, requests and capacity
+    dearer: docs/cost.md); the same throughput either way."""
+    reserved_capacity: ReservedCapacity | None = None
+    """Reserved capacity bought for this table's provisioned base: billing only."""
+
+    @model_validator(mode="after")
+    def _reservation_fits(self) -> TableSpec:
+        reserved = self.reserved_capacity
+        if reserved is None:
+            return self
+        if self.billing_mode != "PROVISIONED" or self.table_class != "STANDARD":
+            raise ValueError(
+                "reserved_capacity applies to PROVISIONED tables of table_class STANDARD "
+                "(https://aws.amazon.com/dynamodb/pricing/provisioned/)"
+            )
+        wcu = (self.write_capacity or 0) + sum(g.write_capacity or 0 for g in self.gsis)
+        rcu = (self.read_capacity or 0) + sum(g.read_capacity or 0 for g in self.gsis)
+        if reserved.write > wcu or reserved.read > rcu:
+            raise ValueError(
+                f"reserved_capacity ({reserved.write:,} write, {reserved.read:,} read) is more "
+                f"than the table and its GSIs provision ({wcu:,} write, {rcu:,} read)"
+            )
+        return self
 
     @field_validator("partition_key", "sort_key", mode="before")
     @classmethod
@@ -273,6 +309,8 @@ class TableSpec(Strict):
             req["OnDemandThroughput"] = odt
         if warm := throughput(self.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
             req["WarmThroughput"] = warm
+        if self.table_class != "STANDARD":
+            req["TableClass"] = self.table_class
         if self.gsis:
             gsis = []
             for g in self.gsis:
@@ -648,6 +686,13 @@ class Playbook(Strict):
     load: LoadSpec
     criteria: list[Criterion] = Field(default_factory=list)
     """What must hold for `hotbench check` to pass (docs/checks.md)."""
+    fleet: Literal["lambda", "ecs"] | None = None
+    """Which AWS fleet runs this playbook's workers on `--target aws` (and prices a local
+    run's "would cost on AWS"): Lambda invocations or ECS Fargate tasks. `--fleet` and
+    HOTBENCH_FLEET override it; None: the default (docs/terraform.md#the-fleet)."""
+    optimize: OptimizeSpec | None = None
+    """What `hotbench optimize` may vary, and how the load becomes a month
+    (docs/optimize.md)."""
 
     @model_validator(mode="after")
     def _unique_tables(self) -> Playbook:
@@ -981,6 +1026,7 @@ def parse_playbook(
     problems = reference_problems(playbook)
     problems += [] if problems else workload_problems(playbook)
     problems += [] if problems else criteria_problems(playbook)
+    problems += [] if problems else optimize_problems(playbook, WARM_MINIMUM)
     if problems:
         out = [f"{source}: invalid playbook ({len(problems)} problem(s))"]
         out += [_problem(loc, msg, lines) for loc, msg in problems]

@@ -62,6 +62,9 @@ class LiveOptions:
     """Handed to each run's RunPlan (the defaults are RunPlan's)."""
     seed_limit: int | None = None
     """Seed at most this many items per table (default: the playbook's seed_items)."""
+    window_s: float | None = None
+    """The longest stretch one worker process measures (a Lambda invocation's window);
+    None: the whole run (loadgen.live.windows)."""
     fleet_factory: Callable[[], Fleet] | None = None
     fleet: FleetOptions = field(default_factory=FleetOptions)
     emulator: EmulatorOptions = field(default_factory=lambda: EmulatorOptions(store="keys"))
@@ -96,6 +99,7 @@ class LiveOptions:
             timeout_s=self.timeout_s,
             concurrency=self.concurrency,
             drain_s=self.drain_s,
+            window_s=self.window_s,
         )
 
 

@@ -112,5 +112,6 @@ def expected_settings(entry: dict[str, Any], run_id: str) -> dict[str, Any]:
         "on_demand_throughput": _on_demand(entry, billing),
         "warm_throughput": _warm(entry.get("warm_throughput"), table_capacity),
         "contributor_insights_mode": entry.get("contributor_insights"),
+        "table_class": entry.get("table_class", "STANDARD"),
         "gsis": gsis,
     }

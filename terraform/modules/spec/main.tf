@@ -78,6 +78,10 @@ locals {
 
     contributor_insights_mode = try(t.contributor_insights, null)
 
+    # STANDARD unless the entry says STANDARD_INFREQUENT_ACCESS (the same throughput,
+    # other prices: docs/cost.md). reserved_capacity is billing only: nothing to create.
+    table_class = try(t.table_class, "STANDARD")
+
     gsis = [for g in local.gsis_raw[t.name] : {
       name = g.name
       # key_schema, not the hash_key/range_key deprecated since provider 6.29 (and the
@@ -153,5 +157,10 @@ locals {
     build_role            = "${local.prefix}-build"
     backstop_group        = "${local.prefix}-backstop"
     backstop_role         = "${local.prefix}-backstop"
+    lambda_function       = "${local.prefix}-worker"
+    lambda_role           = "${local.prefix}-function"
+    # Lambda writes to /aws/lambda/<function name>: the kit makes that group, so it carries
+    # the run's tags and retention and goes with the destroy
+    lambda_log_group = "/aws/lambda/${local.prefix}-worker"
   }
 }

@@ -4,8 +4,10 @@ variable "tables" {
     Each entry: name, partition_key {name, type S|N|B}, optional sort_key, billing_mode PROVISIONED|PAY_PER_REQUEST,
     read_capacity/write_capacity (PROVISIONED only), optional on_demand_max {read, write}, optional
     warm_throughput {read, write}, optional contributor_insights THROTTLED_KEYS|ACCESSED_AND_THROTTLED_KEYS,
+    optional table_class STANDARD|STANDARD_INFREQUENT_ACCESS,
     optional gsis [{name, partition_key, sort_key?, projection ALL|KEYS_ONLY|INCLUDE, non_key_attributes?,
-    read_capacity?, write_capacity?, on_demand_max?, warm_throughput?}]. Other keys (item_size_bytes, seed_items) are ignored.
+    read_capacity?, write_capacity?, on_demand_max?, warm_throughput?}]. Other keys (item_size_bytes, seed_items,
+    reserved_capacity: billing only) are ignored.
   EOT
   type        = any
 
@@ -58,6 +60,10 @@ variable "tables" {
       ["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"], try(t.contributor_insights, "")
     )])
     error_message = "contributor_insights must be THROTTLED_KEYS or ACCESSED_AND_THROTTLED_KEYS (or absent)."
+  }
+  validation {
+    condition     = alltrue([for t in var.tables : contains(["STANDARD", "STANDARD_INFREQUENT_ACCESS"], try(t.table_class, "STANDARD"))])
+    error_message = "table_class must be STANDARD or STANDARD_INFREQUENT_ACCESS (or absent)."
   }
   validation {
     condition = alltrue([for t in var.tables : try(t.billing_mode, "") == "PAY_PER_REQUEST" || (

@@ -34,6 +34,7 @@ resource "aws_dynamodb_table" "this" {
   range_key                   = local.s.range_key
   read_capacity               = local.s.read_capacity
   write_capacity              = local.s.write_capacity
+  table_class                 = local.s.table_class
   deletion_protection_enabled = false
 
   dynamic "attribute" {

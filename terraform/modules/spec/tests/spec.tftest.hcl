@@ -25,6 +25,7 @@ variables {
       # Exactly the on-demand defaults: must stay unset (permanent diff otherwise).
       warm_throughput      = { read = 12000, write = 4000 }
       contributor_insights = "THROTTLED_KEYS"
+      table_class          = "STANDARD_INFREQUENT_ACCESS"
     },
     {
       name            = "warm"
@@ -332,6 +333,15 @@ run "on_demand_and_insights" {
   assert {
     condition     = output.tables["prov"].gsis[1].non_key_attributes == ["qty"] && output.tables["prov"].gsis[0].non_key_attributes == null
     error_message = "non_key_attributes only for INCLUDE projections."
+  }
+}
+
+run "table_class" {
+  command = plan
+
+  assert {
+    condition     = output.tables["od"].table_class == "STANDARD_INFREQUENT_ACCESS" && output.tables["prov"].table_class == "STANDARD"
+    error_message = "table_class passes through; absent means STANDARD."
   }
 }
 
