@@ -17,16 +17,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, Union, get_args
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     ValidationError,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
 from emulator.autoscaling import AutoScalingSpec
 from emulator.itemsize import MAX_ITEM_BYTES
-from emulator.tableconfig import TableHistory
+from emulator.tableconfig import MAX_KEY_PARTS, TableHistory
 from loadgen.format.capacity_spec import AutoScalingSettings, History
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
@@ -85,6 +88,20 @@ class WarmThroughput(Throughput):
         return self
 
 
+def _key_form(data: Any) -> str:
+    """The tag of a GSI key's form: a list of attributes, or one attribute's mapping."""
+    return "key=list" if isinstance(data, list) else "key=one"
+
+
+GsiKey = Annotated[
+    Annotated[KeyAttribute, Tag("key=one")] | Annotated[list[KeyAttribute], Tag("key=list")],
+    Discriminator(_key_form),
+]
+"""A GSI's partition or sort key: one attribute, or a list of up to MAX_KEY_PARTS
+(DynamoDB's multi-attribute keys, November 2025). A list picks its form by its shape,
+so an error inside it names the attribute (`partition_key[1].name`), not the union."""
+
+
 class ReservedCapacity(Strict):
     """Reserved capacity bought for a provisioned base, in blocks of 100 units for a one-
     or three-year term, a partial upfront payment plus an hourly rate
@@ -98,8 +115,10 @@ class ReservedCapacity(Strict):
 
 class GsiSpec(Strict):
     name: str = Field(pattern=NAME_PATTERN)
-    partition_key: KeyAttribute
-    sort_key: KeyAttribute | None = None
+    partition_key: GsiKey
+    """One attribute, or up to four (a multi-attribute key: hashed together)."""
+    sort_key: GsiKey | None = None
+    """One attribute, or up to four (ordered by the first, then the second, ...)."""
     projection: Literal["ALL", "KEYS_ONLY", "INCLUDE"] = "ALL"
     non_key_attributes: list[str] = Field(default_factory=list)
     read_capacity: int | None = Field(default=None, ge=1)
@@ -110,6 +129,49 @@ class GsiSpec(Strict):
     warm_throughput: WarmThroughput | None = None
     auto_scaling: AutoScalingSettings | None = None
     """Target tracking on this GSI's provisioned capacity (PROVISIONED tables only)."""
+
+    @field_validator("partition_key", "sort_key")
+    @classmethod
+    def _within_dynamodbs_limits(
+        cls, key: KeyAttribute | list[KeyAttribute] | None, info: ValidationInfo
+    ) -> KeyAttribute | list[KeyAttribute] | None:
+        # DynamoDB's limits, said here with the field's line rather than by CreateTable.
+        if not isinstance(key, list):
+            return key
+        if not 1 <= len(key) <= MAX_KEY_PARTS:
+            raise ValueError(
+                f"a GSI's {info.field_name} takes 1 to {MAX_KEY_PARTS} attributes "
+                f"(DynamoDB's limit for multi-attribute keys), got {len(key)}"
+            )
+        names = [k.name for k in key]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"attribute {twice[0]!r} is named twice; each key attribute once")
+        return key
+
+    @property
+    def partition_keys(self) -> list[KeyAttribute]:
+        """The partition-key attributes in key-schema order (one for a classic key)."""
+        key = self.partition_key
+        return list(key) if isinstance(key, list) else [key]
+
+    @property
+    def sort_keys(self) -> list[KeyAttribute]:
+        """The sort-key attributes in key-schema order (none, one, or up to four)."""
+        key = self.sort_key
+        if key is None:
+            return []
+        return list(key) if isinstance(key, list) else [key]
+
+    @property
+    def multi_attribute(self) -> bool:
+        """Whether either key has more than one attribute (DynamoDB's multi-attribute
+        keys: the Terraform kit's AWS provider must support them)."""
+        return len(self.partition_keys) > 1 or len(self.sort_keys) > 1
+
+    def key_names(self) -> list[str]:
+        """The index's key attributes: partition keys, then sort keys."""
+        return [k.name for k in (*self.partition_keys, *self.sort_keys)]
 
     @model_validator(mode="after")
     def _include_names_attributes(self) -> GsiSpec:
@@ -298,6 +360,17 @@ class TableSpec(Strict):
             )
         return self
 
+    @field_validator("partition_key", "sort_key", mode="before")
+    @classmethod
+    def _one_attribute(cls, key: Any, info: ValidationInfo) -> Any:
+        # [AWS] only a GSI's key may have several attributes; a table's is one each.
+        if isinstance(key, list):
+            raise ValueError(
+                f"a table's {info.field_name} is one attribute ({{name: ..., type: ...}}); "
+                "a list of attributes (a multi-attribute key) is for a GSI's keys"
+            )
+        return key
+
     @model_validator(mode="after")
     def _capacity_matches_billing(self) -> TableSpec:
         provisioned = self.billing_mode == "PROVISIONED"
@@ -336,7 +409,7 @@ class TableSpec(Strict):
     def key_attributes(self) -> list[KeyAttribute]:
         keys = [self.partition_key] + ([self.sort_key] if self.sort_key else [])
         for g in self.gsis:
-            keys += [g.partition_key] + ([g.sort_key] if g.sort_key else [])
+            keys += [*g.partition_keys, *g.sort_keys]
         return keys
 
     def auto_scaling_specs(self) -> dict[str | None, AutoScalingSpec]:
@@ -362,11 +435,11 @@ class TableSpec(Strict):
         history travels as the `hotbench:history` tag (`TableHistory.tag`): the emulator
         reads it, AWS keeps it as a label."""
 
-        def schema(pk: KeyAttribute, sk: KeyAttribute | None) -> list[dict[str, str]]:
-            out = [{"AttributeName": pk.name, "KeyType": "HASH"}]
-            if sk is not None:
-                out.append({"AttributeName": sk.name, "KeyType": "RANGE"})
-            return out
+        def schema(pks: list[KeyAttribute], sks: list[KeyAttribute]) -> list[dict[str, str]]:
+            # A multi-attribute key: every HASH element, in order, then every RANGE one.
+            return [{"AttributeName": k.name, "KeyType": "HASH"} for k in pks] + [
+                {"AttributeName": k.name, "KeyType": "RANGE"} for k in sks
+            ]
 
         def throughput(t: Throughput | None, read: str, write: str) -> dict[str, int] | None:
             if t is None:
@@ -378,7 +451,7 @@ class TableSpec(Strict):
             attrs[key.name] = key.type
         req: dict[str, Any] = {
             "TableName": table_name,
-            "KeySchema": schema(self.partition_key, self.sort_key),
+            "KeySchema": schema([self.partition_key], [self.sort_key] if self.sort_key else []),
             "AttributeDefinitions": [
                 {"AttributeName": n, "AttributeType": t} for n, t in attrs.items()
             ],
@@ -403,7 +476,7 @@ class TableSpec(Strict):
                     proj["NonKeyAttributes"] = list(g.non_key_attributes)
                 entry: dict[str, Any] = {
                     "IndexName": g.name,
-                    "KeySchema": schema(g.partition_key, g.sort_key),
+                    "KeySchema": schema(g.partition_keys, g.sort_keys),
                     "Projection": proj,
                 }
                 if self.billing_mode == "PROVISIONED":
@@ -830,9 +903,13 @@ def reference_problems(playbook: Playbook) -> list[Problem]:
         if table.sort_key is not None:
             keys.append((("tables", i, "sort_key"), table.sort_key))
         for g, gsi in enumerate(table.gsis):
-            keys.append((("tables", i, "gsis", g, "partition_key"), gsi.partition_key))
-            if gsi.sort_key is not None:
-                keys.append((("tables", i, "gsis", g, "sort_key"), gsi.sort_key))
+            for field_name in ("partition_key", "sort_key"):
+                key = getattr(gsi, field_name)
+                at: tuple[int | str, ...] = ("tables", i, "gsis", g, field_name)
+                if isinstance(key, list):  # each attribute at its own line
+                    keys += [((*at, a), attribute) for a, attribute in enumerate(key)]
+                elif key is not None:
+                    keys.append((at, key))
         for loc, key in keys:
             # A mix's or scenario's steps name their keys themselves (workload_checks);
             # a closed loop of one operation draws its primary key, and writes an item
@@ -945,7 +1022,7 @@ _LOCATION_TAGS = frozenset(
 
 
 # Tags of the forms a value may take (a step's op, a rate's shape): not playbook fields.
-_FORM_TAGS = ("op=", "rate=")
+_FORM_TAGS = ("op=", "rate=", "key=")
 
 
 # Names pydantic puts in a (non-discriminated) union's error location: the member types.
@@ -1041,6 +1118,8 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     current: Any = Playbook
     for i, part in enumerate(loc):
         tag = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and part.startswith(_FORM_TAGS):
+            continue  # the form a union took (resolved from it at the field before)
         if isinstance(current, type) and issubclass(current, BaseModel):
             if not isinstance(part, str) or part not in current.model_fields:
                 continue  # a union tag such as "weighted": already resolved
