@@ -531,7 +531,7 @@ def render(
     for m in (*result.missing, *table.missing):
         notes.append("missing: " + m.line())
     spec = table_spec(table)
-    document = {
+    document: dict[str, Any] = {
         "name": f"import-{d.name}"[:200],
         "description": f"{d.name} as imported from {result.region}, "
         f"{w.start:%Y-%m-%d %H:%M} to {w.end:%Y-%m-%d %H:%M} UTC"
