@@ -33,6 +33,18 @@ class IndexUse:
 
 
 @dataclass(frozen=True)
+class CapacityMove:
+    """Provisioned capacity of a table (`index` None) or one GSI in force from `at_s`
+    seconds after the table began to stand (full-scale units): a change by auto scaling
+    or UpdateTable. The capacity before the first move is the TableUse's own."""
+
+    at_s: float
+    index: str | None
+    read: float
+    write: float
+
+
+@dataclass(frozen=True)
 class TableUse:
     """One table as created, and the spans it stood through (created to deleted)."""
 
@@ -47,6 +59,9 @@ class TableUse:
     warm_write: int | None = None
     contributor_insights: bool = False
     gsis: tuple[IndexUse, ...] = ()
+    moves: tuple[CapacityMove, ...] = ()
+    """How the provisioned capacity moved while the table stood, in order (empty: it
+    stood at its capacity throughout, as a fixed-capacity variant does)."""
 
     @property
     def on_demand(self) -> bool:
