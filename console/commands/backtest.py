@@ -17,6 +17,7 @@ from rich.text import Text
 from console import exitcodes
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError, write_json
+from loadgen.format.playbook import Playbook
 
 
 def _minutes(text: str) -> tuple[int, int]:
@@ -62,8 +63,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         recorded_minutes,
         simulated_minutes,
     )
-    from console.importer.playbook_draft import minutes_of
-    from console.importer.recorded import Recorded
+    from console.importer.playbook_draft import minutes_of, starting_at
+    from console.importer.recorded import Recorded, capacity_at
     from loadgen.format.kinds.rate_curve import PerMinuteRate
     from loadgen.format.playbook import load_playbook
 
@@ -95,6 +96,10 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         cut = minutes_of(playbook, first, last)
     except ValueError as exc:
         raise UserError(f"{path}: {exc}") from None
+    capacity = capacity_at(recording, first) if first > 0 else {}
+    if capacity:
+        # Later minutes start where the account was (auto scaling had moved it).
+        cut = starting_at(cut, capacity)
     result = simulate_with_progress(cut, console, args.quiet, params_from(args).params)
     (run,) = result.runs[:1]
     test = Backtest(
@@ -116,7 +121,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         playbook_file = path
         if (first, last) != (0, total):
             playbook_file = Path(args.json).with_suffix(".playbook.yaml")
-            _write_cut(playbook_file, path, first, last)
+            _write_cut(playbook_file, cut)
         document["reference"] = {
             "id": f"{recording.table}-recorded-{first}-{last}",
             "playbook_file": str(playbook_file),
@@ -131,26 +136,12 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     return exitcodes.OK
 
 
-def _write_cut(target: Path, source: Path, first: int, last: int) -> None:
-    """The playbook's minutes [first, last) as its own file (calibrate simulates the
-    playbook a result names), the curves inline."""
+def _write_cut(target: Path, playbook: Playbook) -> None:
+    """The replayed minutes as their own playbook file, curves inline (calibrate
+    simulates the playbook a result names)."""
     import yaml
 
-    document = yaml.safe_load(source.read_text(encoding="utf-8"))
-    from loadgen.format.kinds.rate_curve import read_rate_csv
-
-    kept = []
-    start = 0
-    for phase in document["load"]["phases"]:
-        rate = phase.get("rate")
-        if not isinstance(rate, dict):
-            continue
-        curve = rate.get("per_minute") or read_rate_csv(source.parent / rate["csv"])
-        lo, hi = max(first, start), min(last, start + len(curve))
-        if lo < hi:
-            kept.append({**phase, "rate": {"per_minute": curve[lo - start : hi - start]}})
-        start += len(curve)
-    document["load"]["phases"] = kept
+    document = playbook.model_dump(mode="json", exclude_defaults=True)
     target.write_text(yaml.safe_dump(document, sort_keys=False, width=100), encoding="utf-8")
 
 

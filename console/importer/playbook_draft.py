@@ -56,9 +56,10 @@ SHARE_FLOOR = 0.005
 """...or within this many (half a percentage point) of the minute's requests."""
 CSV_MINUTES = 120
 """A phase's curve longer than this many minutes goes to a CSV beside the playbook."""
-CAPACITY_BLOCKS_LIVE = False
+CAPACITY_BLOCKS_LIVE = True
 """Whether the playbook format validates FORMAT 34's `auto_scaling` and `history` (the
-capacity-over-time change): until then they are written as comments, said so."""
+capacity-over-time change, loadgen/format/capacity_spec.py): False writes them as
+comments, said so (for a format without them)."""
 OPERATIONS = {"PutItem": "put", "UpdateItem": "update", "GetItem": "get", "Query": "query"}
 """DynamoDB operations today's phases can send (the others are listed in the header)."""
 
@@ -489,6 +490,7 @@ def render(
         "table: DynamoDB DescribeTable"
         + (
             "; capacity: the highest ProvisionedRead/WriteCapacityUnits (Maximum) of the window"
+            + (", where no auto scaling moves it" if CAPACITY_BLOCKS_LIVE else "")
             if d.billing_mode == "PROVISIONED"
             else ""
         ),
@@ -522,6 +524,23 @@ def render(
         ]
         notes.append("no requests were recorded: one idle phase")
     own_blocks, gsi_blocks = capacity_blocks(table, w.period_s)
+    if own_blocks or gsi_blocks:
+        notes.append(
+            "auto_scaling: Application Auto Scaling's scalable targets (min, max) and target "
+            "tracking policies; history: "
+            + (
+                "the busiest minute's Consumed*CapacityUnits (Sum / 60)"
+                if d.billing_mode == "PAY_PER_REQUEST"
+                else "the highest Provisioned*CapacityUnits (Maximum)"
+            )
+            + " and DescribeTable's warm throughput"
+            + (
+                "; a side under auto scaling starts at its Provisioned*CapacityUnits at the "
+                "window's start, and the model's target tracking moves it"
+                if CAPACITY_BLOCKS_LIVE and d.billing_mode == "PROVISIONED"
+                else ""
+            )
+        )
     if (own_blocks or gsi_blocks) and not CAPACITY_BLOCKS_LIVE:
         notes.append(
             "auto_scaling and history below are commented out: the playbook format does not "
@@ -539,7 +558,8 @@ def render(
         "tables": [spec],
         "load": {"attributes": attributes, "phases": inline},
     }
-    if CAPACITY_BLOCKS_LIVE:  # pragma: no cover - the day the format holds them
+    if CAPACITY_BLOCKS_LIVE:
+        _start_where_scaling_starts(table, spec, own_blocks, gsi_blocks)
         spec |= own_blocks
         for gsi in spec.get("gsis", []):
             gsi |= gsi_blocks.get(gsi["name"], {})
@@ -550,6 +570,38 @@ def render(
     if not CAPACITY_BLOCKS_LIVE:
         body = _with_commented_blocks(body, d.name, own_blocks, gsi_blocks)
     return Rendered(header + body, playbook, load.csvs, load.per_minute, load.ops)
+
+
+def _first(table: TableImport, metric: str, index: str | None) -> int | None:
+    series = table.series_of(metric, index)
+    if series is None or series.returned == 0:
+        return None
+    first = next((v for v in series.values if v > 0), None)
+    return None if first is None else int(first)
+
+
+def _start_where_scaling_starts(
+    table: TableImport, spec: dict[str, Any], own: dict[str, Any], gsis: dict[str, Any]
+) -> None:
+    """A provisioned side under auto scaling starts the replay where the window started
+    (its first Provisioned*CapacityUnits datapoint, within the policy's min and max), not
+    at the window's highest: the model's target tracking takes it from there, as
+    Application Auto Scaling did."""
+    if spec.get("billing_mode") != "PROVISIONED":
+        return
+    owners = [(spec, None, own.get("auto_scaling"))] + [
+        (g, g["name"], gsis.get(g["name"], {}).get("auto_scaling")) for g in spec.get("gsis", [])
+    ]
+    for owner, index, scaling in owners:
+        for side, metric in (
+            ("read", "ProvisionedReadCapacityUnits"),
+            ("write", "ProvisionedWriteCapacityUnits"),
+        ):
+            policy = (scaling or {}).get(side)
+            start = _first(table, metric, index)
+            if policy is None or start is None:
+                continue
+            owner[f"{side}_capacity"] = min(policy["max"], max(policy["min"], start))
 
 
 def _with_commented_blocks(body: str, table: str, own: dict[str, Any], gsis: dict[str, Any]) -> str:
@@ -579,6 +631,36 @@ def draft(result: ImportResult, table_name: str | None = None) -> tuple[str, Pla
     Playbook it parses to)."""
     rendered = render(result, table_name)
     return rendered.text, rendered.playbook
+
+
+def starting_at(playbook: Playbook, capacity: dict[str, int]) -> Playbook:
+    """The playbook's provisioned table and GSIs at `capacity` (`read`, `write`,
+    `read:INDEX`, `write:INDEX`, as recorded.capacity_at gives), each within its auto
+    scaling's min and max: a replay of later minutes starts where the account was."""
+    tables = []
+    for spec in playbook.tables:
+        if spec.billing_mode != "PROVISIONED":
+            tables.append(spec)
+            continue
+
+        def side(owner: Any, name: str, key: str) -> dict[str, int]:
+            value = capacity.get(key)
+            if value is None:
+                return {}
+            policy = getattr(owner.auto_scaling, name, None) if owner.auto_scaling else None
+            if policy is not None:
+                value = min(policy.max, max(policy.min, value))
+            return {f"{name}_capacity": value}
+
+        gsis = [
+            g.model_copy(
+                update=side(g, "read", f"read:{g.name}") | side(g, "write", f"write:{g.name}")
+            )
+            for g in spec.gsis
+        ]
+        own = side(spec, "read", "read") | side(spec, "write", "write")
+        tables.append(spec.model_copy(update=own | {"gsis": gsis}))
+    return playbook.model_copy(update={"tables": tables})
 
 
 def minutes_of(playbook: Playbook, first: int, last: int) -> Playbook:

@@ -15,6 +15,7 @@ from console.importer.import_result import ImportResult, TableImport
 FORMAT = "hotbench-recorded"
 VERSION = 1
 CONSUMED = ("ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits")
+PROVISIONED = ("ProvisionedReadCapacityUnits", "ProvisionedWriteCapacityUnits")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ class Recorded:
     throttles: dict[str, list[float]]
     """Throttle events by DynamoDB reason (TableWriteKeyRangeThroughputExceeded, ...)."""
     source: str
+    provisioned: dict[str, list[float]] = field(default_factory=dict)
+    """Provisioned capacity (Maximum; CloudWatch publishes it every five minutes, 0 between),
+    keyed as `consumed`: where a backtest of later minutes starts each side."""
     what_if: str = "as recorded"
     """The playbook's launch what-if: a backtest compares only a playbook as recorded."""
     notes: list[str] = field(default_factory=list)
@@ -61,11 +65,13 @@ class Recorded:
 def recorded(result: ImportResult, table: TableImport, what_if: str = "as recorded") -> Recorded:
     """The table's recorded minutes, from the import's CloudWatch series."""
     consumed: dict[str, list[float]] = {}
+    provisioned: dict[str, list[float]] = {}
     for index in (None, *(g.name for g in table.definition.gsis)):
-        for metric, side in zip(CONSUMED, ("read", "write"), strict=True):
-            series = table.series_of(metric, index)
-            if series is not None and series.returned:
-                consumed[side if index is None else f"{side}:{index}"] = list(series.values)
+        for metrics, into in ((CONSUMED, consumed), (PROVISIONED, provisioned)):
+            for metric, side in zip(metrics, ("read", "write"), strict=True):
+                series = table.series_of(metric, index)
+                if series is not None and series.returned:
+                    into[side if index is None else f"{side}:{index}"] = list(series.values)
     throttles: dict[str, list[float]] = {}
     for t in table.throttles:
         # Two GSIs throttled for one reason (IndexWriteKeyRange...) add up: the model
@@ -84,7 +90,20 @@ def recorded(result: ImportResult, table: TableImport, what_if: str = "as record
         throttled_requests={o.operation: list(o.throttled) for o in table.operations},
         consumed=consumed,
         throttles=throttles,
+        provisioned=provisioned,
         source=result.source,
         what_if=what_if,
         notes=[m.line() for m in table.missing],
     )
+
+
+def capacity_at(recorded: Recorded, minute: int) -> dict[str, int]:
+    """Each provisioned side's capacity in force at `minute` (the last datapoint at or
+    before it), keyed as `provisioned`: a backtest that starts later starts there."""
+    per = max(1, recorded.period_s // 60)
+    out = {}
+    for key, values in recorded.provisioned.items():
+        seen = [v for v in values[: minute // per + 1] if v > 0]
+        if seen:
+            out[key] = int(seen[-1])
+    return out

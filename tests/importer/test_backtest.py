@@ -13,11 +13,14 @@ import numpy as np
 import pytest
 
 from console.cli import main
+from console.importer import playbook_draft
 from console.importer.aws_calls import LiveCalls
 from console.importer.backtest import correlation
 from console.importer.import_run import ImportOptions, run_import
-from console.importer.recorded import Recorded
+from console.importer.playbook_draft import render, starting_at
+from console.importer.recorded import Recorded, capacity_at, recorded
 from loadgen.analysis.calibrate import load_measured
+from tests.importer import scenarios
 from tests.importer.fake_account import FakeAccount, Scenario
 
 MINUTES = 8
@@ -165,3 +168,29 @@ def test_a_window_of_minutes_and_a_what_if_that_has_no_recording(
 def test_correlation_is_none_for_a_flat_series() -> None:
     assert correlation(np.ones(5), np.arange(5.0)) is None
     assert correlation(np.arange(5.0), 2 * np.arange(5.0)) == pytest.approx(1.0)
+
+
+def test_a_later_window_starts_where_auto_scaling_had_taken_the_table() -> None:
+    result = run_import(ImportOptions(from_saved=scenarios.ORDERS_SNAPSHOT))
+    rendered = render(result)
+    recording = recorded(result, result.tables[0])
+    at_noon = capacity_at(recording, 719)
+    assert at_noon["write"] > 4000 and at_noon["read:bySku"] >= 100
+    assert capacity_at(recording, 0)["write"] == rendered.playbook.tables[0].write_capacity
+    spec = starting_at(rendered.playbook, at_noon | {"read:bySku": 5000}).tables[0]
+    assert spec.write_capacity == at_noon["write"]
+    assert spec.gsis[0].read_capacity == 1000  # bySku's read policy's max
+
+
+def test_without_the_format_the_capacity_blocks_are_comments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(playbook_draft, "CAPACITY_BLOCKS_LIVE", False)
+    result = run_import(ImportOptions(from_saved=scenarios.ORDERS_SNAPSHOT))
+    rendered = render(result)
+    assert "# auto_scaling and history below are commented out" in rendered.text
+    assert "\n  # auto_scaling:\n  #   read: {target_pct: 70.0, min: 1000, max: 20000" in (
+        rendered.text
+    )
+    assert rendered.playbook.tables[0].auto_scaling is None
+    assert rendered.playbook.tables[0].write_capacity == 5850  # the window's highest

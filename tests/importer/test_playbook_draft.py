@@ -63,7 +63,8 @@ def offered_per_minute(playbook: Playbook) -> dict[str, np.ndarray]:
 
 
 def _uncommented(text: str) -> dict[str, Any]:
-    """The YAML with the commented capacity blocks taken in (what the format will read)."""
+    """The YAML with any commented capacity blocks taken in (playbook_draft writes them
+    as comments for a format without them, CAPACITY_BLOCKS_LIVE False)."""
     lines = [
         line.replace("# ", "", 1) if line.startswith(" ") and line.lstrip()[:2] == "# " else line
         for line in text.splitlines()
@@ -97,8 +98,15 @@ def test_the_day_replays_minute_by_minute_with_its_hot_keys() -> None:
     assert 2 <= len(playbook.load.phases) <= 12
     assert sum(p.duration_s for p in playbook.load.phases) == 86_400
     spec = playbook.tables[0]
-    assert (spec.read_capacity, spec.write_capacity) == (4450, 5850)  # the window's highest
+    # Under auto scaling: where the window started (its policy moves it from there).
+    assert (spec.read_capacity, spec.write_capacity) == (1000, 1000)
     assert [g.name for g in spec.gsis] == ["bySku", "byCourier"]
+    assert spec.auto_scaling is not None and spec.auto_scaling.write is not None
+    assert (spec.auto_scaling.write.min, spec.auto_scaling.write.max) == (1000, 10000)
+    assert spec.auto_scaling.write.target_pct == 70.0
+    assert spec.history is not None and spec.history.previous_provisioned is not None
+    assert spec.history.previous_provisioned.write == 5850
+    assert spec.gsis[0].auto_scaling is not None
     customer = playbook.load.attributes["customerId"]
     assert isinstance(customer, WeightedDist) and len(customer.weights) == WEIGHTED_KEYS_MAX
     report = next(r for r in table.reports if r.index is None and r.measure == "accessed")
@@ -117,8 +125,8 @@ def test_the_day_replays_minute_by_minute_with_its_hot_keys() -> None:
         rendered.text
     )
     assert "SuccessfulRequestLatency SampleCount + ThrottledRequests Sum" in rendered.text
-    # FORMAT 34's blocks, commented until the format validates them.
-    assert "# auto_scaling and history below are commented out" in rendered.text
+    # FORMAT 34's blocks in the YAML (loadgen/format/capacity_spec.py validates them).
+    assert "# auto_scaling: Application Auto Scaling's scalable targets" in rendered.text
     blocks = _uncommented(rendered.text)["tables"][0]
     write = blocks["auto_scaling"]["write"]
     assert (write["target_pct"], write["min"], write["max"]) == (70.0, 1000, 10000)
@@ -175,6 +183,8 @@ def test_without_contributor_insights_a_clear_line_a_uniform_key_still_a_playboo
     )
     history = _uncommented(rendered.text)["tables"][0]["history"]
     assert history["previous_on_demand_peak"] == {"write": 3000}  # 1,500 puts/s x 2 WCU
+    assert spec.history is not None and spec.history.previous_on_demand_peak is not None
+    assert spec.history.previous_on_demand_peak.write == 3000
 
 
 def test_launch_what_ifs_scale_the_day_and_sharpen_its_peak() -> None:
