@@ -273,23 +273,11 @@ class PartitionedCapacity:
 
     def land(self, now: float) -> None:
         """Put the scheduled mode and units in force (the tick calls this when due)."""
-        pending = self.pending_limits
-        assert pending is not None
-        lim = self.limits
+        assert self.pending_limits is not None
+        landing = self.requested_limits()
         self.pending_limits = None
         self.pending_at = math.inf
-        self.update_limits(
-            Limits(
-                pending.provisioned,
-                pending.rcu,
-                pending.wcu,
-                lim.max_read,
-                lim.max_write,
-                lim.warm_read,
-                lim.warm_write,
-            ),
-            now,
-        )
+        self.update_limits(landing, now)
 
     def requested_limits(self) -> Limits:
         """The settings asked for last: the scheduled mode and units over those in force

@@ -37,9 +37,11 @@ def capacity_per_hour(table: TableUse, prices: PriceTable) -> float:
 def capacity_levels(table: TableUse) -> list[tuple[float, float, float]]:
     """The provisioned (start second, RCU, WCU) of a table and its GSIs together, step by
     step as it moved, from 0 (the capacity it was created with) on."""
-    units = {None: (table.read_capacity or 0, table.write_capacity or 0)} | {
-        g.name: (g.read_capacity or 0, g.write_capacity or 0) for g in table.gsis
+    units: dict[str | None, tuple[float, float]] = {
+        None: (float(table.read_capacity or 0), float(table.write_capacity or 0))
     }
+    for g in table.gsis:
+        units[g.name] = (float(g.read_capacity or 0), float(g.write_capacity or 0))
     levels = [
         (0.0, float(sum(r for r, _ in units.values())), float(sum(w for _, w in units.values())))
     ]

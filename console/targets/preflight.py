@@ -101,6 +101,16 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
         "cloudwatch:GetDashboard",
         "cloudwatch:DeleteDashboards",
     ],
+    "terraform: auto scaling of the variants that have it (Application Auto Scaling)": [
+        "application-autoscaling:RegisterScalableTarget",
+        "application-autoscaling:DeregisterScalableTarget",
+        "application-autoscaling:DescribeScalableTargets",
+        "application-autoscaling:PutScalingPolicy",
+        "application-autoscaling:DeleteScalingPolicy",
+        "application-autoscaling:DescribeScalingPolicies",
+        "application-autoscaling:TagResource",
+        "application-autoscaling:ListTagsForResource",
+    ],
     "terraform and run: the backstop (EventBridge Scheduler, created first, removed last)": [
         "scheduler:CreateScheduleGroup",
         "scheduler:DeleteScheduleGroup",
@@ -193,13 +203,18 @@ SERVICE_LINKED_ROLES: dict[str, str] = {
     "contributorinsights.dynamodb.amazonaws.com": (
         "AWSServiceRoleForDynamoDBCloudWatchContributorInsights"
     ),
+    "dynamodb.application-autoscaling.amazonaws.com": (
+        "AWSServiceRoleForApplicationAutoScaling_DynamoDBTable"
+    ),
 }
 """Roles AWS creates in an account the first time it uses ECS (CreateCluster,
 https://docs.aws.amazon.com/AmazonECS/latest/developerguide/using-service-linked-roles.html)
 and Contributor Insights for DynamoDB
-(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Contributor_Insights_IAM.html),
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Contributor_Insights_IAM.html)
+and Application Auto Scaling of a DynamoDB table (RegisterScalableTarget,
+https://docs.aws.amazon.com/autoscaling/application/userguide/application-auto-scaling-service-linked-roles.html),
 as the caller: who may not call iam:CreateServiceLinkedRole then fails half way through
-an apply. The operator policy allows exactly these two."""
+an apply. The operator policy allows exactly these three."""
 
 
 def service_linked_role_arn(service: str, account: str = "*") -> str:
@@ -497,5 +512,7 @@ def preflight(session: Any, settings: Settings, report: PlanReport) -> list[Find
     services = ["ecs.amazonaws.com"]
     if any(t.contributor_insights for t in report.tables):
         services.append("contributorinsights.dynamodb.amazonaws.com")
+    if any(t.auto_scaling for t in report.tables):
+        services.append("dynamodb.application-autoscaling.amazonaws.com")
     findings += check_service_linked_roles(session.client("iam"), caller, services)
     return findings

@@ -746,25 +746,8 @@ def key_condition(node: Node, schema: KeySchema) -> KeyCondition:
     parts = _and_parts(node)
     if len(parts) > 2:
         raise validation(TWO_CONDITIONS)
-    for part in parts:
-        if part[0] == "cmp" and part[2][0] == "value" and part[3][0] == "path":
-            # `:v = pk` is `pk = :v`: DynamoDB takes the operands in either order.
-            part = ("cmp", _FLIPPED[part[1]], part[3], part[2])
-        refused = (
-            "IN"
-            if part[0] == "in"
-            else "<>"
-            if part[0] == "cmp" and part[1] == "<>"
-            else part[1]
-            if part[0] == "fn" and part[1] != "begins_with"
-            else None
-        )
-        if refused is not None:
-            raise validation(f"Invalid operator used in KeyConditionExpression: {refused}")
-        path = _key_path(part)
-        if path is not None and len(path) > 1:
-            raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
-        attr = path[0] if path is not None else None
+    for raw in parts:
+        part, attr = _key_part(raw)
         if attr is not None and (
             (attr == pk.name and pk_value is not None)
             or (sk is not None and attr == sk.name and sk_test is not None)
@@ -801,6 +784,7 @@ def _key_part(part: Node) -> tuple[Node, str | int | None]:
     """One ANDed part of a key condition, its operands in key-test order (`:v = k` is
     `k = :v`), refused if its operator can never test a key; and the attribute it tests."""
     if part[0] == "cmp" and part[2][0] == "value" and part[3][0] == "path":
+        # `:v = pk` is `pk = :v`: DynamoDB takes the operands in either order.
         part = ("cmp", _FLIPPED[part[1]], part[3], part[2])
     refused = (
         "IN"

@@ -80,3 +80,43 @@ def test_a_table_the_emulator_does_not_have_is_said(emu: EmulatorServer) -> None
 def test_an_endpoint_with_no_such_route_is_said() -> None:
     with pytest.raises(AutoScalingRouteError, match="could not set auto scaling"):
         put_auto_scaling("http://127.0.0.1:9", "t", PLAYBOOK.tables[0])
+
+
+def test_the_local_target_puts_the_policy_on_after_create_table(
+    emu: EmulatorServer, tmp_path: Any
+) -> None:
+    """`hotbench up` on the local target: create_tables (the target's own module) puts
+    each variant's auto scaling on through the route and says so."""
+    from datetime import UTC, datetime
+
+    from console.run.hooks import Hooks
+    from console.run.state import EmulatorProcess, RunState, StateStore
+    from console.targets.local import create_tables
+    from loadgen.live.playbook_run import LOCAL_CREDENTIALS
+    from loadgen.live.resultstore import make_client
+
+    url = emu.endpoint_url
+    port = int(url.rsplit(":", 1)[1].rstrip("/"))
+    state = RunState(
+        run_id="hb-as",
+        target="local",
+        region="us-east-1",
+        playbook_path="p.yaml",
+        playbook_name="as",
+        emulator=EmulatorProcess(
+            pid=1, port=port, scale=1.0, started_at=datetime.now(UTC), log_path="x"
+        ),
+    )
+    said: list[str] = []
+    client = make_client(url, "us-east-1", LOCAL_CREDENTIALS)
+    create_tables(
+        StateStore(tmp_path),
+        state,
+        PLAYBOOK,
+        client,
+        Hooks(say=said.append),
+        lambda run_id, variant: f"{run_id}-{variant}",  # the local target's naming
+    )
+    assert "hb-as-t: write auto scaling at 70 % of 100-4,000" in said
+    view = _view(emu, "/_hotbench/capacity?table=hb-as-t")["indexes"]
+    assert view["$table"]["auto_scaling"]["Write"]["MinCapacity"] == 100
