@@ -65,7 +65,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     )
     from console.importer.playbook_draft import minutes_of, starting_at
     from console.importer.recorded import Recorded, capacity_at
-    from loadgen.format.kinds.rate_curve import PerMinuteRate
+    from loadgen.format.kinds.rate_curve import curve_minutes
     from loadgen.format.playbook import load_playbook
 
     path = Path(args.playbook)
@@ -87,9 +87,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             f"{path} is a launch what-if ({recording.what_if}): no account recorded it; "
             "backtest the playbook imported without --scale and --peak"
         )
-    total = sum(
-        len(p.rate.per_minute) for p in playbook.load.phases if isinstance(p.rate, PerMinuteRate)
-    )
+    total = curve_minutes(playbook.load.phases)
     first, last = args.minutes or (0, total)
     last = min(last, total)
     try:

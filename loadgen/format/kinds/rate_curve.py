@@ -220,3 +220,13 @@ class RateCurve(OpenArrivals):
         shown = f"{low:,.0f}-{high:,.0f}/s" if low != high else f"{high:,.0f}/s"
         where = f" from {self.source}" if self.source else ""
         return f"per-minute curve of {len(self.per_minute):,} minutes{where}, {shown}"
+
+
+def curve_minutes(phases: Iterable[Phase]) -> int:
+    """How many minutes the per-minute curves of `phases` hold, one phase after another
+    (what a backtest of an imported day can cut)."""
+    return sum(
+        len(phase.kind.arrivals.per_minute)
+        for phase in phases
+        if isinstance(phase.kind.arrivals, RateCurve)
+    )
