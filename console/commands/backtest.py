@@ -1,6 +1,6 @@
 """`hotbench backtest PLAYBOOK [--minutes A:B] [--json FILE]`: replay an imported playbook
 in the simulation and set it beside what the account recorded, minute by minute
-(docs/import.md, "Backtest"). The comparison is console/importer/backtest.py; this runs,
+(docs/import.md, "Backtest"). The comparison is console/importer/minute_comparison.py; this runs,
 prints and writes."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _chart(
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     from console.commands.simulate import simulate_with_progress
-    from console.importer.backtest import (
+    from console.importer.minute_comparison import (
         Backtest,
         as_result,
         recorded_minutes,

@@ -15,8 +15,8 @@ import pytest
 from console.cli import main
 from console.importer import playbook_draft
 from console.importer.aws_calls import LiveCalls
-from console.importer.backtest import correlation
 from console.importer.import_run import ImportOptions, run_import
+from console.importer.minute_comparison import correlation
 from console.importer.playbook_draft import render, starting_at
 from console.importer.recorded import Recorded, capacity_at, recorded
 from loadgen.analysis.calibrate import load_measured
