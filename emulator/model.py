@@ -79,6 +79,33 @@ class GsiWrite:
         )
 
 
+class IndexLoad:
+    """Requests spread over the partitions of the table (`index` None) or of one GSI, for
+    `CapacityModel.admit_in_full`: `counts[i]` requests of `units` each on `parts[i]`,
+    one of them to the key (`pk_hashes[i]`, `sk_positions[i]`), which the partition keeps
+    as a sample of its traffic (one per partition and call, as `write` keeps one).
+
+    A plain class for the reason given on `Decision`."""
+
+    __slots__ = ("counts", "index", "parts", "pk_hashes", "sk_positions", "units")
+
+    def __init__(
+        self,
+        index: str | None,
+        units: float,
+        parts: list[Partition],
+        counts: list[int],
+        pk_hashes: list[int],
+        sk_positions: list[Any],
+    ) -> None:
+        self.index = index
+        self.units = units
+        self.parts = parts
+        self.counts = counts
+        self.pk_hashes = pk_hashes
+        self.sk_positions = sk_positions
+
+
 class CapacityModel:
     """Tables, their capacity, and the clock-driven changes to it."""
 
@@ -187,14 +214,44 @@ class CapacityModel:
         `part`/`gsi_parts`/`gsi_old_parts` may be given by a caller that located them
         already (the simulation does, in bulk); they must be where the keys live.
         """
-        base = table.base
-        if part is None:
-            part = base.keyspace.locate(pk_hash, sk_pos)
-        part.observe(pk_hash, sk_pos)
         route, costs, sites = self._route, self._costs, self._sites
         route.clear()
         costs.clear()
         sites.clear()
+        self._fill_write_route(
+            table,
+            pk_hash,
+            sk_pos,
+            units,
+            gsi_writes,
+            route,
+            costs,
+            sites,
+            part,
+            gsi_parts,
+            gsi_old_parts,
+        )
+        return self._decide(route, costs, sites, count, now, True)
+
+    def _fill_write_route(
+        self,
+        table: TableCapacity,
+        pk_hash: int,
+        sk_pos: Any,
+        units: int,
+        gsi_writes: list[GsiWrite] | None,
+        route: list[Resource],
+        costs: list[float],
+        sites: list[ThrottleSite],
+        part: Partition | None = None,
+        gsi_parts: list[Partition] | None = None,
+        gsi_old_parts: list[Partition | None] | None = None,
+    ) -> None:
+        """What one write asks of the table and its GSIs, appended to a route."""
+        base = table.base
+        if part is None:
+            part = base.keyspace.locate(pk_hash, sk_pos)
+        part.observe(pk_hash, sk_pos)
         base.add_write_route(part, units, route, costs, sites)
         if gsi_writes is not None:
             # Indexed, over a list: mypyc compiles this loop to native list access.
@@ -223,7 +280,6 @@ class CapacityModel:
                     )
                     old_part.observe(gw.old_pk_hash, gw.old_sk_pos)
                 index.add_index_write_route(gpart, units, old_part, old_units, route, costs, sites)
-        return self._decide(route, costs, sites, count, now, True)
 
     def read(
         self,
@@ -244,6 +300,62 @@ class CapacityModel:
         part.observe(pk_hash, sk_pos)
         route, costs, sites = target.read_route(part, units)
         return self._decide(route, costs, sites, count, now, False)
+
+    def admit_in_full(
+        self, table: TableCapacity, loads: list[IndexLoad], is_write: bool, *, now: float
+    ) -> bool:
+        """Admit a load in full when every resource it needs has room for all of it at
+        `now`; otherwise take nothing, record no refusal and return False.
+
+        The load is writes (or reads) spread over partitions: one `IndexLoad` for the
+        table, and for writes one per GSI they put to, each over the same writes (the
+        caller's to keep: as `write`'s located partitions are). Each partition's share
+        needs what `write` or `read` would ask of that index for it: the partition (a
+        GSI's, through its propagation log) and the index's own limits, whose demand is
+        summed over the partitions that share them.
+
+        Why: the simulation's aggregate engine admits a second of requests at once where
+        they fit (docs/model.md#the-aggregate-engine). If a second's whole demand fits in
+        what each resource holds at its start, admitting the requests one by one at any
+        moment of that second refuses none either (a resource's room only grows with
+        time), so the second's outcome does not depend on their order or times."""
+        routes: list[tuple[list[Resource], list[float], int]] = []
+        demand: dict[int, float] = {}
+        held: dict[int, Resource] = {}
+        for load in loads:
+            target = table.base if load.index is None else table.gsis[load.index]
+            units = load.units
+            parts = load.parts
+            counts = load.counts
+            hashes = load.pk_hashes
+            positions = load.sk_positions
+            for i in range(len(parts)):
+                part = parts[i]
+                count = counts[i]
+                part.observe(hashes[i], positions[i])
+                route: list[Resource] = []
+                costs: list[float] = []
+                sites: list[ThrottleSite] = []
+                if not is_write:
+                    route, costs, sites = target.read_route(part, units)
+                elif load.index is None:
+                    target.add_write_route(part, units, route, costs, sites)
+                else:
+                    target.add_index_write_route(part, units, None, 0.0, route, costs, sites)
+                for r in range(len(route)):
+                    resource = route[r]
+                    key = id(resource)
+                    demand[key] = demand.get(key, 0.0) + costs[r] * count
+                    held[key] = resource
+                routes.append((route, costs, count))
+        for key, total in demand.items():
+            # One request costing the whole demand: whether the resource holds it all.
+            if total > 0.0 and held[key].available(now, total) < 1:
+                return False
+        for route, costs, count in routes:
+            for r in range(len(route)):
+                route[r].take(count, costs[r])
+        return True
 
     def _decide(
         self,
