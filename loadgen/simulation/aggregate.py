@@ -52,12 +52,10 @@ from loadgen.simulation.progress import ProgressClock
 
 __all__ = ["AggregatePhase", "Classified", "Unsupported", "classify", "run_phase"]
 
-QUIET_BLOCK_MAX_S = 16
-"""Quiet seconds are admitted in blocks of up to this many (a block fits when its whole
-demand does, so at low utilisation blocks grow; they never cross a minute of model time,
-the grain auto scaling watches)."""
-QUIET_GROW_AFTER = 4
-"""Blocks in a row that fitted before the next is tried twice as long."""
+QUIET_BLOCK_MAX_S = 60
+"""Quiet seconds go to the model in blocks of up to this many (each second admitted at
+its start, up to the first that does not fit); a block never crosses a minute of model
+time, the grain auto scaling watches, and doubles after each that fitted whole."""
 QUIET_RETRY_MAX_S = 16
 """After a busy second, the next quiet attempt waits 1, 2, 4, ... up to this many seconds
 (an attempt that fails costs a second's route building; busy seconds come in runs)."""
@@ -158,6 +156,14 @@ class _Engine:
         ]
         self.units_w = int(p.units) if p.is_write else 0
         self.units_r = float(p.units)
+        self.indexes: list[tuple[str | None, float, list[Partition]]] = [
+            (None, self.units_w if p.is_write else self.units_r, self.base_all)
+        ]
+        """Each dim's index (None: the table), units per request and partitions."""
+        self.indexes += [
+            (name, float(units), parts)
+            for (name, units), parts in zip(self.gsis, self.gsi_all, strict=True)
+        ]
         self.seq = p.seq
 
     # the phase -------------------------------------------------------------------------
@@ -183,10 +189,9 @@ class _Engine:
         tick = p.tick_s
         seconds = self._seconds()
         pending: list[_Second] = []
-        """Seconds looked at (and maybe drawn), not yet run: a block that did not fit
-        leaves its later seconds' draws for the smaller blocks that follow."""
+        """Seconds looked at (and maybe drawn), not yet run: a block admitted in part
+        leaves its later seconds' draws for what follows."""
         block_s = 1
-        fits = 0  # blocks of block_s in a row that fitted
         wait = 0  # seconds until the next quiet attempt
         backoff = 1
         next_report = 0.0
@@ -199,13 +204,9 @@ class _Engine:
             first = pending[0]
             if first.k and p.stop is not None and p.stop():
                 return self.seq, first.k * tick
+            ran = 1
             if first.n == 0:
                 self.model.advance(p.start + self._end(first))
-                del pending[0]
-            elif wait > 0:
-                wait -= 1
-                self._busy(first)
-                del pending[0]
             else:
                 at = p.start + first.k * tick
                 self.model.advance(at)
@@ -213,38 +214,40 @@ class _Engine:
                     self.classes.refresh()
                     for drawn in pending:
                         drawn.draws = None  # drawn on the old partition map
-                # Blocks end at a minute of model time: what auto scaling sums.
-                minute_end = (math.floor(at / 60.0 + 1e-9) + 1) * 60.0
-                while len(pending) < block_s:
-                    nxt = next(seconds, None)
-                    if nxt is None:
-                        break
-                    pending.append(nxt)
-                block = [pending[0]]
-                for cand in pending[1:block_s]:
-                    if p.start + cand.k_end * tick > minute_end + 1e-9:
-                        break
-                    block.append(cand)
-                if self._quiet(block, at):
-                    del pending[: len(block)]
-                    backoff = 1
-                    fits += 1
-                    if fits >= QUIET_GROW_AFTER and block_s < QUIET_BLOCK_MAX_S:
-                        block_s = min(QUIET_BLOCK_MAX_S, block_s * 2)
-                        fits = 0
-                elif len(block) > 1:
-                    block_s = max(1, len(block) // 2)  # the same seconds, in a smaller block
-                    fits = 0
-                    continue
+                if wait > 0:
+                    wait -= 1
+                    if self._busy(first, at):
+                        wait = 0  # it all fitted after all
                 else:
-                    self._busy(first)
-                    del pending[0]
-                    wait = backoff
-                    backoff = min(QUIET_RETRY_MAX_S, backoff * 2)
-            done = first.done + first.n
-            t_end = self._end(first)
+                    # Blocks end at a minute of model time: what auto scaling sums.
+                    minute_end = (math.floor(at / 60.0 + 1e-9) + 1) * 60.0
+                    while len(pending) < block_s:
+                        nxt = next(seconds, None)
+                        if nxt is None:
+                            break
+                        pending.append(nxt)
+                    block = [pending[0]]
+                    for cand in pending[1:block_s]:
+                        if p.start + cand.k_end * tick > minute_end + 1e-9:
+                            break
+                        block.append(cand)
+                    ran = self._quiet(block, at)
+                    if ran == len(block):
+                        backoff = 1
+                        block_s = min(QUIET_BLOCK_MAX_S, block_s * 2)
+                    elif ran:
+                        wait = 1  # the second that did not fit: tick by tick, next
+                    else:
+                        self._busy(first, at)
+                        ran = 1
+                        block_s = 1
+                        wait = backoff
+                        backoff = min(QUIET_RETRY_MAX_S, backoff * 2)
+            last = pending[ran - 1]
+            del pending[:ran]
+            t_end = self._end(last)
             if t_end >= next_report or not pending:
-                p.clock.at(p.label, t_end, p.duration_s, done)
+                p.clock.at(p.label, t_end, p.duration_s, last.done + last.n)
                 next_report = t_end + PROGRESS_EVERY_S
         return self.seq, p.duration_s
 
@@ -259,24 +262,26 @@ class _Engine:
         ]
 
     # quiet seconds ---------------------------------------------------------------------
-    def _quiet(self, block: list[_Second], now: float) -> bool:
-        """Admit a block of seconds' requests in full at its start, if they all fit."""
+    def _quiet(self, block: list[_Second], now: float) -> int:
+        """Admit a block of seconds' requests, each second's in full at its start, up to
+        the first that does not fit: how many were admitted."""
         for second in block:
             if second.draws is None:
                 second.draws = self._draw(second.n)
-        draws = [sum(d) for d in zip(*(second.draws for second in block), strict=True)]
         n = sum(second.n for second in block)
-        placed = self.classes.placements(self.rng, draws, self.seq, n)
+        loads = self._loads([second.draws for second in block if second.draws is not None], n)
+        ran = self.model.admit_in_full(self.table, loads, self.p.is_write, now=now)
+        for second in block[:ran]:
+            self._succeeded(second.index, second.n)
+            self.seq += second.n
+        return ran
+
+    def _loads(self, seconds: list[list[np.ndarray]], n: int) -> list[IndexLoad]:
+        """Drawn requests (per second, class counts per group) as the model's loads."""
+        placed = self.classes.placements(self.rng, seconds, self.seq, n)
         loads = []
-        indexes: list[tuple[str | None, float, list[Partition]]] = [
-            (None, self.units_w if self.p.is_write else self.units_r, self.base_all)
-        ]
-        indexes += [
-            (name, float(units), parts)
-            for (name, units), parts in zip(self.gsis, self.gsi_all, strict=True)
-        ]
         for (index, units, parts), (pids, counts, hashes, positions) in zip(
-            indexes, placed, strict=True
+            self.indexes, placed, strict=True
         ):
             loads.append(
                 IndexLoad(
@@ -286,21 +291,21 @@ class _Engine:
                     counts.tolist(),
                     hashes.tolist(),
                     positions.tolist(),
+                    len(seconds),
                 )
             )
-        if not self.model.admit_in_full(self.table, loads, self.p.is_write, now=now):
-            return False
-        for second in block:
-            counts_s = self.p.result.second(second.index)
-            counts_s.sent += second.n
-            counts_s.succeeded += second.n
-            if self.p.is_write:
-                counts_s.consumed_wcu += second.n * self.units_w
-                counts_s.add_index_units((name, second.n * units) for name, units in self.gsis)
-            else:
-                counts_s.consumed_rcu += second.n * self.units_r
-        self.seq += n
-        return True
+        return loads
+
+    def _succeeded(self, second: int, n: int) -> None:
+        """Count `n` requests of run second `second` admitted in full."""
+        counts = self.p.result.second(second)
+        counts.sent += n
+        counts.succeeded += n
+        if self.p.is_write:
+            counts.consumed_wcu += n * self.units_w
+            counts.add_index_units((name, n * units) for name, units in self.gsis)
+        else:
+            counts.consumed_rcu += n * self.units_r
 
     def _pids(self, cls: list[np.ndarray]) -> list[np.ndarray]:
         """Partition ids per dim of routes given by their class in every group."""
@@ -310,116 +315,366 @@ class _Engine:
         return out
 
     # busy seconds ----------------------------------------------------------------------
-    def _busy(self, second: _Second) -> None:
-        """The second tick by tick, as the per-request engine runs it."""
+    def _busy(self, second: _Second, at: float) -> bool:
+        """A second whose demand does not fit in full (or may not): the requests whose
+        every resource has room for the second's whole demand on it are admitted in full
+        at its start, whatever the order of the rest; the others tick by tick, as the
+        per-request engine admits them. True if everything fitted after all."""
+        if second.draws is None:
+            second.draws = self._draw(second.n)
+        loads = self._loads([second.draws], second.n)
+        room = self.model.room_for(self.table, loads, self.p.is_write, now=at)
+        if all(all(flags) for flags in room) and self.model.admit_in_full(
+            self.table, loads, self.p.is_write, now=at
+        ):
+            self._succeeded(second.index, second.n)
+            self.seq += second.n
+            return True
+        # Which requests are clear (every partition they take has room): those clear in
+        # every group. The groups are drawn independently, so how many are clear in all
+        # is a chain of hypergeometric draws, and which of each group's clear requests
+        # they are, a multivariate one; only the others need pairing into routes.
+        n = second.n
+        fine: list[np.ndarray] = []  # per dim, by partition id: has room
+        for d, (load, flags) in enumerate(zip(loads, room, strict=True)):
+            ok_d = np.zeros(len(self.indexes[d][2]), dtype=bool)
+            ok_d[[part.pid for part, flag in zip(load.parts, flags, strict=True) if flag]] = True
+            fine.append(ok_d)
+        clear_in: list[np.ndarray] = []
+        for g, group in enumerate(self.classes.groups):
+            ok = np.ones(len(group.probs), dtype=bool)
+            for col, d in enumerate(group.dims):
+                ok &= fine[d][group.pids[:, col]]
+            clear_in.append(np.where(ok, second.draws[g], 0))
+        m = int(clear_in[0].sum())
+        for cx in clear_in[1:]:
+            if m:
+                good = int(cx.sum())
+                m = int(self.rng.hypergeometric(good, n - good, m)) if good < n else m
+        tight = second.draws
+        if m:
+            clear = [
+                cx
+                if int(cx.sum()) == m
+                else self.rng.multivariate_hypergeometric(cx, m, method="marginals")
+                for cx in clear_in
+            ]
+            if not self.model.admit_in_full(
+                self.table, self._loads([clear], m), self.p.is_write, now=at
+            ):
+                m = 0  # not expected: each share had room; all of it tick by tick then
+            else:
+                self._succeeded(second.index, m)
+                tight = [x - c for x, c in zip(second.draws, clear, strict=True)]
+        cls, sizes = _paired(self.rng, tight)
+        self._ticks(second, cls, sizes, m, fine)
+        return False
+
+    def _ticks(
+        self,
+        second: _Second,
+        cls: list[np.ndarray],
+        sizes: np.ndarray,
+        rest: int,
+        fine: list[np.ndarray],
+    ) -> None:
+        """The second tick by tick, as the per-request engine runs it, for the routes
+        given (classes per group, counts); `rest` of the second's requests were admitted
+        already. The routes' requests and the rest share the ticks at random (given the
+        second's counts, how the ticks' own draws would share them). `fine`: per dim, by
+        partition id, whether the partition has room for the second's whole demand."""
         p = self.p
         tick = p.tick_s
         counts = p.result.second(second.index)
+        ticks = second.k_end - second.k
         dues = []
         prev = second.done
         for j in range(second.k, second.k_end):
             due = p.schedule.due_by(min((j + 1) * tick, p.duration_s))
             dues.append(due - prev)
             prev = due
-        remaining = [d.copy() for d in second.draws] if second.draws is not None else None
+        routes: _Routes | None = _Routes(self, cls, ticks, second.n, fine)
+        pool = np.append(sizes, rest)
         seq = self.seq
         for j, n_j in zip(range(second.k, second.k_end), dues, strict=True):
             t = j * tick
-            t1 = min((j + 1) * tick, p.duration_s)
-            now = p.start + t1
+            now = p.start + min((j + 1) * tick, p.duration_s)
             self.model.advance(now)
             if n_j <= 0:
                 continue
-            if self.classes.stale():
-                # The map changed within the second: the rest is drawn on the new one.
-                self.classes.refresh()
-                remaining = None
-            if remaining is None:
-                tick_draws = self._draw(n_j)
-            else:
-                tick_draws = []
-                for left in remaining:
-                    if len(left) == 1:
-                        taken = np.array([n_j])
-                    else:
-                        taken = self.rng.multivariate_hypergeometric(left, n_j, method="marginals")
-                    left -= taken
-                    tick_draws.append(taken)
-            self._tick(tick_draws, n_j, now, p.offset + t, t, seq, counts)
+            share = self.rng.multivariate_hypergeometric(pool, n_j, method="marginals")
+            pool -= share
+            k = int(share[:-1].sum())
+            if k:
+                if self.classes.stale():
+                    # The map changed within the second: the rest is placed on the new one.
+                    self.classes.refresh()
+                    routes = None
+                if routes is None:
+                    cls_j, sizes_j = _paired(self.rng, self._draw(k))
+                    fresh = _Routes(self, cls_j, 1, k, None)
+                    fresh.admit(
+                        list(range(len(sizes_j))),
+                        sizes_j.tolist(),
+                        0,
+                        k,
+                        now,
+                        p.offset + t,
+                        t,
+                        counts,
+                    )
+                else:
+                    nz = np.flatnonzero(share[:-1])
+                    routes.admit(
+                        nz.tolist(),
+                        share[nz].tolist(),
+                        j - second.k,
+                        k,
+                        now,
+                        p.offset + t,
+                        t,
+                        counts,
+                    )
             seq += n_j
         self.seq += second.n
 
-    def _tick(
+
+class _Routes:
+    """Routes admitted tick by tick: each one's partitions, and a key drawn from its
+    requests for every tick (the model samples one per call, as it does per route and
+    tick in the per-request engine).
+
+    With `fine` (per dim, which partitions have room for the second's whole demand),
+    routes that differ only in partitions with room are admitted as one: their requests
+    need the same resources without room, which decide alone whether each is refused;
+    their shares of the partitions with room are admitted apart, for those admitted
+    (`CapacityModel.admit_shares`, then `admit_in_full`)."""
+
+    def __init__(
         self,
-        draws: list[np.ndarray],
+        engine: _Engine,
+        cls: list[np.ndarray],
+        ticks: int,
+        span: int,
+        fine: list[np.ndarray] | None,
+    ) -> None:
+        self.engine = engine
+        self.ticks = ticks
+        pids = engine._pids(cls)
+        self.pids: list[list[int]] = [pid.tolist() for pid in pids]
+        self.parts: list[list[Partition]] = [
+            [parts[i] for i in pid.tolist()]
+            for (_, _, parts), pid in zip(engine.indexes, pids, strict=True)
+        ]
+        every = [np.repeat(c, ticks) for c in cls]  # route r's key for tick j: r * ticks + j
+        keys = engine.classes.keys(engine.rng, every, engine.seq, span)
+        self.hashes: list[list[int]] = [h.tolist() for h, _ in keys]
+        self.positions: list[list[float]] = [q.tolist() for _, q in keys]
+        self.signature: list[int] | None = None
+        """Per route: its class of routes alike where it matters (None: no two alike)."""
+        self.tight: list[list[bool]] = []
+        """Per route and dim: whether that partition lacks room."""
+        if fine is not None and len(pids) > 1:
+            tight = np.stack([~f[pid] for f, pid in zip(fine, pids, strict=True)])
+            if not tight.all():
+                key = np.where(tight, np.stack(pids) + 1, 0)  # 0: a partition with room
+                _, signature = np.unique(key, axis=1, return_inverse=True)
+                self.signature = signature.reshape(-1).tolist()
+                self.tight = tight.T.tolist()
+
+    def admit(
+        self,
+        which: list[int],
+        sizes: list[int],
+        tick: int,
         n: int,
         now: float,
         run_t: float,
         phase_t: float,
-        seq: int,
         second: Counts,
     ) -> None:
-        """One tick's routes, admitted in a random order (the per-request engine's
-        `_admit` for requests whose item has no past)."""
-        p = self.p
-        cls, sizes = _paired(self.rng, draws)
-        routes = len(sizes)
-        keys = self.classes.keys(self.rng, cls, seq, n)
-        pids = self._pids(cls)
-        sizes_l = sizes.tolist()
-        part_g = [self.base_all[i] for i in pids[0].tolist()]
-        pk_g = keys[0][0].tolist()
-        sk_g = keys[0][1].tolist()
-        gsi_g = [
-            ([parts[i] for i in pids[d].tolist()], keys[d][0].tolist(), keys[d][1].tolist())
-            for d, parts in zip(range(1, len(pids)), self.gsi_all, strict=True)
-        ]
-        order = self.rng.permutation(routes).tolist() if routes > 1 else range(routes)
-        index_units: dict[str, int] = {}
+        """Routes `which` with `sizes` requests in tick `tick`, in a random order: the
+        per-request engine's `_admit` for requests whose item has no past. `n`: the
+        requests of the tick among which these fall (the first throttle's time within
+        the tick is where its refusal falls among them)."""
+        if self.signature is None:
+            self._one_by_one(which, sizes, tick, n, now, run_t, phase_t, second)
+            return
+        e = self.engine
+        p = e.p
+        alike: dict[int, list[int]] = {}
+        for i in range(len(which)):
+            alike.setdefault(self.signature[which[i]], []).append(i)
+        classes = list(alike.values())
+        order = e.rng.permutation(len(classes)).tolist() if len(classes) > 1 else [0]
+        index_units: dict[str, float] = {}
         result, out = p.result, p.out
-        tick = p.tick_s
         seen = 0
-        for r in order:
-            count = sizes_l[r]
-            if p.is_write:
-                writes = []
-                gparts = []
-                for (name, gunits), (gp, gh, gs) in zip(self.gsis, gsi_g, strict=True):
-                    writes.append(GsiWrite(name, gh[r], gs[r], gunits))
-                    gparts.append(gp[r])
-                decision = self.model.write(
-                    self.table,
-                    pk_g[r],
-                    sk_g[r],
-                    self.units_w,
-                    writes,
-                    count,
-                    now=now,
-                    part=part_g[r],
-                    gsi_parts=gparts,
-                )
-                accepted = decision.accepted
-                second.consumed_wcu += accepted * self.units_w
-                if accepted:
-                    for name, gunits in self.gsis:
-                        index_units[name] = index_units.get(name, 0) + accepted * gunits
-            else:
-                decision = self.model.read(
-                    self.table, pk_g[r], sk_g[r], self.units_r, None, count, now=now, part=part_g[r]
-                )
-                accepted = decision.accepted
-                second.consumed_rcu += accepted * self.units_r
+        ticks = self.ticks
+        dims = len(e.indexes)
+        for c in order:
+            members = classes[c]
+            routes = [which[i] for i in members]
+            counts = [sizes[i] for i in members]
+            count = sum(counts)
+            first = routes[0]
+            tight = self.tight[first]
+            shares = []
+            for d in range(dims):
+                if tight[d]:
+                    index, units, _ = e.indexes[d]
+                    shares.append(
+                        IndexLoad(
+                            index,
+                            units,
+                            [self.parts[d][first]],
+                            [count],
+                            [self.hashes[d][r * ticks + tick] for r in routes],
+                            [self.positions[d][r * ticks + tick] for r in routes],
+                        )
+                    )
+            decision = e.model.admit_shares(e.table, shares, count, p.is_write, now=now)
+            accepted = decision.accepted
+            if accepted:
+                self._admit_with_room(routes, counts, accepted, tick, now)
+                if p.is_write:
+                    second.consumed_wcu += accepted * e.units_w
+                    for name, gunits in e.gsis:
+                        index_units[name] = index_units.get(name, 0.0) + accepted * gunits
+                else:
+                    second.consumed_rcu += accepted * e.units_r
             second.sent += count
             second.succeeded += accepted
             if decision.throttle is not None and decision.refused:
                 second.throttled += decision.refused
                 second.by_reason[decision.throttle.reason] += decision.refused
                 second.by_exception[decision.throttle.exception] += decision.refused
-                at = (seen + accepted) / n * tick
+                within = (seen + accepted) / n * p.tick_s
                 if result.first_throttle_s is None:
-                    result.first_throttle_s = run_t + at
+                    result.first_throttle_s = run_t + within
                 if out.first_throttle_s is None:
-                    out.first_throttle_s = phase_t + at
+                    out.first_throttle_s = phase_t + within
+            seen += count
+        if index_units:
+            second.add_index_units(index_units.items())
+
+    def _admit_with_room(
+        self, routes: list[int], counts: list[int], accepted: int, tick: int, now: float
+    ) -> None:
+        """The shares with room of `accepted` of the requests of `routes`: which of them
+        were admitted is a draw without replacement from the routes' counts."""
+        e = self.engine
+        if accepted < sum(counts):
+            taken = e.rng.multivariate_hypergeometric(
+                np.array(counts, dtype=np.int64), accepted, method="marginals"
+            ).tolist()
+        else:
+            taken = counts
+        first = routes[0]
+        loads = []
+        for d in range(len(e.indexes)):
+            if self.tight[first][d]:
+                continue
+            by_part: dict[int, int] = {}
+            sample: dict[int, int] = {}
+            for r, k in zip(routes, taken, strict=True):
+                if k:
+                    pid = self.pids[d][r]
+                    by_part[pid] = by_part.get(pid, 0) + k
+                    sample.setdefault(pid, r)
+            index, units, parts = e.indexes[d]
+            at = [sample[pid] * self.ticks + tick for pid in by_part]
+            loads.append(
+                IndexLoad(
+                    index,
+                    units,
+                    [parts[pid] for pid in by_part],
+                    list(by_part.values()),
+                    [self.hashes[d][i] for i in at],
+                    [self.positions[d][i] for i in at],
+                )
+            )
+        # Each of these partitions had room for the second's whole demand on it.
+        e.model.admit_in_full(e.table, loads, e.p.is_write, now=now)
+
+    def _one_by_one(
+        self,
+        which: list[int],
+        sizes: list[int],
+        tick: int,
+        n: int,
+        now: float,
+        run_t: float,
+        phase_t: float,
+        second: Counts,
+    ) -> None:
+        """Each route with its own call."""
+        e = self.engine
+        p = e.p
+        model = e.model
+        table = e.table
+        gsis = e.gsis
+        base_parts = self.parts[0]
+        gsi_parts = self.parts[1:]
+        base_h, base_s = self.hashes[0], self.positions[0]
+        order = e.rng.permutation(len(which)).tolist() if len(which) > 1 else range(len(which))
+        index_units: dict[str, int] = {}
+        result, out = p.result, p.out
+        seen = 0
+        ticks = self.ticks
+        for i in order:
+            r = which[i]
+            count = sizes[i]
+            at = r * ticks + tick
+            if p.is_write:
+                writes = []
+                gparts = []
+                for g in range(len(gsis)):
+                    name, gunits = gsis[g]
+                    writes.append(
+                        GsiWrite(name, self.hashes[g + 1][at], self.positions[g + 1][at], gunits)
+                    )
+                    gparts.append(gsi_parts[g][r])
+                decision = model.write(
+                    table,
+                    base_h[at],
+                    base_s[at],
+                    e.units_w,
+                    writes,
+                    count,
+                    now=now,
+                    part=base_parts[r],
+                    gsi_parts=gparts,
+                )
+                accepted = decision.accepted
+                second.consumed_wcu += accepted * e.units_w
+                if accepted:
+                    for name, gunits in gsis:
+                        index_units[name] = index_units.get(name, 0) + accepted * gunits
+            else:
+                decision = model.read(
+                    table,
+                    base_h[at],
+                    base_s[at],
+                    e.units_r,
+                    None,
+                    count,
+                    now=now,
+                    part=base_parts[r],
+                )
+                accepted = decision.accepted
+                second.consumed_rcu += accepted * e.units_r
+            second.sent += count
+            second.succeeded += accepted
+            if decision.throttle is not None and decision.refused:
+                second.throttled += decision.refused
+                second.by_reason[decision.throttle.reason] += decision.refused
+                second.by_exception[decision.throttle.exception] += decision.refused
+                within = (seen + accepted) / n * p.tick_s
+                if result.first_throttle_s is None:
+                    result.first_throttle_s = run_t + within
+                if out.first_throttle_s is None:
+                    out.first_throttle_s = phase_t + within
             seen += count
         if index_units:
             second.add_index_units(index_units.items())
@@ -428,29 +683,22 @@ class _Engine:
 def _paired(
     rng: np.random.Generator, draws: list[np.ndarray]
 ) -> tuple[list[np.ndarray], np.ndarray]:
-    """A tick's requests of independent groups paired at random: each route (a class in
-    every group) with its count, as independent draws per request would pair them (the
-    contingency table with the groups' counts as margins, drawn by successive
-    hypergeometric draws)."""
+    """Requests of independent groups paired at random: each route (a class in every
+    group) with its count, as independent draws per request pair them (each group's
+    classes laid out request by request and shuffled against the first group's)."""
     first = np.flatnonzero(draws[0])
-    cls = [first]
-    sizes = draws[0][first]
-    for d in draws[1:]:
-        if len(d) == 1:
-            cls.append(np.zeros(len(sizes), dtype=np.int64))
-            continue
-        left = d.copy()
-        new_cls: list[list[int]] = [[] for _ in range(len(cls) + 1)]
-        new_sizes: list[int] = []
-        rows = [c.tolist() for c in cls]
-        for i, size in enumerate(sizes.tolist()):
-            taken = rng.multivariate_hypergeometric(left, size, method="marginals")
-            left -= taken
-            for c in np.flatnonzero(taken).tolist():
-                for g in range(len(cls)):
-                    new_cls[g].append(rows[g][i])
-                new_cls[-1].append(c)
-                new_sizes.append(int(taken[c]))
-        cls = [np.array(c, dtype=np.int64) for c in new_cls]
-        sizes = np.array(new_sizes, dtype=np.int64)
-    return cls, sizes
+    many = [g for g, d in enumerate(draws) if g > 0 and len(d) > 1]
+    if not many:
+        cls = [first] + [np.zeros(len(first), dtype=np.int64) for _ in draws[1:]]
+        return cls, draws[0][first]
+    key = np.repeat(np.arange(len(draws[0]), dtype=np.int64), draws[0])
+    for g in many:
+        labels = np.repeat(np.arange(len(draws[g]), dtype=np.int64), draws[g])
+        key = key * len(draws[g]) + rng.permutation(labels)
+    routes, sizes = np.unique(key, return_counts=True)
+    out: list[np.ndarray] = [np.zeros(len(routes), dtype=np.int64) for _ in draws]
+    rest = routes
+    for g in reversed(many):
+        rest, out[g] = np.divmod(rest, len(draws[g]))
+    out[0] = rest
+    return out, sizes

@@ -206,6 +206,13 @@ class StreamFactor(Factor):
         self.lo = [int(x) for x in lo]
         self.hi = [int(x) for x in hi]
         self.cuts = cuts
+        self._lo = np.array(self.lo, dtype=np.uint64)
+        # Each range's width as a float a draw scales, short of its end by the float's
+        # spacing at 2**64, so that an offset never reaches the next range.
+        self._width = np.array(
+            [float(max(0, h - lo_ - 4096)) for lo_, h in zip(self.lo, self.hi, strict=True)]
+        )
+        self._edges = np.clip(np.array(cuts, dtype=np.float64), 0.0, self.span)
         widths = np.array([(h - lo_) / HASH_SPACE for lo_, h in zip(self.lo, self.hi, strict=True)])
         if self.kind == "monotonic":
             # Values rise past every bound a split chose from earlier ones: the last range.
@@ -237,28 +244,25 @@ class StreamFactor(Factor):
         )
 
     def _split(self, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.n_pos == 1:
+            return classes, np.zeros(len(classes), dtype=np.int64)
         return classes // self.n_pos, classes % self.n_pos
 
     def route_keys(self, attr: str) -> tuple[np.ndarray, np.ndarray]:
-        k = np.arange(self.n_classes)
-        h, p = self._split(k)
-        hashes = np.array([self.lo[i] for i in h.tolist()], dtype=np.uint64)
-        positions = np.array([self.cuts[i] for i in p.tolist()], dtype=np.float64)
-        return hashes, positions
+        h, p = self._split(np.arange(self.n_classes))
+        return self._lo[h], np.array(self.cuts, dtype=np.float64)[p]
 
     def draw(
         self, rng: np.random.Generator, classes: np.ndarray, seq: int, span: int
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         h, p = self._split(classes)
-        lo = np.array([self.lo[i] for i in h.tolist()], dtype=np.float64)
-        hi = np.array([self.hi[i] for i in h.tolist()], dtype=np.float64)
-        # A hash uniform in the class's range (to float precision, which only matters to a
-        # range narrower than 2**11: an isolated key's, which a stream never hits).
-        hashes = np.minimum(lo + rng.random(len(classes)) * (hi - lo), hi - 1).astype(np.uint64)
+        # A hash uniform in the class's range (the first hash of a range narrower than
+        # a float's spacing at 2**64: an isolated key's, which a stream hardly meets).
+        hashes = self._lo[h] + (rng.random(len(classes)) * self._width[h]).astype(np.uint64)
         if self.kind == "monotonic":
             positions = (seq + rng.integers(0, max(1, span), len(classes))).astype(np.float64)
         else:
-            edges = np.clip(np.array(self.cuts, dtype=np.float64), 0.0, self.span)
+            edges = self._edges
             a, b = edges[p], edges[p + 1]
             positions = a + rng.random(len(classes)) * (b - a)
             if self.kind == "uniform":
@@ -336,6 +340,7 @@ class KeyClasses:
         self.groups: list[Group] = []
         self.group_of_dim: list[tuple[int, int]] = []
         self._by_partition: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._group_of_factor: dict[int, int] = {}
         """Per dim: its group's classes ordered by partition, where each partition's
         run starts in that order, and the partition ids."""
         self.refresh()
@@ -399,6 +404,7 @@ class KeyClasses:
             dims = [d for d, dim in enumerate(self.dims) if self.factor_of[dim.pk] in factors]
             groups.append(Group(factors, dims))
         self.groups = groups
+        self._group_of_factor = {f: g for g, group in enumerate(groups) for f in group.factors}
         self.group_of_dim = [(0, 0)] * len(self.dims)
         for g, group in enumerate(groups):
             self._build(group)
@@ -456,31 +462,64 @@ class KeyClasses:
         return out
 
     def placements(
-        self, rng: np.random.Generator, draws: list[np.ndarray], seq: int, span: int
+        self,
+        rng: np.random.Generator,
+        seconds: list[list[np.ndarray]],
+        seq: int,
+        span: int,
     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-        """Drawn requests (class counts per group) as each dim sees them: per dim, the
-        partitions they fall on, how many on each, and one of those requests' keys per
-        partition, drawn among them (partition ids, counts, hashes, positions)."""
+        """Drawn requests, one draw per second (class counts per group), as each dim sees
+        them: the partitions they fall on over those seconds, and per second and
+        partition (second-major) how many, and one of the block's requests on it drawn
+        at random: (partition ids, counts, hashes, positions)."""
+        q = len(seconds)
         out = []
-        for d in range(len(self.dims)):
+        for d, dim in enumerate(self.dims):
             g, _ = self.group_of_dim[d]
             order, starts, pids = self._by_partition[d]
-            cum = np.cumsum(draws[g][order])
-            before = np.where(starts > 0, cum[np.maximum(starts - 1, 0)], 0)
-            ends = np.append(starts[1:], len(order))
-            totals = cum[ends - 1] - before
+            per_second = np.stack([draws[g] for draws in seconds])[:, order]
+            counts = np.add.reduceat(per_second, starts, axis=1)  # seconds x partitions
+            block = np.cumsum(per_second.sum(axis=0))
+            totals = counts.sum(axis=0)
             nz = np.flatnonzero(totals)
-            # One request of each partition, at random: the class it is in...
-            at = before[nz] + np.floor(rng.random(len(nz)) * totals[nz])
-            own = order[np.searchsorted(cum, at, side="right")]
-            # ... and, for the groups that do not place it here, one of theirs.
-            cls = [
-                own if h == g else _random_classes(rng, draw, len(nz))
-                for h, draw in enumerate(draws)
-            ]
-            hashes, positions = self.keys(rng, cls, seq, span)[d]
-            out.append((pids[nz], totals[nz], hashes, positions))
+            before = np.where(starts > 0, block[np.maximum(starts - 1, 0)], 0)
+            # One request of each partition per second, at random among the block's: the
+            # class it is in, and a member of the class (the sort key's, when another
+            # group places it: any request's).
+            base = np.repeat(before[nz], q)
+            reach = np.repeat(totals[nz], q)
+            at = base + np.floor(rng.random(len(base)) * reach)
+            own = order[np.searchsorted(block, at, side="right")]
+            fp = self.factor_of[dim.pk]
+            drawn = self._member(rng, fp, g, own, seq, span)
+            hashes = drawn[dim.pk][0]
+            if dim.sk is None:
+                positions = np.zeros(len(own), dtype=np.float64)
+            elif dim.sk in drawn:
+                positions = drawn[dim.sk][1]
+            else:
+                fs = self.factor_of[dim.sk]
+                gs = self._group_of_factor[fs]
+                total_gs = np.sum([draws[gs] for draws in seconds], axis=0)
+                cls = own if gs == g else _random_classes(rng, total_gs, len(own))
+                positions = self._member(rng, fs, gs, cls, seq, span)[dim.sk][1]
+            # partition-major draws -> second-major, as the counts
+            keys = (
+                hashes.reshape(len(nz), q).T.reshape(-1),
+                positions.reshape(len(nz), q).T.reshape(-1),
+            )
+            out.append((pids[nz], counts[:, nz].reshape(-1), *keys))
         return out
+
+    def _member(
+        self, rng: np.random.Generator, f: int, g: int, cls: np.ndarray, seq: int, span: int
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """A member of factor `f` for each class `cls` of its group `g`."""
+        group = self.groups[g]
+        digits = (
+            cls if len(group.factors) == 1 else group.factor_classes(cls)[group.factors.index(f)]
+        )
+        return self.factors[f].draw(rng, digits, seq, span)
 
 
 def _random_classes(rng: np.random.Generator, draw: np.ndarray, k: int) -> np.ndarray:

@@ -14,6 +14,7 @@ whose requests need no item state runs on the aggregate engine instead
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
@@ -185,9 +186,11 @@ class Simulation:
         self._closed_state: dict[str, tuple[ItemCollections, dict[Any, Any]]] = {}
         """The closed-loop engine's growing state per table: collections and items,
         kept across its phases and repeats as the table keeps its data."""
-        self._classes: dict[tuple[str, int], aggregate.Classified | str] = {}
-        """Per table and phase: its key classes for the aggregate engine, or why it
-        cannot run there (kept across repeats: the table keeps its partitions)."""
+        self._classes: dict[str, aggregate.Classified | str] = {}
+        """Per table and phase's keys (distributions, operation): its key classes for the
+        aggregate engine, or why it cannot run there (kept across phases and repeats:
+        the table keeps its partitions; one copy per distinct keys, as a million-value
+        attribute's classes take tens of MB)."""
         phases_s = sum(p.duration_s for p in playbook.load.phases)
         self.clock = ProgressClock(
             sum(r.repeats * phases_s + (r.repeats - 1) * r.pause_s for r in playbook.runs()),
@@ -342,7 +345,14 @@ class Simulation:
         per-request engine (forced, or the phase needs what only it has)."""
         if self.engine == "per-request":
             return None
-        key = (spec.name, self.playbook.load.phases.index(phase))
+        # Phases with the same keys share their classes (a day of hourly phases: one).
+        attributes = {**self.playbook.load.attributes, **phase.attributes}
+        keys = {
+            k.name: attributes[k.name].model_dump(mode="json")
+            for k in spec.key_attributes()
+            if k.name in attributes
+        }
+        key = json.dumps([spec.name, is_write, phase.consistent_read, keys], sort_keys=True)
         known = self._classes.get(key)
         if known is None:
             if load.states is not None:
