@@ -19,6 +19,7 @@ import statistics
 import time
 from typing import Any
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server.service import Service
 
 TARGET = "DynamoDB_20120810."
@@ -45,7 +46,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, list[float]] = {}
     for i in range(args.rounds):
-        service = Service(create_delay_s=0)
+        service = Service(EmulatorOptions(create_delay_s=0))
         for label, units in (("create 1", 1), ("create 40000", 40000)):
             elapsed, status = _timed(service, "CreateTable", _request(f"t{units}-{i}", units))
             assert status == 200, label

@@ -22,6 +22,7 @@ import statistics
 import time
 from typing import Any
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server.service import Service
 
 TARGET = "DynamoDB_20120810."
@@ -87,7 +88,7 @@ def main() -> None:
     # The emulator's clock moves 10 ms at every reading: one collection's writes then stay
     # far below a partition's 1,000 WCU/s and are never throttled, whatever the machine.
     ticks = itertools.count()
-    service = Service(create_delay_s=0, clock=lambda: next(ticks) * 0.01)
+    service = Service(EmulatorOptions(create_delay_s=0), clock=lambda: next(ticks) * 0.01)
     for name, with_lsi in (("with_lsi", True), ("plain", False)):
         _send(service, "CreateTable", json.dumps(_table(name, with_lsi)).encode())
         for n in range(args.items):

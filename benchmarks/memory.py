@@ -45,6 +45,8 @@ from endpoint import (  # the same helpers, table and items as the endpoint benc
     create_table_request,
 )
 
+from emulator.emulator_options import EmulatorOptions
+
 ROOT = Path(__file__).resolve().parent.parent
 WARMUP = 20_000
 CONNECTIONS = 16
@@ -166,7 +168,7 @@ def serve(store: str, port: int) -> None:
     from emulator.server import Latency, Service
     from emulator.server.serving import serve_forever
 
-    service = Service(create_delay_s=0.0, store=store, max_memory=1 << 50)
+    service = Service(EmulatorOptions(create_delay_s=0.0, store=store, max_memory=1 << 50))
     serve_forever("127.0.0.1", port, service, Latency(), lambda url: None)
 
 

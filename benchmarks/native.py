@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 from endpoint import TABLE, bench_item, create_table_request  # the same table and items
 
+from emulator.emulator_options import EmulatorOptions
+
 if TYPE_CHECKING:
     from emulator.server import Service
 
@@ -36,7 +38,7 @@ PUTS = 20_000
 def _service_with_table() -> Service:
     from emulator.server import Service
 
-    service = Service(create_delay_s=0.0)
+    service = Service(EmulatorOptions(create_delay_s=0.0))
     status, body = service.handle(
         "DynamoDB_20120810.CreateTable", json.dumps(create_table_request()).encode()
     )

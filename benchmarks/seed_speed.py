@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from emulator.emulator_options import EmulatorOptions
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # before benchmarks/, whose loadgen.py shadows the package
 
@@ -36,7 +38,9 @@ def main() -> None:
 
     playbook = load_playbook(ROOT / "playbooks" / "hot-partition.yaml")
     spec = playbook.table("bad")
-    with EmulatorServer(port=0, scale=args.scale, create_delay_s=0, store="keys") as server:
+    with EmulatorServer(
+        EmulatorOptions(scale=args.scale, create_delay_s=0, store="keys"), port=0
+    ) as server:
         client = make_client(str(server.endpoint_url), "us-east-1", LOCAL_CREDENTIALS)
         client.create_table(**spec.create_table_request("bad"))
         total = seed_count(playbook, spec, args.items)

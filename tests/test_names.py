@@ -39,20 +39,7 @@ SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
 }
 """Basename -> (the exact modules allowed to share it, why). `__init__.py` is any package's."""
 
-SHARED_CLASSES: dict[str, tuple[frozenset[str], str]] = {
-    "Target": (
-        frozenset({"console/targets/interface.py", "loadgen/analysis/calibrate/targets.py"}),
-        "two meanings the issues name so: where a run lives (issue 20's Target interface "
-        "of local and AWS) and a measured result the model is calibrated to; each module "
-        "says which, and neither package imports the other's",
-    ),
-    "Leftover": (
-        frozenset({"loadgen/results/records.py", "console/run/models.py"}),
-        "the same meaning (a resource left behind and the command that removes it) in "
-        "`hotbench run`'s result and in `down`'s report; one record would change both "
-        "JSON formats, so merging them is a change of its own",
-    ),
-}
+SHARED_CLASSES: dict[str, tuple[frozenset[str], str]] = {}
 """Class name -> (the exact modules allowed to define it, why)."""
 
 

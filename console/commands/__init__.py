@@ -27,6 +27,7 @@ COMMANDS = {
     "params": "params",
     "compare": "compare",
     "calibrate": "calibrate",
+    "import": "import_account",  # read a table and its traffic from an account (docs/import.md)
 }
 """Which module registers each command, in the order `hotbench --help` lists them
 (tests/cli/test_cli.py keeps it equal to what the modules register). A command line that

@@ -9,99 +9,25 @@ import argparse
 import shlex
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.table import Table
 
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError, print_progress
+from console.render.calibration_tables import figures_table, fitted_params_table, loo_table
 from emulator.paramsfile import dump_params
-
-if TYPE_CHECKING:
-    from loadgen.analysis.calibrate import Calibration
-
-
-def _v(value: float | None) -> str:
-    if value is None:
-        return "none"
-    return f"{value:,.4g}" if abs(value) < 1e5 else f"{value:,.0f}"
-
-
-def figures_table(result: Calibration) -> Table:
-    table = Table(
-        title="figures (residual = (simulated - measured) / tolerance)",
-        title_justify="left",
-        header_style="bold",
-    )
-    for name in ("result", "figure", "measured", "prior", "fitted", "residual", "tolerance"):
-        table.add_column(name, justify="left" if name in ("result", "figure") else "right")
-    for row in result.figures:
-        style = "" if abs(row.residual) <= 1 else "red"
-        table.add_row(
-            row.target,
-            f"{row.figure.run} | {row.figure.scope} | {row.figure.name}",
-            _v(row.figure.value),
-            _v(row.simulated_prior),
-            _v(row.simulated),
-            f"[{style}]{row.residual:+.2f}[/]" if style else f"{row.residual:+.2f}",
-            row.tolerance.describe(),
-        )
-    return table
-
-
-def params_table(result: Calibration) -> Table:
-    table = Table(title="parameters", title_justify="left", header_style="bold")
-    for name in (
-        "parameter",
-        "source",
-        "prior",
-        "fitted",
-        "± 1 sd",
-        "moves",
-        "profile (value: distance)",
-        "status",
-    ):
-        table.add_column(name, justify="right" if name in ("prior", "fitted", "± 1 sd") else "left")
-    for f in result.fits:
-        profile = "  ".join(f"{_v(v)}: {c:.3g}" for v, c in f.profile)
-        table.add_row(
-            f.name,
-            f.source,
-            _v(f.prior),
-            _v(f.value) if f.constrained else "-",
-            _v(f.sigma) if f.sigma is not None else "-",
-            ", ".join(f.moves) or "-",
-            profile,
-            f.status if f.constrained else f"[yellow]{f.status}[/]",
-        )
-    return table
-
-
-def loo_table(result: Calibration) -> Table:
-    table = Table(
-        title="leave one result out (RMS residual in tolerances)",
-        title_justify="left",
-        header_style="bold",
-    )
-    for name in ("held out", "prior", "in the fit", "predicted by the others", "worst predicted"):
-        table.add_column(name, justify="left" if name == "held out" else "right")
-    for row in result.leave_one_out:
-        table.add_row(
-            row.target,
-            f"{row.rms_prior:.2f}",
-            f"{row.rms_in_fit:.2f}",
-            f"{row.rms_predicted:.2f}",
-            f"{row.max_predicted:.2f}",
-        )
-    return table
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     # Imported here, not at the top: the fit needs scipy.optimize (about 1 s of CPU to
     # import), and every `hotbench` process registers this command, including the
     # emulator, the reaper and each command the test suite starts.
-    from loadgen.analysis.calibrate import CalibrationOptions, TargetError, calibrate, load_target
+    from loadgen.analysis.calibrate import (
+        CalibrationOptions,
+        MeasuredResultError,
+        calibrate,
+        load_measured,
+    )
     from loadgen.analysis.calibrate.fit import CalibrationError
 
     prior = params_from(args)
@@ -111,8 +37,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
         playbooks[load_playbook(path).name] = path
     try:
-        targets = [load_target(path, playbooks) for path in args.results]
-    except TargetError as exc:
+        targets = [load_measured(path, playbooks) for path in args.results]
+    except MeasuredResultError as exc:
         raise UserError(str(exc)) from None
 
     def progress(message: str) -> None:
@@ -137,7 +63,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     except CalibrationError as exc:
         raise UserError(str(exc)) from None
     console.print(figures_table(result))
-    console.print(params_table(result))
+    console.print(fitted_params_table(result))
     if result.leave_one_out:
         console.print(loo_table(result))
     outside = sum(abs(f.residual) > 1 for f in result.figures)

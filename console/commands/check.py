@@ -21,6 +21,11 @@ from console.render.check_reports import (
     verdict_table,
     write_report,
 )
+from console.render.live_vs_simulated import (
+    LiveVsSimulated,
+    live_vs_simulated,
+    print_live_vs_simulated,
+)
 from console.render.results_table import report_result
 from emulator.params import CapacityParams
 from loadgen.analysis.advise import advise
@@ -58,9 +63,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     )
     report_result(result, args.json, console)  # the results table, partial runs' notes
     if args.mode == "live":
-        from console.commands.compare import print_live_vs_simulated
-
-        print_live_vs_simulated(playbook, result, params, console)
+        print_live_vs_simulated(simulated_beside(playbook, result, params), console)
     console.print(verdict_table(outcome))
     style = "green" if outcome.passed else "red"
     console.print(f"[bold {style}]{outcome.headline()}[/]", highlight=False)
@@ -70,6 +73,16 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     if args.mode == "simulate" and any(run.partial for run in result.runs):
         return exitcodes.INTERRUPTED  # Ctrl-C stopped the simulation: judged on a part
     return exitcodes.OK if outcome.passed else exitcodes.CHECK_FAILED
+
+
+def simulated_beside(
+    playbook: Playbook, live: PlaybookResult, params: CapacityParams
+) -> LiveVsSimulated:
+    """After a live check: the same playbook simulated (seconds) and compared with the
+    live result, so a check on AWS says at once where the model and the tables differ."""
+    from loadgen.runners import SimulatedRunner
+
+    return live_vs_simulated(live, SimulatedRunner(params).run(playbook))
 
 
 def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace) -> CapacityParams:

@@ -16,6 +16,7 @@ from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 
 if TYPE_CHECKING:
+    from emulator.emulator_options import EmulatorOptions
     from emulator.server import Service
 
 
@@ -31,18 +32,12 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         latency = Latency.parse(args.latency)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    max_memory = memory_bound(args.max_memory)
-    loaded = params_from(args)
-    service = Service(
-        loaded.params,
-        scale=args.scale,
-        create_delay_s=args.create_delay,
-        store=args.store,
-        max_memory=max_memory,
-    )
+    options = emulator_options(args)
+    loaded = options.params
+    service = Service(options)
     kept = _keep_data(service, args.data_dir)
     bound = format_size(service.state.memory.limit_bytes)
-    if max_memory is None:
+    if options.max_memory is None:
         bound += " (default: half the machine's memory)"
 
     def ready(url: str) -> None:
@@ -124,6 +119,22 @@ def memory_bound(text: str | None) -> int | None:
         return parse_size(text)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def emulator_options(args: argparse.Namespace) -> EmulatorOptions:
+    """The emulator's options from the flags that set them (--params, --scale,
+    --create-delay, --store, --max-memory), read and checked once: for `emulator serve`,
+    the in-process emulator of `run` and `check --mode live`, and the one `up` starts
+    (a bad --params file or --max-memory is a UserError, exit 2)."""
+    from emulator.emulator_options import EmulatorOptions
+
+    return EmulatorOptions(
+        params=params_from(args),
+        scale=args.scale,
+        create_delay_s=getattr(args, "create_delay", None),
+        store=args.store,
+        max_memory=memory_bound(args.max_memory),
+    )
 
 
 def add_store_arguments(parser: argparse._ActionsContainer, default: str, note: str = "") -> None:

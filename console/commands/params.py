@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
-from rich.table import Table
 
 from console.output import UserError
-from emulator.params import settable
+from console.render.params_table import params_table
 from emulator.paramsfile import LoadedParams, ParamsFileError, load_params
 
 
@@ -30,30 +29,6 @@ def params_from(args: argparse.Namespace) -> LoadedParams:
         return load_params(getattr(args, "params", None))
     except ParamsFileError as exc:
         raise UserError(str(exc)) from None
-
-
-def _number(value: float) -> str:
-    return f"{value:,}" if float(value).is_integer() and abs(value) >= 1e5 else f"{value:g}"
-
-
-def params_table(loaded: LoadedParams) -> Table:
-    title = "capacity parameters" + (f" ({loaded.path} over the defaults)" if loaded.path else "")
-    table = Table(title=title, title_justify="left", header_style="bold")
-    table.add_column("parameter", no_wrap=True)
-    table.add_column("value", justify="right")
-    table.add_column("source")
-    table.add_column("bounds", justify="right", no_wrap=True)
-    table.add_column("from")
-    for name, info in settable().items():
-        value = getattr(loaded.params, name)
-        table.add_row(
-            name,
-            _number(value),
-            info.source,
-            f"{_number(info.low)} - {_number(info.high)}",
-            loaded.origin(name),
-        )
-    return table
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:

@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from console import exitcodes
-from console.commands.emulator import memory_bound
-from console.commands.params import params_from
+from console.commands.emulator import emulator_options
 from console.commands.workflow import (
     add_seed_items_argument,
     add_settings_arguments,
     add_up_arguments,
     hooks_for,
     settings_from,
+    show_plan,
     up_options,
 )
 from console.output import UserError, print_progress
 from console.render.results_table import report_result
-from console.render.workflow_output import print_down, print_plan
+from console.render.workflow_output import print_down
 from console.run.options import RunOptions
 from loadgen.format.playbook import load_playbook
 from loadgen.live.op_replies import APPLICATION_ANSWERS
@@ -110,8 +110,8 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     from loadgen.live.playbook_run import LiveOptions
 
     check_live_arguments(args)
-    loaded = params_from(args)
-    if loaded.path is not None and args.endpoint is not None:
+    emulator = emulator_options(args)
+    if emulator.params.path is not None and args.endpoint is not None:
         raise UserError(
             "--params sets the built-in emulator's parameters; an --endpoint emulator has "
             "its own: start it with `hotbench emulator serve --params FILE`, or drop --endpoint"
@@ -123,9 +123,7 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
         endpoint=args.endpoint,
         seed_limit=args.seed_items,
         fleet=FleetOptions(barrier_timeout_s=args.barrier_timeout or LOCAL_BARRIER_TIMEOUT_S),
-        store=args.store,
-        max_memory=memory_bound(args.max_memory),
-        params=loaded.params,
+        emulator=emulator,
     )
 
 
@@ -188,7 +186,7 @@ def _run_step(args: argparse.Namespace, console: Console) -> int:
 
     settings = settings_from(args)
     if args.playbook is not None:
-        made_from = StateStore(settings.runs_dir).load(args.run).playbook_path
+        made_from = StateStore(settings.runs_dir).load(args.run).source_playbook
         if Path(args.playbook).resolve() != Path(made_from):
             raise UserError(
                 f"run {args.run} was made from {made_from}: give that playbook or none "
@@ -221,7 +219,7 @@ def up_run_down(
     settings = settings_from(args)
     hooks = hooks_for(console, args)
     options = up_options(args)
-    print_plan(plan(args.playbook, settings, options), console)
+    show_plan(plan(args.playbook, settings, options), console)
     state = up(args.playbook, settings, hooks, options)
     try:
         on_result(run(state.run_id, settings, hooks, _run_options(args)))

@@ -10,34 +10,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table
 
-from console.commands.emulator import add_store_arguments, memory_bound
+from console.commands.emulator import add_store_arguments, emulator_options
 from console.commands.params import add_params_argument
 from console.output import print_progress
-from console.render.workflow_output import (
-    print_down,
-    print_frame,
-    print_plan,
-    print_tally,
-    state_json,
-)
+from console.render.runs_table import ListedRun, runs_table
+from console.render.workflow_output import print_down, print_frame, print_plan, print_tally
 from console.run.errors import EXIT_LEFTOVERS
 from console.run.settings import SettingsFileError
-from console.targets import billed_up, target_for, target_named
+from console.targets import billed_up, target_class, target_named
 from console.workflow import (
     ConfigError,
     Hooks,
+    PlanReport,
     RunState,
     Settings,
     UpOptions,
     WarmTarget,
     load_settings,
 )
+from emulator.emulator_options import EmulatorOptions
 
 DEFAULTS = Settings.model_fields
 
@@ -124,6 +121,22 @@ def print_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
 
 
+def state_json(state: RunState) -> dict[str, Any]:
+    """A run's state as --json prints it: the state file, and what follows from it."""
+    data: dict[str, Any] = json.loads(state.model_dump_json())
+    data["next_step"] = state.next_step
+    data["current_step"] = state.current_step
+    data["up"] = state.billable_up  # anything exists: tables, an emulator, leftovers
+    data["billable_up"] = billed_up(state)  # and costs money (never for a local run)
+    return data
+
+
+def show_plan(report: PlanReport, console: Console) -> None:
+    """The plan as `plan`, `up` and `run --target aws` print it, its fleet in its
+    target's words."""
+    print_plan(report, console, target_class(report.target).worker_kind)
+
+
 def up_options(args: argparse.Namespace) -> UpOptions:
     return UpOptions(
         workers=args.workers,
@@ -131,36 +144,29 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_cpu=args.task_cpu,
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
-        emulator_store=args.store,
-        emulator_max_memory=_checked_size(args.max_memory),
-        create_delay_s=args.create_delay,
-        params_file=_checked_params(args),
+        emulator=_local_emulator(args),
     )
 
 
-def _checked_params(args: argparse.Namespace) -> str | None:
-    """--params as an absolute path, once it loads (the emulator `up` starts, in its own
-    folder, reads it again)."""
+def _local_emulator(args: argparse.Namespace) -> EmulatorOptions:
+    """The emulator a local `up` starts, from the flags; its --params file as an absolute
+    path (the emulator, in its own folder, reads it again), and refused where the tables
+    are AWS's own."""
+    import dataclasses
     from pathlib import Path
 
-    from console.commands.params import params_from
-
-    loaded = params_from(args)
+    options = emulator_options(args)
+    loaded = options.params
     if loaded.path is None:
-        return None
+        return options
     if not target_named(settings_from(args)).tables_are_modelled:
         raise ConfigError(
             "--params sets the emulator's and the simulation's parameters; on AWS the tables "
             "meet AWS's own capacity: drop --params (calibrate from the AWS result instead: "
             "docs/model.md#calibrating-to-your-own-tables)"
         )
-    return str(Path(loaded.path).resolve())
-
-
-def _checked_size(text: str | None) -> str | None:
-    """--max-memory as given, once it parses (the emulator `up` starts reads it again)."""
-    memory_bound(text)
-    return text
+    absolute = dataclasses.replace(loaded, path=str(Path(loaded.path).resolve()))
+    return dataclasses.replace(options, params=absolute)
 
 
 def add_seed_items_argument(parser: argparse._ActionsContainer) -> None:
@@ -282,7 +288,7 @@ def handle_plan(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         print_json(report.model_dump(mode="json"))
     else:
-        print_plan(report, console)
+        show_plan(report, console)
     who = check_credentials(settings)  # the plan is useful without; `up` is not
     if who is None:
         return 0  # a target without identities (local) has nothing to check before up
@@ -308,7 +314,7 @@ def handle_up(args: argparse.Namespace, console: Console) -> int:
     if args.run is None:
         report = plan(args.playbook, settings, options)
         if not args.json:
-            print_plan(report, console)
+            show_plan(report, console)
     try:
         state = up(args.playbook, settings, hooks_for(console, args), options, run_id=args.run)
     except KeyboardInterrupt:
@@ -445,7 +451,7 @@ def _cost_so_far(state: RunState, price_region: str | None) -> float:
     """The tally of the state as it is; in a region without recorded prices, the figure
     the run's last step recorded (its prices were chosen then)."""
     from console.cost import PricesUnknown
-    from console.workflow.tally import tally_state
+    from console.workflow.run_cost import tally_state
 
     try:
         return tally_state(state, price_region).total_usd
@@ -463,33 +469,10 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
         print_json([{**state_json(s), "cost_so_far_usd": costs[s.run_id]} for s in found])
         return 0
     if not found:
-        console.print(f"no runs in {settings.runs_dir}/")
+        console.print(f"no runs in {settings.runs_dir_shown}/")
         return 0
-    table = Table(title=f"runs in {settings.runs_dir}/", title_justify="left", header_style="bold")
-    for col in (
-        "run",
-        "target",
-        "playbook",
-        "step",
-        "next",
-        "up",
-        "cost so far",
-        "created",
-    ):
-        table.add_column(col)
-    for s in found:
-        record = s.record(s.current_step)
-        table.add_row(
-            s.run_id,
-            s.target,
-            s.playbook_name,
-            f"{s.current_step} {record.status}",
-            str(s.next_step or "-"),
-            ("[red]yes, billed[/]" if billed_up(s) else "yes") if s.billable_up else "no",
-            f"${costs[s.run_id]:,.2f}" + ("" if target_for(s, settings).billed else " (on AWS)"),
-            f"{s.created_at:%Y-%m-%d %H:%M}",
-        )
-    console.print(table)
+    listed = [ListedRun(s, costs[s.run_id], bool(target_class(s.target).billed)) for s in found]
+    console.print(runs_table(listed, Path(settings.runs_dir_shown)))
     return 0
 
 

@@ -9,10 +9,10 @@ AWS's bill.
 - `expected_usage` / `measured_usage` / `tally` / `tf_estimate`: the record a plan
   expects, a check's run produced, a run's state holds, a Terraform plan leaves standing.
 - `estimate`: what a run would cost on its target, and what a local run would cost on AWS.
-- `render`: the cost table at 80 columns, lines adding up to the total.
 
-Importing this package imports no workflow module (the tally's record builder is
-`console.workflow.tally`, imported where it is used).
+The cost table at 80 columns is drawn by console.render.cost_table, with everything else
+the CLI and the TUI print. Importing this package imports no workflow module (the tally's
+record builder is `console.workflow.run_cost`, imported where it is used).
 """
 
 from console.cost.lines import CostLine

@@ -24,7 +24,8 @@ HOUR = (Span("1 h", SECONDS_PER_HOUR),)
 
 @dataclass
 class TerraformEstimate:
-    """Per hour while up (tables, dashboard) and extra per hour while the workers run."""
+    """Per hour while up (tables, dashboard) and extra per hour while the workers run
+    (printed for the plan's review by console.render.cost_table.estimate_review)."""
 
     up: Bill
     running: Bill
@@ -42,21 +43,6 @@ class TerraformEstimate:
     @property
     def lines(self) -> list[CostLine]:
         return self.up.lines + self.running.lines
-
-    def describe(self) -> list[str]:
-        """Readable lines for the plan review."""
-        from console.cost.render import cost_text
-
-        running = self.per_hour_while_running
-        out = [
-            f"Estimated cost: ${self.per_hour_while_up:,.2f}/h while up"
-            + (f", plus ${running:,.2f}/h while workers run" if running else "")
-        ]
-        out += cost_text(self.up.lines, "per hour while up")
-        if self.running.lines:
-            out += cost_text(self.running.lines, "per hour while workers run")
-        out += [f"  note: {n}" for n in self.notes + self.up.notes + self.running.notes]
-        return out
 
 
 def _num(value: Any, default: float = 0.0) -> float:

@@ -31,16 +31,13 @@ DEFAULT_WORKDIR = Path(__file__).resolve().parents[2] / "terraform"
 
 @dataclass(frozen=True)
 class Plan:
-    """A saved plan with what a reviewer needs: change counts and hourly cost."""
+    """A saved plan with what a reviewer needs: change counts and hourly cost (printed
+    by console.render.cost_table.plan_review)."""
 
     path: Path
     raw: dict[str, Any]
     summary: PlanSummary
     cost: TerraformEstimate
-
-    def describe(self) -> str:
-        """The plan review text: summary lines, then cost lines."""
-        return "\n".join([*self.summary.lines(), *self.cost.describe()])
 
 
 def _noop(_line: str) -> None:

@@ -1,6 +1,13 @@
-"""Table cells the result tables share, so a rate reads the same in each."""
+"""Table cells the tables share: a rate that reads the same in each, and the shape of a
+table a TUI widget draws."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+Cells = tuple[Sequence[str], Sequence[Sequence[str]]]
+"""(column names, rows of cells): a table as the TUI's widgets take it (each draws it to
+fit its width); a cell is text with rich markup."""
 
 
 def rate_cell(percent: float) -> str:

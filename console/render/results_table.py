@@ -200,7 +200,8 @@ def report_result(
             console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
     for left in result.left_behind:
         console.print(
-            f"[red]left behind:[/] {left.resource} ({left.error}); remove it with: {left.remove}",
+            f"[red]left behind:[/] {left.resource} ({left.error}); "
+            f"remove it with: {left.delete_command}",
             highlight=False,
         )
     if json_path:

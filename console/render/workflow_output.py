@@ -1,18 +1,14 @@
-"""How the workflow's plan, tally, down report, state and watch frames are printed by
-the CLI (rich text; --json prints the models themselves)."""
+"""How the workflow's plan, tally, down report and watch frames are printed by the CLI
+(rich text; --json prints the models themselves)."""
 
 from __future__ import annotations
-
-import json
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from console.render.cost_table import cost_text
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
-from console.run.state import RunState
-from console.targets import billed_up
 
 
 def _capacity(read: int | None, write: int | None) -> str:
@@ -21,7 +17,9 @@ def _capacity(read: int | None, write: int | None) -> str:
     return f"{write or 0:,} W / {read or 0:,} R"
 
 
-def print_plan(report: PlanReport, console: Console) -> None:
+def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
+    """The plan; `worker_kind` is what its target's workers are (the target's own
+    words: Fargate tasks, worker processes)."""
     title = f"{report.playbook_name}: plan on {report.target}"
     table = Table(title=title, title_justify="left", header_style="bold")
     for col in ("table", "billing", "capacity", "warm", "on-demand max", "GSIs", "$/h"):
@@ -43,11 +41,8 @@ def print_plan(report: PlanReport, console: Console) -> None:
         )
     console.print(table)
     fleet = report.fleet
-    from console.targets import target_class
-
-    kind = target_class(report.target).worker_kind
     console.print(
-        f"fleet: {fleet.workers} {kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
+        f"fleet: {fleet.workers} {worker_kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
         f"{fleet.architecture}"
     )
     seeding = f", ~{report.seed_s:,.0f} s of seeding first" if report.seed_s else ""
@@ -83,9 +78,7 @@ def _print_prices_and_notes(priced: PlanReport | CostTally, console: Console) ->
 
 
 def print_cost_lines(lines: list[CostLine], console: Console, total_label: str) -> None:
-    """The cost table of console.cost.render: 80 columns, lines adding up to the total."""
-    from console.cost.render import cost_text
-
+    """The cost table: 80 columns, lines adding up to the total."""
     for row in cost_text(lines, total_label):
         console.print(row, highlight=False, markup=False, soft_wrap=True)
 
@@ -112,15 +105,6 @@ def print_down(report: DownReport, console: Console) -> None:
             highlight=False,
             markup=False,
         )
-
-
-def state_json(state: RunState) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(state.model_dump_json())
-    data["next_step"] = state.next_step
-    data["current_step"] = state.current_step
-    data["up"] = state.billable_up  # anything exists: tables, an emulator, leftovers
-    data["billable_up"] = billed_up(state)  # and costs money (never for a local run)
-    return data
 
 
 def _sample_line(s: IndexSample) -> str:

@@ -3,7 +3,7 @@
 Steps are plain blocking functions. They never print, never read the keyboard and never
 start a UI: they report through these callbacks, ask through `confirm`, and stop at the
 next safe point when `cancel` is set. A UI runs a step in a worker thread (Textual:
-`run_worker(..., thread=True)`) and marshals callbacks to its own thread
+`@work(thread=True)`) and marshals callbacks to its own thread
 (`app.call_from_thread`); the CLI calls steps directly and prints from the callbacks.
 """
 

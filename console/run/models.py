@@ -7,11 +7,13 @@ region and date, so a reader can redo the arithmetic and see which prices were u
 from __future__ import annotations
 
 from datetime import date
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from console.cost.lines import CostLine
-from console.run.settings import Target
+from console.run.settings import TargetName
+from loadgen.results.records import Leftover
 
 
 class Frozen(BaseModel):
@@ -68,7 +70,7 @@ class PlannedFleet(Frozen):
 class PlanReport(Frozen):
     """What `up` would create and what the whole run would cost; `plan` creates nothing."""
 
-    target: Target
+    target: TargetName
     region: str
     playbook_path: str
     playbook_name: str
@@ -104,7 +106,7 @@ class CostTally(Frozen):
     """What a run cost, from what it used and for how long."""
 
     run_id: str
-    target: Target
+    target: TargetName
     lines: list[CostLine]
     total_usd: float
     prices_region: str
@@ -115,25 +117,24 @@ class CostTally(Frozen):
     notes: list[str] = Field(default_factory=list)
 
 
-class Leftover(Frozen):
-    """Something `down` could not confirm gone, and how to delete it by hand."""
+def _as_down_writes_it(left: Leftover) -> dict[str, str]:
+    """`down`'s JSON shape of a leftover (kept as it was before the result format and
+    `down` shared one record): what it is, its id, the command that deletes it."""
+    return {"kind": left.kind, "id": left.id, "delete_command": left.delete_command}
 
-    kind: str
-    """dynamodb:table, ecs:cluster, ecs:task-definition, logs:log-group, ecr:repository,
-    iam:role, ecs:task, process, ..."""
-    id: str
-    """ARN, name or pid."""
-    delete_command: str
-    """The command that deletes it (aws CLI, or kill)."""
+
+DownLeftover = Annotated[Leftover, PlainSerializer(_as_down_writes_it)]
+"""Something `down` could not confirm gone (found by the sweep), and how to delete it by
+hand: the run's one leftover record (loadgen.results.records), in `down`'s JSON shape."""
 
 
 class DownReport(Frozen):
     """What `down` removed and what, if anything, is left."""
 
     run_id: str
-    target: Target
+    target: TargetName
     removed: list[str] = Field(default_factory=list)
-    leftovers: list[Leftover] = Field(default_factory=list)
+    leftovers: list[DownLeftover] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
     @property

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from emulator.emulator_options import EmulatorOptions
 
 
 @dataclass(frozen=True)
@@ -19,17 +21,13 @@ class UpOptions:
     task_memory: int = 2048
     """AWS: Fargate task memory in MiB."""
     cpu_architecture: str = "X86_64"
-    emulator_store: str | None = "keys"
-    """Local: the emulator's item store (`--store keys|full`; a playbook's items are
-    synthetic, so keys by default); None: the emulator's own default (full)."""
-    emulator_max_memory: str | None = None
-    """Local: the emulator's memory bound as given to `--max-memory` (e.g. 4G); None: its
-    default share of the machine."""
-    create_delay_s: float | None = 0.0
-    """Local: the emulator's CreateTable -> ACTIVE delay (None: the model's 7.4 s)."""
-    params_file: str | None = None
-    """Local: the emulator's capacity parameters (`--params FILE`, an absolute path; None:
-    the defaults). AWS has its own."""
+    emulator: EmulatorOptions = field(
+        default_factory=lambda: EmulatorOptions(store="keys", create_delay_s=0.0)
+    )
+    """Local: the emulator `up` starts (its scale is the run's): its item store (a
+    playbook's items are synthetic, so keys by default), its memory bound, its CreateTable
+    -> ACTIVE delay (none by default) and its capacity parameters (`--params FILE`, an
+    absolute path). AWS has its own."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from console.run.errors import StateError
-from console.run.settings import Target
+from console.run.settings import TargetName
 
 FORMAT = "hotbench.run-state/1"
 STATE_FILE = "state.json"
@@ -131,6 +131,9 @@ class TaskRecord(Model):
     """When DescribeTasks last answered for it: the bill's end when the stop is unknown."""
     stopped_reason: str | None = None
     """ECS's stoppedReason and each container's reason (e.g. CannotPullContainerError)."""
+    backstop: str | None = None
+    """AWS: its StopTask schedule in the backstop group: `scheduled`, `none` (the stack
+    has no backstop), or why it could not be made."""
 
 
 class TableRun(Model):
@@ -207,7 +210,7 @@ class Usage(Model):
     """What the run used, for the tally; filled in as it happens."""
 
     units: list[UnitsUsed] = Field(default_factory=list)
-    """Request units by table and GSI (full scale), as console.workflow.tally records them."""
+    """Request units by table and GSI (full scale), as console.workflow.run_cost records them."""
     write_request_units: float = 0.0
     """Earlier state files' on-demand write units (tables only); read as the table's."""
     read_request_units: float = 0.0
@@ -222,10 +225,19 @@ class RunState(Model):
 
     format: str = FORMAT
     run_id: str
-    target: Target
+    target: TargetName
     region: str
     playbook_path: str
+    """The playbook the run reads: its copy in the run folder (`playbook.yaml`), made at
+    `up`, so `down` and the reaper work whatever happens to the original."""
     playbook_name: str
+    playbook_source: str | None = None
+    """Where the playbook was copied from (None: a run made before copies were kept)."""
+    aws_profile: str | None = None
+    """AWS: the profile the run was created with (None: the standard credential chain);
+    every later step of the run uses it."""
+    account: str | None = None
+    """AWS: the account the run was created in; a step in another account is refused."""
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     deadline: datetime | None = None
@@ -254,6 +266,11 @@ class RunState(Model):
     """What the last `down` could not confirm gone (empty: nothing left)."""
 
     # -- questions a UI asks -------------------------------------------------------------
+
+    @property
+    def source_playbook(self) -> str:
+        """The playbook as the user named it (for messages that suggest a new `up`)."""
+        return self.playbook_source or self.playbook_path
 
     def record(self, step: Step) -> StepRecord:
         return next(r for r in self.steps if r.step == step)

@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from console.run import processes
 from console.run.errors import InfraError
 from console.run.hooks import Hooks
-from console.run.options import UpOptions
 from console.run.state import EmulatorProcess, RunState, utc_now
 from loadgen.live.playbook_run import LOCAL_CREDENTIALS
 from loadgen.live.resultstore import make_client
 
 if TYPE_CHECKING:
     import httpx
+
+    from emulator.emulator_options import EmulatorOptions
 
 EMULATOR_MARKER = "emulator serve --port"
 """In the emulator's command line: how a recorded pid is recognised as ours."""
@@ -37,17 +38,8 @@ def marker(port: int) -> str:
     return f"{EMULATOR_MARKER} {port} "
 
 
-def emulator_argv(port: int, options: UpOptions, scale: float) -> list[str]:
-    argv = ["-m", "console.cli", "emulator", "serve", "--port", str(port), "--scale", f"{scale:g}"]
-    if options.create_delay_s is not None:
-        argv += ["--create-delay", f"{options.create_delay_s:g}"]
-    if options.emulator_store is not None:
-        argv += ["--store", options.emulator_store]
-    if options.emulator_max_memory is not None:
-        argv += ["--max-memory", options.emulator_max_memory]
-    if options.params_file is not None:
-        argv += ["--params", options.params_file]
-    return argv
+def emulator_argv(port: int, options: EmulatorOptions) -> list[str]:
+    return ["-m", "console.cli", "emulator", "serve", "--port", str(port), *options.argv()]
 
 
 @functools.cache
@@ -73,23 +65,21 @@ def healthy(endpoint: str, timeout_s: float = 1.0) -> bool:
     return response.status_code == 200 and "hotbench emulator" in response.text
 
 
-def start_emulator(
-    run_dir: Path, options: UpOptions, scale: float, hooks: Hooks
-) -> EmulatorProcess:
+def start_emulator(run_dir: Path, options: EmulatorOptions, hooks: Hooks) -> EmulatorProcess:
     """Start the emulator detached on a free loopback port and wait until it answers."""
     log = run_dir / "emulator.log"
     last_error = ""
     for _attempt in range(PORT_ATTEMPTS):
         port = processes.free_loopback_port()
-        argv = emulator_argv(port, options, scale)
+        argv = emulator_argv(port, options)
         pid = processes.spawn_detached(argv, log)
         emu = EmulatorProcess(
             pid=pid,
             port=port,
-            scale=scale,
+            scale=1.0 if options.scale is None else options.scale,
             started_at=utc_now(),
             log_path=str(log),
-            store=options.emulator_store,
+            store=options.store,
         )
         hooks.say(f"emulator starting on {emu.endpoint} (pid {pid}, log {log})")
         deadline = time.monotonic() + START_TIMEOUT_S

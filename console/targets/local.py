@@ -8,6 +8,7 @@ physics (splits, cooling) while the wall waits only `pause_scale` of it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -83,7 +84,9 @@ class LocalTarget:
                 state.tables = {}
                 state.results_table = None
             state.emulator = emulator.start_emulator(
-                store.run_dir(state.run_id), options, state.scale, hooks
+                store.run_dir(state.run_id),
+                dataclasses.replace(options.emulator, scale=state.scale),
+                hooks,
             )
             store.save(state)
         hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")

@@ -1,10 +1,11 @@
 """The operator console's Textual app (the TUI): screens, keys, the command palette, and
 the workers that run steps.
 
-Threads: every workflow call runs in a Textual thread worker (steps, watch, state and
-tally polling, partition maps); results and the steps' hook callbacks come back through
-`call_from_thread`, so widgets are only touched on the UI thread, which redraws the
-active screen once a second.
+Threads: every workflow call runs in a Textual thread worker, a `@work` method named for
+what it does (prepare, poll_state, fetch_partitions, load_runs, load_run, run_step,
+record_tally, follow_run, write_export); results and the steps' hook callbacks come back
+through `call_from_thread`, so widgets are only touched on the UI thread, which redraws
+the active screen once a second.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from console.output import UserError
+from console.render.live_vs_simulated import export
 from console.tui.backend import Backend
-from console.tui.export import export
 from console.tui.screens.base import TuiScreen
 from console.tui.screens.dialogs import destroy_question, quit_question, step_question, sweep_result
 from console.tui.screens.help import HelpScreen
@@ -46,6 +48,7 @@ from console.workflow import (
     UpOptions,
     WatchFrame,
 )
+from loadgen.results.records import PlaybookResult
 
 SCREENS: dict[str, type[TuiScreen]] = {
     "plan": PlanScreen,
@@ -128,7 +131,7 @@ class HotbenchApp(App[int]):
             if self.start_run_id:
                 self.resume(self.start_run_id)
             elif self.session.playbook_path is not None:
-                self._prepare(self.session.playbook_path)
+                self.prepare(self.session.playbook_path)
             self.set_interval(1.0, self.tick)
 
     def _terminate_on_signals(self) -> None:
@@ -165,7 +168,7 @@ class HotbenchApp(App[int]):
         s = self.session
         if s.run_id and not self._polling:
             self._polling = True
-            self.run_worker(self._poll_state, thread=True, group="poll")
+            self.poll_state()
         screen = self.screen
         wants = getattr(screen, "wants_partitions", None)
         if (
@@ -178,9 +181,7 @@ class HotbenchApp(App[int]):
             variants = wants()
             if variants:
                 self._fetching_partitions = True
-                self.run_worker(
-                    lambda: self._fetch_partitions(variants), thread=True, group="partitions"
-                )
+                self.fetch_partitions(variants)
         if s.busy == "run" and not self._watching:
             self._start_watch()
         self.redraw()
@@ -217,30 +218,41 @@ class HotbenchApp(App[int]):
         self.notify(message, severity="error", timeout=8)
         self.redraw()
 
-    def _prepare(self, path: Path) -> None:
-        def work() -> None:
-            b = self.backend
-            playbook = self._guard("playbook", lambda: b.playbook(path))
-            if playbook is None:
-                return
-            plan = self._guard("plan", lambda: b.plan(path, self.up_options))
+    @work(thread=True, group="prepare")
+    def prepare(self, path: Path) -> None:
+        """The playbook, its plan, the advice and the simulated preview, each shown as it
+        comes."""
+        playbook, plan = self._playbook_and_plan(path, self.up_options)
+        if playbook is not None:
             self._later(self._set, playbook=playbook, plan=plan)
-            advice = self._guard("advice", lambda: b.advice(path))
-            hot = self._guard("advice", lambda: b.hot_keys(path)) or {}
-            self._later(self._set, advice=advice, hot_keys=hot)
-            preview = self._guard(
-                "simulation", lambda: b.preview(path, self.run_options.pause_scale)
-            )
-            self._later(self._set, preview=preview)
+            self._advise_and_preview(path)
 
-        self.run_worker(work, thread=True, group="prepare")
+    def _playbook_and_plan(self, path: Path, options: UpOptions) -> tuple[Any, Any]:
+        """On a worker: the playbook and its plan (None for what could not be made, the
+        error shown)."""
+        playbook = self._guard("playbook", lambda: self.backend.playbook(path))
+        if playbook is None:
+            return None, None
+        return playbook, self._guard("plan", lambda: self.backend.plan(path, options))
+
+    def _advise_and_preview(self, path: Path) -> None:
+        """On a worker: the playbook's advice and hot keys, then its simulated preview,
+        each shown as it comes."""
+        b = self.backend
+        advice = self._guard("advice", lambda: b.advice(path))
+        hot = self._guard("advice", lambda: b.hot_keys(path)) or {}
+        self._later(self._set, advice=advice, hot_keys=hot)
+        preview = self._guard("simulation", lambda: b.preview(path, self.run_options.pause_scale))
+        self._later(self._set, preview=preview)
 
     def _set(self, **values: Any) -> None:
         for name, value in values.items():
             setattr(self.session, name, value)
         self.redraw()
 
-    def _poll_state(self) -> None:
+    @work(thread=True, group="poll")
+    def poll_state(self) -> None:
+        """The run's state and, while it is up, its cost so far (once a second)."""
         try:
             run_id = self.session.run_id
             if run_id is None:
@@ -271,7 +283,10 @@ class HotbenchApp(App[int]):
             self._insights_at = time.monotonic()
         return due
 
-    def _fetch_partitions(self, variants: list[str]) -> None:
+    @work(thread=True, group="partitions")
+    def fetch_partitions(self, variants: list[str]) -> None:
+        """Each variant's partition map (the emulator's), or its Contributor Insights
+        rules (AWS, once a minute)."""
         try:
             state = self.session.state
             if state is None:
@@ -299,18 +314,17 @@ class HotbenchApp(App[int]):
         self.session.partitions[variant] = pmap
         self.redraw()
 
+    @work(thread=True, group="runs", exclusive=True)
     def load_runs(self) -> None:
-        def work() -> None:
-            found = self._guard("runs", self.backend.runs)
-            if found is None:
-                return
-            costs = {
-                state.run_id: self._guard("tally", functools.partial(self.backend.meter, state))
-                for state in found
-            }
-            self._later(self.get_screen("runs").show_runs, found, costs)  # type: ignore[attr-defined]
-
-        self.run_worker(work, thread=True, group="runs", exclusive=True)
+        """Every run in the runs folder with its cost so far, for the runs screen."""
+        found = self._guard("runs", self.backend.runs)
+        if found is None:
+            return
+        costs = {
+            state.run_id: self._guard("tally", functools.partial(self.backend.meter, state))
+            for state in found
+        }
+        self._later(self.get_screen("runs").show_runs, found, costs)  # type: ignore[attr-defined]
 
     def resume(self, run_id: str) -> None:
         """Take up an existing run at the screen of its next step."""
@@ -320,29 +334,24 @@ class HotbenchApp(App[int]):
                 severity="warning",
             )
             return
+        self.load_run(run_id)
 
-        def work() -> None:
-            b = self.backend
-            state = self._guard("state", lambda: b.state(run_id))
-            if state is None:
-                return
-            path = Path(state.playbook_path)
-            playbook = self._guard("playbook", lambda: b.playbook(path))
-            options = UpOptions(workers=state.workers, scale=state.scale)
-            plan = self._guard("plan", lambda: b.plan(path, options)) if playbook else None
-            finished = state.record(Step.RUN).status == Status.DONE
-            result = self._guard("result", lambda: b.result(state)) if finished else None
-            self._later(self._resumed, state, path, playbook, plan, result)
-            preview = (
-                self._guard("simulation", lambda: b.preview(path, self.run_options.pause_scale))
-                if playbook
-                else None
-            )
-            advice = self._guard("advice", lambda: b.advice(path)) if playbook else None
-            hot = (self._guard("advice", lambda: b.hot_keys(path)) if playbook else None) or {}
-            self._later(self._set, preview=preview, advice=advice, hot_keys=hot)
-
-        self.run_worker(work, thread=True, group="prepare")
+    @work(thread=True, group="prepare")
+    def load_run(self, run_id: str) -> None:
+        """An existing run: its state, playbook, plan and result, then its advice and
+        preview."""
+        b = self.backend
+        state = self._guard("state", lambda: b.state(run_id))
+        if state is None:
+            return
+        path = Path(state.playbook_path)
+        options = UpOptions(workers=state.workers, scale=state.scale)
+        playbook, plan = self._playbook_and_plan(path, options)
+        finished = state.record(Step.RUN).status == Status.DONE
+        result = self._guard("result", lambda: b.result(state)) if finished else None
+        self._later(self._resumed, state, path, playbook, plan, result)
+        if playbook is not None:
+            self._advise_and_preview(path)
 
     def _resumed(self, state: RunState, path: Path, playbook: Any, plan: Any, result: Any) -> None:
         fresh = Session(playbook_path=path, playbook=playbook, plan=plan, run_id=state.run_id)
@@ -399,19 +408,25 @@ class HotbenchApp(App[int]):
             self.notify(f"{self.session.busy} is running; x cancels it", severity="warning")
             return False
         self.session.busy, self.session.error, self.session.progress = name, None, None
-        hooks = self.hooks()
-
-        def body() -> None:
-            try:
-                value = self._guard(name, lambda: work(hooks))
-            except KeyboardInterrupt:
-                value = None
-                self._later(self._fail, f"{name}: cancelled")
-            self._later(self._step_done, name, value, then)
-
-        self.run_worker(body, thread=True, group="step", name=name)
+        self.run_step(name, work, self.hooks(), then)
         self.redraw()
         return True
+
+    @work(thread=True, group="step")
+    def run_step(
+        self,
+        name: str,
+        step: Callable[[Hooks], Any],
+        hooks: Hooks,
+        then: Callable[[Any], None],
+    ) -> None:
+        """One workflow step; `then` gets what it returned, on the UI thread."""
+        try:
+            value = self._guard(name, lambda: step(hooks))
+        except KeyboardInterrupt:
+            value = None
+            self._later(self._fail, f"{name}: cancelled")
+        self._later(self._step_done, name, value, then)
 
     def _step_done(self, name: str, value: Any, then: Callable[[Any], None]) -> None:
         self.session.busy = None
@@ -482,7 +497,7 @@ class HotbenchApp(App[int]):
         def done(result: Any) -> None:
             self.session.result = result
             self.action_show("results")
-            self._record_tally(run_id)
+            self.record_tally(run_id)
 
         if self.start_step(
             "run", lambda hooks: self.backend.run(run_id, hooks, self.run_options), done
@@ -490,36 +505,34 @@ class HotbenchApp(App[int]):
             self.session.watch_finished = False
             self._start_watch()
 
-    def _record_tally(self, run_id: str) -> None:
+    @work(thread=True, group="tally")
+    def record_tally(self, run_id: str) -> None:
         """The `tally` step once the run is done: the results screen shows its lines."""
-
-        def work() -> None:
-            tally = self._guard("tally", lambda: self.backend.tally(run_id))
-            if tally is not None:
-                self._later(self._set, tally=tally)
-
-        self.run_worker(work, thread=True, group="tally")
+        tally = self._guard("tally", lambda: self.backend.tally(run_id))
+        if tally is not None:
+            self._later(self._set, tally=tally)
 
     def _start_watch(self) -> None:
         run_id = self.session.run_id
         if run_id is None or self._watching:
             return
         self._watching = True
-        stop = self._watch_stop = threading.Event()
+        self._watch_stop = threading.Event()
+        self.follow_run(run_id, self._watch_stop)
 
-        def work() -> None:
-            try:
-                frames = self._guard("watch", lambda: self.backend.watch(run_id, stop))
-                for frame in frames or ():
-                    self._later(self._on_frame, frame)
-                    if stop.is_set():
-                        break
-            except Exception as exc:  # the stream broke: say so, the run goes on
-                self._later(self._fail, f"watch: {type(exc).__name__}: {exc}")
-            finally:
-                self._watching = False
-
-        self.run_worker(work, thread=True, group="watch")
+    @work(thread=True, group="watch")
+    def follow_run(self, run_id: str, stop: threading.Event) -> None:
+        """The run's watch stream, frame by frame, until `stop` or its end."""
+        try:
+            frames = self._guard("watch", lambda: self.backend.watch(run_id, stop))
+            for frame in frames or ():
+                self._later(self._on_frame, frame)
+                if stop.is_set():
+                    break
+        except Exception as exc:  # the stream broke: say so, the run goes on
+            self._later(self._fail, f"watch: {type(exc).__name__}: {exc}")
+        finally:
+            self._watching = False
 
     def _on_frame(self, frame: WatchFrame) -> None:
         self.session.add_frame(frame)
@@ -540,15 +553,21 @@ class HotbenchApp(App[int]):
         if s.result is None or s.run_id is None:
             self.notify("no results to export yet", severity="warning")
             return
-        live, simulated, run_id = s.result, s.preview, s.run_id
-        folder = self.backend.export_dir(run_id)
+        self.write_export(self.backend.export_dir(s.run_id), s.run_id, s.result, s.preview, kind)
 
-        def work() -> None:
-            path = self._guard("export", lambda: export(folder, run_id, live, simulated, kind))
-            if path is not None:
-                self._later(self._exported, path)
-
-        self.run_worker(work, thread=True, group="export")
+    @work(thread=True, group="export")
+    def write_export(
+        self,
+        folder: Path,
+        run_id: str,
+        live: PlaybookResult,
+        simulated: PlaybookResult | None,
+        kind: str,
+    ) -> None:
+        """The live result beside its simulation, as JSON or Markdown in the run's folder."""
+        path = self._guard("export", lambda: export(folder, run_id, live, simulated, kind))
+        if path is not None:
+            self._later(self._exported, path)
 
     def _exported(self, path: Path) -> None:
         self.session.exported.append(path)

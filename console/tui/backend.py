@@ -111,7 +111,7 @@ class Backend:
     def meter(self, state: RunState) -> CostTally:
         """The cost so far, for the header's meter: the tally's arithmetic over the state
         as it is, read-only (the `tally` step also records itself in the state)."""
-        from console.workflow.tally import tally_state
+        from console.workflow.run_cost import tally_state
 
         return tally_state(state, self.settings.price_region)
 

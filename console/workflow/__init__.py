@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     )
     from console.run.options import RunOptions, UpOptions, WarmTarget
     from console.run.samples import IndexSample, WatchFrame, WorkerStatus
-    from console.run.settings import Settings, Target, load_settings
+    from console.run.settings import Settings, TargetName, load_settings
     from console.run.state import RunState, StateStore, Status, Step
     from console.workflow.steps import (
         build_image,
@@ -105,7 +105,7 @@ _EXPORTS = {
     "console.run.options": ("RunOptions", "UpOptions", "WarmTarget"),
     "console.run.state": ("RunState", "StateStore", "Status", "Step"),
     "console.run.samples": ("IndexSample", "WatchFrame", "WorkerStatus"),
-    "console.run.settings": ("Settings", "Target", "load_settings"),
+    "console.run.settings": ("Settings", "TargetName", "load_settings"),
     "console.workflow.steps": (
         "build_image",
         "check_credentials",

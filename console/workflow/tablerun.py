@@ -169,7 +169,7 @@ class RecordedTableRun:
         table_run.result_path = str(path)
         table_run.status = Status.DONE
         table_run.finished_at = utc_now()
-        from console.workflow.tally import record_run_units
+        from console.workflow.run_cost import record_run_units
 
         record_run_units(state.usage, table.name, full)
         self.fleet.record_finished(table_run)
@@ -198,7 +198,7 @@ class RecordedTableRun:
                 skip=self.fleet.skipper(),  # the emulator: its clock keeps the pace
             )
         table.seeded_items = n
-        from console.workflow.tally import record_seed_units
+        from console.workflow.run_cost import record_seed_units
 
         record_seed_units(self.state.usage, self.playbook, spec, table.name, n)
         self.store.save(self.state)

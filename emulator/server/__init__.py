@@ -8,8 +8,9 @@ from emulator.native import activate
 
 activate(__name__, __path__)  # before the imports below: they may load compiled modules
 
+from emulator.emulator_options import EmulatorOptions  # noqa: E402
 from emulator.server.latency import Latency  # noqa: E402
 from emulator.server.service import Service  # noqa: E402
 from emulator.server.serving import EmulatorServer  # noqa: E402
 
-__all__ = ["EmulatorServer", "Latency", "Service"]
+__all__ = ["EmulatorOptions", "EmulatorServer", "Latency", "Service"]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from emulator.params import DEFAULT_PARAMS, CapacityParams
+from emulator.emulator_options import EmulatorOptions
 from loadgen.format.playbook import Playbook
 from loadgen.live.coordinator import CLEANUP_FAILED, FleetOptions, Notify, StopCheck, run_fleet
 from loadgen.live.fleet import Fleet, LocalFleet
@@ -64,16 +64,13 @@ class LiveOptions:
     """Seed at most this many items per table (default: the playbook's seed_items)."""
     fleet_factory: Callable[[], Fleet] | None = None
     fleet: FleetOptions = field(default_factory=FleetOptions)
-    store: str = "keys"
-    """The in-process emulator's item store: "keys" (a playbook's items are synthetic:
-    only keys, index attributes and sizes are kept, every capacity figure unchanged) or
-    "full" (docs/emulator.md#item-stores-and-the-memory-bound). An --endpoint emulator
-    has its own."""
-    max_memory: int | None = None
-    """The in-process emulator's memory bound in bytes (None: its default share of the
-    machine); a run that reaches it stops as partial with the emulator's message."""
-    params: CapacityParams = DEFAULT_PARAMS
-    """The in-process emulator's capacity parameters (`--params FILE`)."""
+    emulator: EmulatorOptions = field(default_factory=lambda: EmulatorOptions(store="keys"))
+    """The in-process emulator's options (an --endpoint emulator has its own): its
+    capacity parameters (`--params FILE`), its item store, "keys" by default (a playbook's
+    items are synthetic: only keys, index attributes and sizes are kept, every capacity
+    figure unchanged; docs/emulator.md#item-stores-and-the-memory-bound), and its memory
+    bound (a run that reaches it stops as partial with the emulator's message). Its scale
+    is the run's and its tables are ACTIVE at once."""
 
     def plan(
         self,
@@ -121,7 +118,7 @@ def item_store_for(playbook: Playbook, store: str) -> str:
     (a collection's sizes) and conditions writes on their attributes (a lock's owner and
     expiry, a version), none of which the `keys` store keeps, so such a playbook's
     emulator keeps whole items."""
-    if store == "keys" and any(not p.open_loop_operation for p in playbook.load.phases):
+    if store == "keys" and any(p.kind.engine == "iterations" for p in playbook.load.phases):
         return "full"
     return store
 
@@ -135,14 +132,8 @@ def _endpoint(options: LiveOptions) -> Iterator[Endpoint]:
         return
     from emulator.server import EmulatorServer  # imported late: only local runs need it
 
-    with EmulatorServer(
-        port=0,
-        scale=options.scale,
-        create_delay_s=0,
-        params=options.params,
-        store=options.store,
-        max_memory=options.max_memory,
-    ) as server:
+    emulator = dataclasses.replace(options.emulator, scale=options.scale, create_delay_s=0)
+    with EmulatorServer(emulator, port=0) as server:
         memory = server.service.state.memory
 
         def bound_reached() -> str | None:
@@ -235,10 +226,11 @@ def run_playbook(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     wall0 = time.perf_counter()
     result = PlaybookResult(playbook.name, "run", options.scale, started_at=started, target="local")
-    store = item_store_for(playbook, options.store)
-    if store != options.store and options.endpoint is None:
+    store = item_store_for(playbook, options.emulator.store)
+    if store != options.emulator.store and options.endpoint is None:
         say("mix and scenario phases read whole items: the emulator keeps them (--store full)")
-        options = dataclasses.replace(options, store=store)
+        emulator = dataclasses.replace(options.emulator, store=store)
+        options = dataclasses.replace(options, emulator=emulator)
     with _endpoint(options) as target:
         endpoint, skip = target.url, target.skip
         client = make_client(endpoint, options.region, LOCAL_CREDENTIALS)
@@ -326,13 +318,14 @@ def delete_tables(
                     )
                     continue
                 leftover = Leftover(
-                    f"table {name}",
-                    error,
+                    "table",
+                    name,
                     f"aws dynamodb delete-table --table-name {name} --endpoint-url {endpoint}",
+                    error,
                 )
                 say(
                     f"{CLEANUP_FAILED}could not delete {leftover.resource} ({error}); "
-                    f"remove it with: {leftover.remove}"
+                    f"remove it with: {leftover.delete_command}"
                 )
                 left.append(leftover)
             if isinstance(exc, KeyboardInterrupt):

@@ -492,17 +492,29 @@ class RunResult(PerSecond):
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Leftover:
-    """Something a run created and could not remove: what, why, and how to remove it."""
+    """Something a run created and could not remove, and the command that removes it: a
+    table `hotbench run` failed to delete (with the error that stopped it), or what `down`
+    could not confirm gone (console.run.models.DownReport, which writes it in its own
+    JSON shape)."""
 
-    resource: str
-    error: str
-    remove: str
-    """The command that removes it."""
+    kind: str
+    """What it is: table, dynamodb:table, ecs:cluster, logs:log-group, iam:role, process, ..."""
+    id: str
+    """Its name, ARN or pid."""
+    delete_command: str
+    """The command that removes it (aws CLI, or kill)."""
+    error: str | None = None
+    """Why the clean-up could not remove it, where it tried and failed."""
+
+    @property
+    def resource(self) -> str:
+        return f"{self.kind} {self.id}"
 
     def to_json(self) -> dict[str, str]:
-        return {"resource": self.resource, "error": self.error, "remove": self.remove}
+        """As the result format writes it (`left_behind`, docs/results.md)."""
+        return {"resource": self.resource, "error": self.error or "", "remove": self.delete_command}
 
 
 @dataclass

@@ -160,7 +160,7 @@ def test_the_commands_that_read_a_run_import_no_numpy(tmp_path: Path) -> None:
         "assert main(['runs', '--json']) == 0\n"
         "from console.cli import build_parser\n"
         "for c in ('down', 'tally', 'watch'): build_parser([c])\n"
-        "import console.workflow.steps, console.workflow.watching, console.workflow.tally\n"
+        "import console.workflow.steps, console.workflow.watching, console.workflow.run_cost\n"
         "import console.targets.local, console.targets.aws"
     )
     env = {**os.environ, "HOTBENCH_RUNS_DIR": str(tmp_path)}
@@ -202,5 +202,9 @@ def test_the_workflow_package_names_resolve() -> None:
         if isinstance(node, ast.ImportFrom) and node.module
     }
     assert typed == workflow._EXPORTS
+    # a module named like an exported name would replace it on the package once imported
+    # (console.workflow.tally the module hid tally the step)
+    modules = {p.stem for p in Path(workflow.__file__).parent.glob("*.py")}
+    assert sorted(set(workflow.__all__) & modules) == []
     for name in workflow.__all__:
         assert getattr(workflow, name) is not None, name

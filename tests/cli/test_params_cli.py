@@ -10,6 +10,8 @@ import pytest
 from console.cli import main
 from console.run.options import UpOptions
 from console.targets.emulator_process import emulator_argv
+from emulator.emulator_options import EmulatorOptions
+from emulator.paramsfile import load_params
 from tests.conftest import PLAYBOOKS
 
 SMOKE = str(PLAYBOOKS / "smoke.yaml")
@@ -66,9 +68,10 @@ def test_a_bad_file_is_one_message_and_exit_2(
 
 
 def test_the_local_emulator_that_up_starts_gets_the_file(tmp_path: Path) -> None:
-    argv = emulator_argv(8123, UpOptions(params_file="/abs/params.yaml"), 0.1)
-    assert argv[-2:] == ["--params", "/abs/params.yaml"]
-    assert "--params" not in emulator_argv(8123, UpOptions(), 0.1)
+    loaded = load_params(_params(tmp_path, "grace_s: 2\n"))
+    argv = emulator_argv(8123, EmulatorOptions(params=loaded, scale=0.1))
+    assert argv[-2:] == ["--params", loaded.path]
+    assert "--params" not in emulator_argv(8123, UpOptions().emulator)
 
 
 def test_params_with_an_endpoint_is_refused(

@@ -61,7 +61,7 @@ def test_errors_timeouts_gaps_partial_and_leftovers_each_have_a_code() -> None:
         "bad #1: partial",
     ]
     left = result_with(Counts(sent=1, succeeded=1), partial=True)
-    left.left_behind.append(Leftover("table hb-x", "AccessDenied", "aws dynamodb delete-table"))
+    left.left_behind.append(Leftover("table", "hb-x", "aws dynamodb delete-table", "AccessDenied"))
     assert exit_code(left)[0] == exitcodes.LEFT_BEHIND
 
 
@@ -77,7 +77,9 @@ def test_the_table_shows_sent_errors_timeouts_late_and_any_unaccounted() -> None
     out = StringIO()
     counts = Counts(sent=100, succeeded=80, errors=3, timeouts=4, late=5, unaccounted=13)
     result = result_with(counts, partial=True)
-    result.left_behind.append(Leftover("table hb-x", "AccessDenied", "aws dynamodb delete-table X"))
+    result.left_behind.append(
+        Leftover("table", "hb-x", "aws dynamodb delete-table X", "AccessDenied")
+    )
     report_result(result, None, Console(file=out, width=250))
     text = out.getvalue()
     header = next(line for line in text.splitlines() if "succeeded" in line)
@@ -108,11 +110,28 @@ def test_a_table_that_cannot_be_deleted_is_reported_with_its_command() -> None:
         )
         stub.assert_no_pending_responses()
     assert [x.resource for x in left] == ["table hb-r-bad"]
-    assert left[0].remove == (
+    assert left[0].delete_command == (
         "aws dynamodb delete-table --table-name hb-r-bad --endpoint-url http://127.0.0.1:8000"
     )
     assert "AccessDeniedException" in left[0].error
     assert len(said) == 1 and "remove it with: aws dynamodb delete-table" in said[0]
+
+
+def test_one_leftover_record_keeps_the_result_s_and_down_s_json() -> None:
+    """`run`'s result and `down`'s report share one record; each writes it as before."""
+    from console.run.models import DownReport
+
+    left = Leftover("table", "hb-x", "aws dynamodb delete-table X", "AccessDenied")
+    result = PlaybookResult("pb", "run", left_behind=[left])
+    assert result.to_json()["left_behind"] == [
+        {"resource": "table hb-x", "error": "AccessDenied", "remove": "aws dynamodb delete-table X"}
+    ]
+    found = Leftover(kind="ecs:cluster", id="arn:c", delete_command="aws ecs delete-cluster")
+    report = DownReport(run_id="hb-x", target="aws", leftovers=[found])
+    assert report.model_dump(mode="json")["leftovers"] == [
+        {"kind": "ecs:cluster", "id": "arn:c", "delete_command": "aws ecs delete-cluster"}
+    ]
+    assert report.leftovers == [found] and not report.nothing_left
 
 
 def test_in_process_tables_are_reported_but_not_left_behind() -> None:

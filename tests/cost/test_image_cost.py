@@ -14,7 +14,7 @@ from console.run.options import UpOptions
 from console.run.settings import Settings
 from console.run.state import ImageState, RunState, TerraformState
 from console.workflow.planning import make_plan
-from console.workflow.tally import record_of_state, tally_state
+from console.workflow.run_cost import record_of_state, tally_state
 
 MONTH_S = 730 * 3600
 PRICES = price_table("us-east-1")

@@ -28,7 +28,7 @@ from console.cost import (
 )
 from console.cost.prices import US_EAST_1
 from console.run.state import IndexState, RunState, TableState, TaskRecord, UnitsUsed
-from console.workflow.tally import tally_state
+from console.workflow.run_cost import tally_state
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 DAY = (Span("up", 24 * 3600.0),)

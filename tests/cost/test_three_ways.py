@@ -21,7 +21,7 @@ from console.run.options import UpOptions
 from console.run.settings import Settings
 from console.run.state import StateStore
 from console.workflow.planning import make_plan
-from console.workflow.tally import record_of_state
+from console.workflow.run_cost import record_of_state
 from loadgen.format.playbook import load_playbook
 from loadgen.runners import SimulatedRunner
 from tests.workflow.conftest import Cli, cli  # noqa: F401 (the fixture)

@@ -13,8 +13,13 @@ import pytest
 from console.cli import main
 from emulator.params import DEFAULT_PARAMS
 from emulator.paramsfile import load_params
-from loadgen.analysis.calibrate import CalibrationOptions, TargetError, calibrate, load_target
-from loadgen.analysis.calibrate.targets import calibration_figures
+from loadgen.analysis.calibrate import (
+    CalibrationOptions,
+    MeasuredResultError,
+    calibrate,
+    load_measured,
+)
+from loadgen.analysis.calibrate.measured import calibration_figures
 from loadgen.format.playbook import load_playbook
 from loadgen.simulation.simulate import simulate
 
@@ -84,7 +89,7 @@ def test_a_known_truth_is_recovered_and_the_unconstrained_parameter_flagged(
         playbook = _write(tmp_path, f"{name}.yaml", text)
         result = simulate(load_playbook(playbook), truth).to_json()
         path = _write(tmp_path, f"{name}.json", json.dumps(result))
-        targets.append(load_target(path))  # the playbook is found beside the result
+        targets.append(load_measured(path))  # the playbook is found beside the result
     options = CalibrationOptions(fit=("grace_s", "gsi_backlog_s", "split_delay_s"), prior=start)
     fitted = calibrate(targets, options)
     by_name = {f.name: f for f in fitted.fits}
@@ -148,7 +153,7 @@ def test_a_result_no_other_informs_is_left_out_to_its_prior(
     for name, text in (("truth-hot-key", HOT_KEY), ("truth-quiet", QUIET)):
         playbook = _write(tmp_path, f"{name}.yaml", text)
         result = simulate(load_playbook(playbook), truth).to_json()
-        targets.append(load_target(_write(tmp_path, f"{name}.json", json.dumps(result))))
+        targets.append(load_measured(_write(tmp_path, f"{name}.json", json.dumps(result))))
     fitted = calibrate(targets, CalibrationOptions(fit=("grace_s",), max_evaluations=15))
     [grace] = fitted.fits
     assert grace.constrained and grace.moves == ("truth-hot-key",)
@@ -183,8 +188,10 @@ def test_a_result_without_its_playbook_names_the_fix(tmp_path: Path) -> None:
         "r.json",
         json.dumps({"format": "hotbench.result/1", "playbook": "nowhere", "runs": []}),
     )
-    with pytest.raises(TargetError, match=r"cannot find playbook 'nowhere'.*--playbook FILE"):
-        load_target(path)
+    with pytest.raises(
+        MeasuredResultError, match=r"cannot find playbook 'nowhere'.*--playbook FILE"
+    ):
+        load_measured(path)
 
 
 def test_cli_bad_input_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -237,7 +244,7 @@ def test_the_reference_goodgsi_figures_reproduce_the_shipped_intake_factor(
     )
     reference["runs"] = [r for r in reference["runs"] if r["table"] == "goodGsi"]
     del reference["reference"]["playbook_file"]
-    target = load_target(
+    target = load_measured(
         _write(tmp_path, "m1-goodgsi.json", json.dumps(reference)), {"hot-partition": str(playbook)}
     )
     fitted = calibrate([target], CalibrationOptions(fit=("gsi_intake_factor",), max_evaluations=15))
@@ -254,7 +261,7 @@ def test_the_search_simulates_each_table_with_figures_alone() -> None:
     figure would not be simulated at all."""
     from loadgen.analysis.calibrate.fit import _parts
 
-    target = load_target("docs/reference-results/m1-hot-partition.json")
+    target = load_measured("docs/reference-results/m1-hot-partition.json")
     parts = _parts([target])
     assert [p.table for p in parts] == ["bad", "good", "goodGsi", "badOnDemand"]
     for part in parts:

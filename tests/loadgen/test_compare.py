@@ -106,7 +106,8 @@ def test_a_live_check_prints_how_the_simulation_compares() -> None:
 
     from rich.console import Console
 
-    from console.commands.compare import print_live_vs_simulated
+    from console.commands.check import simulated_beside
+    from console.render.live_vs_simulated import print_live_vs_simulated
     from emulator.params import DEFAULT_PARAMS
     from loadgen.format.playbook import load_playbook
     from loadgen.simulation.simulate import simulate
@@ -114,10 +115,10 @@ def test_a_live_check_prints_how_the_simulation_compares() -> None:
 
     playbook = load_playbook(PLAYBOOKS / "smoke.yaml")
     console = Console(record=True, width=200)
-    print_live_vs_simulated(playbook, simulate(playbook), DEFAULT_PARAMS, console)
+    print_live_vs_simulated(simulated_beside(playbook, simulate(playbook), DEFAULT_PARAMS), console)
     assert "live vs simulated: AGREE" in console.export_text()
     graceful = simulate(playbook, dc_replace(DEFAULT_PARAMS, grace_s=4.0))
     console = Console(record=True, width=200)
-    print_live_vs_simulated(playbook, graceful, DEFAULT_PARAMS, console)
+    print_live_vs_simulated(simulated_beside(playbook, graceful, DEFAULT_PARAMS), console)
     text = console.export_text()
     assert "live vs simulated: DIFFER" in text and "hotKey #1 | run | throttle_rate" in text

@@ -14,6 +14,7 @@ import pytest
 
 from console.cli import main as cli
 from console.exitcodes import RUN_PARTIAL
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from loadgen.live import playbook_run as live
 from loadgen.live.fleet import LocalFleet
@@ -59,7 +60,9 @@ def test_run_with_a_killed_worker_exits_partial_and_prints_the_unaccounted(
     monkeypatch.setattr(live, "LocalFleet", KillingFleet)
     # A slow server keeps ~30 requests per worker in flight, so the dead worker's last
     # progress item must show sends without outcomes.
-    with EmulatorServer(port=0, scale=1.0, create_delay_s=0, latency="fixed:300ms") as emu:
+    with EmulatorServer(
+        EmulatorOptions(scale=1.0, create_delay_s=0), port=0, latency="fixed:300ms"
+    ) as emu:
         code = cli(
             [
                 "run",
@@ -114,7 +117,9 @@ def test_a_killed_workers_running_iterations_are_unaccounted_and_the_run_partial
     out = tmp_path / "live.json"
     KillingFleet.killed.clear()
     monkeypatch.setattr(live, "LocalFleet", KillingFleet)
-    with EmulatorServer(port=0, scale=1.0, create_delay_s=0, latency="fixed:300ms") as emu:
+    with EmulatorServer(
+        EmulatorOptions(scale=1.0, create_delay_s=0), port=0, latency="fixed:300ms"
+    ) as emu:
         code = cli(
             [
                 *("run", str(path), "--target", "local", "--workers", "2", "--scale", "1"),

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from console.cli import main as cli
+from emulator.emulator_options import EmulatorOptions
 from loadgen.format.playbook import Playbook, load_playbook
 from loadgen.live.playbook_run import LiveOptions, run_playbook
 from loadgen.simulation.simulate import simulate
@@ -123,7 +124,7 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
         for op in ("put", "update", "get", "query")
     ]
     playbook = parse_playbook(base)
-    with EmulatorServer(port=0, scale=1.0, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=1.0, create_delay_s=0), port=0) as emu:
         emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, drain_s=2.0)
         report = asyncio.run(

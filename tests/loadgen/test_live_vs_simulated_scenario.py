@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from loadgen.live.coordinator import aggregate
 from loadgen.live.measure import Measurement
@@ -46,7 +47,7 @@ def test_a_hot_partitions_scenario_agrees_live_and_simulated() -> None:
         },
     )
     simulated = SimulatedRunner().run(playbook).runs[0]
-    with EmulatorServer(port=0, scale=SCALE, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=SCALE, create_delay_s=0), port=0) as emu:
         emulator_table(emu.endpoint_url, playbook)
         plan = RunPlan("r", playbook, "v", "tbl", endpoint=emu.endpoint_url, scale=SCALE)
         t0 = time.time() + 0.05

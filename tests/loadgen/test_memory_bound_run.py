@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from loadgen.format.playbook import parse_playbook
 from loadgen.live.playbook_run import LiveOptions, run_playbook
@@ -31,7 +32,7 @@ def test_a_run_that_reaches_the_bound_stops_as_partial_with_the_message() -> Non
     )
     # Any process is past 1 byte: the load's table is refused new items once it holds
     # 200 (the results table, smaller, keeps working, so the run ends cleanly).
-    with EmulatorServer(create_delay_s=0, store="keys", max_memory=1) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0, store="keys", max_memory=1)) as emu:
         emu.service.state.memory.small_table_items = 200
         began = time.monotonic()
         result = run_playbook(
@@ -57,7 +58,8 @@ def test_the_in_process_emulator_uses_the_options_store_and_bound() -> None:
     from loadgen.live.playbook_run import LOCAL_CREDENTIALS, _endpoint
     from loadgen.live.resultstore import make_client
 
-    with _endpoint(LiveOptions(store="keys", max_memory=1, scale=1.0)) as target:
+    emulator = EmulatorOptions(store="keys", max_memory=1)
+    with _endpoint(LiveOptions(emulator=emulator, scale=1.0)) as target:
         ddb = make_client(target.url, "us-east-1", LOCAL_CREDENTIALS)
         ddb.create_table(
             TableName="tbl",

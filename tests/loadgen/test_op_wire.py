@@ -12,6 +12,7 @@ from decimal import Decimal
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import Service
 from loadgen.live.op_bodies import (
     BatchDelete,
@@ -80,7 +81,7 @@ class Endpoint:
 
     def __init__(self) -> None:
         self.clock = Clock()
-        self.service = Service(scale=1.0, create_delay_s=0, clock=self.clock)
+        self.service = Service(EmulatorOptions(scale=1.0, create_delay_s=0), clock=self.clock)
 
     def create(self, name: str, wcu: int | None = None, rcu: int | None = None) -> None:
         status, body = self.service.handle(

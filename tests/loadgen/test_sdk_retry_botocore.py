@@ -35,6 +35,7 @@ import botocore.endpoint
 import pytest
 from botocore.config import Config
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from loadgen.load.sdk_retry import (
     AttemptKind,
@@ -92,7 +93,7 @@ def _answer(kwargs: dict[str, Any]) -> tuple[int, str | None]:
 @contextmanager
 def _emulator() -> Iterator[tuple[EmulatorServer, VirtualClock]]:
     clock = VirtualClock()
-    with EmulatorServer(create_delay_s=0, clock=clock) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), clock=clock) as server:
         yield server, clock
         assert server.service.internal_errors == 0
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import boto3
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from loadgen.format.playbook import load_playbook
 from loadgen.load.seed import seed_rate, seed_table
 
@@ -68,7 +69,7 @@ def test_seeding_the_emulator_at_a_low_scale_passes_the_pace_on_its_clock() -> N
 
     playbook = load_playbook(ROOT / "playbooks" / "hot-partition.yaml")
     spec = playbook.table("bad")
-    with EmulatorServer(port=0, scale=0.1, create_delay_s=0, store="keys") as emu:
+    with EmulatorServer(EmulatorOptions(scale=0.1, create_delay_s=0, store="keys"), port=0) as emu:
         client = boto3.client(
             "dynamodb",
             endpoint_url=str(emu.endpoint_url),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from loadgen.live.coordinator import FleetOptions, run_fleet
 from loadgen.live.fleet import LocalFleet
 from loadgen.live.resultstore import ResultStore, make_client
@@ -73,7 +74,7 @@ def test_the_pinned_requirements_alone_run_a_worker(worker_python: str) -> None:
         [worker_python, "-c", "import pydantic_settings"], capture_output=True, timeout=60
     )
     assert probe.returncode != 0
-    with EmulatorServer(port=0, create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), port=0) as server:
         endpoint = str(server.endpoint_url)
         client = make_client(endpoint, "us-east-1", CREDS)
         client.create_table(**tiny_playbook().tables[0].create_table_request("tbl"))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import Service
 from emulator.wire import TARGET_PREFIX
 from loadgen.format.playbook import Playbook, TableSpec
@@ -82,7 +83,7 @@ def _seed(service: Service, clock: VirtualClock, playbook: Playbook, spec: Table
 def run_on_endpoint(playbook: Playbook, scale: float = 0.25) -> Runs:
     """Every run of the playbook through one in-process endpoint; counts per phase."""
     clock = VirtualClock()
-    service = Service(scale=scale, create_delay_s=0, clock=clock, store="keys")
+    service = Service(EmulatorOptions(scale=scale, create_delay_s=0, store="keys"), clock=clock)
     out: Runs = {}
     created: set[str] = set()
     for run in playbook.runs():

@@ -18,6 +18,7 @@ from console.infra import (
     progress_line,
     runner_from_env,
 )
+from console.render.cost_table import plan_review
 
 VARIABLES = {
     "run_id": "m1-demo",
@@ -70,7 +71,7 @@ def test_plan_runs_plan_then_show_and_summarises(fake_terraform: dict[str, Any])
     assert plan_call["cwd"] == str(fake_terraform["workdir"])
     assert calls[2]["argv"][:2] == ["show", "-json"]
     assert plan.summary.totals.create == 15
-    text = plan.describe()
+    text = "\n".join(plan_review(plan))
     assert "Plan: 15 to create" in text and "$39.78/h while up" in text
 
 

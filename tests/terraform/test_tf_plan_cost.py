@@ -7,6 +7,7 @@ from tfkit import load_fixture
 
 from console.cost.prices import US_EAST_1
 from console.infra import estimate, summarize
+from console.render.cost_table import estimate_review
 
 
 def test_create_plan_counts_managed_resources_per_type() -> None:
@@ -49,7 +50,7 @@ def test_m1_cost_matches_hand_arithmetic() -> None:
     assert cost.per_hour_while_running == pytest.approx(4 * (0.04048 + 2 * 0.004445))
     assert any("on-demand" in n and "badOnDemand" in n for n in cost.notes)
     assert [x.unit for x in cost.running.lines] == ["vCPU-h", "GB-h"]
-    text = cost.describe()
+    text = estimate_review(cost)
     assert text[0].startswith("Estimated cost: $39.78/h while up, plus $0.20/h")
     assert all(len(row) <= 80 for row in text[1:] if " x $" in row)
 
@@ -84,7 +85,7 @@ def test_contributor_insights_of_a_planned_table_is_priced_by_its_key_shape() ->
     plan = load_fixture("plan_create.json")
     plan["resource_changes"].append(
         {
-            "address": "module.table[\"bad\"].aws_dynamodb_contributor_insights.this[0]",
+            "address": 'module.table["bad"].aws_dynamodb_contributor_insights.this[0]',
             "mode": "managed",
             "type": "aws_dynamodb_contributor_insights",
             "change": {"actions": ["create"], "after": {"table_name": "hotbench-m1-demo-bad"}},

@@ -22,7 +22,7 @@ from console.workflow import (
     WorkerStatus,
     load_settings,
 )
-from console.workflow.tally import tally_state
+from console.workflow.run_cost import tally_state
 from loadgen.results.records import PlaybookResult
 
 TINY = Path(__file__).with_name("tiny.yaml")

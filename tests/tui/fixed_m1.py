@@ -25,8 +25,8 @@ from console.workflow import (
     WatchFrame,
     load_settings,
 )
+from console.workflow.run_cost import tally_state
 from console.workflow.runrecord import dump_run, load_run
-from console.workflow.tally import tally_state
 from loadgen.format.playbook import load_playbook
 from loadgen.results.records import PlaybookResult
 from tests.conftest import PLAYBOOKS

@@ -10,6 +10,7 @@ writes/s at scale 0.1, one worker)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,13 @@ from console.tui.app import HotbenchApp
 from console.tui.backend import Backend
 from console.tui.screens.partitions import PartitionsScreen
 from console.workflow import RunOptions, UpOptions
+from emulator.paramsfile import load_params
 from tests.conftest import until
 from tests.tui.pilot_actions import click_until, dialog_drawn, screen_changes
 
 SPLIT = Path(__file__).with_name("split_soon.yaml")
 SOON = Path(__file__).with_name("split_soon_params.yaml").resolve()
+SOON_EMULATOR = dataclasses.replace(UpOptions().emulator, params=load_params(SOON))
 
 
 @pytest.mark.slow
@@ -30,7 +33,7 @@ async def test_more_partitions_serve_the_hot_key_in_repeat_3(backend: Backend) -
     app = HotbenchApp(
         backend,
         playbook_path=SPLIT,
-        up_options=UpOptions(workers=1, scale=0.1, params_file=str(SOON)),
+        up_options=UpOptions(workers=1, scale=0.1, emulator=SOON_EMULATOR),
         run_options=RunOptions(pause_scale=0.0),
     )
     serving: dict[int, int] = {}

@@ -7,8 +7,8 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+from console.render.live_vs_simulated import export, live_vs_simulated
 from console.tui.app import SCREENS, HotbenchApp
-from console.tui.export import compare, export
 from console.tui.widgets.partition_map import serving_keys
 from console.tui.widgets.phase_clock import PhaseClock
 from emulator.keyspace import partition_hash
@@ -37,15 +37,22 @@ def test_a_hot_key_is_served_by_its_item_collection_once_split() -> None:
 def test_export_puts_the_simulation_beside_the_run(tmp_path: Path) -> None:
     simulated = SimulatedRunner().run(load_playbook(TINY))
     live = PlaybookResult("tiny", "run", 0.5, runs=simulated.runs[:1], target="local")
-    rows = compare(live, simulated)
+    compared = live_vs_simulated(live, simulated)
+    rows = compared.runs
     assert len(rows) == 1 and rows[0].rate_difference == 0.0
     assert rows[0].rate_live == simulated.runs[0].to_json()["throttle_rate"]
     path = export(tmp_path, "hb-x", live, simulated, "json")
     data = json.loads(path.read_text())
     assert data["compared"][0]["rate_simulated"] == rows[0].rate_simulated
     assert data["live"]["runs"][0]["table"] == "hot"
+    # the verdict `check --mode live` prints, of the same figures: the run is the
+    # simulation's own, so every figure both carry agrees
+    assert data["verdict"] == compared.verdict() and data["verdict"].startswith("AGREE")
+    markdown = export(tmp_path, "hb-x", live, simulated, "md").read_text()
+    assert "live vs simulated: AGREE: all" in markdown
     markdown = export(tmp_path, "hb-x", live, None, "md").read_text()
     assert "| hot | 1 |" in markdown and "| - |" in markdown  # no simulation: no difference
+    assert "live vs simulated" not in markdown
 
 
 def test_the_clock_counts_down_to_t0_through_phases_and_pauses() -> None:

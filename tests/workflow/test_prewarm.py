@@ -15,6 +15,7 @@ from console.run.settings import Settings
 from console.run.state import EmulatorProcess, RunState, StateStore, Status, Step
 from console.run.tables import table_state
 from console.workflow import Hooks, WarmTarget, prewarm
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from loadgen.format.playbook import load_playbook
 from loadgen.live.playbook_run import LOCAL_CREDENTIALS
@@ -68,7 +69,7 @@ def _up_by_hand(tmp_path: Path, server: EmulatorServer) -> tuple[Settings, State
 
 
 def test_prewarm_raises_table_and_gsi_and_waits_until_active(tmp_path: Path) -> None:
-    with EmulatorServer(create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as server:
         settings, store, client = _up_by_hand(tmp_path, server)
         said: list[str] = []
         progress: list[float | None] = []
@@ -129,7 +130,7 @@ def test_prewarm_raises_table_and_gsi_and_waits_until_active(tmp_path: Path) -> 
 def test_a_lower_warm_value_is_not_sent(tmp_path: Path) -> None:
     """Warm throughput can only be raised: asking for less than the table has is a no-op
     with a message, not an UpdateTable that AWS would refuse."""
-    with EmulatorServer(create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as server:
         settings, _store, _client = _up_by_hand(tmp_path, server)
         said: list[str] = []
         prewarm(

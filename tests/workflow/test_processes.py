@@ -83,7 +83,7 @@ def test_an_emulator_read_mid_exec_is_started_once(
 
     monkeypatch.setattr(processes, "proc_file", first_read_mid_exec)
     monkeypatch.setattr(processes, "spawn_detached", spawn)
-    emu = emulator_process.start_emulator(tmp_path, UpOptions(), 1.0, Hooks())
+    emu = emulator_process.start_emulator(tmp_path, UpOptions().emulator, Hooks())
     try:
         assert spawned == [emu.pid]
         assert emulator_process.healthy(emu.endpoint)

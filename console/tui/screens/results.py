@@ -11,8 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from console.cost.render import cost_text
-from console.tui.export import compare, ms, pct, points, seconds
+from console.render.cost_table import cost_text
+from console.render.live_vs_simulated import (
+    compared_cells,
+    latency_cells,
+    live_vs_simulated,
+    run_name,
+)
 from console.tui.screens.base import TuiScreen
 from console.tui.widgets.fitted_table import FittedTable
 
@@ -57,51 +62,19 @@ class ResultsScreen(TuiScreen):
                 else (),
             )
         )
-        rows = compare(s.result, s.preview)
+        runs = live_vs_simulated(s.result, s.preview).runs
         # At 80 columns the rows keep what compares live with simulated; the reasons,
         # which are long, go on their own lines below (in the table from 110 columns).
         wide = self.app.size.width >= WIDE
-        self.query_one("#results-table", FittedTable).show_rows(
-            (
-                "run",  # variant#repeat in one column: M1's badOnDemand#2 then fits 80
-                "offered",
-                "throttled",
-                "live",
-                "sim",
-                "diff",
-                "1st thr",
-                "sim 1st",
-                *(["reasons"] if wide else []),
-            ),
-            [
-                (
-                    f"{r.table}#{r.repeat}" + (" (partial)" if r.partial else ""),
-                    f"{r.offered:,}",
-                    f"{r.throttled:,}",
-                    pct(r.rate_live),
-                    pct(r.rate_simulated),
-                    points(r.rate_difference),
-                    seconds(r.first_throttle_s_live),
-                    seconds(r.first_throttle_s_simulated),
-                    *([r.reasons or "-"] if wide else []),
-                )
-                for r in rows
-            ],
-        )
+        self.query_one("#results-table", FittedTable).show_rows(*compared_cells(runs, wide))
         reasons = Text()
         if not wide:
-            for r in rows:
+            for r in runs:
                 if r.reasons:
-                    reasons.append(f"{r.table}#{r.repeat}: ", "bold")
+                    reasons.append(f"{run_name(r)}: ", "bold")
                     reasons.append(f"{r.reasons}\n")
         self.query_one("#results-reasons", Static).update(reasons)
-        self.query_one("#latency-table", FittedTable).show_rows(
-            ("latency ms", "p50", "p90", "p99", "max"),
-            [
-                (f"{r.table}#{r.repeat}", ms(r.p50_ms), ms(r.p90_ms), ms(r.p99_ms), ms(r.max_ms))
-                for r in rows
-            ],
-        )
+        self.query_one("#latency-table", FittedTable).show_rows(*latency_cells(runs))
         tally = s.tally
         if tally is not None:
             text = Text("cost", style="bold")

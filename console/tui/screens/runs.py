@@ -9,15 +9,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
+from console.render.runs_table import runs_cells
 from console.tui.screens.base import TuiScreen
 from console.tui.widgets.fitted_table import FittedTable
 from console.workflow import CostTally, RunState
-
-
-def _cost(tally: CostTally | None) -> str:
-    if tally is None:
-        return "-"
-    return f"${tally.total_usd:,.4f}" + (" on AWS" if tally.hypothetical else "")
 
 
 class RunsScreen(TuiScreen):
@@ -43,26 +38,13 @@ class RunsScreen(TuiScreen):
     def show_runs(self, runs: list[RunState], costs: dict[str, CostTally | None]) -> None:
         self.listed = list(reversed(runs))  # newest first
         self.query_one("#runs-table", FittedTable).show_rows(
-            ("run", "playbook", "target", "step", "next", "up", "cost"),
-            [
-                (
-                    state.run_id,
-                    state.playbook_name,
-                    state.target,
-                    state.current_step.value,
-                    state.next_step.value if state.next_step else "-",
-                    "UP" if state.billable_up else "-",
-                    _cost(costs.get(state.run_id)),
-                )
-                for state in self.listed
-            ],
-            keys=[state.run_id for state in self.listed],
+            *runs_cells(self.listed, costs), keys=[state.run_id for state in self.listed]
         )
         self.query_one("#runs-note", Static).update(
-            f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir}/  ·  "
+            f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir_shown}/  ·  "
             "enter: resume  ·  d: destroy the selected run"
             if self.listed
-            else f"no runs in {self.console.backend.settings.runs_dir}/ yet"
+            else f"no runs in {self.console.backend.settings.runs_dir_shown}/ yet"
         )
 
     def selected(self) -> RunState | None:

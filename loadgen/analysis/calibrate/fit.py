@@ -46,7 +46,7 @@ from scipy.optimize import minimize
 
 from emulator.native import compiled
 from emulator.params import DEFAULT_PARAMS, CapacityParams, ParamInfo, settable
-from loadgen.analysis.calibrate.targets import Target
+from loadgen.analysis.calibrate.measured import MeasuredResult
 from loadgen.analysis.figures import MISSING_RESIDUAL, Figure, Tolerance, by_key, residual
 from loadgen.format.playbook import Playbook
 from loadgen.simulation.simulate import TICK_S, simulate
@@ -190,7 +190,7 @@ class Part:
     """Largest |residual difference| of the chosen tick against TICK_S, at the prior."""
 
 
-def _parts(targets: list[Target]) -> list[Part]:
+def _parts(targets: list[MeasuredResult]) -> list[Part]:
     """Each target's tables that carry figures, each with its own runs (a target of one
     table keeps its playbook as it is)."""
     parts = []
@@ -225,7 +225,9 @@ class Evaluator:
     probe of a parameter a part never reads is the same point for it); `exact` gives the
     figures of the whole playbook at the simulation's own tick, for what is reported."""
 
-    def __init__(self, targets: list[Target], prior: CapacityParams, names: list[str]) -> None:
+    def __init__(
+        self, targets: list[MeasuredResult], prior: CapacityParams, names: list[str]
+    ) -> None:
         self.targets = targets
         self.prior = prior
         self.names = names
@@ -247,7 +249,7 @@ class Evaluator:
         return replace(self.prior, **changes)
 
     def _compare(
-        self, target: Target, rows: list[int], simulated: dict[str, Figure]
+        self, target: MeasuredResult, rows: list[int], simulated: dict[str, Figure]
     ) -> tuple[np.ndarray, list[float | None]]:
         res, sims = [], []
         for k in rows:
@@ -396,7 +398,7 @@ def _prior_sigma(info: ParamInfo, prior: float) -> float:
 
 
 def calibrate(
-    targets: list[Target], options: CalibrationOptions = CalibrationOptions()
+    targets: list[MeasuredResult], options: CalibrationOptions = CalibrationOptions()
 ) -> Calibration:
     """Fit `options.fit` (default: every [fit] parameter) to every figure of `targets`."""
     wall0 = time.perf_counter()
@@ -645,7 +647,7 @@ def _jacobian(
 
 def _leave_one_out(
     ev: Evaluator,
-    targets: list[Target],
+    targets: list[MeasuredResult],
     x0: np.ndarray,
     x_fit: np.ndarray,
     sigma0: np.ndarray,

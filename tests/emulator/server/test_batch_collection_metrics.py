@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from emulator.server.service import Service
 from emulator.wire import TARGET_PREFIX
@@ -103,7 +104,7 @@ def test_batch_write_metrics_only_with_size_and_only_for_tables_with_lsis(ddb: A
 def small() -> Iterator[EmulatorServer]:
     """Every capacity figure times 0.01: a table of 1 WCU is out of capacity in a few
     writes."""
-    with EmulatorServer(scale=0.01, create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(scale=0.01, create_delay_s=0)) as server:
         yield server
         assert server.service.internal_errors == 0
 
@@ -140,7 +141,7 @@ def _send(service: Service, operation: str, body: dict[str, Any]) -> None:
 
 
 def test_a_bad_return_item_collection_metrics_is_refused_as_put_item_refuses_it() -> None:
-    service = Service(create_delay_s=0)
+    service = Service(EmulatorOptions(create_delay_s=0))
     _send(service, "CreateTable", _table("tbl", lsis=True))
     item = {"pk": {"S": "p"}, "sk": {"S": "a"}}
     put = refusal(

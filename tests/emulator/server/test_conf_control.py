@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
@@ -94,7 +95,7 @@ def test_update_table_cannot_lower_warm_throughput(ddb: Any) -> None:
 
 
 def test_update_table_while_updating_is_refused() -> None:
-    with EmulatorServer(create_delay_s=30) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=30)) as emu:
         ddb = client(emu.endpoint_url)
         key_table(ddb)
         emu.service.skip(31)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
@@ -196,7 +197,7 @@ class Clock:
 
 def test_a_capacity_change_goes_through_updating_and_is_dated() -> None:
     clock = Clock()
-    with EmulatorServer(create_delay_s=5, clock=clock) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=5), clock=clock) as emu:
         ddb = client(emu.endpoint_url)
         key_table(
             ddb,
@@ -211,7 +212,8 @@ def test_a_capacity_change_goes_through_updating_and_is_dated() -> None:
         )["TableDescription"]
         assert up["TableStatus"] == "UPDATING"
         throughput = up["ProvisionedThroughput"]
-        assert throughput["ReadCapacityUnits"] == 10
+        # [3P] the answer shows the capacity in force, the old one, with the new date.
+        assert throughput["ReadCapacityUnits"] == 5
         assert "LastIncreaseDateTime" in throughput and "LastDecreaseDateTime" not in throughput
         # A second change while UPDATING is refused; the data plane keeps working.
         with pytest.raises(ClientError) as exc:
@@ -222,7 +224,9 @@ def test_a_capacity_change_goes_through_updating_and_is_dated() -> None:
         assert exc.value.response["Error"]["Code"] == "ResourceInUseException"
         ddb.put_item(TableName="tbl", Item={"pk": {"S": "a"}, "sk": {"S": "b"}})
         clock.now += 6
-        assert ddb.describe_table(TableName="tbl")["Table"]["TableStatus"] == "ACTIVE"
+        after = ddb.describe_table(TableName="tbl")["Table"]
+        assert after["TableStatus"] == "ACTIVE"
+        assert after["ProvisionedThroughput"]["ReadCapacityUnits"] == 10
         down = ddb.update_table(
             TableName="tbl",
             ProvisionedThroughput={"ReadCapacityUnits": 10, "WriteCapacityUnits": 1},

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from emulator.server.service import Service
 from tests.emulator.server.conftest import client, key_table, refusal
@@ -19,7 +20,7 @@ from tests.emulator.server.conftest import client, key_table, refusal
 
 @pytest.fixture(scope="module")
 def service() -> Iterator[Service]:
-    with EmulatorServer(create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0)) as emu:
         key_table(client(emu.endpoint_url))
         yield emu.service
         assert emu.service.internal_errors == 0

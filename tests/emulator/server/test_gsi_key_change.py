@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.keyspace import partition_hash
 from emulator.server import Service
 from emulator.wire import TARGET_PREFIX
@@ -63,7 +64,7 @@ def _apart(service: Service) -> tuple[str, str, int, int]:
 
 def test_a_key_change_deletes_on_the_old_partition_and_puts_on_the_new() -> None:
     now = [0.0]
-    service = Service(create_delay_s=0, clock=lambda: now[0])
+    service = Service(EmulatorOptions(create_delay_s=0), clock=lambda: now[0])
     _call(service, "CreateTable", TABLE)
     old, new, old_pid, new_pid = _apart(service)
     _call(
@@ -96,7 +97,7 @@ def test_a_key_change_deletes_on_the_old_partition_and_puts_on_the_new() -> None
 
 def test_a_rewrite_with_the_same_index_key_writes_once_on_its_partition() -> None:
     now = [0.0]
-    service = Service(create_delay_s=0, clock=lambda: now[0])
+    service = Service(EmulatorOptions(create_delay_s=0), clock=lambda: now[0])
     _call(service, "CreateTable", TABLE)
     old, _, old_pid, _ = _apart(service)
     item = {"id": {"S": "a"}, "status": {"S": old}, "n": {"N": "1"}}

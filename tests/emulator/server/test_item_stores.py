@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import Service
 from emulator.server.protocol import DynamoError
 
@@ -209,7 +210,8 @@ def test_keys_store_charges_exactly_as_full(sort_key: bool) -> None:
     rng = random.Random(17)
     clock = [100.0]
     full, keys = (
-        Service(create_delay_s=0.0, clock=lambda: clock[0], store=s) for s in ("full", "keys")
+        Service(EmulatorOptions(create_delay_s=0.0, store=s), clock=lambda: clock[0])
+        for s in ("full", "keys")
     )
     create = orjson.dumps(_table_request(sort_key=sort_key))
     for svc in (full, keys):
@@ -236,7 +238,7 @@ def test_keys_store_charges_exactly_as_full(sort_key: bool) -> None:
 
 
 def test_keys_store_refuses_an_index_it_cannot_build() -> None:
-    svc = Service(create_delay_s=0.0, store="keys")
+    svc = Service(EmulatorOptions(create_delay_s=0.0, store="keys"))
     request = _table_request()
     request.pop("GlobalSecondaryIndexes")
     request["AttributeDefinitions"] = request["AttributeDefinitions"][:2]
@@ -265,7 +267,7 @@ def test_keys_store_refuses_an_index_it_cannot_build() -> None:
 
 def test_unknown_store_is_refused() -> None:
     with pytest.raises(ValueError, match="choose one of full, keys"):
-        Service(store="values")
+        Service(EmulatorOptions(store="values"))
     assert issubclass(DynamoError, Exception)
 
 
@@ -274,7 +276,7 @@ def test_unchanged_values_stay_unchanged_through_updates() -> None:
     item as it now is changes nothing, so the ALL index is not written, in both stores."""
     answers = []
     for store in ("full", "keys"):
-        svc = Service(create_delay_s=0.0, store=store)
+        svc = Service(EmulatorOptions(create_delay_s=0.0, store=store))
         assert svc.handle(TARGET + "CreateTable", orjson.dumps(_table_request()))[0] == 200
         item = {
             "pk": {"S": "a"},

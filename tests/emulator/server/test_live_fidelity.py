@@ -37,6 +37,7 @@ import aiohttp
 import numpy as np
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.itemsize import item_size
 from emulator.server import EmulatorServer
 from loadgen.format.playbook import Playbook, load_playbook
@@ -161,7 +162,7 @@ def test_hot_partition_on_the_endpoint_matches_the_simulation() -> None:
 def test_hot_partition_over_http_throttles_bad_not_good() -> None:
     playbook = shortened_playbook(LIVE_S)
     measured: dict[str, tuple[int, int, int]] = {}
-    with EmulatorServer(scale=SCALE, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=SCALE, create_delay_s=0)) as emu:
         from tests.emulator.server.conftest import client
 
         ddb = client(emu.endpoint_url)

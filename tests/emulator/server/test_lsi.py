@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer, lsi
 from emulator.server.service import Service
 from tests.emulator.server.conftest import BY_RANK, client
@@ -249,7 +250,7 @@ def test_item_collection_metrics_on_update_and_delete(ddb: Any) -> None:
 
 
 def _service_with_lsis(store: str) -> Service:
-    service = Service(create_delay_s=0, store=store)
+    service = Service(EmulatorOptions(create_delay_s=0, store=store))
     _send(
         service,
         "CreateTable",

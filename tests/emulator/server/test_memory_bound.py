@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from emulator.server.memory import format_size, parse_size
 from tests.emulator.server.conftest import client, key_table
@@ -19,7 +20,7 @@ def _put(ddb: Any, pk: str, table: str = "tbl", size: int = 100) -> None:
 
 
 def test_past_the_bound_new_items_are_refused_clearly() -> None:
-    with EmulatorServer(create_delay_s=0, store="full", max_memory=1) as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0, store="full", max_memory=1)) as emu:
         emu.service.state.memory.small_table_items = 5
         ddb = client(emu.endpoint_url)
         key_table(ddb, "tbl", sk_type=None)
@@ -68,7 +69,9 @@ def test_past_the_bound_new_items_are_refused_clearly() -> None:
 
 
 def test_under_the_bound_nothing_is_refused() -> None:
-    with EmulatorServer(create_delay_s=0, store="keys", max_memory=parse_size("1T")) as emu:
+    with EmulatorServer(
+        EmulatorOptions(create_delay_s=0, store="keys", max_memory=parse_size("1T"))
+    ) as emu:
         emu.service.state.memory.small_table_items = 0
         ddb = client(emu.endpoint_url)
         key_table(ddb, "tbl", sk_type=None)

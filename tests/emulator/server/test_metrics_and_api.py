@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from console.cli import build_parser
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer, Latency
 from tests.emulator.server.conftest import client, key_table
 
@@ -21,7 +22,7 @@ def _get(url: str) -> dict[str, Any]:
 
 
 def test_metrics_are_full_scale_per_table_and_gsi() -> None:
-    with EmulatorServer(scale=0.1, create_delay_s=0) as emu:
+    with EmulatorServer(EmulatorOptions(scale=0.1, create_delay_s=0)) as emu:
         ddb = client(emu.endpoint_url)
         key_table(
             ddb,
@@ -70,7 +71,7 @@ def test_latency_models() -> None:
     assert normal.mean_s == pytest.approx(0.004) and normal.sd_s == pytest.approx(0.001)
     with pytest.raises(ValueError):
         Latency.parse("slow")
-    with EmulatorServer(create_delay_s=0, latency="fixed:20ms") as emu:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), latency="fixed:20ms") as emu:
         ddb = client(emu.endpoint_url)
         t0 = time.perf_counter()
         ddb.list_tables()

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from emulator.server.persistence import DB_NAME
 from tests.emulator.server.conftest import client, key_table
@@ -25,7 +26,7 @@ GSI = {
 
 
 def _serve(data_dir: Path) -> EmulatorServer:
-    return EmulatorServer(create_delay_s=0, data_dir=data_dir)
+    return EmulatorServer(EmulatorOptions(create_delay_s=0), data_dir=data_dir)
 
 
 def test_tables_and_items_survive_a_restart_and_capacity_starts_fresh(tmp_path: Path) -> None:

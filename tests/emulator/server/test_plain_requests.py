@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.itemsize import value_size
 from emulator.server import Service
 from emulator.server.admission import changed_attributes
@@ -132,7 +133,9 @@ def _request(rng: random.Random) -> tuple[str, dict[str, Any], dict[str, Any]]:
 def test_plain_and_full_paths_agree() -> None:
     rng = random.Random(20260)
     clock = [100.0]
-    plain, full = (Service(create_delay_s=0.0, clock=lambda: clock[0]) for _ in range(2))
+    plain, full = (
+        Service(EmulatorOptions(create_delay_s=0.0), clock=lambda: clock[0]) for _ in range(2)
+    )
     create = orjson.dumps(_table_request())
     for svc in (plain, full):
         assert svc.handle(TARGET + "CreateTable", create)[0] == 200

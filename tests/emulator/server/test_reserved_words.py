@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server.reserved_words import RESERVED_WORDS
 from emulator.server.service import Service
 from emulator.wire import TARGET_PREFIX
@@ -30,7 +31,7 @@ V = {":v": {"S": "x"}}
 
 @pytest.fixture
 def service() -> Iterator[Service]:
-    service = Service(create_delay_s=0)
+    service = Service(EmulatorOptions(create_delay_s=0))
     _call(
         service,
         "CreateTable",

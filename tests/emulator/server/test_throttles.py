@@ -10,6 +10,7 @@ import botocore.session
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from emulator.throttle import (
     INDEX_PROVISIONED_MESSAGE,
@@ -27,7 +28,7 @@ SERVICE_MODEL = botocore.session.get_session().get_service_model("dynamodb")
 
 @pytest.fixture
 def small() -> Iterator[EmulatorServer]:
-    with EmulatorServer(scale=SCALE, create_delay_s=0) as server:
+    with EmulatorServer(EmulatorOptions(scale=SCALE, create_delay_s=0)) as server:
         yield server
         assert server.service.internal_errors == 0
 

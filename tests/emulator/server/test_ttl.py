@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
 from emulator.server.expiry import SWEEP_EVERY_S
 from tests.emulator.server.conftest import client, key_table
@@ -66,7 +67,7 @@ class _Clock:
 @pytest.fixture
 def timed() -> Iterator[tuple[EmulatorServer, _Clock]]:
     clock = _Clock()
-    with EmulatorServer(create_delay_s=0, clock=clock) as server:
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), clock=clock) as server:
         yield server, clock
         assert server.service.internal_errors == 0
 

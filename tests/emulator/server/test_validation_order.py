@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from emulator.emulator_options import EmulatorOptions
 from emulator.server.service import Service
 from tests.emulator.server.conftest import refusal
 
@@ -352,7 +353,7 @@ REFUSED_BEFORE_LOOKUP: list[tuple[str, str, dict[str, Any], str]] = [
 def test_a_malformed_request_to_a_missing_table_is_refused_as_malformed(
     operation: str, body: dict[str, Any], message: str
 ) -> None:
-    service = Service(create_delay_s=0)
+    service = Service(EmulatorOptions(create_delay_s=0))
     code, got = refusal(service, operation, body)
     assert code == "ValidationException", got
     assert message in got  # some carry DynamoDB's "One or more parameter values..." prefix
@@ -376,7 +377,7 @@ def test_what_needs_the_key_schema_is_checked_after_the_table_is_found(
 ) -> None:
     """dynalite's "should check table exists before checking key validity": a key
     condition or start key that no schema could take is still a missing table first."""
-    service = Service(create_delay_s=0)
+    service = Service(EmulatorOptions(create_delay_s=0))
     body = {"TableName": "abc", "ExclusiveStartKey": start, **condition}
     assert refusal(service, "Query", body) == (
         "ResourceNotFoundException",
@@ -387,7 +388,7 @@ def test_what_needs_the_key_schema_is_checked_after_the_table_is_found(
 def test_the_key_schema_checks_still_run_once_the_table_is_found() -> None:
     """The key condition's shape is checked before the lookup, its fit to the schema
     after: both refusals reach a request to a table that exists."""
-    service = Service(create_delay_s=0)
+    service = Service(EmulatorOptions(create_delay_s=0))
     status, _ = service.handle(
         TARGET + "CreateTable",
         json.dumps(
@@ -490,4 +491,7 @@ WORDS: list[tuple[str, str, dict[str, Any], str]] = [
 def test_request_refusals_are_in_dynamodbs_words(
     operation: str, body: dict[str, Any], message: str
 ) -> None:
-    assert refusal(Service(create_delay_s=0), operation, body) == ("ValidationException", message)
+    assert refusal(Service(EmulatorOptions(create_delay_s=0)), operation, body) == (
+        "ValidationException",
+        message,
+    )

@@ -1,4 +1,6 @@
-"""The cost table as text that fits 80 columns: what, quantity x unit price = amount.
+"""The cost table as text that fits 80 columns: what, quantity x unit price = amount;
+every cost the CLI and the TUI print (plan, tally, the Terraform plan's review) is drawn
+here.
 
 Amounts are rounded so the printed lines add up to the printed total (largest
 remainder): a reader checking the sum by hand gets the figure shown.
@@ -7,8 +9,13 @@ remainder): a reader checking the sum by hand gets the figure shown.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from console.cost.lines import CostLine, cents_that_add_up
+
+if TYPE_CHECKING:
+    from console.cost.tf_estimate import TerraformEstimate
+    from console.infra.terraform import Plan
 
 WIDTH = 80
 WHAT = 34
@@ -58,3 +65,24 @@ def cost_text(lines: Sequence[CostLine], total_label: str = "total") -> list[str
     width = max((len(r) for r in out), default=2 + w_usd + 3 + len(total_label))
     out.append(f"{total_label} = {usd[-1]:>{w_usd}}".rjust(width))
     return out
+
+
+def estimate_review(cost: TerraformEstimate) -> list[str]:
+    """A Terraform plan's cost for its review: per hour while up, and while the workers
+    run, each as a cost table, then the notes."""
+    running = cost.per_hour_while_running
+    out = [
+        f"Estimated cost: ${cost.per_hour_while_up:,.2f}/h while up"
+        + (f", plus ${running:,.2f}/h while workers run" if running else "")
+    ]
+    out += cost_text(cost.up.lines, "per hour while up")
+    if cost.running.lines:
+        out += cost_text(cost.running.lines, "per hour while workers run")
+    out += [f"  note: {n}" for n in cost.notes + cost.up.notes + cost.running.notes]
+    return out
+
+
+def plan_review(plan: Plan) -> list[str]:
+    """The Terraform plan as `up` shows it before `apply`: the change counts, then what
+    it costs per hour."""
+    return [*plan.summary.lines(), *estimate_review(plan.cost)]

@@ -1,5 +1,6 @@
-"""A result file as a calibration target: the figures it carries, each with its
-tolerance, and the playbook whose simulation should reproduce them."""
+"""A measured result the model is calibrated to: the figures a result file carries, each
+with its tolerance, and the playbook whose simulation should reproduce them. (Named so,
+not a "target", which in console/ is where a run lives.)"""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from loadgen.analysis.figures import Figure, Tolerance, figures, tolerance_for
 from loadgen.format.playbook import Playbook, PlaybookError, load_playbook
 
 
-class TargetError(ValueError):
+class MeasuredResultError(ValueError):
     """A result that cannot be calibrated to; the message names the file and the fix."""
 
 
 @dataclass(frozen=True)
-class Target:
+class MeasuredResult:
     """One result file: what was measured, and how to simulate it."""
 
     path: str
@@ -63,39 +64,43 @@ def _playbook_path(document: dict[str, Any], path: Path, playbooks: dict[str, st
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    raise TargetError(
+    raise MeasuredResultError(
         f"{path}: cannot find playbook {name!r} (looked for "
         f"{', '.join(str(c) for c in candidates)}); give it with --playbook FILE"
     )
 
 
-def load_target(path: str | Path, playbooks: dict[str, str] | None = None) -> Target:
-    """The result at `path` as a target; `playbooks` maps playbook names to files (from
+def load_measured(path: str | Path, playbooks: dict[str, str] | None = None) -> MeasuredResult:
+    """The result at `path`, to calibrate to; `playbooks` maps playbook names to files (from
     --playbook), else the result's `reference.playbook_file`, else `<name>.yaml` next to
     the result or in playbooks/."""
     path = Path(path)
     try:
         document = check_result(json.loads(path.read_text(encoding="utf-8")), str(path))
     except OSError as exc:
-        raise TargetError(f"cannot read {path}: {exc.strerror}; give a result file") from None
+        raise MeasuredResultError(
+            f"cannot read {path}: {exc.strerror}; give a result file"
+        ) from None
     except json.JSONDecodeError as exc:
-        raise TargetError(f"{path} line {exc.lineno}: not JSON ({exc.msg})") from None
+        raise MeasuredResultError(f"{path} line {exc.lineno}: not JSON ({exc.msg})") from None
     except CompareError as exc:
-        raise TargetError(str(exc)) from None
+        raise MeasuredResultError(str(exc)) from None
     playbook_path = _playbook_path(document, path, playbooks or {})
     try:
         playbook = load_playbook(playbook_path)
     except PlaybookError as exc:
-        raise TargetError(str(exc)) from None
+        raise MeasuredResultError(str(exc)) from None
     if playbook.name != document.get("playbook"):
-        raise TargetError(
+        raise MeasuredResultError(
             f"{path} is a result of playbook {document.get('playbook')!r}, but "
             f"{playbook_path} is {playbook.name!r}; give the right one with --playbook"
         )
     scale = float(document.get("scale") or 1.0)
     found = calibration_figures(document)
     if not found:
-        raise TargetError(f"{path}: the result carries no figure a simulation can match")
+        raise MeasuredResultError(f"{path}: the result carries no figure a simulation can match")
     if scale != 1.0 and document.get("mode") == "simulate":
-        raise TargetError(f"{path}: a simulation at scale {scale:g} cannot be calibrated to")
-    return Target(str(path), document, playbook, str(playbook_path), found)
+        raise MeasuredResultError(
+            f"{path}: a simulation at scale {scale:g} cannot be calibrated to"
+        )
+    return MeasuredResult(str(path), document, playbook, str(playbook_path), found)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from console.cost.lines import cents_that_add_up, line
-from console.cost.render import cost_text
+from console.render.cost_table import cost_text
 
 
 def test_thirds_of_a_dollar_add_up_to_the_dollar() -> None:
