@@ -291,6 +291,15 @@ class CapacityModel:
                 table.tick(tick)
             self._next_tick = tick + 1.0
 
+    def settled_until(self, now: float) -> float:
+        """The first time after `now` at which the once-a-second work may change what
+        admission reads, in any table, given no refusal meanwhile (at least `now + 1`):
+        `advance` may be left until then (`TableCapacity.settled_until`)."""
+        until = now + 1.0
+        if self.tables:
+            until = min(table.settled_until(now) for table in self.tables.values())
+        return max(until, now + 1.0)
+
     # data plane --------------------------------------------------------------------------
     def write(
         self,

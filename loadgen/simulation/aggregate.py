@@ -134,6 +134,8 @@ class _Second:
     done: int
     n: int
     draws: list[np.ndarray] | None = None
+    drawn_on: int = -1
+    """The engine's partition-map epoch the draws were made on (`_Engine.epoch`)."""
 
 
 def run_phase(phase: AggregatePhase) -> tuple[int, float]:
@@ -165,6 +167,8 @@ class _Engine:
             for (name, units), parts in zip(self.gsis, self.gsi_all, strict=True)
         ]
         self.seq = p.seq
+        self.epoch = 0
+        """How many times the key classes were recomputed: a draw is on the map of its epoch."""
 
     # the phase -------------------------------------------------------------------------
     def _seconds(self) -> Iterator[_Second]:
@@ -210,17 +214,18 @@ class _Engine:
             else:
                 at = p.start + first.k * tick
                 self.model.advance(at)
-                if self.classes.stale():
-                    self.classes.refresh()
-                    for drawn in pending:
-                        drawn.draws = None  # drawn on the old partition map
+                self._refresh()
                 if wait > 0:
                     wait -= 1
                     if self._busy(first, at):
                         wait = 0  # it all fitted after all
                 else:
-                    # Blocks end at a minute of model time: what auto scaling sums.
+                    # Blocks end at a minute of model time (what auto scaling sums) and
+                    # before the model's next scheduled change (a split, growth, a
+                    # capacity change landing, auto scaling's next datapoint): the ticks
+                    # a block skips must change nothing its seconds are admitted by.
                     minute_end = (math.floor(at / 60.0 + 1e-9) + 1) * 60.0
+                    settled = self.model.settled_until(at)
                     while len(pending) < block_s:
                         nxt = next(seconds, None)
                         if nxt is None:
@@ -229,6 +234,8 @@ class _Engine:
                     block = [pending[0]]
                     for cand in pending[1:block_s]:
                         if p.start + cand.k_end * tick > minute_end + 1e-9:
+                            break
+                        if p.start + cand.k * tick >= settled - 1e-9:
                             break
                         block.append(cand)
                     ran = self._quiet(block, at)
@@ -254,6 +261,23 @@ class _Engine:
     def _end(self, second: _Second) -> float:
         return min(second.k_end * self.p.tick_s, self.p.duration_s)
 
+    def _refresh(self) -> bool:
+        """Recompute the key classes if a partition map changed (a split, growth, a
+        capacity change landing); True if it did. Seconds drawn before are drawn again
+        when used (`_drawn`)."""
+        if not self.classes.stale():
+            return False
+        self.classes.refresh()
+        self.epoch += 1
+        return True
+
+    def _drawn(self, second: _Second) -> list[np.ndarray]:
+        """The second's draw by class, on the partition map in force."""
+        if second.draws is None or second.drawn_on != self.epoch:
+            second.draws = self._draw(second.n)
+            second.drawn_on = self.epoch
+        return second.draws
+
     def _draw(self, n: int) -> list[np.ndarray]:
         """Each group's class counts for `n` requests."""
         return [
@@ -265,11 +289,8 @@ class _Engine:
     def _quiet(self, block: list[_Second], now: float) -> int:
         """Admit a block of seconds' requests, each second's in full at its start, up to
         the first that does not fit: how many were admitted."""
-        for second in block:
-            if second.draws is None:
-                second.draws = self._draw(second.n)
         n = sum(second.n for second in block)
-        loads = self._loads([second.draws for second in block if second.draws is not None], n)
+        loads = self._loads([self._drawn(second) for second in block], n)
         ran = self.model.admit_in_full(self.table, loads, self.p.is_write, now=now)
         for second in block[:ran]:
             self._succeeded(second.index, second.n)
@@ -320,9 +341,8 @@ class _Engine:
         every resource has room for the second's whole demand on it are admitted in full
         at its start, whatever the order of the rest; the others tick by tick, as the
         per-request engine admits them. True if everything fitted after all."""
-        if second.draws is None:
-            second.draws = self._draw(second.n)
-        loads = self._loads([second.draws], second.n)
+        draws = self._drawn(second)
+        loads = self._loads([draws], second.n)
         room = self.model.room_for(self.table, loads, self.p.is_write, now=at)
         if all(all(flags) for flags in room) and self.model.admit_in_full(
             self.table, loads, self.p.is_write, now=at
@@ -345,13 +365,13 @@ class _Engine:
             ok = np.ones(len(group.probs), dtype=bool)
             for col, d in enumerate(group.dims):
                 ok &= fine[d][group.pids[:, col]]
-            clear_in.append(np.where(ok, second.draws[g], 0))
+            clear_in.append(np.where(ok, draws[g], 0))
         m = int(clear_in[0].sum())
         for cx in clear_in[1:]:
             if m:
                 good = int(cx.sum())
                 m = int(self.rng.hypergeometric(good, n - good, m)) if good < n else m
-        tight = second.draws
+        tight = draws
         if m:
             clear = [
                 cx
@@ -365,7 +385,7 @@ class _Engine:
                 m = 0  # not expected: each share had room; all of it tick by tick then
             else:
                 self._succeeded(second.index, m)
-                tight = [x - c for x, c in zip(second.draws, clear, strict=True)]
+                tight = [x - c for x, c in zip(draws, clear, strict=True)]
         cls, sizes = _paired(self.rng, tight)
         self._ticks(second, cls, sizes, m, fine)
         return False
@@ -406,9 +426,8 @@ class _Engine:
             pool -= share
             k = int(share[:-1].sum())
             if k:
-                if self.classes.stale():
+                if self._refresh():
                     # The map changed within the second: the rest is placed on the new one.
-                    self.classes.refresh()
                     routes = None
                 if routes is None:
                     cls_j, sizes_j = _paired(self.rng, self._draw(k))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from emulator.params import DEFAULT_PARAMS
 from loadgen.format.playbook import Playbook, load_playbook, parse_playbook
 from loadgen.results.records import PlaybookResult
 from loadgen.simulation.simulate import EngineUnavailable, simulate
@@ -269,3 +271,84 @@ def test_a_phase_that_needs_item_state_runs_per_request_and_forcing_it_is_refuse
     assert result.to_json()["runs"][0]["engine"] == "per-request"
     with pytest.raises(EngineUnavailable, match="item's past"):
         simulate(playbook, engine="aggregate")
+
+
+# --- capacity that moves mid-run -----------------------------------------------------------
+
+
+def _scaled_simulation(
+    monkeypatch: pytest.MonkeyPatch, playbook: Playbook, engine: str
+) -> tuple[PlaybookResult, list[Any]]:
+    """The playbook with target tracking on its table's writes (70 %, 100-4,000 WCU), as
+    a Terraform apply with an aws_appautoscaling_policy creates it; the result and the
+    table's capacity changes (when asked, from, to, when in force)."""
+    from emulator.autoscaling import AutoScalingSpec, TargetTracking
+    from emulator.model import CapacityModel
+
+    tables: list[Any] = []
+    create = CapacityModel.create_table
+
+    def with_scaling(self: CapacityModel, request: dict[str, Any], now: float, *a: Any) -> Any:
+        spec = AutoScalingSpec(write=TargetTracking(70.0, 100, 4000))
+        table = create(self, request, now, None, {None: spec})
+        tables.append(table)
+        return table
+
+    monkeypatch.setattr(CapacityModel, "create_table", with_scaling)
+    # The alarm's delay and the split's time off the minute, so that the datapoint and
+    # the change land inside what would otherwise be one block of quiet seconds.
+    params = replace(DEFAULT_PARAMS, autoscale_alarm_delay_s=25.0, update_split_s=37.0)
+    result = simulate(playbook, params, engine=engine)
+    events = [
+        (e.t, e.what, e.before, e.after, e.effective_at)
+        for table in tables
+        for e in table.base.record.events
+    ]
+    return result, events
+
+
+def test_auto_scaling_moving_capacity_mid_phase_agrees_between_the_engines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A per-minute curve that outgrows a provisioned table under auto scaling: throttles
+    until the scale-out lands, then none. The aggregate engine cuts its blocks of quiet
+    seconds at every datapoint and change (`CapacityModel.settled_until`), so both
+    engines see the same datapoints, ask for the same changes at the same times, and
+    throttle the same within the tolerance."""
+    playbook = parse_playbook(
+        {
+            "name": "scaled",
+            "tables": [
+                {
+                    "name": "t",
+                    "partition_key": {"name": "pk"},
+                    "billing_mode": "PROVISIONED",
+                    "write_capacity": 400,
+                    "read_capacity": 100,
+                }
+            ],
+            "load": {
+                "attributes": {"pk": {"dist": "uuid"}},
+                "phases": [
+                    {
+                        "name": "curve",
+                        "operation": "put",
+                        "rate": {"per_minute": [200] * 3 + [1200] * 9 + [300] * 6},
+                    }
+                ],
+                "seed": 7,
+            },
+        }
+    )
+    aggregate, scaled_a = _scaled_simulation(monkeypatch, playbook, "aggregate")
+    per_request, scaled_p = _scaled_simulation(monkeypatch, playbook, "per-request")
+    assert aggregate.runs[0].phases[0].engine == "aggregate"
+    assert any(e[1] == "write" and float(e[3] or 0) > 400 for e in scaled_a)  # scaled out
+    # the same changes at the same times, to capacities from sums of throttled traffic
+    assert [(e[0], e[1], e[4]) for e in scaled_a] == [(e[0], e[1], e[4]) for e in scaled_p]
+    for a, b in zip(scaled_a, scaled_p, strict=True):
+        if isinstance(a[3], float):
+            assert a[3] == pytest.approx(b[3], rel=0.02), (a, b)
+    assert per_request.runs[0].totals().throttled > 0
+    problems = disagreements(figures(aggregate), figures(per_request))
+    assert not problems, problems
