@@ -18,11 +18,11 @@ fails by chance with a probability under 1e-5, so a hundred examples of a dozen 
 each fail by chance about once in a hundred long runs.
 
 Playbooks are generated (hypothesis) among those the aggregate engine runs: open
-arrivals (rates and ramps) of puts, updates, gets and queries whose charges need no item
-state, keys hot, uniform, few, Zipf, uuid or monotonic, with and without sort keys, GSIs
-keyed per item or on never-repeating items, provisioned and on-demand limits at
-0.3-1.3x what the load asks. `make test` runs a few derandomised examples; `make
-test-differential` (HOTBENCH_DIFF_EXAMPLES) many fresh ones.
+arrivals (rates, ramps and per-minute curves) of puts, updates, gets and queries whose
+charges need no item state, keys hot, uniform, few, Zipf, uuid or monotonic, with and
+without sort keys, GSIs keyed per item or on never-repeating items, provisioned and
+on-demand limits at 0.3-1.3x what the load asks. `make test` runs a few derandomised
+examples; `make test-differential` (HOTBENCH_DIFF_EXAMPLES) many fresh ones.
 """
 
 from __future__ import annotations
@@ -140,10 +140,15 @@ def open_arrival_playbook(draw: st.DrawFn) -> dict[str, Any]:
             "consistent_read": draw(st.booleans()),
         }
         low = max(40, rate // 4)
-        if draw(st.booleans()):
+        form = draw(st.sampled_from(["rate", "ramp", "per_minute"]))
+        if form == "rate":
             phase["rate"] = float(draw(st.integers(low, rate)))
-        else:
+        elif form == "ramp":
             phase["ramp"] = {"start": float(draw(st.integers(low, rate))), "end": float(rate)}
+        else:  # a recorded curve: a minute or two, each minute its own rate
+            minutes = draw(st.lists(st.integers(low, rate), min_size=1, max_size=2))
+            phase["rate"] = {"per_minute": minutes}
+            del phase["duration_s"]
         phases.append(phase)
     attributes: dict[str, Any] = {"pk": draw(key_distribution())}
     table: dict[str, Any] = {
