@@ -17,8 +17,14 @@ class KeyMapper:
 
     Finite value sets (up to PRECOMPUTE_LIMIT values) are rendered once, so the hash is
     exactly what the endpoint computes from the same value and the order is DynamoDB's.
-    Never-repeating values use a hash of the index (an MD5 of a random UUID is as uniform
-    as any) and the index as the position (monotonic values rise with it).
+    A larger set hashes its heavy values (`Sampler.heavy`: a zipf's busiest, each drawn
+    at least `HEAVY_SHARE` of the time) exactly too, and the rest by a hash of the
+    index: which busy customers share a partition decides whether it throttles (zipf
+    s=1 over a million customers at 6,000 writes/s on eight partitions: the busiest
+    partition takes 1,207 writes/s by the values' hashes, 1,033 by the indices'), while
+    where the rare values land only averages out. Never-repeating values use a hash of
+    the index (an MD5 of a random UUID is as uniform as any), and every set larger than
+    PRECOMPUTE_LIMIT the index as the position (monotonic values rise with it).
     """
 
     def __init__(self, sampler: Sampler) -> None:
@@ -27,6 +33,15 @@ class KeyMapper:
         self._positions: np.ndarray | None = None
         finite = sampler.finite
         self.exact = finite is not None and finite <= PRECOMPUTE_LIMIT
+        self.head = 0 if self.exact else min(sampler.heavy, PRECOMPUTE_LIMIT)
+        """The first indices hashed exactly in a set too large to hash in full."""
+        self._head_hashes: np.ndarray | None = None
+
+    def _exact_hashes(self, count: int) -> np.ndarray:
+        render = self.sampler.render
+        return np.array(
+            [partition_hash(key_bytes(render(i))) for i in range(count)], dtype=np.uint64
+        )
 
     def _precompute(self) -> None:
         finite = self.sampler.finite
@@ -40,7 +55,13 @@ class KeyMapper:
 
     def hashes(self, idx: np.ndarray) -> np.ndarray:
         if not self.exact:
-            return mix64(idx)
+            out = mix64(idx)
+            if self.head:
+                if self._head_hashes is None:
+                    self._head_hashes = self._exact_hashes(self.head)
+                heavy = idx < self.head
+                out[heavy] = self._head_hashes[idx[heavy]]
+            return out
         if self._hashes is None:
             self._precompute()
         assert self._hashes is not None
