@@ -10,7 +10,8 @@ Each second of run time:
 1. The second's due requests (the same `Schedule` the per-request engine and the live
    worker use) are drawn by key class: one multinomial per independent group of classes.
 2. **Quiet second**: if every resource on their routes holds the whole second's demand at
-   its start, they are admitted in full at once (`CapacityModel.admit_in_full`). A
+   the end of its first tick (the earliest any of them is admitted per request), they
+   are admitted in full at once (`CapacityModel.admit_in_full`). A
    resource's room only grows with time, so admitting them one by one within the second
    would refuse none either: the counts are exactly the per-request engine's. Requests
    that all succeed need no pairing of their table and GSI partitions: the model is given
@@ -25,9 +26,11 @@ Each second of run time:
 What differs from the per-request engine is only what no count depends on: which
 particular keys a partition samples (one per call, so one per partition and second in a
 quiet second, where the per-request engine samples one per route and tick), and where
-buckets stand at the end of a quiet second (its demand taken at the start, then refilled
-to the end, which is what arrivals spread evenly over the second leave; the per-request
-engine admits at the end of each tick). docs/model.md#the-aggregate-engine.
+buckets stand at the end of a quiet second (its demand taken at its first tick's end, then
+refilled to the end, which is what arrivals spread evenly over the second leave; the per-request
+engine admits at the end of each tick). Each second draws from random streams of its own
+(`_Engine._stream`), so which path a second takes never changes what later seconds draw.
+docs/model.md#the-aggregate-engine.
 """
 
 from __future__ import annotations
@@ -151,7 +154,11 @@ class _Engine:
         self.table = p.table
         self.classes = p.found.classes
         self.gsis = p.found.gsis
-        self.rng = p.rng
+        # Every second draws from streams of its own (`_stream`), derived from one draw
+        # of the phase's generator: see `_stream` for why.
+        self._bits = np.random.PCG64(int(p.rng.integers(1 << 62)))
+        self._origin = self._bits.state
+        self.rng = np.random.Generator(self._bits)
         self.base_all: list[Partition] = p.table.base.keyspace.all
         self.gsi_all: list[list[Partition]] = [
             p.table.gsis[name].keyspace.all for name, _ in self.gsis
@@ -217,7 +224,7 @@ class _Engine:
                 self._refresh()
                 if wait > 0:
                     wait -= 1
-                    if self._busy(first, at):
+                    if self._busy(first):
                         wait = 0  # it all fitted after all
                 else:
                     # Blocks end at a minute of model time (what auto scaling sums) and
@@ -238,14 +245,14 @@ class _Engine:
                         if p.start + cand.k * tick >= settled - 1e-9:
                             break
                         block.append(cand)
-                    ran = self._quiet(block, at)
+                    ran = self._quiet(block, self._admitted_at(first))
                     if ran == len(block):
                         backoff = 1
                         block_s = min(QUIET_BLOCK_MAX_S, block_s * 2)
                     elif ran:
                         wait = 1  # the second that did not fit: tick by tick, next
                     else:
-                        self._busy(first, at)
+                        self._busy(first)
                         ran = 1
                         block_s = 1
                         wait = backoff
@@ -261,6 +268,15 @@ class _Engine:
     def _end(self, second: _Second) -> float:
         return min(second.k_end * self.p.tick_s, self.p.duration_s)
 
+    def _admitted_at(self, second: _Second) -> float:
+        """Model time a second's requests admitted in full are taken at: the end of its
+        first tick, the earliest the per-request engine admits any of them (it admits a
+        tick's requests at the tick's end). Taken at the second's start instead, a GSI
+        log began to drain a tick early, so a log that later filled refused a tick later
+        than per request, and whether a second went quiet or tick by tick (which a burst
+        grace decides) shifted the first throttle by a tick."""
+        return self.p.start + min((second.k + 1) * self.p.tick_s, self.p.duration_s)
+
     def _refresh(self) -> bool:
         """Recompute the key classes if a partition map changed (a split, growth, a
         capacity change landing); True if it did. Seconds drawn before are drawn again
@@ -271,9 +287,26 @@ class _Engine:
         self.epoch += 1
         return True
 
+    def _stream(self, k: int, which: int) -> None:
+        """Point `self.rng` at stream `which` of the second starting at tick `k`: 0 its
+        requests' classes, 1 everything else drawn while it (or a block it starts) runs.
+
+        Why: which path a second takes (a quiet block, a busy second, how far a block
+        reached) depends on the model's state, and with one running stream each path
+        consumed a different number of draws, so every later second drew other requests.
+        A parameter that changes no outcome (a burst grace that only decides whether a
+        whole second fits at its start) then moved every figure by sampling noise, and
+        calibration took that noise for the parameter's effect. With a stream per second,
+        a second admits the same requests in the same order whichever path came before,
+        as the per-request engine's draws never depend on admission. PCG64 jumps to a
+        stream in a few microseconds (`advance`), a new generator per second costs ~90."""
+        self._bits.state = self._origin
+        self._bits.advance(((k << 1) | which) << 64)
+
     def _drawn(self, second: _Second) -> list[np.ndarray]:
         """The second's draw by class, on the partition map in force."""
         if second.draws is None or second.drawn_on != self.epoch:
+            self._stream(second.k, 0)
             second.draws = self._draw(second.n)
             second.drawn_on = self.epoch
         return second.draws
@@ -287,10 +320,12 @@ class _Engine:
 
     # quiet seconds ---------------------------------------------------------------------
     def _quiet(self, block: list[_Second], now: float) -> int:
-        """Admit a block of seconds' requests, each second's in full at its start, up to
+        """Admit a block of seconds' requests, each second's in full at `now` + s, up to
         the first that does not fit: how many were admitted."""
         n = sum(second.n for second in block)
-        loads = self._loads([self._drawn(second) for second in block], n)
+        drawn = [self._drawn(second) for second in block]
+        self._stream(block[0].k, 1)
+        loads = self._loads(drawn, n)
         ran = self.model.admit_in_full(self.table, loads, self.p.is_write, now=now)
         for second in block[:ran]:
             self._succeeded(second.index, second.n)
@@ -336,12 +371,14 @@ class _Engine:
         return out
 
     # busy seconds ----------------------------------------------------------------------
-    def _busy(self, second: _Second, at: float) -> bool:
+    def _busy(self, second: _Second) -> bool:
         """A second whose demand does not fit in full (or may not): the requests whose
         every resource has room for the second's whole demand on it are admitted in full
-        at its start, whatever the order of the rest; the others tick by tick, as the
+        at its first tick's end, whatever the order of the rest; the others tick by tick, as the
         per-request engine admits them. True if everything fitted after all."""
         draws = self._drawn(second)
+        self._stream(second.k, 1)
+        at = self._admitted_at(second)
         loads = self._loads([draws], second.n)
         room = self.model.room_for(self.table, loads, self.p.is_write, now=at)
         if all(all(flags) for flags in room) and self.model.admit_in_full(
