@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from console.workflow import (
     CostTally,
@@ -23,6 +23,9 @@ from console.workflow import (
 )
 from loadgen.format.playbook import Playbook
 from loadgen.results.records import PlaybookResult
+
+if TYPE_CHECKING:
+    from loadgen.analysis.optimize import OptimizeReport
 
 SeriesKey = tuple[str, str, str | None]
 """(source, table variant, index or None)."""
@@ -85,6 +88,10 @@ class Session:
     log: list[str] = field(default_factory=list)
     error: str | None = None
     exported: list[Path] = field(default_factory=list)
+    optimized: OptimizeReport | None = None
+    """The last `optimize` search of this playbook (the optimize screen)."""
+    optimizing: str | None = None
+    """Its progress while it runs."""
 
     @property
     def billable_up(self) -> bool:

@@ -93,7 +93,15 @@ def classify(
         for index in plan.indexes:
             units = index.units[NEW][1]
             if units > 0:
-                dims.append(Dim(table.gsis[index.name].keyspace, index.pk, index.sk))
+                if len(index.pk) != 1 or len(index.sk) > 1:
+                    # Its classes would be combinations of several attributes' classes,
+                    # hashed together: not built (the per-request engine hashes them).
+                    raise Unsupported(
+                        f"GSI {index.name!r} has a multi-attribute key, which only the "
+                        "per-request engine hashes"
+                    )
+                sk_name = index.sk[0] if index.sk else None
+                dims.append(Dim(table.gsis[index.name].keyspace, index.pk[0], sk_name))
                 gsis.append((index.name, units))
     return Classified(KeyClasses(generator, mappers, dims), gsis)
 
