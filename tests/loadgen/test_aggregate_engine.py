@@ -38,11 +38,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from emulator import native
 from emulator.params import DEFAULT_PARAMS
 from loadgen.format.playbook import Playbook, load_playbook, parse_playbook
 from loadgen.results.records import PlaybookResult
-from loadgen.simulation.simulate import EngineUnavailable, simulate
+from loadgen.simulation.simulate import EngineUnavailable, Simulation, simulate
 
 Z = 4.5
 SLACK_TICKS = 1.0
@@ -282,45 +281,23 @@ def test_a_phase_that_needs_item_state_runs_per_request_and_forcing_it_is_refuse
 # --- capacity that moves mid-run -----------------------------------------------------------
 
 
-def _scaled_simulation(
-    monkeypatch: pytest.MonkeyPatch, playbook: Playbook, engine: str
-) -> tuple[PlaybookResult, list[Any]]:
-    """The playbook with target tracking on its table's writes (70 %, 100-4,000 WCU), as
-    a Terraform apply with an aws_appautoscaling_policy creates it; the result and the
-    table's capacity changes (when asked, from, to, when in force)."""
-    from emulator.autoscaling import AutoScalingSpec, TargetTracking
-    from emulator.model import CapacityModel
-
-    tables: list[Any] = []
-    create = CapacityModel.create_table
-
-    def with_scaling(self: CapacityModel, request: dict[str, Any], now: float, *a: Any) -> Any:
-        spec = AutoScalingSpec(write=TargetTracking(70.0, 100, 4000))
-        table = create(self, request, now, None, {None: spec})
-        tables.append(table)
-        return table
-
-    monkeypatch.setattr(CapacityModel, "create_table", with_scaling)
+def _scaled_simulation(playbook: Playbook, engine: str) -> tuple[PlaybookResult, list[Any]]:
+    """The result and the table's capacity changes (when asked, from, to, when in force)
+    under the playbook's auto scaling."""
     # The alarm's delay and the split's time off the minute, so that the datapoint and
     # the change land inside what would otherwise be one block of quiet seconds.
     params = replace(DEFAULT_PARAMS, autoscale_alarm_delay_s=25.0, update_split_s=37.0)
-    result = simulate(playbook, params, engine=engine)
+    sim = Simulation(playbook, params, engine=engine)
+    result = sim.run()
     events = [
         (e.t, e.what, e.before, e.after, e.effective_at)
-        for table in tables
+        for table in sim.model.tables.values()
         for e in table.base.record.events
     ]
     return result, events
 
 
-@pytest.mark.skipif(
-    native.compiled(),
-    reason="the test puts auto scaling on through CapacityModel.create_table, which a "
-    "mypyc-compiled model does not let it patch (the pure pass runs it)",
-)
-def test_auto_scaling_moving_capacity_mid_phase_agrees_between_the_engines(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_auto_scaling_moving_capacity_mid_phase_agrees_between_the_engines() -> None:
     """A per-minute curve that outgrows a provisioned table under auto scaling: throttles
     until the scale-out lands, then none. The aggregate engine cuts its blocks of quiet
     seconds at every datapoint and change (`CapacityModel.settled_until`), so both
@@ -336,6 +313,8 @@ def test_auto_scaling_moving_capacity_mid_phase_agrees_between_the_engines(
                     "billing_mode": "PROVISIONED",
                     "write_capacity": 400,
                     "read_capacity": 100,
+                    # target tracking on the writes, as Terraform's scaling policy puts on
+                    "auto_scaling": {"write": {"target_pct": 70, "min": 100, "max": 4000}},
                 }
             ],
             "load": {
@@ -351,8 +330,8 @@ def test_auto_scaling_moving_capacity_mid_phase_agrees_between_the_engines(
             },
         }
     )
-    aggregate, scaled_a = _scaled_simulation(monkeypatch, playbook, "aggregate")
-    per_request, scaled_p = _scaled_simulation(monkeypatch, playbook, "per-request")
+    aggregate, scaled_a = _scaled_simulation(playbook, "aggregate")
+    per_request, scaled_p = _scaled_simulation(playbook, "per-request")
     assert aggregate.runs[0].phases[0].engine == "aggregate"
     assert any(e[1] == "write" and float(e[3] or 0) > 400 for e in scaled_a)  # scaled out
     # the same changes at the same times, to capacities from sums of throttled traffic
