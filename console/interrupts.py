@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any, Final
 
@@ -64,3 +64,28 @@ def what(exc: KeyboardInterrupt) -> str:
         if isinstance(exc, Terminated)
         else "interrupted"
     )
+
+
+@contextlib.contextmanager
+def first_interrupt_stops(on_stop: Callable[[], None] | None = None) -> Iterator[threading.Event]:
+    """Inside, the first Ctrl-C sets the event instead of interrupting (`on_stop` says
+    so), for work that can end cleanly at its next step with what it has (a simulation
+    keeps its partial result); a second Ctrl-C interrupts at once, as usual. Signal
+    handlers can only be set in the main thread: elsewhere Ctrl-C interrupts as usual."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def first(signum: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        if on_stop is not None:
+            on_stop()
+
+    before = signal.signal(signal.SIGINT, first)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -274,6 +274,12 @@ class DimensionScaler:
             arrived = True
         return arrived
 
+    def next_decision(self, p: CapacityParams) -> float:
+        """When the alarms next see a datapoint (the earliest a wish may act)."""
+        if self.arrivals:
+            return self.arrivals[0][0]
+        return self.next_close + p.autoscale_alarm_delay_s
+
     def evaluate(self, now: float, provisioned: float, p: CapacityParams) -> ScalingWish | None:
         """The alarms on the datapoints seen so far, against the capacity in force; the
         capacity to ask for, or None. Outside [min, max] the policy first brings the

@@ -458,6 +458,33 @@ class PartitionedCapacity:
                 self.floor_write = max(self.floor_write, self.ceiling_write / p.ondemand_headroom)
                 self._apply_limits(now)
 
+    def settled_until(self, now: float) -> float:
+        """The first time after `now` at which `tick` may change what admission reads
+        (limits, bucket rates, the partition map), given no refusal meanwhile; `now + 1`
+        when that depends on the traffic (a hot partition, heat that may split it).
+
+        Why: the simulation's aggregate engine admits quiet seconds in blocks and runs
+        the ticks between them late, which is exact only where those ticks change
+        nothing the block's admissions read (docs/model.md#the-aggregate-engine)."""
+        p = self.p
+        soon = now + 1.0
+        until = self.pending_at
+        if self.warm_ready_at is not None:
+            until = min(until, self.warm_ready_at)
+        for part in self.keyspace.serving():
+            if part.split_at is not None or part.hot_since is not None:
+                return soon  # a split by heat or for consumption may come any second
+        if not self.limits.provisioned:
+            for growth in (self.growth_write, self.growth_read):
+                if growth.since is not None:
+                    step = (
+                        growth.since + p.ondemand_growth_first_s
+                        if growth.last_step is None
+                        else growth.last_step + p.ondemand_growth_next_s
+                    )
+                    until = min(until, step)
+        return max(until, soon)
+
 
 def limits_of(config: TableConfig | IndexConfig, provisioned: bool) -> Limits:
     """The capacity settings of a table or GSI, in one shape."""
@@ -530,3 +557,11 @@ class TableCapacity:
             index.tick(now)
         if self.scalers:
             run_scalers(self, now)
+
+    def settled_until(self, now: float) -> float:
+        """`PartitionedCapacity.settled_until` over the table and its GSIs, and the next
+        datapoint auto scaling acts on (a change it asks for lands then or later)."""
+        until = min(index.settled_until(now) for index in self.indexes())
+        for scaler in self.scalers:
+            until = min(until, scaler.next_decision(self.p))
+        return max(until, now + 1.0)

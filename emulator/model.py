@@ -89,6 +89,36 @@ class GsiWrite:
         )
 
 
+class IndexLoad:
+    """Requests spread over the partitions of the table (`index` None) or of one GSI, for
+    `CapacityModel.admit_in_full`, over `seconds` consecutive seconds: in second s,
+    `counts[s * len(parts) + i]` requests of `units` each on `parts[i]`, one of them to
+    the key at the same place in `pk_hashes` and `sk_positions`, which the partition
+    keeps as a sample of its traffic (one per partition and second).
+
+    A plain class for the reason given on `Decision`."""
+
+    __slots__ = ("counts", "index", "parts", "pk_hashes", "seconds", "sk_positions", "units")
+
+    def __init__(
+        self,
+        index: str | None,
+        units: float,
+        parts: list[Partition],
+        counts: list[int],
+        pk_hashes: list[int],
+        sk_positions: list[Any],
+        seconds: int = 1,
+    ) -> None:
+        self.index = index
+        self.units = units
+        self.parts = parts
+        self.counts = counts
+        self.pk_hashes = pk_hashes
+        self.sk_positions = sk_positions
+        self.seconds = seconds
+
+
 WriteRequest = tuple["TableCapacity", int, Any, int, "list[GsiWrite] | None"]
 """One write of a request admitted with others: (table, partition hash, sort position,
 units, its GSI writes), the arguments of `CapacityModel.write`."""
@@ -261,6 +291,15 @@ class CapacityModel:
                 table.tick(tick)
             self._next_tick = tick + 1.0
 
+    def settled_until(self, now: float) -> float:
+        """The first time after `now` at which the once-a-second work may change what
+        admission reads, in any table, given no refusal meanwhile (at least `now + 1`):
+        `advance` may be left until then (`TableCapacity.settled_until`)."""
+        until = now + 1.0
+        if self.tables:
+            until = min(table.settled_until(now) for table in self.tables.values())
+        return max(until, now + 1.0)
+
     # data plane --------------------------------------------------------------------------
     def write(
         self,
@@ -419,6 +458,146 @@ class CapacityModel:
         part.observe(pk_hash, sk_pos)
         route, costs, sites = target.read_route(part, units, consistent)
         return self._decide(route, costs, sites, count, now, False)
+
+    def admit_in_full(
+        self, table: TableCapacity, loads: list[IndexLoad], is_write: bool, *, now: float
+    ) -> int:
+        """Admit a load second by second, each second's requests at its start (`now`,
+        `now + 1`, ...) and in full when every resource they need has room for all of
+        them; stop at the first second that does not fit, taking nothing of it and
+        recording no refusal. Returns the seconds admitted.
+
+        The load is writes (or reads) spread over partitions: one `IndexLoad` for the
+        table, and for writes one per GSI they put to, each over the same writes (the
+        caller's to keep: as `write`'s located partitions are). Each partition's share
+        needs what `write` or `read` would ask of that index for it: the partition (a
+        GSI's, through its propagation log) and the index's own limits, whose demand is
+        summed over the partitions that share them. The once-a-second work of `advance`
+        is the caller's, after: a second admitted in full sets nothing it reads (no
+        refusal, no heat).
+
+        Why: the simulation's aggregate engine admits a second of requests at once where
+        they fit (docs/model.md#the-aggregate-engine). If a second's whole demand fits in
+        what each resource holds at its start, admitting the requests one by one at any
+        moment of that second refuses none either (a resource's room only grows with
+        time), so the second's outcome does not depend on their order or times."""
+        shares = self._shares(table, loads, is_write)
+        seconds = loads[0].seconds if loads else 0
+        held: dict[int, Resource] = {}
+        for s in range(seconds):
+            demand: dict[int, float] = {}
+            for route, costs, load, i in shares:
+                count = load.counts[s * len(load.parts) + i]
+                if count:
+                    for r in range(len(route)):
+                        resource = route[r]
+                        key = id(resource)
+                        demand[key] = demand.get(key, 0.0) + costs[r] * count
+                        held[key] = resource
+            at = now + s
+            for key, total in demand.items():
+                # One request costing the whole demand: whether the resource holds it all.
+                if total > 0.0 and held[key].available(at, total) < 1:
+                    return s
+            for route, costs, load, i in shares:
+                at_i = s * len(load.parts) + i
+                count = load.counts[at_i]
+                if count:
+                    load.parts[i].observe(load.pk_hashes[at_i], load.sk_positions[at_i])
+                    for r in range(len(route)):
+                        route[r].take(count, costs[r])
+        return seconds
+
+    def room_for(
+        self, table: TableCapacity, loads: list[IndexLoad], is_write: bool, *, now: float
+    ) -> list[list[bool]]:
+        """Per load and partition: whether every resource that partition's share of the
+        first second needs has room at `now` for that second's whole demand on it
+        (nothing taken, nothing recorded). A share with room is admitted in full whatever
+        the order of the rest, which is what the aggregate engine needs to know of a
+        second that does not fit: only requests that need a resource without room must
+        be admitted one by one."""
+        shares = self._shares(table, loads, is_write)
+        demand: dict[int, float] = {}
+        held: dict[int, Resource] = {}
+        for route, costs, load, i in shares:
+            count = load.counts[i]
+            for r in range(len(route)):
+                resource = route[r]
+                key = id(resource)
+                demand[key] = demand.get(key, 0.0) + costs[r] * count
+                held[key] = resource
+        short: set[int] = set()
+        for key, total in demand.items():
+            if total > 0.0 and held[key].available(now, total) < 1:
+                short.add(key)
+        out: list[list[bool]] = []
+        at = 0
+        for load in loads:
+            flags: list[bool] = []
+            for _ in range(len(load.parts)):
+                route = shares[at][0]
+                at += 1
+                flags.append(not any(id(resource) in short for resource in route))
+            out.append(flags)
+        return out
+
+    def admit_shares(
+        self,
+        table: TableCapacity,
+        loads: list[IndexLoad],
+        count: int,
+        is_write: bool,
+        *,
+        now: float,
+    ) -> Decision:
+        """Admit up to `count` identical requests that each need a share of one partition
+        of every given load's index (each load: one partition, and the keys it samples,
+        one or more), as `write` or `read` admits them: in order, the first resource
+        without room refusing the rest. The shares they take of other indexes are the
+        caller's to admit: the aggregate engine's, for shares it knows have room
+        (`room_for`), so that requests that differ only there are one call."""
+        route: list[Resource] = []
+        costs: list[float] = []
+        sites: list[ThrottleSite] = []
+        for load in loads:
+            target = table.base if load.index is None else table.gsis[load.index]
+            part = load.parts[0]
+            for k in range(len(load.pk_hashes)):
+                part.observe(load.pk_hashes[k], load.sk_positions[k])
+            if not is_write:
+                r, c, t = target.read_route(part, load.units)
+                route.extend(r)
+                costs.extend(c)
+                sites.extend(t)
+            elif load.index is None:
+                target.add_write_route(part, load.units, route, costs, sites)
+            else:
+                target.add_index_write_route(part, load.units, None, 0.0, route, costs, sites)
+        return self._decide(route, costs, sites, count, now, is_write)
+
+    def _shares(
+        self, table: TableCapacity, loads: list[IndexLoad], is_write: bool
+    ) -> list[tuple[list[Resource], list[float], IndexLoad, int]]:
+        """Each partition's share of a load: the route one request of it takes (with its
+        costs), the load and the partition's place in it."""
+        shares: list[tuple[list[Resource], list[float], IndexLoad, int]] = []
+        for load in loads:
+            target = table.base if load.index is None else table.gsis[load.index]
+            units = load.units
+            for i in range(len(load.parts)):
+                part = load.parts[i]
+                route: list[Resource] = []
+                costs: list[float] = []
+                sites: list[ThrottleSite] = []
+                if not is_write:
+                    route, costs, sites = target.read_route(part, units)
+                elif load.index is None:
+                    target.add_write_route(part, units, route, costs, sites)
+                else:
+                    target.add_index_write_route(part, units, None, 0.0, route, costs, sites)
+                shares.append((route, costs, load, i))
+        return shares
 
     def _decide(
         self,

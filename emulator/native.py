@@ -45,6 +45,7 @@ NOT_COMPILED = frozenset(
 
 COMPILED_ELSEWHERE = (
     "loadgen/simulation/simulate.py",
+    "loadgen/simulation/aggregate.py",
     "loadgen/simulation/closed_loop.py",
     "loadgen/simulation/item_collections.py",
     "loadgen/load/scenario.py",
@@ -54,7 +55,8 @@ it lives in loadgen beside the live runner, but its per-tick loop drives the mod
 as the endpoint does (compiled: about 1.2x). The closed-loop engine, the item-collection
 tracker it updates and the scenario interpreter whose actions it performs run once per
 simulated request, not per tick (M5's v4: 1.2 M requests, each rendered, charged,
-admitted and tracked on its own), so they are compiled too (v4: about 1.7x). Named by
+admitted and tracked on its own), so they are compiled too (v4: about 1.7x). The
+aggregate engine's busy ticks admit one route at a time, so it is compiled as well. Named by
 path, never imported: the emulator still depends on nothing of loadgen, and
 `loadgen/__init__.py` asks `activate` for it."""
 

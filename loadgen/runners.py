@@ -9,6 +9,7 @@ exported the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -35,12 +36,19 @@ class SimulatedRunner:
 
     params: CapacityParams = DEFAULT_PARAMS
     progress: Progress | None = None
-    """(label, fraction of the current run done), every few simulated seconds."""
+    """Where the simulation is (`SimProgress`), every few simulated seconds."""
     tick_s: float = TICK_S
     mode: str = "simulate"
+    engine: str = "auto"
+    """Which engine runs open-arrival phases (loadgen.simulation.simulate.ENGINES)."""
+    stop: Callable[[], bool] | None = None
+    """Asked every simulated second: True ends the simulation there with a partial
+    result (Ctrl-C)."""
 
     def run(self, playbook: Playbook) -> PlaybookResult:
-        return simulate(playbook, self.params, self.progress, self.tick_s)
+        return simulate(
+            playbook, self.params, self.progress, self.tick_s, engine=self.engine, stop=self.stop
+        )
 
 
 @dataclass

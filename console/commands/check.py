@@ -70,6 +70,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     for path in args.report:
         write_report(path, outcome)
         console.print(f"report written to {path}")
+    if args.mode == "simulate" and any(run.partial for run in result.runs):
+        return exitcodes.INTERRUPTED  # Ctrl-C stopped the simulation: judged on a part
     return exitcodes.OK if outcome.passed else exitcodes.CHECK_FAILED
 
 

@@ -177,9 +177,13 @@ def print_results(
         if hourly is not None:
             console.print(hourly)
     if result.wall_s is not None:
+        engines = {r.engine for r in result.runs if r.engine is not None}
+        engine = (engines.pop() if len(engines) == 1 else "mixed") if engines else None
         console.print(
             f"[dim]{sum(r.offered for r in result.runs):,} requests in "
-            f"{result.wall_s:.1f} s of wall time[/]"
+            f"{result.wall_s:.1f} s of wall time"
+            + (f", {engine} engine" if engine is not None else "")
+            + "[/]"
         )
 
 

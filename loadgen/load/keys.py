@@ -59,6 +59,10 @@ class Sampler:
     """The chance that two independent draws give the same value (the sum of the squared
     probabilities, from the same weights; 0 when values never repeat): what a rewrite's
     fresh draw keeps of the old value. `hotbench advise` reads it."""
+    probabilities: Callable[[], np.ndarray] | None = None
+    """The probability of each index (float64, `finite` long), from the same weights the
+    draws use; None when values never repeat. Built on call (a uniform attribute of a
+    billion values has no use for an array): the aggregate simulation engine reads it."""
     heavy: int = 0
     """How many of the first indices are drawn with a probability of at least
     HEAVY_SHARE, for a sampler whose probabilities fall with the index (zipf); 0 for
@@ -108,6 +112,7 @@ def sampler_for(dist: Distribution) -> Sampler:
             kind=dist.type,
             top=(top_w, top_share),
             same=same_w,
+            probabilities=lambda: np.diff(cdf, prepend=0.0),  # what the draw gives
         )
     if isinstance(dist, UniformDist):
         count = dist.count
@@ -122,6 +127,7 @@ def sampler_for(dist: Distribution) -> Sampler:
             kind=dist.type,
             top=(0, 1.0 / count),
             same=1.0 / count,
+            probabilities=lambda: np.full(count, 1.0 / count),
         )
     if isinstance(dist, ZipfDist):
         ranks = np.arange(1, dist.count + 1, dtype=np.float64)
@@ -142,6 +148,8 @@ def sampler_for(dist: Distribution) -> Sampler:
             kind=dist.type,
             top=(0, float(zcdf[0])),
             same=float(((zweights / zweights.sum()) ** 2).sum()),
+            # What the draw gives each rank: the steps of the cdf it searches.
+            probabilities=lambda: np.diff(zcdf, prepend=0.0),
             # Weights fall with the rank, so the heavy values are the first ones.
             heavy=int(np.count_nonzero(zweights >= HEAVY_SHARE * zweights.sum())),
         )
@@ -175,6 +183,7 @@ def sampler_for(dist: Distribution) -> Sampler:
             kind=dist.type,
             top=(0, 1.0),
             same=1.0,
+            probabilities=lambda: np.ones(1),
         )
     if isinstance(dist, CompositeDist):
         names = list(dist.parts)
@@ -212,6 +221,16 @@ def sampler_for(dist: Distribution) -> Sampler:
             assert part.top is not None  # finite parts only, checked above
             top_c = top_c * radix + part.top[0]
             share_c *= part.top[1]
+
+        def probabilities_composite() -> np.ndarray:
+            # Parts are drawn independently, in the mixed radix of draw_composite (the
+            # first part the most significant digit): the Kronecker product.
+            out = np.ones(1)
+            for part in parts:
+                assert part.probabilities is not None  # finite parts only, checked above
+                out = np.kron(out, part.probabilities())
+            return out
+
         return Sampler(
             draw_composite,
             render_composite,
@@ -219,6 +238,7 @@ def sampler_for(dist: Distribution) -> Sampler:
             kind=dist.type,
             top=(top_c, share_c),
             same=math.prod(part.same for part in parts),
+            probabilities=probabilities_composite,
         )
     raise TypeError(f"unknown distribution {dist!r}")
 

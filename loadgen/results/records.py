@@ -29,29 +29,134 @@ FORMAT = "hotbench.result/1"
 SERIES_STEP_S = 10
 
 
-@dataclass
 class Counts:
-    """What happened to requests in one second (or any span), from the client's side."""
+    """What happened to requests in one second (or any span), from the client's side.
 
-    sent: int = 0
-    succeeded: int = 0
-    throttled: int = 0
-    errors: int = 0
-    timeouts: int = 0
-    unaccounted: int = 0
-    """Sent requests with no recorded outcome (see `reconcile`): never hidden in the
-    other counts, so sent = succeeded + throttled + errors + timeouts + unaccounted."""
-    late: int = 0
-    consumed_wcu: float = 0.0
-    consumed_rcu: float = 0.0
-    consumed_wcu_by_index: dict[str, float] = field(default_factory=dict)
-    """Write units each GSI consumed, by index name: what DynamoDB reports in the
-    top-level ConsumedCapacity.GlobalSecondaryIndexes (ReturnConsumedCapacity INDEXES),
-    or what the model charged each index in simulation. `consumed_wcu` is the table's
-    own, as CloudWatch's TableName series counts it; on-demand bills both (console.cost)."""
-    by_reason: Counter[str] = field(default_factory=Counter)
-    by_exception: Counter[str] = field(default_factory=Counter)
-    errors_by_type: Counter[str] = field(default_factory=Counter)
+    One per second of every run: a day is 86,400 of them, a week 604,800. So the class
+    has slots, and its mappings (throttle reasons, exceptions, error types, GSI units)
+    are made when first used: a second with no throttle holds none (an empty Counter is
+    a hundred bytes, four of them were most of a second's memory)."""
+
+    __slots__ = (
+        "_by_exception",
+        "_by_reason",
+        "_errors_by_type",
+        "_index_units",
+        "consumed_rcu",
+        "consumed_wcu",
+        "errors",
+        "late",
+        "sent",
+        "succeeded",
+        "throttled",
+        "timeouts",
+        "unaccounted",
+    )
+
+    def __init__(
+        self,
+        sent: int = 0,
+        succeeded: int = 0,
+        throttled: int = 0,
+        errors: int = 0,
+        timeouts: int = 0,
+        unaccounted: int = 0,
+        late: int = 0,
+        consumed_wcu: float = 0.0,
+        consumed_rcu: float = 0.0,
+        consumed_wcu_by_index: dict[str, float] | None = None,
+        by_reason: Counter[str] | None = None,
+        by_exception: Counter[str] | None = None,
+        errors_by_type: Counter[str] | None = None,
+    ) -> None:
+        self.sent = sent
+        self.succeeded = succeeded
+        self.throttled = throttled
+        self.errors = errors
+        self.timeouts = timeouts
+        self.unaccounted = unaccounted
+        """Sent requests with no recorded outcome (see `reconcile`): never hidden in the
+        other counts, so sent = succeeded + throttled + errors + timeouts + unaccounted."""
+        self.late = late
+        self.consumed_wcu = consumed_wcu
+        self.consumed_rcu = consumed_rcu
+        self._index_units = consumed_wcu_by_index or None
+        self._by_reason = by_reason or None
+        self._by_exception = by_exception or None
+        self._errors_by_type = errors_by_type or None
+
+    @property
+    def consumed_wcu_by_index(self) -> dict[str, float]:
+        """Write units each GSI consumed, by index name: what DynamoDB reports in the
+        top-level ConsumedCapacity.GlobalSecondaryIndexes (ReturnConsumedCapacity INDEXES),
+        or what the model charged each index in simulation. `consumed_wcu` is the table's
+        own, as CloudWatch's TableName series counts it; on-demand bills both (console.cost)."""
+        if self._index_units is None:
+            self._index_units = {}
+        return self._index_units
+
+    @consumed_wcu_by_index.setter
+    def consumed_wcu_by_index(self, value: dict[str, float]) -> None:
+        self._index_units = value
+
+    @property
+    def by_reason(self) -> Counter[str]:
+        if self._by_reason is None:
+            self._by_reason = Counter()
+        return self._by_reason
+
+    @by_reason.setter
+    def by_reason(self, value: Counter[str]) -> None:
+        self._by_reason = value
+
+    @property
+    def by_exception(self) -> Counter[str]:
+        if self._by_exception is None:
+            self._by_exception = Counter()
+        return self._by_exception
+
+    @by_exception.setter
+    def by_exception(self, value: Counter[str]) -> None:
+        self._by_exception = value
+
+    @property
+    def errors_by_type(self) -> Counter[str]:
+        if self._errors_by_type is None:
+            self._errors_by_type = Counter()
+        return self._errors_by_type
+
+    @errors_by_type.setter
+    def errors_by_type(self, value: Counter[str]) -> None:
+        self._errors_by_type = value
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.sent,
+            self.succeeded,
+            self.throttled,
+            self.errors,
+            self.timeouts,
+            self.unaccounted,
+            self.late,
+            self.consumed_wcu,
+            self.consumed_rcu,
+            self._index_units or {},
+            self._by_reason or Counter(),
+            self._by_exception or Counter(),
+            self._errors_by_type or Counter(),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        names = [n.lstrip("_") for n in self.__slots__]
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in sorted(names) if n != "index_units")
+        return f"Counts({shown}, consumed_wcu_by_index={self._index_units or {}!r})"
 
     def add(self, other: Counts) -> None:
         self.sent += other.sent
@@ -63,10 +168,15 @@ class Counts:
         self.late += other.late
         self.consumed_wcu += other.consumed_wcu
         self.consumed_rcu += other.consumed_rcu
-        self.add_index_units(other.consumed_wcu_by_index.items())
-        self.by_reason.update(other.by_reason)
-        self.by_exception.update(other.by_exception)
-        self.errors_by_type.update(other.errors_by_type)
+        # Only the mappings the other second has (most seconds have none).
+        if other._index_units:
+            self.add_index_units(other._index_units.items())
+        if other._by_reason:
+            _add_to(self.by_reason, other._by_reason)
+        if other._by_exception:
+            _add_to(self.by_exception, other._by_exception)
+        if other._errors_by_type:
+            _add_to(self.errors_by_type, other._errors_by_type)
 
     def add_index_units(self, used: Iterable[tuple[str, float]]) -> None:
         """Add write units consumed on GSIs, (index name, units) pairs."""
@@ -85,11 +195,11 @@ class Counts:
 
     def to_json(self) -> dict[str, Any]:
         out = self._to_json()
-        if self.consumed_wcu_by_index:
+        if self._index_units:
             # only when an index consumed something, so results of tables without GSIs
             # keep their exact earlier form
             out["consumed_wcu_by_index"] = {
-                k: round(v, 3) for k, v in sorted(self.consumed_wcu_by_index.items())
+                k: round(v, 3) for k, v in sorted(self._index_units.items())
             }
         return out
 
@@ -104,9 +214,9 @@ class Counts:
             "late": self.late,
             "consumed_wcu": round(self.consumed_wcu, 3),
             "consumed_rcu": round(self.consumed_rcu, 3),
-            "throttles_by_reason": dict(sorted(self.by_reason.items())),
-            "throttles_by_exception": dict(sorted(self.by_exception.items())),
-            "errors_by_type": dict(sorted(self.errors_by_type.items())),
+            "throttles_by_reason": dict(sorted((self._by_reason or {}).items())),
+            "throttles_by_exception": dict(sorted((self._by_exception or {}).items())),
+            "errors_by_type": dict(sorted((self._errors_by_type or {}).items())),
         }
 
     @classmethod
@@ -128,6 +238,13 @@ class Counts:
             by_exception=Counter(data.get("throttles_by_exception", {})),
             errors_by_type=Counter(data.get("errors_by_type", {})),
         )
+
+
+def _add_to(into: Counter[str], more: Counter[str]) -> None:
+    """`into.update(more)` without Counter.update's checks of its argument's type (a
+    day's totals add 86,400 seconds)."""
+    for key, value in more.items():
+        into[key] = into.get(key, 0) + value
 
 
 class PerSecond:
@@ -185,6 +302,8 @@ class PhaseResult:
     """Seconds from the phase start to the first throttled request."""
     iterations: IterationCounts | None = None
     """A mix's or scenario's iterations (None for a phase of one operation)."""
+    engine: str | None = None
+    """The simulation engine that ran it, "aggregate" or "per-request" (None live)."""
     change: ChangeOutcome | None = None
     """A capacity-change phase's UpdateTable and what became of it (None for load)."""
 
@@ -198,6 +317,7 @@ class PhaseResult:
         return {
             "name": self.name,
             "operation": self.operation,
+            **({"engine": self.engine} if self.engine is not None else {}),
             "start_s": self.start_s,
             "duration_s": self.duration_s,
             "offered": self.offered,
@@ -241,12 +361,21 @@ class RunResult(PerSecond):
     def offered(self) -> int:
         return sum(p.offered for p in self.phases)
 
-    def reconciliation_problems(self) -> list[str]:
+    @property
+    def engine(self) -> str | None:
+        """The simulation engine of its phases: one name, "mixed", or None (live)."""
+        engines = {p.engine for p in self.phases if p.engine is not None}
+        if not engines:
+            return None
+        return engines.pop() if len(engines) == 1 else "mixed"
+
+    def reconciliation_problems(self, total: Counts | None = None) -> list[str]:
         """Why the counts do not add up, per run and per phase (empty when they do):
         sent = succeeded + throttled + errors + timeouts, with no `unaccounted`, and the
-        phases together hold every request of the run."""
+        phases together hold every request of the run. `total`: the run's totals, when
+        the caller has them."""
         problems = []
-        total = self.totals()
+        total = total if total is not None else self.totals()
         if total.unaccounted:
             problems.append(
                 f"unaccounted: {total.unaccounted:,} sent requests have no outcome "
@@ -336,13 +465,15 @@ class RunResult(PerSecond):
 
     def to_json(self) -> dict[str, Any]:
         total = self.totals()
+        engine = self.engine
         return {
             "table": self.table,
             "repeat": self.repeat,
             "duration_s": self.duration_s,
             "workers": self.workers,
+            **({"engine": engine} if engine is not None else {}),
             "partial": self.partial,
-            "reconciled": self.reconciled,
+            "reconciled": not self.reconciliation_problems(total),
             "notes": list(self.notes),
             **({"scheduled": self.scheduled} if self.scheduled is not None else {}),
             "offered": self.offered,

@@ -5,10 +5,16 @@ same key generator a live worker uses, located on their partitions in bulk, grou
 route (the partitions and limits they need), and admitted group by group in a random
 order: a group of n is exactly n sequential requests, so the only approximation is that
 requests within one tick arrive at the tick's end.
+
+That is the per-request engine, which every phase can run on. A phase of open arrivals
+whose requests need no item state runs on the aggregate engine instead
+(loadgen/simulation/aggregate.py: the same draws by key class, with no work per request);
+`engine` forces one or the other (docs/model.md#the-aggregate-engine).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable
@@ -20,12 +26,12 @@ import numpy as np
 
 from emulator.capacity import TableCapacity
 from emulator.compositekey import composite_partition_hash
-from emulator.keyspace import Partition, key_bytes, partition_hash, sort_position
+from emulator.keyspace import Partition
 from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.format.playbook import Phase, Playbook, TableSpec
 from loadgen.load.arrivals import Schedule
-from loadgen.load.keys import ItemGenerator, Sampler, mix64
+from loadgen.load.keys import ItemGenerator, mix64
 from loadgen.load.seed import seed_blocks
 from loadgen.load.writes import (
     KEYS_ONLY_BYTES,
@@ -40,80 +46,30 @@ from loadgen.load.writes import (
 )
 from loadgen.results.capacity_series import moved, run_capacity
 from loadgen.results.records import PhaseResult, PlaybookResult, RunResult
+from loadgen.simulation import aggregate
 from loadgen.simulation.closed_loop import EngineOptions, PhaseRun, simulate_phase
 from loadgen.simulation.item_collections import ItemCollections
+from loadgen.simulation.key_mapper import KeyMapper
 from loadgen.simulation.model_update import apply_change, wait_active
+from loadgen.simulation.progress import Progress, ProgressClock, SimProgress, clock
 
 TICK_S = 0.05
-PRECOMPUTE_LIMIT = 200_000
-__all__ = ["KEYS_ONLY_BYTES", "KeyMapper", "Simulation", "simulate"]
+ENGINES = ("auto", "aggregate", "per-request")
+"""`auto`: the aggregate engine for every phase it can run, per request for the rest."""
+__all__ = [
+    "ENGINES",
+    "KEYS_ONLY_BYTES",
+    "EngineUnavailable",
+    "KeyMapper",
+    "Progress",
+    "SimProgress",
+    "Simulation",
+    "simulate",
+]
 
-Progress = Callable[[str, float], None]
-"""(label, fraction done of the current run) -> None."""
 
-
-class KeyMapper:
-    """One attribute's value indices as the model sees them: hash and sort position.
-
-    Finite value sets (up to PRECOMPUTE_LIMIT values) are rendered once, so the hash is
-    exactly what the endpoint computes from the same value and the order is DynamoDB's.
-    A larger set hashes its heavy values (`Sampler.heavy`: a zipf's busiest, each drawn
-    at least `HEAVY_SHARE` of the time) exactly too, and the rest by a hash of the
-    index: which busy customers share a partition decides whether it throttles (zipf
-    s=1 over a million customers at 6,000 writes/s on eight partitions: the busiest
-    partition takes 1,207 writes/s by the values' hashes, 1,033 by the indices'), while
-    where the rare values land only averages out. Never-repeating values use a hash of
-    the index (an MD5 of a random UUID is as uniform as any), and every set larger than
-    PRECOMPUTE_LIMIT the index as the position (monotonic values rise with it).
-    """
-
-    def __init__(self, sampler: Sampler) -> None:
-        self.sampler = sampler
-        self._hashes: np.ndarray | None = None
-        self._positions: np.ndarray | None = None
-        finite = sampler.finite
-        self.exact = finite is not None and finite <= PRECOMPUTE_LIMIT
-        self.head = 0 if self.exact else min(sampler.heavy, PRECOMPUTE_LIMIT)
-        """The first indices hashed exactly in a set too large to hash in full."""
-        self._head_hashes: np.ndarray | None = None
-
-    def _exact_hashes(self, count: int) -> np.ndarray:
-        render = self.sampler.render
-        return np.array(
-            [partition_hash(key_bytes(render(i))) for i in range(count)], dtype=np.uint64
-        )
-
-    def _precompute(self) -> None:
-        finite = self.sampler.finite
-        assert finite is not None
-        values = [self.sampler.render(i) for i in range(finite)]
-        self._hashes = np.array([partition_hash(key_bytes(v)) for v in values], dtype=np.uint64)
-        order = sorted(range(finite), key=lambda i: sort_position(values[i]))
-        ranks = np.empty(finite, dtype=np.float64)
-        ranks[np.array(order, dtype=np.int64)] = np.arange(finite, dtype=np.float64)
-        self._positions = ranks
-
-    def hashes(self, idx: np.ndarray) -> np.ndarray:
-        if not self.exact:
-            out = mix64(idx)
-            if self.head:
-                if self._head_hashes is None:
-                    self._head_hashes = self._exact_hashes(self.head)
-                heavy = idx < self.head
-                out[heavy] = self._head_hashes[idx[heavy]]
-            return out
-        if self._hashes is None:
-            self._precompute()
-        assert self._hashes is not None
-        return self._hashes[idx]
-
-    def positions(self, idx: np.ndarray) -> np.ndarray:
-        if not self.exact:
-            return idx.astype(np.float64)
-        if self._positions is None:
-            self._precompute()
-        assert self._positions is not None
-        return self._positions[idx]
+class EngineUnavailable(ValueError):
+    """The aggregate engine was asked for a phase it cannot run (the reason, in words)."""
 
 
 EXACT_COMBINATIONS = 1_000_000
@@ -357,11 +313,22 @@ class Simulation:
         tick_s: float = TICK_S,
         progress: Progress | None = None,
         seed_limit: int | None = None,
+        *,
+        engine: str = "auto",
+        stop: Callable[[], bool] | None = None,
     ) -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
         self.playbook = playbook
         self.params = params
         self.tick_s = tick_s
         self.progress = progress
+        self.engine = engine
+        self.stop = stop
+        """Asked every simulated second: True ends the simulation there, the run in
+        progress kept as a partial result (Ctrl-C in `hotbench simulate`)."""
+        self.stopped_at: float | None = None
+        """Where the run in progress was stopped (run time), once `stop` said so."""
         self.seed_limit = seed_limit
         """Seed at most this many items per table, as a live run with the same limit
         does (None: the playbook's seed_items)."""
@@ -377,6 +344,16 @@ class Simulation:
         self._closed_state: dict[str, tuple[ItemCollections, dict[Any, Any]]] = {}
         """The closed-loop engine's growing state per table: collections and items,
         kept across its phases and repeats as the table keeps its data."""
+        self._classes: dict[str, aggregate.Classified | str] = {}
+        """Per table and phase's keys (distributions, operation): its key classes for the
+        aggregate engine, or why it cannot run there (kept across phases and repeats:
+        the table keeps its partitions; one copy per distinct keys, as a million-value
+        attribute's classes take tens of MB)."""
+        phases_s = sum(p.duration_s for p in playbook.load.phases)
+        self.clock = ProgressClock(
+            sum(r.repeats * phases_s + (r.repeats - 1) * r.pause_s for r in playbook.runs()),
+            progress,
+        )
         self._requests: dict[str, dict[str, Any]] = {}
         """Each table's settings as UpdateTable left them (CreateTable-shaped), for the
         playbook's capacity changes."""
@@ -403,8 +380,15 @@ class Simulation:
                 if repeat > 1 and run.pause_s > 0:
                     self.idle(run.pause_s)
                 result.runs.append(self.run_once(spec, repeat))
+                if self.stopped_at is not None:
+                    break
+            if self.stopped_at is not None:
+                break
         result.wall_s = time.perf_counter() - wall0
         return result
+
+    def _stopping(self) -> bool:
+        return self.stop is not None and self.stop()
 
     def _prepare_items(self, spec: TableSpec) -> None:
         """Item stores for a table whose charges depend on its items' past (whether an
@@ -470,6 +454,7 @@ class Simulation:
         """Let time pass with no traffic (splits land, pressure cools)."""
         self.now += seconds
         self.model.advance(self.now)
+        self.clock.passed(seconds)
 
     def run_once(self, spec: TableSpec, repeat: int) -> RunResult:
         phases = self.playbook.load.phases
@@ -479,8 +464,22 @@ class Simulation:
         for phase in phases:
             out = self._phase(spec, phase, offset, result)
             result.phases.append(out)
-            offset += out.duration_s  # a change's phase lasts as long as DynamoDB takes
-        result.duration_s = offset
+            self.clock.passed(out.duration_s, out.counts.sent)
+            offset += out.duration_s
+            if self.stopped_at is None and self._stopping():
+                self.stopped_at = offset
+            if self.stopped_at is not None:
+                break
+        if self.stopped_at is not None:
+            result.partial = True
+            result.duration_s = offset
+            planned = clock(sum(p.duration_s for p in phases))
+            result.notes.append(
+                f"stopped (Ctrl-C) {clock(offset)} into the run of {planned}: its counts "
+                "are those of the seconds simulated"
+            )
+        else:
+            result.duration_s = offset  # a change's phase lasts as long as DynamoDB takes
         capacity = run_capacity(self.model.capacity_view(spec.name)["indexes"], start, self.now)
         if moved(capacity):
             result.capacity = capacity
@@ -520,8 +519,7 @@ class Simulation:
         self.model.advance(self.now)
         for second in range(int(offset), int(offset + duration)):
             result.second(second)
-        if self.progress is not None:
-            self.progress(f"{spec.name} #{result.repeat} {phase.name}", 1.0)
+        self.clock.at(f"{spec.name} #{result.repeat} {phase.name}", duration, duration, 0)
         return PhaseResult(phase.name, control.label, offset, duration, offered=0, change=outcome)
 
     def _open_loop_phase(
@@ -537,6 +535,118 @@ class Simulation:
         out = PhaseResult(
             phase.name, phase.operation, offset, phase.duration_s, offered=schedule.total
         )
+        is_write = phase.operation in ("put", "update")
+        label = f"{spec.name} #{result.repeat} {phase.name}"
+        phase_start = self.now
+        classes = self._key_classes(spec, phase, load, table, is_write)
+        if classes is not None:
+            duration = self._aggregate_phase(classes, load, phase, schedule, offset, result, out)
+        else:
+            duration = self._per_request_phase(load, phase, schedule, offset, result, out, label)
+        if duration < phase.duration_s:  # stopped
+            self.stopped_at = offset + duration
+            out.duration_s = duration
+            out.offered = schedule.due_by(duration)
+        self.now = phase_start + duration
+        self.model.advance(self.now)
+        for second in range(int(offset), int(offset + duration)):
+            result.second(second)  # a second with no traffic is still in the run's series
+        out.counts.add(result.totals_between(offset, duration))
+        return out
+
+    def _key_classes(
+        self,
+        spec: TableSpec,
+        phase: Phase,
+        load: _TableLoad,
+        table: TableCapacity,
+        is_write: bool,
+    ) -> aggregate.Classified | None:
+        """The aggregate engine's key classes for this phase, or None for the
+        per-request engine (forced, or the phase needs what only it has)."""
+        if self.engine == "per-request":
+            return None
+        # Phases with the same keys share their classes (a day of hourly phases: one).
+        attributes = {**self.playbook.load.attributes, **phase.attributes}
+        keys = {
+            k.name: attributes[k.name].model_dump(mode="json")
+            for k in spec.key_attributes()
+            if k.name in attributes
+        }
+        key = json.dumps([spec.name, is_write, phase.consistent_read, keys], sort_keys=True)
+        known = self._classes.get(key)
+        if known is None:
+            if load.states is not None:
+                known = (
+                    "its charges depend on each item's past (whether it existed, which "
+                    "index keys it had), which only the per-request engine keeps"
+                )
+            else:
+                try:
+                    known = aggregate.classify(
+                        table, spec, load.plan, load.generator, load.mappers, is_write
+                    )
+                except aggregate.Unsupported as exc:
+                    known = str(exc)
+            self._classes[key] = known
+        if isinstance(known, str):
+            if self.engine == "aggregate":
+                raise EngineUnavailable(
+                    f"phase {phase.name!r} of table {spec.name!r} cannot run on the aggregate "
+                    f"engine: {known}; use --engine auto or per-request"
+                )
+            return None
+        return known
+
+    def _aggregate_phase(
+        self,
+        found: aggregate.Classified,
+        load: _TableLoad,
+        phase: Phase,
+        schedule: Schedule,
+        offset: float,
+        result: RunResult,
+        out: PhaseResult,
+    ) -> float:
+        """The phase on the aggregate engine; how much of it ran (all unless stopped)."""
+        is_write = phase.operation in ("put", "update")
+        plan = load.plan
+        out.engine = "aggregate"
+        run = aggregate.AggregatePhase(
+            model=self.model,
+            table=self.model.tables[load.spec.name],
+            found=found,
+            units=plan.write_units[0] if is_write else plan.read_units[0],
+            is_write=is_write,
+            schedule=schedule,
+            duration_s=phase.duration_s,
+            offset=offset,
+            start=self.now,
+            tick_s=self.tick_s,
+            rng=self.rng,
+            seq=self.seq,
+            result=result,
+            out=out,
+            clock=self.clock,
+            label=f"{load.spec.name} #{result.repeat} {phase.name}",
+            stop=self.stop,
+        )
+        self.seq, ran = aggregate.run_phase(run)
+        return ran
+
+    def _per_request_phase(
+        self,
+        load: _TableLoad,
+        phase: Phase,
+        schedule: Schedule,
+        offset: float,
+        result: RunResult,
+        out: PhaseResult,
+        label: str,
+    ) -> float:
+        """The phase request by request, tick by tick; how much of it ran."""
+        out.engine = "per-request"
+        table = self.model.tables[load.spec.name]
         tick_of = _Tick(
             load, table, phase.operation in ("put", "update"), result, out, phase.consistent_read
         )
@@ -544,10 +654,15 @@ class Simulation:
         done = 0
         tick = self.tick_s
         ticks = int(np.ceil(phase.duration_s / tick - 1e-9))
-        label = f"{spec.name} #{result.repeat} {phase.name}"
         next_report = 0.0
+        second = int(offset + 1e-9)
         for k in range(ticks):
             t = k * tick
+            starts = int(offset + t + 1e-9)
+            if starts != second:
+                second = starts
+                if self._stopping():
+                    return t
             t1 = min((k + 1) * tick, phase.duration_s)
             due = schedule.due_by(t1)
             n = due - done
@@ -556,15 +671,10 @@ class Simulation:
             self.model.advance(now)
             if n > 0:
                 self._tick(tick_of, n, now, offset + t, t)
-            if self.progress is not None and t1 >= next_report:
-                self.progress(label, t1 / phase.duration_s)
+            if t1 >= next_report:
+                self.clock.at(label, t1, phase.duration_s, done)
                 next_report = t1 + 5.0
-        self.now = phase_start + phase.duration_s
-        self.model.advance(self.now)
-        for second in range(int(offset), int(offset + phase.duration_s)):
-            result.second(second)  # a second with no traffic is still in the run's series
-        out.counts.add(result.totals_between(offset, phase.duration_s))
-        return out
+        return phase.duration_s
 
     def _closed_loop_phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
@@ -585,8 +695,13 @@ class Simulation:
             result.second(second)
         out.counts.add(result.totals_between(offset, phase.duration_s))
         out.offered = out.counts.sent
-        if self.progress is not None:
-            self.progress(f"{spec.name} #{result.repeat} {phase.name}", 1.0)
+        out.engine = "per-request"
+        self.clock.at(
+            f"{spec.name} #{result.repeat} {phase.name}",
+            phase.duration_s,
+            phase.duration_s,
+            out.counts.sent,
+        )
         return out
 
     def _tick(self, tk: _Tick, n: int, now: float, run_t: float, phase_t: float) -> None:
@@ -845,6 +960,12 @@ def simulate(
     progress: Progress | None = None,
     tick_s: float = TICK_S,
     seed_limit: int | None = None,
+    *,
+    engine: str = "auto",
+    stop: Callable[[], bool] | None = None,
 ) -> PlaybookResult:
-    """Run every table run of a playbook through the capacity model in virtual time."""
-    return Simulation(playbook, params, tick_s, progress, seed_limit).run()
+    """Run every table run of a playbook through the capacity model in virtual time
+    (`engine`: ENGINES; `stop`: asked every simulated second, True ends it there)."""
+    return Simulation(
+        playbook, params, tick_s, progress, seed_limit, engine=engine, stop=stop
+    ).run()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-import loadgen.simulation.simulate as simulate_module
+import loadgen.simulation.key_mapper as key_mapper_module
 from emulator.keyspace import HASH_SPACE, key_bytes, partition_hash
 from loadgen.format.playbook import LoadSpec, parse_playbook
 from loadgen.load.keys import HEAVY_SHARE, mix64, sampler_for
@@ -63,7 +63,7 @@ def test_the_partitions_load_is_the_endpoints_to_a_tenth_of_a_percent(
     in full: each takes the share of the load it takes with every value hashed exactly
     (the stand-in hash of the rare values only averages out). The limit is lowered so
     the exact reference is quick to compute."""
-    monkeypatch.setattr(simulate_module, "PRECOMPUTE_LIMIT", 20_000)
+    monkeypatch.setattr(key_mapper_module, "PRECOMPUTE_LIMIT", 20_000)
     count = 100_000
     sampler = _zipf(count)
     idx = np.arange(count)

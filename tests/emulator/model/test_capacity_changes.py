@@ -245,3 +245,42 @@ def test_every_change_is_in_the_record_with_when_from_to_and_why() -> None:
         (0.0, 1000.0),
         (math.ceil(event.effective_at), 400.0),
     ]
+
+
+def test_settled_until_names_the_next_change_that_admission_would_see() -> None:
+    """`settled_until` bounds how long the once-a-second work may be left undone (the
+    simulation's aggregate engine admits quiet seconds in blocks up to it): a change in
+    flight lands then, a hot partition may split any second, an idle table waits on
+    nothing."""
+    model = _model(wcu=100)
+    assert model.settled_until(10.0) == math.inf
+    model.update_capacity("t", _with(model, wcu=50), 10.0)  # a decrease: lands soon
+    landing = model.table("t").base.pending_at
+    assert 10.0 < landing < math.inf
+    assert model.settled_until(10.0) == landing
+    model.advance(landing)
+    assert model.settled_until(landing) == math.inf
+    # a refusal heats the partition: a split for consumption may come at any tick
+    table = model.table("t")
+    decision = model.write(table, 1, 0.0, 1, count=10_000, now=landing)
+    assert decision.refused
+    assert model.settled_until(landing) == landing + 1.0
+
+
+def test_settled_until_waits_for_on_demand_growth_and_auto_scaling_datapoints() -> None:
+    from emulator.autoscaling import AutoScalingSpec, TargetTracking
+
+    model = CapacityModel()
+    request = _request()
+    model.create_table(
+        request, 0.0, None, {None: AutoScalingSpec(write=TargetTracking(70, 5, 500))}
+    )
+    # the first whole minute closes at 60 s and reaches the alarms a delay later
+    assert model.settled_until(1.0) == 60.0 + P.autoscale_alarm_delay_s
+    on_demand = CapacityModel()
+    request = {**_request(), "BillingMode": "PAY_PER_REQUEST"}
+    del request["ProvisionedThroughput"]
+    on_demand.create_table(request, 0.0)
+    assert on_demand.settled_until(6.0) == math.inf
+    on_demand.table("t").base.growth_write.since = 5.0  # pressed since 5 s
+    assert on_demand.settled_until(6.0) == 5.0 + P.ondemand_growth_first_s

@@ -100,7 +100,13 @@ def _hot_key_runs(sort: dict[str, Any]) -> list[dict[str, Any]]:
 def test_hot_key_with_a_spread_sort_key_splits_for_heat_between_runs() -> None:
     first, second = _hot_key_runs({"dist": "uniform", "count": 100_000})
     assert first["throttle_rate"] == pytest.approx(0.5, abs=0.02)
-    assert second["throttle_rate"] == pytest.approx(0.0, abs=0.01)
+    # The split lands at the median of the partition's last 256 sampled sort keys, which
+    # is off the true median by about 3 % of the range (one standard deviation): the
+    # larger half then takes 1,000 + 2,000 x that of the 2,000 writes/s and throttles
+    # the excess. Over seeds 1-20 the second run throttled 0-5.6 % per request and
+    # 0-7.2 % on the aggregate engine (means 2.1 and 2.8 %), so the bound is three
+    # deviations; without the split it stays at 50 % (test_monotonic_sort_key_cannot_split).
+    assert second["throttle_rate"] < 0.1
 
 
 def test_monotonic_sort_key_cannot_split() -> None:

@@ -125,8 +125,11 @@ def test_modules_load_from_the_build_when_current_and_from_source_when_pure() ->
     assert _module_file("emulator.server.serving", pure=False).splitlines()[0].endswith(".py")
 
 
-def _simulated_in_child(playbook: str, pure: bool, out: Path) -> dict[str, Any]:
-    """`hotbench simulate PLAYBOOK --json` in a process of its own, pure or compiled."""
+def _simulated_in_child(
+    playbook: str, pure: bool, out: Path, engine: str = "per-request"
+) -> dict[str, Any]:
+    """`hotbench simulate PLAYBOOK --json` in a process of its own, pure or compiled, on
+    `engine` (per request by default, as `built_in_simulation` runs the playbooks)."""
     env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
     if pure:
         env[native.PURE_ENV] = "1"
@@ -137,6 +140,8 @@ def _simulated_in_child(playbook: str, pure: bool, out: Path) -> dict[str, Any]:
             "console.cli",
             "simulate",
             f"playbooks/{playbook}",
+            "--engine",
+            engine,
             "--json",
             str(out),
         ],
@@ -180,5 +185,21 @@ def test_compiled_and_pure_simulations_agree_to_the_last_digit(
     outputs = []
     for result in (compiled, pure):
         del result["started_at"], result["wall_s"]  # when and how fast: all else must agree
+        outputs.append(result)
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.slow(realtime=False)  # CPU only: not in the live group
+def test_compiled_and_pure_aggregate_engines_agree_to_the_last_digit(tmp_path: Path) -> None:
+    """The aggregate engine (compiled beside the model: emulator/native.py) draws and
+    admits alike compiled and pure: M1's open rates, each in a process of its own."""
+    if not _built():
+        pytest.skip("no compiled build of the current sources (make test builds one)")
+    outputs = []
+    for pure in (False, True):
+        result = _simulated_in_child(
+            "hot-partition.yaml", pure, tmp_path / f"{pure}.json", engine="aggregate"
+        )
+        del result["started_at"], result["wall_s"]
         outputs.append(result)
     assert outputs[0] == outputs[1]
