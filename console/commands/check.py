@@ -14,7 +14,7 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.params import add_params_argument, params_from
-from console.output import UserError, print_progress
+from console.output import UserError, check_writable, print_progress
 from console.render.check_reports import (
     CheckOutcome,
     check_reports,
@@ -94,6 +94,10 @@ def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace)
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
+    for path in args.report:  # written after the run: found unwritable before it
+        check_writable(path, "--report")
+    if args.json:
+        check_writable(args.json, "--json")
     params = params_from(args).params  # a bad --params file is refused before anything runs
     if args.mode == "simulate" and args.target is not None:
         raise UserError("--target applies to --mode live; a simulation needs no target")

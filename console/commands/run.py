@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from console import exitcodes
+from console.commands.arg_types import positive_float, positive_int, scale_fraction
 from console.commands.emulator import emulator_options
 from console.commands.workflow import (
+    add_pause_scale_argument,
     add_seed_items_argument,
     add_settings_arguments,
     add_up_arguments,
@@ -30,7 +32,7 @@ from console.commands.workflow import (
     show_plan,
     up_options,
 )
-from console.output import UserError, print_progress
+from console.output import UserError, check_writable, print_progress
 from console.render.results_table import report_result
 from console.render.workflow_output import print_down
 from console.run.options import RunOptions
@@ -78,19 +80,9 @@ def report_and_exit_code(result: PlaybookResult, args: argparse.Namespace, conso
     return code
 
 
-def check_live_arguments(args: argparse.Namespace) -> None:
-    if args.workers < 1:
-        raise UserError("--workers must be at least 1")
-    if not 0 < args.scale <= 1:
-        raise UserError(
-            "--scale must be in (0, 1]: the fraction of the playbook's rates this machine offers"
-        )
-    if args.pause_scale < 0:
-        raise UserError("--pause-scale must be >= 0")
-
-
 def handle(args: argparse.Namespace, console: Console) -> int:
-    check_live_arguments(args)
+    if args.json:
+        check_writable(args.json, "--json")
     if args.run is not None:
         return _run_step(args, console)
     if args.playbook is None:
@@ -109,7 +101,6 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     from loadgen.live.coordinator import FleetOptions
     from loadgen.live.playbook_run import LiveOptions
 
-    check_live_arguments(args)
     emulator = emulator_options(args)
     if emulator.params.path is not None and args.endpoint is not None:
         raise UserError(
@@ -233,24 +224,18 @@ def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bo
     """The options of a live run, shared by `hotbench run` and `hotbench check --mode live`
     (`run` takes --workers and --scale from the workflow's up arguments)."""
     if workers_and_scale:
-        parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+        parser.add_argument(
+            "--workers", type=positive_int, default=2, help="worker processes (default 2)"
+        )
         parser.add_argument(
             "--scale",
-            type=float,
+            type=scale_fraction,
             default=0.1,
             help="fraction of the playbook's rates to offer; the emulator runs at "
             "the same scale and figures are reported in full-scale units "
             "(default 0.1)",
         )
-    parser.add_argument(
-        "--pause-scale",
-        type=float,
-        default=1.0,
-        help="share of each pause between repeats spent in real time (default "
-        "1); with the built-in emulator the rest is skipped on its clock, "
-        "so 0 runs without waiting and with the same physics; with "
-        "--endpoint or --run it shortens the pause itself",
-    )
+    add_pause_scale_argument(parser)
     add_seed_items_argument(parser)
     parser.add_argument(
         "--endpoint",
@@ -259,7 +244,7 @@ def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bo
     )
     parser.add_argument(
         "--barrier-timeout",
-        type=float,
+        type=positive_float,
         default=None,
         metavar="S",
         help=(
@@ -281,7 +266,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--json", metavar="FILE", help="also write results as JSON (format: docs/results.md)"
     )
     parser.add_argument(
-        "--run", metavar="RUN_ID", help="run the load on a run made by `hotbench up` (resumable)"
+        "--run",
+        metavar="RUN_ID",
+        help="run the load on a run made by `hotbench up` (resumable) (default: a one-shot "
+        "run of PLAYBOOK)",
     )
     add_settings_arguments(parser)
     add_up_arguments(parser)

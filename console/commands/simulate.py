@@ -9,6 +9,7 @@ from rich.console import Console
 
 from console.commands import add_playbook_arguments
 from console.commands.params import add_params_argument, params_from
+from console.output import check_writable
 from console.render.results_table import report_result
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.format.playbook import Playbook, load_playbook
@@ -18,6 +19,8 @@ from loadgen.results.records import PlaybookResult
 def handle(args: argparse.Namespace, console: Console) -> int:
     playbook = load_playbook(args.playbook)
     params = params_from(args).params
+    if args.json:
+        check_writable(args.json, "--json")
     result = simulate_with_progress(playbook, console, args.quiet, params)
     report_result(result, args.json, console, phases=args.phases)
     return 0

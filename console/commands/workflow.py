@@ -15,6 +15,13 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
+from console.commands.arg_types import (
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    scale_fraction,
+)
 from console.commands.emulator import add_store_arguments, emulator_options
 from console.commands.params import add_params_argument
 from console.output import print_progress
@@ -172,18 +179,36 @@ def add_seed_items_argument(parser: argparse._ActionsContainer) -> None:
     """--seed-items, one definition for `hotbench run`, `check --mode live` and `console`."""
     parser.add_argument(
         "--seed-items",
-        type=int,
+        type=non_negative_int,
         default=None,
         metavar="N",
         help="seed at most N items per table (default: the playbook's seed_items)",
     )
 
 
+def add_pause_scale_argument(parser: argparse._ActionsContainer) -> None:
+    """--pause-scale, one definition for `hotbench run`, `check --mode live` and `console`
+    (what it does depends on whether the tables' clock can be skipped, which the help
+    says for each case)."""
+    parser.add_argument(
+        "--pause-scale",
+        type=non_negative_float,
+        default=1.0,
+        help="share of each pause between repeats waited in real time (default 1). "
+        "Locally (the built-in emulator, or a run made by `up --target local`) the rest "
+        "is skipped on the emulator's clock: 0 runs without waiting and the physics "
+        "still sees the whole pause. On AWS, or with --endpoint, time cannot be "
+        "skipped: a shorter pause shortens the physics too",
+    )
+
+
 def add_up_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workers", type=int, default=2, help="worker processes / Fargate tasks")
+    parser.add_argument(
+        "--workers", type=positive_int, default=2, help="worker processes / Fargate tasks"
+    )
     parser.add_argument(
         "--scale",
-        type=float,
+        type=scale_fraction,
         default=0.1,
         help="local: fraction of the playbook's rates offered, and the emulator's scale "
         "(default 0.1; figures are reported in full-scale units)",
@@ -202,8 +227,10 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
 def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
     """What `up` needs beyond --workers and --scale: the Fargate task, the cost ceiling,
     the prices (also `hotbench check --mode live --target aws`, which goes up)."""
-    parser.add_argument("--task-cpu", type=int, default=1024, help="aws: task CPU units")
-    parser.add_argument("--task-memory", type=int, default=2048, help="aws: task memory MiB")
+    parser.add_argument("--task-cpu", type=positive_int, default=1024, help="aws: task CPU units")
+    parser.add_argument(
+        "--task-memory", type=positive_int, default=2048, help="aws: task memory MiB"
+    )
     parser.add_argument(
         "--cpu-architecture",
         choices=["X86_64", "ARM64"],
@@ -213,7 +240,7 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
     add_image_builder_argument(parser)
     parser.add_argument(
         "--max-cost-usd",
-        type=float,
+        type=non_negative_float,
         default=None,
         help="refuse (exit 3, nothing created) a run whose cost is above this, as "
         "--max-cost-of says (default: none, or HOTBENCH_MAX_COST_USD)",
@@ -267,7 +294,7 @@ def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
     )
     parser.add_argument(
         "--create-delay",
-        type=float,
+        type=non_negative_float,
         default=0.0,
         metavar="S",
         help="local: the emulator's CreateTable -> ACTIVE delay (default 0; AWS: ~7 s)",
@@ -490,7 +517,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("playbook", help="playbook YAML")
     add_settings_arguments(p)
     add_up_arguments(p)
-    p.add_argument("--run", metavar="RUN_ID", help="resume an interrupted up of this run")
+    p.add_argument(
+        "--run",
+        metavar="RUN_ID",
+        help="resume an interrupted up of this run (default: a new run)",
+    )
     p.add_argument("--yes", action="store_true", help="do not ask before creating")
     p.add_argument("--json", action="store_true", help="print the run's state as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -500,10 +531,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("run_id")
     add_settings_arguments(p, target=False)
     p.add_argument("--table", metavar="VARIANT", help="one table (default: the playbook's)")
-    p.add_argument("--index", metavar="GSI", help="a GSI of --table")
-    p.add_argument("--read", type=int, help="read units per second")
-    p.add_argument("--write", type=int, help="write units per second")
-    p.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for ACTIVE")
+    p.add_argument("--index", metavar="GSI", help="a GSI of --table (default: the table itself)")
+    p.add_argument(
+        "--read", type=positive_int, help="read units per second (default: left as it is)"
+    )
+    p.add_argument(
+        "--write", type=positive_int, help="write units per second (default: left as it is)"
+    )
+    p.add_argument(
+        "--timeout", type=positive_float, default=1800.0, help="seconds to wait for ACTIVE"
+    )
     p.add_argument("--json", action="store_true", help="print the run's state as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(handler=handle_prewarm)
@@ -511,15 +548,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("watch", help="per-second samples of a run while it is up")
     p.add_argument("run_id")
     add_settings_arguments(p, target=False)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between frames")
-    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument("--interval", type=positive_float, default=1.0, help="seconds between frames")
+    p.add_argument(
+        "--seconds",
+        type=positive_float,
+        default=None,
+        help="stop after this long (default: when the run step ends)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON frame per line")
     p.set_defaults(handler=handle_watch)
 
     p = sub.add_parser("tally", help="what a run cost (locally: would have cost on AWS)")
     p.add_argument("run_id")
     add_settings_arguments(p, target=False)
-    p.add_argument("--price-region", default=None, help="region whose prices to use")
+    p.add_argument(
+        "--price-region",
+        default=None,
+        help="region whose prices to use (default: the run's region, or HOTBENCH_PRICE_REGION)",
+    )
     p.add_argument(
         "--refresh-prices",
         action="store_true",

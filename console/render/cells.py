@@ -15,3 +15,8 @@ def rate_cell(percent: float) -> str:
     10 %, red from there."""
     style = "green" if percent == 0 else ("yellow" if percent < 10 else "red")
     return f"[{style}]{percent:.1f} %[/]"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 worker`, `2 workers`: a count with its noun in the number it takes."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from console.render.cells import counted
 from console.render.cost_table import cost_text
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
@@ -42,8 +43,8 @@ def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
     console.print(table)
     fleet = report.fleet
     console.print(
-        f"fleet: {fleet.workers} {worker_kind} of {fleet.vcpu:g} vCPU / {fleet.memory_gb:g} GB "
-        f"{fleet.architecture}"
+        f"fleet: {counted(fleet.workers, 'worker')} ({worker_kind}) of {fleet.vcpu:g} vCPU / "
+        f"{fleet.memory_gb:g} GB {fleet.architecture}"
     )
     seeding = f", ~{report.seed_s:,.0f} s of seeding first" if report.seed_s else ""
     console.print(

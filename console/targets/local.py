@@ -45,7 +45,7 @@ class LocalTarget:
     tables_are_modelled = True
     setup_s = 30.0
     """The emulator starts in seconds; tables are ACTIVE at once (create delay 0)."""
-    worker_kind = "worker processes (priced as Fargate)"
+    worker_kind = "local processes, priced as Fargate tasks"
 
     def __init__(self, settings: Settings, clients: object = None) -> None:
         self.settings = settings  # `clients`: AWS clients, none of which are used here

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from console.render.cells import counted
 from console.run.errors import InfraError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.options import RunOptions
@@ -147,7 +148,7 @@ class RecordedTableRun:
                 table_run.repeat,
                 endpoint,
             )
-            hooks.say(f"running {table_run.label} with {state.workers} workers")
+            hooks.say(f"running {table_run.label} with {counted(state.workers, 'worker')}")
             with aws_errors("ecs:RunTask", state.region):
                 # Local: the emulator's memory bound, once it refuses, stops the run as partial.
                 stop = polled_memory_check(endpoint) if endpoint is not None else None
