@@ -97,7 +97,7 @@ def version() -> str:
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser; given a command line, only that of the command it names
     (`hotbench --help`, no command or an unknown one still get every command)."""
-    parser = HotbenchParser(
+    parser: argparse.ArgumentParser = HotbenchParser(
         prog="hotbench",
         description="Will your DynamoDB tables throttle at launch, and why?",
         epilog="`hotbench COMMAND --help` shows a command's options; README.md and "

@@ -18,7 +18,7 @@ from console.output import UserError, check_writable, print_progress
 from console.render.check_reports import (
     CheckOutcome,
     check_reports,
-    verdict_table,
+    verdict_tables,
     write_report,
 )
 from console.render.live_vs_simulated import (
@@ -64,7 +64,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     report_result(result, args.json, console)  # the results table, partial runs' notes
     if args.mode == "live":
         print_live_vs_simulated(simulated_beside(playbook, result, params), console)
-    console.print(verdict_table(outcome))
+    for table in verdict_tables(outcome, console.width):
+        console.print(table)
     style = "green" if outcome.passed else "red"
     console.print(f"[bold {style}]{outcome.headline()}[/]", highlight=False)
     for path in args.report:

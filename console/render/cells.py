@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.text import Text
+
 Cells = tuple[Sequence[str], Sequence[Sequence[str]]]
 """(column names, rows of cells): a table as the TUI's widgets take it (each draws it to
 fit its width); a cell is text with rich markup."""
+
+
+def cell_width(cell: str | Text) -> int:
+    """The cells a value takes on screen, markup removed: its widest line (a cell of
+    several lines, such as a table's GSIs one a line, is as wide as that)."""
+    text = Text.from_markup(cell) if isinstance(cell, str) else cell
+    return max((line.cell_len for line in text.split(allow_blank=True)), default=0)
 
 
 def rate_cell(percent: float) -> str:

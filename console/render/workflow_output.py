@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from console.render.cells import counted
 from console.render.cost_table import cost_text
+from console.render.fit import Column, fit
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
 
@@ -20,27 +20,43 @@ def _capacity(read: int | None, write: int | None) -> str:
 
 def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
     """The plan; `worker_kind` is what its target's workers are (the target's own
-    words: Fargate tasks, worker processes)."""
-    title = f"{report.playbook_name}: plan on {report.target}"
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for col in ("table", "billing", "capacity", "warm", "on-demand max", "GSIs", "$/h"):
-        table.add_column(col, justify="right" if col == "$/h" else "left")
+    words: Fargate tasks, worker processes). The tables by variant (their names are
+    `<run-id>-<variant>`, said in the title), fitted to the console (render.fit)."""
+    title = f"{report.playbook_name}: plan on {report.target} (tables <run-id>-<variant>)"
+    columns = [
+        Column("table", justify="left", key=True),
+        Column("capacity", justify="left", rank=1),
+        Column("warm", justify="left", rank=3),
+        Column("on-demand max", "od max", justify="left", rank=4),
+        Column("GSIs", justify="left", rank=2, fold_to=18),
+        Column("$/h", rank=0),
+    ]
+    rows = []
     for t in report.tables:
-        gsis = ", ".join(
+        gsis = "\n".join(  # one a line, names whole, its own capacity under it
             g.name
-            + (f" ({_capacity(g.read_capacity, g.write_capacity)})" if g.write_capacity else "")
+            + (f"\n  {_capacity(g.read_capacity, g.write_capacity)}" if g.write_capacity else "")
             for g in t.gsis
         )
-        table.add_row(
-            t.name,
-            "provisioned" if t.billing_mode == "PROVISIONED" else "on-demand",
-            _capacity(t.read_capacity, t.write_capacity),
-            _capacity(t.warm_read, t.warm_write),
-            _capacity(t.on_demand_max_read, t.on_demand_max_write),
-            gsis or "-",
-            f"{t.per_hour_usd:,.4f}",
+        rows.append(
+            [
+                t.variant,
+                # billing mode and capacity in one: a provisioned table's capacity says it
+                _capacity(t.read_capacity, t.write_capacity)
+                if t.billing_mode == "PROVISIONED"
+                else "on-demand",
+                _capacity(t.warm_read, t.warm_write),
+                _capacity(t.on_demand_max_read, t.on_demand_max_write),
+                gsis or "-",
+                f"{t.per_hour_usd:,.4f}",
+            ]
         )
-    console.print(table)
+    # warm throughput and on-demand maximum only when some table sets them
+    shown = [i for i in range(len(columns)) if i not in (2, 3) or any(r[i] != "-" for r in rows)]
+    columns = [columns[i] for i in shown]
+    rows = [[r[i] for i in shown] for r in rows]
+    for table in fit(title, columns, rows, console.width):
+        console.print(table)
     fleet = report.fleet
     console.print(
         f"fleet: {counted(fleet.workers, 'worker')} ({worker_kind}) of {fleet.vcpu:g} vCPU / "
