@@ -27,9 +27,28 @@ module "spec" {
   tags       = var.tags
 }
 
+# First at apply, last at destroy: no table of the run exists without it.
+module "backstop" {
+  source = "./modules/backstop"
+  count  = var.create_backstop ? 1 : 0
+
+  names  = { backstop_group = module.spec.names.backstop_group, backstop_role = module.spec.names.backstop_role }
+  region = var.region
+  at     = timeadd(var.expires_at, "${var.backstop_delay_minutes}m")
+  tables = merge(
+    { for v, e in module.spec.entries : v => e.name },
+    { results = module.spec.names.results_table },
+  )
+  cluster_name   = module.spec.names.cluster
+  dashboard_name = var.create_dashboard ? module.spec.names.dashboard : null
+  tags           = module.spec.tags
+}
+
 module "table" {
   source   = "./modules/table"
   for_each = module.spec.entries
+
+  depends_on = [module.backstop]
 
   table      = each.value
   run_id     = var.run_id
@@ -40,6 +59,8 @@ module "table" {
 
 module "results_table" {
   source = "./modules/results-table"
+
+  depends_on = [module.backstop]
 
   name = module.spec.names.results_table
   tags = module.spec.tags

@@ -27,6 +27,9 @@ output "hotbench" {
     task_memory         = var.task_memory
     cpu_architecture    = var.cpu_architecture
     dashboard_url       = try(module.dashboard[0].url, null)
+    backstop_group      = try(module.backstop[0].group_name, null)
+    backstop_role_arn   = try(module.backstop[0].role_arn, null)
+    backstop_at         = try(module.backstop[0].at, null)
     image_build_project = try(module.image_build[0].project_name, null)
     image_source_bucket = try(module.image_build[0].source_bucket, null)
     tags                = module.spec.tags

@@ -67,6 +67,23 @@ variable "create_fleet" {
   default     = true
 }
 
+variable "create_backstop" {
+  description = "Create the backstop (modules/backstop): EventBridge Scheduler schedules in the account that delete the run's tables and dashboard, and stop its tasks, backstop_delay_minutes after expires_at, even when nobody runs `down`."
+  type        = bool
+  default     = true
+}
+
+variable "backstop_delay_minutes" {
+  description = "Minutes after expires_at when the backstop acts: time for the operator's own `down` (the reaper's, at expires_at) to finish first."
+  type        = number
+  default     = 15
+
+  validation {
+    condition     = var.backstop_delay_minutes >= 0 && var.backstop_delay_minutes <= 1440
+    error_message = "backstop_delay_minutes must be between 0 and 1440 (a day)."
+  }
+}
+
 variable "create_dashboard" {
   description = "Create the per-run CloudWatch dashboard ($3/month past the account's first three, prorated)."
   type        = bool

@@ -177,7 +177,7 @@ def _run_step(args: argparse.Namespace, console: Console) -> int:
 
     settings = settings_from(args)
     if args.playbook is not None:
-        made_from = StateStore(settings.runs_dir).load(args.run).playbook_path
+        made_from = StateStore(settings.runs_dir).load(args.run).source_playbook
         if Path(args.playbook).resolve() != Path(made_from):
             raise UserError(
                 f"run {args.run} was made from {made_from}: give that playbook or none "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -495,10 +496,10 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
         print_json([{**state_json(s), "cost_so_far_usd": costs[s.run_id]} for s in found])
         return 0
     if not found:
-        console.print(f"no runs in {settings.runs_dir}/")
+        console.print(f"no runs in {settings.runs_dir_shown}/")
         return 0
     listed = [ListedRun(s, costs[s.run_id], bool(target_class(s.target).billed)) for s in found]
-    console.print(runs_table(listed, settings.runs_dir))
+    console.print(runs_table(listed, Path(settings.runs_dir_shown)))
     return 0
 
 

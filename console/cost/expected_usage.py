@@ -230,6 +230,9 @@ def expected_use(
     record.image = expected_image(setup, sum(s.seconds for s in spans))
     record.tables = [table_use(s, names[s.name], spans) for s in specs]
     record.dashboard_s = sum(s.seconds for s in spans)
+    # the backstop deletes each table, the results table and the dashboard, and stops
+    # each task: priced as if it acted (terraform/modules/backstop)
+    record.backstop_invocations = len(specs) + 2 + len(record.tasks)
     if setup.metrics_per_index_minute:
         indexes = sum(1 + len(s.gsis) for s in specs)
         minutes = math.ceil((starts_s + load_s + pauses_s) / 60)

@@ -219,6 +219,20 @@ def _image(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
             bill.lines.append(line(f"image sources (S3 {verb})", count / 1000, "1k req", rate))
 
 
+def _backstop(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
+    """The backstop's schedules, priced as if they acted (each one invocation)."""
+    if record.backstop_invocations and prices.scheduler_per_million_invocations is not None:
+        bill.lines.append(
+            line(
+                "backstop (EventBridge Scheduler)",
+                record.backstop_invocations / 1e6,
+                "M invocations",
+                prices.scheduler_per_million_invocations,
+                "only if it acts; free within 14 million invocations a month",
+            )
+        )
+
+
 def while_up_per_hour(record: UsageRecord, prices: PriceTable) -> float:
     """What the record's tables (capacity, Contributor Insights rules) and dashboard cost
     per hour of standing, idle or not: the same rules as `price`, for one hour."""
@@ -251,7 +265,7 @@ def price(record: UsageRecord, prices: PriceTable) -> Bill:
     """Every billed quantity of `record` at `prices`: provisioned capacity by the span it
     stood through, on-demand request units (tables and GSIs), Fargate tasks,
     Contributor Insights, the dashboard, GetMetricData, warm-throughput raises, the
-    worker image (build minutes, ECR and S3 storage)."""
+    worker image (build minutes, ECR and S3 storage), the backstop's schedules."""
     bill = Bill()
     _capacity(record, prices, bill)
     _requests(record, prices, bill)
@@ -260,6 +274,7 @@ def price(record: UsageRecord, prices: PriceTable) -> Bill:
     _cloudwatch(record, prices, bill)
     _warm(record, prices, bill)
     _image(record, prices, bill)
+    _backstop(record, prices, bill)
     if prices.kept:
         bill.notes.append(
             f"kept from the table dated {prices.kept_as_of} (the Price List API did not "

@@ -218,6 +218,7 @@ def fetch_prices(pricing: Any, region: str, today: date | None = None) -> PriceT
             "s3_gb_month",
             "s3_per_1000_puts",
             "s3_per_1000_gets",
+            "scheduler_per_million_invocations",  # the backstop's: not fetched either
         )
         if getattr(table, f)
     ]

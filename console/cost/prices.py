@@ -54,6 +54,9 @@ class PriceTable:
     """S3 Standard storage per GB-month (the source archive)."""
     s3_per_1000_puts: float | None = None
     s3_per_1000_gets: float | None = None
+    scheduler_per_million_invocations: float | None = None
+    """EventBridge Scheduler, per million scheduled invocations past the free 14 million
+    a month (the backstop's one-time schedules)."""
     kept: tuple[str, ...] = ()
     """After a refresh: the prices the Price List API did not answer, kept from the dated
     table (listed in every cost report that uses them)."""
@@ -91,6 +94,9 @@ US_EAST_1: Final = PriceTable(
     s3_gb_month=0.023,
     s3_per_1000_puts=0.005,
     s3_per_1000_gets=0.0004,
+    # https://aws.amazon.com/eventbridge/pricing/ (Scheduler: first 14 million scheduled
+    # invocations a month free, then $1.00 per million)
+    scheduler_per_million_invocations=1.00,
 )
 
 RECORDED: Final[dict[str, PriceTable]] = {US_EAST_1.region: US_EAST_1}

@@ -116,6 +116,10 @@ class UsageRecord:
     get_metric_data_metrics: int = 0
     contributor_insights_events: int = 0
     image: ImageUse | None = None
+    backstop_invocations: int = 0
+    """EventBridge Scheduler invocations of the run's backstop (modules/backstop): one per
+    table, the dashboard and each task, if it acts; a backstop removed by `down` before
+    its time is never invoked."""
 
     def table(self, name: str) -> TableUse | None:
         return next((t for t in self.tables if t.name == name), None)

@@ -49,6 +49,12 @@ class HotbenchOutputs:
     """The in-account image build's CodeBuild project (None: the kit made none)."""
     image_source_bucket: str | None = None
     """Its S3 bucket for the worker's source archive."""
+    backstop_group: str | None = None
+    """The backstop's EventBridge Scheduler group (modules/backstop; None: none made)."""
+    backstop_role_arn: str | None = None
+    """The role its schedules act as: the per-task StopTask schedules pass it too."""
+    backstop_at: str | None = None
+    """When the backstop acts (RFC 3339, UTC)."""
 
     @property
     def has_fleet(self) -> bool:
@@ -100,4 +106,7 @@ def parse_outputs(raw: Mapping[str, Any]) -> HotbenchOutputs:
         ecr_repository_url=value.get("ecr_repository_url"),
         image_build_project=value.get("image_build_project"),
         image_source_bucket=value.get("image_source_bucket"),
+        backstop_group=value.get("backstop_group"),
+        backstop_role_arn=value.get("backstop_role_arn"),
+        backstop_at=value.get("backstop_at"),
     )

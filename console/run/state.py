@@ -131,6 +131,9 @@ class TaskRecord(Model):
     """When DescribeTasks last answered for it: the bill's end when the stop is unknown."""
     stopped_reason: str | None = None
     """ECS's stoppedReason and each container's reason (e.g. CannotPullContainerError)."""
+    backstop: str | None = None
+    """AWS: its StopTask schedule in the backstop group: `scheduled`, `none` (the stack
+    has no backstop), or why it could not be made."""
 
 
 class TableRun(Model):
@@ -225,7 +228,16 @@ class RunState(Model):
     target: TargetName
     region: str
     playbook_path: str
+    """The playbook the run reads: its copy in the run folder (`playbook.yaml`), made at
+    `up`, so `down` and the reaper work whatever happens to the original."""
     playbook_name: str
+    playbook_source: str | None = None
+    """Where the playbook was copied from (None: a run made before copies were kept)."""
+    aws_profile: str | None = None
+    """AWS: the profile the run was created with (None: the standard credential chain);
+    every later step of the run uses it."""
+    account: str | None = None
+    """AWS: the account the run was created in; a step in another account is refused."""
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     deadline: datetime | None = None
@@ -254,6 +266,11 @@ class RunState(Model):
     """What the last `down` could not confirm gone (empty: nothing left)."""
 
     # -- questions a UI asks -------------------------------------------------------------
+
+    @property
+    def source_playbook(self) -> str:
+        """The playbook as the user named it (for messages that suggest a new `up`)."""
+        return self.playbook_source or self.playbook_path
 
     def record(self, step: Step) -> StepRecord:
         return next(r for r in self.steps if r.step == step)

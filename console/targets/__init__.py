@@ -29,8 +29,15 @@ __all__ = [
 
 
 def run_settings(state: RunState, settings: Settings) -> Settings:
-    """The settings with the run's own target and region (recorded at `up`)."""
-    return settings.model_copy(update={"target": state.target, "region": state.region})
+    """The settings with the run's own target, region and AWS profile (recorded at `up`):
+    a later command from another shell still acts as the run's identity, in its region."""
+    return settings.model_copy(
+        update={
+            "target": state.target,
+            "region": state.region,
+            "aws_profile": state.aws_profile or settings.aws_profile,
+        }
+    )
 
 
 Clients = Mapping[str, Any]

@@ -16,17 +16,19 @@ What a first run on a real account meets and moto does not (docs/terraform.md):
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.render.cost_table import plan_review
-from console.run.errors import StateError, WorkflowError
+from console.run.errors import CredentialsError, StateError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.models import DownReport, Leftover, PlanReport
 from console.run.options import RunOptions, UpOptions
@@ -62,6 +64,9 @@ take 1-3 minutes on Fargate (AWS blog "Speeding up task launch"; no official fig
 SEEN_EVERY_S = 30.0
 """How often a running fleet's tasks are described into the state (last seen, status),
 so a killed command leaves a bill that ends near when the tasks were last seen."""
+CREDENTIALS_MARGIN_S = 900.0
+"""The reaper's `down` must be over before the run's credentials expire: a destroy of the
+kit takes minutes (the deadline moves this long before the expiry)."""
 GONE_CODES = {
     "ClusterNotFoundException",
     "InvalidParameterException",
@@ -137,14 +142,17 @@ class AwsTarget:
         if state.terraform is None:
             playbook = load_playbook(state.playbook_path)
             variants = [s.name for s in variants_in_runs(playbook)]
-            owner = self.settings.owner or kit.caller_identity(self.settings, self.session())
+            caller = kit.caller_identity(self.settings, self.session())
+            state.account = _account_of(caller)
+            self._within_credentials(state, hooks)
+            owner = self.settings.owner or caller
+            workdir = kit.copy_stack(store.run_dir(state.run_id), self.settings.plugin_cache)
             variables = kit.tf_variables(
-                state, self.settings, options, owner, variants, _deadline(state)
+                state, self.settings, options, owner, variants, _deadline(state), workdir
             )
             if state.image is not None:  # given: the first apply already pins it
                 variables["worker_image"] = state.image.reference
             variables["image_build"] = plan.kind == "codebuild"
-            workdir = kit.copy_stack(store.run_dir(state.run_id))
             state.terraform = TerraformState(workdir=str(workdir), variables=variables)
             store.save(state)  # from here on, `down` knows where to destroy from
         if state.image is None and plan.kind == "codebuild":
@@ -258,10 +266,11 @@ class AwsTarget:
         assert tf_state is not None
         playbook = load_playbook(state.playbook_path)
         with aws_errors("terraform", state.region):
-            tf = kit.terraform(tf_state, self.settings)
+            tf = kit.terraform(tf_state, self.settings, self.session())
             if tf_state.workdir not in self._initialized:
                 hooks.say("terraform init")
                 tf.init()
+                kit.keep_lock_file(Path(tf_state.workdir), self.settings.plugin_cache)
                 self._initialized.add(tf_state.workdir)
             planned = tf.plan()
             for line in plan_review(planned):
@@ -288,6 +297,7 @@ class AwsTarget:
         which nothing before it can prevent, then the sweep (its own errors a note)."""
         removed: list[str] = []
         notes: list[str] = []
+        self._same_account(state)
         try:
             if any(t.stopped_at is None for t in state.tasks):
                 stopped, problems = stop_tasks(state, self.client("ecs"))
@@ -301,7 +311,10 @@ class AwsTarget:
             hooks.say("terraform destroy")
             try:
                 with aws_errors("terraform destroy", state.region):
-                    kit.terraform(tf_state, self.settings).destroy(on_progress=hooks.say)
+                    tf = kit.terraform(tf_state, self.settings, self.session())
+                    if not (Path(tf_state.workdir) / ".terraform").is_dir():
+                        tf.init()  # removed by hand, or a destroy after a failed one
+                    tf.destroy(on_progress=hooks.say)
                 tf_state.destroyed_at = utc_now()
                 removed.append("terraform stack")
                 for table in state.tables.values():
@@ -316,6 +329,9 @@ class AwsTarget:
         if tf_state is not None and tf_state.destroyed_at is not None:
             arn = (tf_state.outputs or {}).get("task_definition_arn")
             notes += self._delete_task_definition(arn) if arn else []
+            freed = sum(kit.forget_providers(Path(w)) for w in self._destroyed_workdirs(store))
+            if freed:
+                hooks.say(f"removed the provider copies of destroyed runs ({freed / 1e6:,.0f} MB)")
         hooks.say("sweeping by tag hotbench:run-id=" + state.run_id)
         try:
             leftovers = self.sweep(state)
@@ -336,6 +352,62 @@ class AwsTarget:
         return DownReport(
             run_id=state.run_id, target=self.name, removed=removed, leftovers=leftovers, notes=notes
         )
+
+    @staticmethod
+    def _destroyed_workdirs(store: StateStore) -> list[str]:
+        """The Terraform folders of this runs folder's destroyed runs (this one's too):
+        their `.terraform` is needed no more (runs made before the plugin cache kept a
+        whole provider there)."""
+        return [
+            s.terraform.workdir
+            for s in store.all_runs()
+            if s.terraform is not None and s.terraform.destroyed_at is not None
+        ]
+
+    def _same_account(self, state: RunState) -> None:
+        """A destroy and a sweep in another account would find nothing and report
+        "nothing left" while the run bills on: refuse, naming both accounts."""
+        if state.account is None:
+            return
+        caller = kit.caller_identity(self.settings, self.session())
+        if _account_of(caller) != state.account:
+            raise CredentialsError(
+                f"run {state.run_id} was created in AWS account {state.account}, and these "
+                f"credentials are for {_account_of(caller)} ({caller}): use the run's "
+                f"profile ({state.aws_profile or 'the one it was created with'}) or "
+                "credentials of its account; nothing was changed"
+            )
+
+    def _within_credentials(self, state: RunState, hooks: Hooks) -> None:
+        """Credentials that expire before the deadline would leave the reaper unable to
+        clean up: the deadline moves to before they expire (said in one line), or, when
+        that leaves too little time for the run, `up` is refused before anything exists."""
+        from console.targets.credentials import lifetime
+
+        life = lifetime(self.session())
+        if life.expires_at is None:
+            if "expiry unknown" in life.what:
+                hooks.say(
+                    f"credentials: {life.what}: if they expire before the deadline "
+                    f"{_deadline(state):%H:%M} UTC, only the backstop in the account cleans up"
+                )
+            return
+        latest = life.expires_at - timedelta(seconds=CREDENTIALS_MARGIN_S)
+        if latest >= _deadline(state):
+            return
+        if (latest - utc_now()).total_seconds() < self.setup_s:
+            raise CredentialsError(
+                f"the AWS credentials ({life.what}) expire at {life.expires_at:%H:%M} UTC, "
+                "too soon for this run to be created, run and removed: refresh them "
+                "(`aws sso login`, or new credentials) and run `hotbench up` again; "
+                "nothing was created"
+            )
+        hooks.say(
+            f"credentials: {life.what} expire at {life.expires_at:%H:%M} UTC, before the "
+            f"run's deadline {_deadline(state):%H:%M} UTC: the deadline is now "
+            f"{latest:%H:%M} UTC (refresh them first for a longer run)"
+        )
+        state.deadline = latest
 
     def _delete_task_definition(self, arn: str) -> list[str]:
         """Destroy (or a replacing apply) deregisters a task definition, which then stays
@@ -428,6 +500,12 @@ class AwsTarget:
                     }
                 )
         return out
+
+
+def _account_of(arn: str) -> str:
+    """The account of an STS caller ARN (`arn:aws:iam::123456789012:user/dev`)."""
+    parts = arn.split(":")
+    return parts[4] if len(parts) > 4 else arn
 
 
 def _deadline(state: RunState) -> datetime:
@@ -541,12 +619,18 @@ class EcsFleetBinding:
 
     def record_started(self, fleet: Any, table_run: TableRun) -> None:
         known = {t.id for t in self.state.tasks}
-        self.state.tasks += [
+        new = [
             task_record(self.state, arn, table_run.label)
             for arn in fleet.task_arns
             if arn not in known
         ]
-        self.store.save(self.state)
+        self.state.tasks += new
+        self.store.save(self.state)  # first: `down` must know every task at once
+        outputs = kit.outputs_from_state(self.state)
+        for task in new:
+            task.backstop = backstop_stop_task(self.target.client("scheduler"), outputs, task.id)
+        if new:
+            self.store.save(self.state)
 
     def seen(self, table_run: TableRun) -> None:
         """Called as the coordinator polls the fleet: every SEEN_EVERY_S, the tasks'
@@ -582,6 +666,46 @@ class EcsFleetBinding:
 
     def barrier_timeout_s(self, options: RunOptions) -> float:
         return options.barrier_timeout_s or AWS_BARRIER_TIMEOUT_S
+
+
+STOP_TASK_TARGET = "arn:aws:scheduler:::aws-sdk:ecs:stopTask"
+"""Scheduler's universal target for ECS StopTask; Input is the API's request, its members
+named as the AWS SDKs' (PascalCase) request shapes name them
+(https://docs.aws.amazon.com/scheduler/latest/UserGuide/managing-targets-universal.html)."""
+
+
+def backstop_stop_task(scheduler: Any, outputs: Any, task_arn: str) -> str:
+    """A one-time schedule in the run's backstop group that stops this task when the
+    backstop acts (the kit's own schedules delete the tables then): a task the laptop
+    can no longer stop still stops. Returns `scheduled`, `none` (the stack has no
+    backstop), or why it could not be made (the run goes on: the worker's own watchdog
+    and `down` stop it too)."""
+    if not (outputs.backstop_group and outputs.backstop_role_arn and outputs.backstop_at):
+        return "none"
+    at = datetime.fromisoformat(str(outputs.backstop_at).replace("Z", "+00:00"))
+    try:
+        scheduler.create_schedule(
+            Name=f"stop-{task_arn.rsplit('/', 1)[-1]}"[:64],
+            GroupName=outputs.backstop_group,
+            ScheduleExpression=f"at({at:%Y-%m-%dT%H:%M:%S})",
+            ScheduleExpressionTimezone="UTC",
+            FlexibleTimeWindow={"Mode": "OFF"},
+            Target={
+                "Arn": STOP_TASK_TARGET,
+                "RoleArn": outputs.backstop_role_arn,
+                "Input": json.dumps(
+                    {
+                        "Cluster": outputs.cluster_arn,
+                        "Task": task_arn,
+                        "Reason": "hotbench backstop: the run's deadline passed",
+                    }
+                ),
+                "RetryPolicy": {"MaximumEventAgeInSeconds": 86400, "MaximumRetryAttempts": 185},
+            },
+        )
+    except Exception as exc:  # AccessDenied, throttling: said in the state, not fatal
+        return f"not scheduled ({_describe_error(exc)})"
+    return "scheduled"
 
 
 def task_record(state: RunState, arn: str, label: str) -> TaskRecord:

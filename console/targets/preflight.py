@@ -94,11 +94,24 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
         "ec2:RevokeSecurityGroupEgress",
         "ec2:CreateTags",
         "ec2:DescribeVpcEndpoints",
+        "ec2:DescribeNetworkInterfaces",
         "ec2:CreateVpcEndpoint",
         "ec2:DeleteVpcEndpoints",
         "cloudwatch:PutDashboard",
         "cloudwatch:GetDashboard",
         "cloudwatch:DeleteDashboards",
+    ],
+    "terraform and run: the backstop (EventBridge Scheduler, created first, removed last)": [
+        "scheduler:CreateScheduleGroup",
+        "scheduler:DeleteScheduleGroup",
+        "scheduler:GetScheduleGroup",
+        "scheduler:CreateSchedule",
+        "scheduler:UpdateSchedule",
+        "scheduler:DeleteSchedule",
+        "scheduler:GetSchedule",
+        "scheduler:TagResource",
+        "scheduler:UntagResource",
+        "scheduler:ListTagsForResource",
     ],
     PUSH: [
         "ecr:GetAuthorizationToken",
@@ -159,6 +172,7 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
         "tag:GetResources",
         "iam:ListRoles",
         "iam:ListRoleTags",
+        "ecr:ListImages",
         "pricing:GetProducts",
     ],
     "preflight itself": [
@@ -169,7 +183,27 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
     ],
 }
 """Every action a run calls as the operator, by when. docs/terraform.md's operator
-policy is `operator_policy()` of this list (a test keeps them equal)."""
+policy is `operator_policy()` of this list (a test keeps them equal). Two that are easy to
+miss: the AWS provider lists a security group's network interfaces before it deletes
+the group (ec2:DescribeNetworkInterfaces: without it `destroy` stops there), and the
+sweep counts a leftover repository's images (ecr:ListImages)."""
+
+SERVICE_LINKED_ROLES: dict[str, str] = {
+    "ecs.amazonaws.com": "AWSServiceRoleForECS",
+    "contributorinsights.dynamodb.amazonaws.com": (
+        "AWSServiceRoleForDynamoDBCloudWatchContributorInsights"
+    ),
+}
+"""Roles AWS creates in an account the first time it uses ECS (CreateCluster,
+https://docs.aws.amazon.com/AmazonECS/latest/developerguide/using-service-linked-roles.html)
+and Contributor Insights for DynamoDB
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Contributor_Insights_IAM.html),
+as the caller: who may not call iam:CreateServiceLinkedRole then fails half way through
+an apply. The operator policy allows exactly these two."""
+
+
+def service_linked_role_arn(service: str, account: str = "*") -> str:
+    return f"arn:aws:iam::{account}:role/aws-service-role/{service}/{SERVICE_LINKED_ROLES[service]}"
 
 
 def all_actions() -> list[str]:
@@ -194,10 +228,23 @@ def operator_policy() -> dict[str, Any]:
     """The least-privilege operator policy that passes the permission check. Resources
     are `*`: the kit's names carry the run id, unknown before `up`; the tag condition
     a reviewer may add is in docs/terraform.md."""
+    services = sorted(SERVICE_LINKED_ROLES)
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {"Sid": "HotbenchOperator", "Effect": "Allow", "Action": all_actions(), "Resource": "*"}
+            {
+                "Sid": "HotbenchOperator",
+                "Effect": "Allow",
+                "Action": all_actions(),
+                "Resource": "*",
+            },
+            {
+                "Sid": "HotbenchServiceLinkedRoles",
+                "Effect": "Allow",
+                "Action": "iam:CreateServiceLinkedRole",
+                "Resource": [service_linked_role_arn(s) for s in services],
+                "Condition": {"StringEquals": {"iam:AWSServiceName": services}},
+            },
         ],
     }
 
@@ -218,18 +265,35 @@ def principal_arn(caller_arn: str) -> str:
     return caller_arn
 
 
+def _missing_context(result: dict[str, Any]) -> list[str]:
+    """The context keys a decision needed and the simulation did not have: at the top
+    for a simulation without resources, per resource otherwise
+    (https://docs.aws.amazon.com/IAM/latest/APIReference/API_EvaluationResult.html)."""
+    keys = list(result.get("MissingContextValues") or [])
+    for specific in result.get("ResourceSpecificResults") or []:
+        keys += specific.get("MissingContextValues") or []
+    return sorted(set(keys))
+
+
 def check_permissions(iam: Any, caller_arn: str, actions: list[str]) -> list[Finding]:
+    """SimulatePrincipalPolicy over `actions`, without resources or context: a denial
+    that depends on a context value the simulation lacked (a tag condition, a source
+    account) is not a denial the run will meet, so it reads "not checked"."""
     source = principal_arn(caller_arn)
     denied: list[str] = []
+    unknown: dict[str, list[str]] = {}
     try:
         for i in range(0, len(actions), 50):  # one call answers for a batch of actions
             paginator = iam.get_paginator("simulate_principal_policy")
             for page in paginator.paginate(PolicySourceArn=source, ActionNames=actions[i : i + 50]):
-                denied += [
-                    r["EvalActionName"]
-                    for r in page.get("EvaluationResults", [])
-                    if r.get("EvalDecision") != "allowed"
-                ]
+                for r in page.get("EvaluationResults", []):
+                    if r.get("EvalDecision") == "allowed":
+                        continue
+                    missing = _missing_context(r)
+                    if missing and r.get("EvalDecision") != "explicitDeny":
+                        unknown[r["EvalActionName"]] = missing
+                    else:
+                        denied.append(r["EvalActionName"])
     except Exception as exc:
         why = error_code(exc) or type(exc).__name__
         return [
@@ -240,15 +304,87 @@ def check_permissions(iam: Any, caller_arn: str, actions: list[str]) -> list[Fin
                 "with the operator policy)",
             )
         ]
-    if not denied:
-        return []
-    return [
-        Finding(
-            "permission",
-            f"{source} may not call {', '.join(sorted(denied))}: attach the operator policy "
-            "of docs/terraform.md (its JSON lists every action the run calls)",
+    out = []
+    if unknown:
+        keys = sorted({k for ks in unknown.values() for k in ks})
+        out.append(
+            Finding(
+                "not-checked",
+                f"permissions not checked: {', '.join(sorted(unknown))} depend on "
+                f"{', '.join(keys)}, which a check before the run cannot know (a condition "
+                "in your policies); the run calls them as the operator policy of "
+                "docs/terraform.md allows",
+            )
         )
-    ]
+    if denied:
+        out.append(
+            Finding(
+                "permission",
+                f"{source} may not call {', '.join(sorted(denied))}: attach the operator "
+                "policy of docs/terraform.md (its JSON lists every action the run calls)",
+            )
+        )
+    return out
+
+
+def check_service_linked_roles(iam: Any, caller_arn: str, services: list[str]) -> list[Finding]:
+    """Each service-linked role the run makes AWS create exists, or the caller may
+    create it (iam:CreateServiceLinkedRole for that service, simulated with the
+    `iam:AWSServiceName` context the real call carries)."""
+    out: list[Finding] = []
+    account = caller_arn.split(":")[4] if caller_arn.count(":") >= 5 else "*"
+    for service in services:
+        role = SERVICE_LINKED_ROLES[service]
+        try:
+            iam.get_role(RoleName=role)
+            continue  # exists: nothing will be created
+        except Exception as exc:
+            if error_code(exc) != "NoSuchEntity":
+                out.append(
+                    Finding(
+                        "not-checked",
+                        f"service-linked role {role} not checked: iam:GetRole answered "
+                        f"{error_code(exc) or type(exc).__name__}",
+                    )
+                )
+                continue
+        try:
+            result = iam.simulate_principal_policy(
+                PolicySourceArn=principal_arn(caller_arn),
+                ActionNames=["iam:CreateServiceLinkedRole"],
+                ResourceArns=[service_linked_role_arn(service, account)],
+                ContextEntries=[
+                    {
+                        "ContextKeyName": "iam:AWSServiceName",
+                        "ContextKeyValues": [service],
+                        "ContextKeyType": "string",
+                    }
+                ],
+            )["EvaluationResults"]
+        except Exception as exc:
+            out.append(
+                Finding(
+                    "not-checked",
+                    f"service-linked role {role} does not exist yet and whether you may "
+                    f"create it was not checked (iam:SimulatePrincipalPolicy answered "
+                    f"{error_code(exc) or type(exc).__name__}); the first use of {service} "
+                    "creates it as you",
+                )
+            )
+            continue
+        if all(r.get("EvalDecision") == "allowed" for r in result):
+            continue
+        out.append(
+            Finding(
+                "permission",
+                f"{principal_arn(caller_arn)} may not create the service-linked role {role} "
+                f"(iam:CreateServiceLinkedRole), which {service} needs in an account that "
+                "never used it: attach the operator policy of docs/terraform.md, or have an "
+                f"administrator run `aws iam create-service-linked-role --aws-service-name "
+                f"{service}` once",
+            )
+        )
+    return out
 
 
 def check_quotas(dynamodb: Any, report: PlanReport) -> list[Finding]:
@@ -358,4 +494,8 @@ def preflight(session: Any, settings: Settings, report: PlanReport) -> list[Find
     findings += check_fargate(session.client("ssm"), settings.region)
     findings += check_quotas(session.client("dynamodb"), report)
     findings += check_permissions(session.client("iam"), caller, actions_for(settings))
+    services = ["ecs.amazonaws.com"]
+    if any(t.contributor_insights for t in report.tables):
+        services.append("contributorinsights.dynamodb.amazonaws.com")
+    findings += check_service_linked_roles(session.client("iam"), caller, services)
     return findings

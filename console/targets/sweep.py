@@ -203,6 +203,19 @@ class Confirmer:
             delete_command=f"aws codebuild delete-project --name {name} --region {self.region}",
         )
 
+    def schedule_group(self, name: str) -> Leftover | None:
+        """The backstop's EventBridge Scheduler group (free, but it holds the schedules
+        that would delete tables of this name at the deadline): looked up by name."""
+        found = self.client("scheduler").get_schedule_group(Name=name)
+        return Leftover(
+            kind="scheduler:schedule-group",
+            id=str(found.get("Arn") or name),
+            # deleting a group deletes every schedule in it
+            delete_command=(
+                f"aws scheduler delete-schedule-group --name {name} --region {self.region}"
+            ),
+        )
+
     def bucket(self, name: str) -> Leftover | None:
         try:
             self.client("s3").head_bucket(Bucket=name)
@@ -276,13 +289,19 @@ def sweep(
 ) -> list[Leftover]:
     """Everything of the run still there, each confirmed; empty means nothing left.
     `named`: kind -> name of resources the state knows by name (`codebuild:project`,
-    `s3:bucket`), looked up by name too: the Tagging API lists a bucket only once its
-    tags have propagated, and a project whose tagging failed not at all."""
+    `s3:bucket`, `scheduler:schedule-group`), looked up by name too: the Tagging API
+    lists a bucket only once its tags have propagated, and a project whose tagging failed
+    not at all; the backstop's schedule group is looked up by name only."""
     confirmer = Confirmer(client, region)
     arns = tagged_arns(client("resourcegroupstaggingapi"), tag_key, run_id)
     leftovers = [found for arn in arns if (found := confirmer.check(arn)) is not None]
+    looks = {
+        "codebuild:project": confirmer.codebuild_project,
+        "s3:bucket": confirmer.bucket,
+        "scheduler:schedule-group": confirmer.schedule_group,
+    }
     for kind, name in (named or {}).items():
-        look = confirmer.codebuild_project if kind == "codebuild:project" else confirmer.bucket
+        look = looks[kind]
         try:
             found = look(name)
         except Exception as exc:

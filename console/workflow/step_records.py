@@ -68,5 +68,5 @@ def require_up(state: RunState, what: str) -> None:
     if state.record(Step.UP).status != Status.DONE:
         raise StateError(
             f"run {state.run_id} is not up yet (up: {state.record(Step.UP).status}); "
-            f"`hotbench up --run {state.run_id} {state.playbook_path}` resumes it before {what}"
+            f"`hotbench up --run {state.run_id} {state.source_playbook}` resumes it before {what}"
         )

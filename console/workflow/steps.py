@@ -14,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import shutil
 import threading
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -138,7 +140,9 @@ def up(
             run_id=run_id,
             target=settings.target,
             region=settings.region,
-            playbook_path=str(Path(playbook_path).resolve()),
+            aws_profile=settings.aws_profile,
+            playbook_path=str(keep_playbook(store, run_id, Path(playbook_path))),
+            playbook_source=str(Path(playbook_path).resolve()),
             playbook_name=playbook.name,
             created_at=now,
             deadline=now + timedelta(seconds=settings.max_wall_s),
@@ -160,6 +164,18 @@ def up(
     return state
 
 
+PLAYBOOK_COPY = "playbook.yaml"
+
+
+def keep_playbook(store: StateStore, run_id: str, source: Path) -> Path:
+    """The playbook copied into the run's folder: every later step, `down` and the reaper
+    read the copy, so a playbook moved, edited or deleted after `up` changes nothing."""
+    copy = store.run_dir(run_id) / PLAYBOOK_COPY
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, copy)
+    return copy
+
+
 def refuse_up_of_a_gone_run(state: RunState, settings: Settings) -> None:
     """`up --run` on a run that is down, or whose emulator died and took its tables
     with it, must not say "already up" (the next `run` would fail): exit 5 with the way
@@ -167,14 +183,14 @@ def refuse_up_of_a_gone_run(state: RunState, settings: Settings) -> None:
     only by a new `up`, which keeps one run id = one set of resources."""
     if state.record(Step.DOWN).status == Status.DONE:
         raise StateError(
-            f"run {state.run_id} is down; `hotbench up {state.playbook_path}` (without "
+            f"run {state.run_id} is down; `hotbench up {state.source_playbook}` (without "
             "--run) starts a new run"
         )
     gone = target_for(state, settings).gone(state)
     if gone is not None:
         raise StateError(
             f"{gone}: `hotbench down {state.run_id}` clears the run, then `hotbench up "
-            f"{state.playbook_path}` starts a new one"
+            f"{state.source_playbook}` starts a new one"
         )
 
 
@@ -205,7 +221,7 @@ def _refuse_image_of_a_down_run(state: RunState) -> None:
     if state.record(Step.DOWN).status == Status.DONE:
         raise StateError(
             f"run {state.run_id} is down: its repository is gone; `hotbench up "
-            f"{state.playbook_path}` starts a new run (and builds its image)"
+            f"{state.source_playbook}` starts a new run (and builds its image)"
         )
 
 
@@ -265,6 +281,7 @@ def _prewarm_locked(
             )
         client = dynamodb_client(state, settings)
         waiting: list[tuple[str, str | None]] = []
+        deadline = time.monotonic() + timeout_s
         for target in targets:
             hooks.check_cancel()
             table = state.tables.get(target.variant)
@@ -274,7 +291,7 @@ def _prewarm_locked(
                     f"(it has {', '.join(state.tables) or 'none'})"
                 )
             with aws_errors("dynamodb:UpdateTable", state.region):
-                if raise_warm(client, table, target, hooks):
+                if raise_warm(client, table, target, hooks, deadline):
                     waiting.append((table.name, target.index))
             store.save(state)
         wait_warm(client, waiting, timeout_s, hooks, state.region)
@@ -413,7 +430,9 @@ def down(run_id: str, settings: Settings, hooks: Hooks) -> DownReport:
             report = target_for(state, settings).teardown(store, state, hooks)
             state.leftovers = [f"{x.kind} {x.id}" for x in report.leftovers]
             store.save(state)
-        if state.reaper_pid is not None and state.reaper_pid != os.getpid():
+        # with something left, the reaper stays: at the deadline it tries again
+        mine = state.reaper_pid is not None and state.reaper_pid != os.getpid()
+        if report.nothing_left and mine and state.reaper_pid is not None:
             processes.stop(state.reaper_pid, state.run_id)
     return report
 

@@ -101,12 +101,15 @@ def coordinator_go(
     then write GO with T0 = now + `lead_s` on `clock`. Returns (T0, admitted workers).
 
     `gone` is asked every `gone_every_s` while waiting: a reason when no worker can still
-    come (all stopped), and the barrier fails at once with it instead of at the timeout
-    (a fleet of Fargate tasks that cannot pull their image would wait minutes for nothing).
+    come (all stopped), and the barrier fails with it instead of at the timeout (a fleet
+    of Fargate tasks that cannot pull their image would wait minutes for nothing). It
+    fails on the second such answer in a row only: one answer may be a fleet's view that
+    has not caught up yet (ECS's DescribeTasks is eventually consistent, loadgen.live.fleet).
     """
     give_up = clock() + timeout_s
     last = -1
     asked_at: float | None = None
+    gone_before = False
     while True:
         ready = store.ready_workers()
         if on_status is not None and len(ready) != last:
@@ -117,10 +120,12 @@ def coordinator_go(
         if gone is not None and (asked_at is None or clock() - asked_at >= gone_every_s):
             asked_at = clock()
             why = gone()
-            if why is not None and len(store.ready_workers()) < required:
+            all_gone = why is not None and len(store.ready_workers()) < required
+            if all_gone and gone_before:
                 message = f"{len(ready)} of {expected} workers ready: {why}; aborting"
                 store.put_abort(message)
                 raise BarrierTimeout(message)
+            gone_before = all_gone
         if clock() > give_up:
             if len(ready) >= required:
                 break

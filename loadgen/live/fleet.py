@@ -21,6 +21,13 @@ RUN_TASK_BATCH = 10
 """RunTask starts at most 10 tasks per call [AWS reference.md#fargate-and-ecs]."""
 DESCRIBE_BATCH = 100
 """DescribeTasks takes at most 100 tasks per call [AWS reference.md#fargate-and-ecs]."""
+MISSING_GRACE_S = 60.0
+"""A task DescribeTasks answers MISSING for within this long of its RunTask is starting,
+not gone: "The Amazon ECS API follows an eventual consistency model ... the result of an
+API command you run that affects your Amazon ECS resources might not be immediately
+visible to all subsequent commands" (RunTask,
+https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_RunTask.html), which advises
+DescribeTasks with backoff after RunTask."""
 
 
 class Fleet(Protocol):
@@ -173,8 +180,11 @@ class EcsFleet:
     retry_delay_s: float = 2.0
     """Wait before a retry, times the attempt number (capacity errors clear in seconds)."""
     sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    """When a task was started, for MISSING_GRACE_S."""
     statuses: dict[str, str] = field(default_factory=dict)
     """Each task's lastStatus when last described (the task lifecycle)."""
+    started_at: dict[str, float] = field(default_factory=dict)
     _stopped: dict[str, str] = field(default_factory=dict)
 
     def start(self, run_id: str, workers: int, env: dict[str, str]) -> None:
@@ -226,6 +236,7 @@ class EcsFleet:
             )
             started = [t["taskArn"] for t in out.get("tasks", [])]
             self.task_arns += started
+            self.started_at.update({arn: self.clock() for arn in started})
             missing -= len(started)
             if missing <= 0:
                 return
@@ -239,17 +250,35 @@ class EcsFleet:
             )
 
     def _describe(self) -> list[dict[str, Any]]:
+        return self._describe_all()[0]
+
+    def _describe_all(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(tasks, failures) of DescribeTasks over every task started."""
         tasks: list[dict[str, Any]] = []
+        failures: list[dict[str, Any]] = []
         for i in range(0, len(self.task_arns), DESCRIBE_BATCH):
             out = self.client.describe_tasks(
                 cluster=self.cluster, tasks=self.task_arns[i : i + DESCRIBE_BATCH]
             )
             tasks += out.get("tasks", [])
-        return tasks
+            failures += out.get("failures", [])
+        return tasks, failures
 
     def running(self) -> int:
+        """Tasks starting or running; one DescribeTasks answers MISSING for within
+        MISSING_GRACE_S of its RunTask counts as starting (eventual consistency)."""
+        tasks, failures = self._describe_all()
         alive = 0
-        for task in self._describe():
+        for failure in failures:
+            arn = str(failure.get("arn", ""))
+            if failure.get("reason") == "MISSING" and arn in self.started_at:
+                if self.clock() - self.started_at[arn] < MISSING_GRACE_S:
+                    self.statuses[arn] = "MISSING (just started)"
+                    alive += 1
+                else:
+                    self.statuses[arn] = "MISSING"
+                    self._stopped[arn] = "ECS does not know the task (DescribeTasks: MISSING)"
+        for task in tasks:
             self.statuses[task["taskArn"]] = str(task.get("lastStatus", ""))
             if task.get("lastStatus") == "STOPPED":
                 codes = [c.get("exitCode") for c in task.get("containers", [])]

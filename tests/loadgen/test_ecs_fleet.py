@@ -189,3 +189,24 @@ def test_a_clean_stop_says_nothing() -> None:
         stub.add_response("stop_task", {}, {"cluster": "hb-cluster", "task": arn(1), "reason": ANY})
         assert stop_fleet(fleet, said.append) is None
     assert said == []
+
+
+def test_missing_right_after_run_task_counts_as_starting() -> None:
+    """DescribeTasks is eventually consistent: a task it answers MISSING for within a
+    minute of its RunTask is starting (so the barrier goes on waiting); a minute later,
+    MISSING means ECS does not know it, said in the notes."""
+    fleet, stub = fleet_and_stub()
+    now = [1000.0]
+    fleet.clock = lambda: now[0]
+    with stub:
+        stub.add_response(
+            "run_task", {"tasks": [{"taskArn": arn(0)}], "failures": []}, run_task_params(0, 1)
+        )
+        fleet.start("run-1", 1, ENV)
+        missing = {"tasks": [], "failures": [{"arn": arn(0), "reason": "MISSING"}]}
+        stub.add_response("describe_tasks", missing, {"cluster": "hb-cluster", "tasks": [arn(0)]})
+        assert fleet.running() == 1
+        now[0] += 61
+        stub.add_response("describe_tasks", missing, {"cluster": "hb-cluster", "tasks": [arn(0)]})
+        assert fleet.running() == 0
+    assert any("MISSING" in note for note in fleet.notes())

@@ -174,3 +174,30 @@ def test_watchdog_in_a_worker_process_makes_the_run_partial(
     assert any("watchdog" in n for n in run.notes), run.notes
     total = run.totals()
     assert total.sent == 8 == total.errors == server.stats.arrivals
+
+
+def test_the_barrier_fails_on_the_second_all_gone_answer_in_a_row_only(
+    store: ResultStore,
+) -> None:
+    """One "every worker stopped" may be a fleet's view that has not caught up (ECS's
+    DescribeTasks): the barrier fails on two in a row, and an answer in between that
+    says a worker lives starts the count again."""
+    answers = iter(["gone", None, "gone", "gone"])
+    asked: list[int] = []
+
+    def gone() -> str | None:
+        asked.append(1)
+        return next(answers)
+
+    with pytest.raises(BarrierTimeout, match="gone"):
+        coordinator_go(
+            store,
+            expected=2,
+            required=2,
+            timeout_s=60,
+            lead_s=1.0,
+            poll_s=0.0,
+            gone=gone,
+            gone_every_s=0.0,
+        )
+    assert len(asked) == 4

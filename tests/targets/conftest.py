@@ -1,13 +1,20 @@
 """The AWS rehearsal: the AWS target's steps end to end against moto in server mode (ECS,
-EC2, IAM, STS, ECR, CloudWatch, Logs, Tagging, SSM) and the emulator for DynamoDB, with
-Terraform replaced by tests/targets/fake_stack.py and Fargate's documented behaviours
-added by tests/targets/faults.py. Both servers run in threads of the test process, so a
-detached reaper or worker reaches them through the environment like a real one reaches
-AWS. What this does not prove: docs/terraform.md ("The rehearsal").
+EC2, IAM, STS, ECR, CloudWatch, Logs, Tagging, SSM, Scheduler) and the emulator for
+DynamoDB, with Terraform replaced by tests/targets/fake_stack.py and AWS's documented
+behaviours added by tests/targets/faults.py. Both servers run in threads of the test
+process, so a detached reaper or worker reaches them through the environment like a
+real one reaches AWS.
+
+moto enforces IAM: the run (the console, its Terraform, its reaper) acts as a user that
+holds exactly the shipped operator policy (console.targets.preflight.operator_policy), in
+an account that never used ECS, so any action outside the policy fails the case as it
+would fail a first run. The tests' own look-ups use an administrator (`admin`).
+What this does not prove: docs/terraform.md ("The rehearsal").
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -15,14 +22,25 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import boto3
 import pytest
 
 from console.run import processes
 from console.run.settings import Settings
 from console.run.state import StateStore
+from console.targets.preflight import operator_policy
 from emulator.emulator_options import EmulatorOptions
-from tests.targets.faults import CodeBuild, Fargate, aws_quotas
+from tests.targets.faults import (
+    Backstop,
+    CodeBuild,
+    Fargate,
+    aws_quotas,
+    enforce_iam,
+    service_linked_roles,
+    updates_one_at_a_time,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_STACK = ROOT / "tests" / "targets" / "fake_stack.py"
@@ -58,6 +76,58 @@ class Rehearsal:
     codebuild: CodeBuild
     builder_log: Path
     """Each call of the fake container engine (fake_builder.py), one JSON line."""
+    stack_log: Path
+    """Each command of the fake Terraform (fake_stack.py), one JSON line."""
+    backstop: Backstop
+    operator_arn: str
+    """The identity the run acts as: a user holding exactly the operator policy."""
+    admin_keys: dict[str, str]
+    emulator: Any
+    """The DynamoDB endpoint (emulator.server.EmulatorServer): `skip(s)` moves its clock."""
+    operator_keys: dict[str, str]
+
+    def admin(self, service: str) -> Any:
+        """A client as the account's administrator, for the tests' own look-ups."""
+        return boto3.client(service, region_name="us-east-1", **self.admin_keys)
+
+    def stack_calls(self) -> list[dict[str, Any]]:
+        if not self.stack_log.exists():
+            return []
+        return [json.loads(line) for line in self.stack_log.read_text().splitlines()]
+
+
+def iam_users(endpoint: str) -> tuple[dict[str, str], dict[str, str], str]:
+    """(administrator keys, operator keys, operator ARN), made before IAM is enforced:
+    the operator holds the shipped operator policy and nothing else."""
+    iam = boto3.client(
+        "iam",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+    )
+    keys = {}
+    for user, policy in (
+        (
+            "admin",
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}],
+            },
+        ),
+        ("operator", operator_policy()),
+    ):
+        arn = iam.create_user(UserName=user)["User"]["Arn"]
+        iam.put_user_policy(UserName=user, PolicyName=user, PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName=user)["AccessKey"]
+        keys[user] = (
+            {
+                "aws_access_key_id": key["AccessKeyId"],
+                "aws_secret_access_key": key["SecretAccessKey"],
+            },
+            arn,
+        )
+    return keys["admin"][0], keys["operator"][0], keys["operator"][1]
 
 
 @pytest.fixture
@@ -83,6 +153,16 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     moto.start()
     host, port = moto.get_host_and_port()
     aws_endpoint = f"http://{host}:{port}"
+    admin_keys, operator_keys, operator_arn = iam_users(aws_endpoint)
+    # the run's identity: the operator, in every process it starts
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", operator_keys["aws_access_key_id"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", operator_keys["aws_secret_access_key"])
+    # the tests' own boto3.client(...) look-ups: the administrator
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
+    boto3.setup_default_session(region_name="us-east-1", **admin_keys)
+    enforce_iam(monkeypatch)
+    service_linked_roles(monkeypatch)
+    updates_one_at_a_time(monkeypatch)
     emulator = EmulatorServer(EmulatorOptions(scale=1.0, create_delay_s=0), port=0)
     emulator.__enter__()
     dynamodb = str(emulator.endpoint_url)
@@ -109,6 +189,8 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     docker.chmod(docker.stat().st_mode | stat.S_IXUSR)
     builder_log = tmp_path / "builder.jsonl"
     monkeypatch.setenv("FAKE_BUILDER_LOG", str(builder_log))
+    stack_log = tmp_path / "stack.jsonl"
+    monkeypatch.setenv("FAKE_STACK_LOG", str(stack_log))
     monkeypatch.setenv("PATH", f"{engines}{os.pathsep}{os.environ.get('PATH', '')}")
     playbook = tmp_path / "tiny.yaml"
     playbook.write_text(TINY)
@@ -118,6 +200,8 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
         runs_dir=tmp_path / "runs",
         terraform_binary=str(script),
         owner="dev@example.com",
+        terraform_plugin_cache=tmp_path / "terraform-cache",
+        reaper_retry_s=0.5,
         # the cases of test_rehearsal.py run a given image (one apply, no build): the
         # build paths are test_image_build.py's, which unset it
         worker_image=GIVEN_IMAGE,
@@ -125,7 +209,20 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     store = StateStore(settings.runs_dir)
     try:
         yield Rehearsal(
-            settings, fargate, playbook, store, dynamodb, aws_endpoint, codebuild, builder_log
+            settings,
+            fargate,
+            playbook,
+            store,
+            dynamodb,
+            aws_endpoint,
+            codebuild,
+            builder_log,
+            stack_log,
+            Backstop(),
+            operator_arn,
+            admin_keys,
+            emulator,
+            operator_keys,
         )
     finally:
         for state in store.all_runs():

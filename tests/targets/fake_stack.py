@@ -3,9 +3,16 @@
 log group, image repository, task role and security group in moto), tagged with the run
 id as the kit tags them; `destroy` deletes each, tolerating what is already gone.
 
-It runs as the `terraform` binary (BinaryRunner), with the rehearsal's environment:
-AWS_ENDPOINT_URL (moto's server) and AWS_ENDPOINT_URL_DYNAMODB (the emulator). What
-Terraform itself does (providers, plans, drift) is not rehearsed: docs/terraform.md.
+It runs as the `terraform` binary (BinaryRunner), with the environment the console gives
+it: AWS_ENDPOINT_URL (moto's server) and AWS_ENDPOINT_URL_DYNAMODB (the emulator) from
+the rehearsal, and the run's credentials, region and plugin cache. Each command is
+logged (FAKE_STACK_LOG: the command, the identity it ran as, its region, its plugin
+cache, whether `init` downloaded a provider). What Terraform does that the console meets
+is rehearsed: the spec file is read at every plan, apply and destroy (the root stack's
+`file(var.spec_file)`), `init` downloads the provider unless the lock file and the plugin
+cache hold it, and destroy lists a security group's network interfaces before deleting
+it (the provider's `deleteLingeringENIs`, internal/service/ec2/vpc_security_group.go).
+Plans, drift and the provider's other calls are not: docs/terraform.md.
 
 boto3 is imported by the commands that call AWS (apply, destroy), not by init, plan,
 show and output: a rehearsal runs this script a dozen times, and the import was most of
@@ -15,6 +22,7 @@ each of those four's 0.4 s of CPU.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -113,6 +121,89 @@ def register_task_definition(variables: dict[str, Any], made: dict[str, Any]) ->
     )
 
 
+def make_backstop(variables: dict[str, Any], playbook: Any) -> dict[str, Any]:
+    """modules/backstop: the schedule group, its role (trusting Scheduler, allowed to
+    delete the run's tables and stop its tasks only) and a deleteTable schedule per
+    table, at expires_at + backstop_delay_minutes."""
+    from datetime import datetime, timedelta
+
+    run_id, region = variables["run_id"], variables["region"]
+    prefix = f"hotbench-{run_id}"
+    tags = {TAG: run_id, "hotbench:owner": str(variables.get("owner", ""))}
+    account = _client("sts", region_name=region).get_caller_identity()["Account"]
+    expires = datetime.fromisoformat(variables["expires_at"].replace("Z", "+00:00"))
+    at = expires + timedelta(minutes=float(variables.get("backstop_delay_minutes", 15)))
+    scheduler = _client("scheduler", region_name=region)
+    group = f"{prefix}-backstop"
+    scheduler.create_schedule_group(
+        Name=group, Tags=[{"Key": k, "Value": v} for k, v in tags.items()]
+    )
+    iam = _client("iam", region_name=region)
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "scheduler.amazonaws.com"},
+                "Action": "sts:AssumeRole",
+                "Condition": {"StringEquals": {"aws:SourceAccount": account}},
+            }
+        ],
+    }
+    role = iam.create_role(
+        RoleName=f"{prefix}-backstop",
+        AssumeRolePolicyDocument=json.dumps(trust),
+        Tags=[{"Key": k, "Value": v} for k, v in tags.items()],
+    )["Role"]
+    tables = {
+        spec.name: f"{prefix}-{spec.name}"
+        for spec in playbook.tables
+        if not variables.get("variants") or spec.name in variables["variants"]
+    } | {"results": f"{prefix}-results"}
+    policy = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": "dynamodb:DeleteTable",
+                "Resource": [
+                    f"arn:aws:dynamodb:{region}:{account}:table/{t}" for t in tables.values()
+                ],
+            },
+            {
+                "Effect": "Allow",
+                "Action": "ecs:StopTask",
+                "Resource": f"arn:aws:ecs:{region}:{account}:task/{prefix}-fleet/*",
+            },
+        ],
+    }
+    iam.put_role_policy(
+        RoleName=role["RoleName"],
+        PolicyName="delete-run-at-deadline",
+        PolicyDocument=json.dumps(policy),
+    )
+    for key, table in tables.items():
+        scheduler.create_schedule(
+            Name=f"delete-{key}",
+            GroupName=group,
+            ScheduleExpression=f"at({at:%Y-%m-%dT%H:%M:%S})",
+            ScheduleExpressionTimezone="UTC",
+            FlexibleTimeWindow={"Mode": "OFF"},
+            Target={
+                "Arn": "arn:aws:scheduler:::aws-sdk:dynamodb:deleteTable",
+                "RoleArn": role["Arn"],
+                "Input": json.dumps({"TableName": table}),
+            },
+        )
+    print("module.backstop[0].aws_scheduler_schedule_group.this: Creating...", flush=True)
+    return {
+        "backstop_group": group,
+        "backstop_role_arn": role["Arn"],
+        "backstop_role_name": role["RoleName"],
+        "backstop_at": f"{at:%Y-%m-%dT%H:%M:%SZ}",
+    }
+
+
 def reapply(variables: dict[str, Any], made: dict[str, Any]) -> dict[str, Any]:
     """A second apply of the same run: what changed is the image (a new task definition
     revision, the old one deregistered, as Terraform replaces it) and the image build."""
@@ -139,6 +230,8 @@ def apply(variables: dict[str, Any]) -> dict[str, Any]:
     tags = {TAG: run_id, "hotbench:owner": str(variables.get("owner", ""))}
     ddb = _client("dynamodb", region_name=region)
     playbook = load_playbook(variables["spec_file"])
+    # modules/backstop, first (the tables depend on it)
+    backstop = make_backstop(variables, playbook) if variables.get("create_backstop", True) else {}
     tables: dict[str, Any] = {}
     for spec in playbook.tables:
         if variables.get("variants") and spec.name not in variables["variants"]:
@@ -194,27 +287,31 @@ def apply(variables: dict[str, Any]) -> dict[str, Any]:
     )["GroupId"]
     built = image_build(variables, made) if variables.get("image_build") else {}
     print("Apply complete! Resources: 12 added, 0 changed, 0 destroyed.", flush=True)
-    return built | {
-        "run_id": run_id,
-        "region": region,
-        "tables": tables,
-        "results_table": {"name": results, "arn": results_arn},
-        "cluster_arn": cluster["clusterArn"],
-        "task_definition_arn": task_definition_arn,
-        "container_name": "worker",
-        "image": made["image"],
-        "task_role_arn": role["Arn"],
-        "ecr_repository_url": repo["repositoryUri"],
-        "subnets": subnets[:2],
-        "security_group_id": group,
-        "security_group_ids": variables.get("security_group_ids") or [group],
-        "assign_public_ip": bool(variables.get("assign_public_ip", True)),
-        "log_group_name": f"/hotbench/{run_id}",
-        "task_count": variables.get("task_count", 1),
-        "dashboard_url": None,
-        "role_name": role["RoleName"],
-        "repository_name": repo["repositoryName"],
-    }
+    return (
+        built
+        | backstop
+        | {
+            "run_id": run_id,
+            "region": region,
+            "tables": tables,
+            "results_table": {"name": results, "arn": results_arn},
+            "cluster_arn": cluster["clusterArn"],
+            "task_definition_arn": task_definition_arn,
+            "container_name": "worker",
+            "image": made["image"],
+            "task_role_arn": role["Arn"],
+            "ecr_repository_url": repo["repositoryUri"],
+            "subnets": subnets[:2],
+            "security_group_id": group,
+            "security_group_ids": variables.get("security_group_ids") or [group],
+            "assign_public_ip": bool(variables.get("assign_public_ip", True)),
+            "log_group_name": f"/hotbench/{run_id}",
+            "task_count": variables.get("task_count", 1),
+            "dashboard_url": None,
+            "role_name": role["RoleName"],
+            "repository_name": repo["repositoryName"],
+        }
+    )
 
 
 def _quietly(call: Any, *args: Any, **kwargs: Any) -> None:
@@ -256,19 +353,122 @@ def destroy(made: dict[str, Any]) -> None:
         repositoryName=made["repository_name"],
         force=True,
     )
-    _quietly(
-        _client("ec2", region_name=region).delete_security_group,
-        GroupId=made["security_group_id"],
+    ec2 = _client("ec2", region_name=region)
+    # the provider lists the group's network interfaces (lingering task ENIs) first
+    ec2.describe_network_interfaces(
+        Filters=[{"Name": "group-id", "Values": [made["security_group_id"]]}]
     )
+    _quietly(ec2.delete_security_group, GroupId=made["security_group_id"])
+    if made.get("backstop_group"):  # last: it depends on nothing, the tables on it
+        _quietly(
+            _client("scheduler", region_name=region).delete_schedule_group,
+            Name=made["backstop_group"],
+        )
+        iam = _client("iam", region_name=region)
+        _quietly(
+            iam.delete_role_policy,
+            RoleName=made["backstop_role_name"],
+            PolicyName="delete-run-at-deadline",
+        )
+        _quietly(iam.delete_role, RoleName=made["backstop_role_name"])
     print("Destroy complete! Resources: 12 destroyed.", flush=True)
+
+
+PROVIDER = "registry.terraform.io/hashicorp/aws/6.41.0/linux_amd64"
+LOCK = """# This file is maintained automatically by "terraform init".
+provider "registry.terraform.io/hashicorp/aws" {
+  version     = "6.41.0"
+  constraints = ">= 6.41.0, < 7.0.0"
+  hashes      = ["h1:fake"]
+}
+"""
+
+
+def init() -> dict[str, Any]:
+    """`terraform init`: with the lock file here and the provider in the plugin cache,
+    nothing is downloaded and `.terraform` links to the cache; otherwise the provider is
+    "downloaded" into the cache (or, without one, into `.terraform`: a copy per run) and
+    the lock file written."""
+    cache = os.environ.get("TF_PLUGIN_CACHE_DIR")
+    installed = Path(".terraform/providers") / PROVIDER
+    cached = Path(cache) / PROVIDER if cache else None
+    downloaded = not (Path(".terraform.lock.hcl").is_file() and cached and cached.is_dir())
+    if downloaded:
+        target = cached or installed
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "terraform-provider-aws_v6.41.0_x5").write_bytes(b"\0" * 4096)
+        Path(".terraform.lock.hcl").write_text(LOCK)
+    if cached is not None:
+        installed.parent.mkdir(parents=True, exist_ok=True)
+        if not installed.exists():
+            installed.symlink_to(cached)
+    print("Terraform has been successfully initialized!")
+    return {"downloaded": downloaded, "lock_file_before": not downloaded}
+
+
+def spec_file_readable(argv: list[str]) -> bool:
+    """Terraform evaluates `file(var.spec_file)` at every plan, apply and destroy."""
+    var_file = next((a.split("=", 1)[1] for a in argv if a.startswith("-var-file=")), None)
+    source = Path(var_file) if var_file else Path(VARS)
+    if not source.is_file():
+        return True
+    spec = json.loads(source.read_text()).get("spec_file")
+    if spec and not Path(spec).is_file():
+        print(
+            "Error: Invalid function argument\n\n  on main.tf line 7, in locals:\n"
+            f"   7:   spec      = yamldecode(file(local.spec_file))\n\nInvalid value for "
+            f'"path" parameter: no file exists at "{spec}"',
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def log(command: str, **extra: Any) -> None:
+    """One line per command: what it ran as (apply and destroy ask STS), where."""
+    path = os.environ.get("FAKE_STACK_LOG")
+    if not path:
+        return
+    entry = {
+        "command": command,
+        "cwd": os.getcwd(),
+        "region": os.environ.get("AWS_REGION"),
+        "profile": os.environ.get("AWS_PROFILE"),
+        "plugin_cache": os.environ.get("TF_PLUGIN_CACHE_DIR"),
+        **extra,
+    }
+    if command in ("apply", "destroy"):
+        entry["caller"] = _client("sts").get_caller_identity()["Arn"]
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+
+
+def failing_destroy() -> bool:
+    """FAKE_STACK_FAIL_DESTROYS=N: the first N destroys fail, as a throttled or refused
+    delete does (the provider's error), leaving everything in place."""
+    allowed = int(os.environ.get("FAKE_STACK_FAIL_DESTROYS", "0"))
+    counter = Path("fake-stack.destroy-failures")
+    done = int(counter.read_text()) if counter.exists() else 0
+    if done >= allowed:
+        return False
+    counter.write_text(str(done + 1))
+    print(
+        "Error: deleting DynamoDB Table: operation error DynamoDB: DeleteTable, "
+        "exceeded maximum number of attempts, 25, https response error StatusCode: 400, "
+        "api error ThrottlingException: Rate exceeded",
+        file=sys.stderr,
+    )
+    return True
 
 
 def main() -> int:
     argv = sys.argv[1:]
     command = argv[0] if argv else ""
     if command == "init":
-        print("Terraform has been successfully initialized!")
+        log("init", **init())
         return 0
+    if command in ("plan", "apply", "destroy") and not spec_file_readable(argv):
+        return 1
     if command == "plan":
         var_file = next((a.split("=", 1)[1] for a in argv if a.startswith("-var-file=")), None)
         if var_file:
@@ -282,6 +482,7 @@ def main() -> int:
         print(PLAN.read_text())
         return 0
     if command == "apply":
+        log("apply")
         variables = json.loads(Path(VARS).read_text())
         if Path(STATE).exists():
             made = reapply(variables, json.loads(Path(STATE).read_text()))
@@ -294,6 +495,9 @@ def main() -> int:
         print(json.dumps({"hotbench": {"value": made, "type": "object", "sensitive": False}}))
         return 0
     if command == "destroy":
+        log("destroy")
+        if Path(STATE).exists() and failing_destroy():
+            return 1
         if Path(STATE).exists():
             destroy(json.loads(Path(STATE).read_text()))
             Path(STATE).unlink()

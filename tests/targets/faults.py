@@ -7,7 +7,9 @@ so they also hold for a moto server started in a thread of this process.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -52,6 +54,7 @@ class TaskLife:
     env: dict[str, str]
     proc: subprocess.Popen[bytes] | None = None
     stopped: float | None = None
+    described: int = 0
 
 
 @dataclass
@@ -73,6 +76,9 @@ class Fargate:
     - `forget_after_s` after it stopped, ECS forgets a task: DescribeTasks answers a
       MISSING failure and StopTask InvalidParameterException (ECS staff in
       https://github.com/aws/amazon-ecs-cli/issues/332);
+    - `missing_first`: DescribeTasks answers MISSING for a task this many times right
+      after its RunTask ("The Amazon ECS API follows an eventual consistency model",
+      https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_RunTask.html);
     - tagging results that list deleted resources: `ghosts` are added to every
       GetResources answer ("tagged or previously tagged",
       https://docs.aws.amazon.com/resourcegroupstagging/latest/APIReference/API_GetResources.html).
@@ -84,6 +90,7 @@ class Fargate:
     step_s: float = 30.0
     pull_error: str | None = None
     forget_after_s: float = 3600.0
+    missing_first: int = 0
     now: float = field(default_factory=time.time)
     tasks: dict[str, TaskLife] = field(default_factory=dict)
     ghosts: list[tuple[str, dict[str, str]]] = field(default_factory=list)
@@ -146,6 +153,10 @@ class Fargate:
                 for task in found:
                     life = fargate.tasks.get(task.task_arn)
                     if life is not None:
+                        life.described += 1
+                        if life.described <= fargate.missing_first:
+                            failures.append({"arn": task.task_arn, "reason": "MISSING"})
+                            continue
                         fargate.live(life, task)
                         if fargate.forgotten(life):
                             failures.append({"arn": task.task_arn, "reason": "MISSING"})
@@ -346,6 +357,10 @@ class CodeBuild:
         message = self.fail_message
         if phase == "DOWNLOAD_SOURCE" and not self._source_exists(life):
             failed, message = phase, f"CLIENT_ERROR: no such key: {life['source']}"
+        if phase == "BUILD" and from_docker_hub(self._base_image(life)):
+            # the buildspec's docker build pulls the Dockerfile's base anonymously from
+            # CodeBuild's shared addresses
+            failed, message = phase, f"COMMAND_EXECUTION_ERROR: {DOCKER_HUB_LIMIT}"
         if failed == phase:
             build["phases"].append(
                 {
@@ -362,6 +377,23 @@ class CodeBuild:
         if phase == "COMPLETED":
             build["buildStatus"] = "SUCCEEDED"
             self._push(life)
+
+    def _base_image(self, life: dict[str, Any]) -> str:
+        """The base image of the Dockerfile in the uploaded source archive, with the
+        build argument the buildspec passes ($BASE_IMAGE, when the project sets it)."""
+        import io
+        import zipfile
+
+        from moto.s3.models import s3_backends
+
+        bucket, _, key = str(life["source"] or "").partition("/")
+        found = s3_backends[life["account"]]["aws"].buckets[bucket].keys[key]
+        with zipfile.ZipFile(io.BytesIO(found.value)) as archive:
+            dockerfile = archive.read("loadgen/Dockerfile").decode()
+        build_args = (
+            {"BASE_IMAGE": life["env"]["BASE_IMAGE"]} if "BASE_IMAGE" in life["env"] else {}
+        )
+        return dockerfile_base(dockerfile, build_args)
 
     def _source_exists(self, life: dict[str, Any]) -> bool:
         from moto.s3.models import s3_backends
@@ -380,3 +412,250 @@ class CodeBuild:
         ecr_backends[life["account"]][life["region"]].put_image(
             uri.split("/", 1)[1], image_manifest(f"{uri}:{tag}"), tag
         )
+
+
+# -- IAM, as AWS enforces it -----------------------------------------------------------------
+
+SIGNING_TO_IAM = {"tagging": "tag", "monitoring": "cloudwatch"}
+"""moto names an action by the request's SigV4 signing name; IAM by the service prefix of
+the Service Authorization Reference, which differs for two services the run calls: the
+Resource Groups Tagging API signs as `tagging` and is `tag:` in IAM, CloudWatch signs as
+`monitoring` and is `cloudwatch:`
+(https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html)."""
+
+
+ACTION_TO_IAM = {"s3:HeadBucket": "s3:ListBucket"}
+"""moto names S3's HeadBucket after the operation; IAM authorizes it as s3:ListBucket
+("you must have permissions to perform the s3:ListBucket action",
+https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadBucket.html)."""
+
+
+def enforce_iam(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every request to moto from here on is authenticated and authorized against the
+    caller's IAM policies, as AWS does (moto's IAM enforcement,
+    https://docs.getmoto.org/en/latest/docs/iam.html), with IAM's service prefixes."""
+    from moto import settings
+    from moto.core.authorization import ActionAuthenticatorMixin
+    from moto.iam.access_control import IAMRequestBase
+
+    init = IAMRequestBase.__init__
+
+    def with_iam_prefix(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        service, _, action = self._action.partition(":")
+        named = f"{SIGNING_TO_IAM.get(service, service)}:{action}"
+        self._action = ACTION_TO_IAM.get(named, named)
+
+    monkeypatch.setattr(IAMRequestBase, "__init__", with_iam_prefix)
+    check_signature = IAMRequestBase.check_signature
+
+    def signature(self: Any) -> None:
+        # moto recomputes the signature of Scheduler's GET and DELETE requests (a name
+        # in the path, a clientToken in the query) differently from botocore, and answers
+        # SignatureDoesNotMatch to correctly signed ones: a moto limitation, so their
+        # signature is not checked (who calls, and what they may do, still is)
+        if self._service == "scheduler":
+            return
+        check_signature(self)
+
+    monkeypatch.setattr(IAMRequestBase, "check_signature", signature)
+    monkeypatch.setattr(settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)
+    monkeypatch.setattr(ActionAuthenticatorMixin, "request_count", 0)
+
+
+def caller_may(response: Any, action: str, resource: str, context: dict[str, str]) -> bool:
+    """Whether the caller of a moto request may call `action` on `resource` with the
+    request context `context`, by moto's evaluation of the caller's policies."""
+    from moto.iam.access_control import IAMPolicy, PermissionResult, create_access_key
+
+    authorization = response.headers.get("Authorization", "")
+    key_id = authorization.split("Credential=", 1)[1].split("/", 1)[0]
+    key = create_access_key(response.current_account, "aws", key_id, response.headers)
+    permitted = False
+    for policy in key.collect_policies():
+        result = IAMPolicy(policy).is_action_permitted(action, resource, None, context)
+        if result == PermissionResult.DENIED:
+            return False
+        permitted = permitted or result == PermissionResult.PERMITTED
+    return permitted
+
+
+def service_linked_roles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An account that never used ECS has no AWSServiceRoleForECS: the first CreateCluster
+    creates it, as its caller, who must be allowed iam:CreateServiceLinkedRole for
+    ecs.amazonaws.com, or the call fails with AccessDenied
+    (https://docs.aws.amazon.com/AmazonECS/latest/developerguide/using-service-linked-roles.html)."""
+    from moto.core.exceptions import JsonRESTError
+    from moto.ecs.responses import EC2ContainerServiceResponse
+    from moto.iam.models import iam_backends
+
+    create_cluster = EC2ContainerServiceResponse.create_cluster
+    service, role = "ecs.amazonaws.com", "AWSServiceRoleForECS"
+
+    def patched(response: Any) -> Any:
+        iam = iam_backends[response.current_account]["aws"]
+        # moto names the role after the service (AWSServiceRoleForecs); IAM names are
+        # case-insensitive
+        if not any(r.name.lower() == role.lower() for r in iam.roles.values()):
+            arn = f"arn:aws:iam::{response.current_account}:role/aws-service-role/{service}/{role}"
+            if not caller_may(
+                response, "iam:CreateServiceLinkedRole", arn, {"iam:AWSServiceName": service}
+            ):
+                raise JsonRESTError(
+                    "AccessDeniedException",
+                    f"Unable to assume the service linked role. Please verify that the ECS "
+                    f"service linked role exists: the caller is not authorized to perform: "
+                    f"iam:CreateServiceLinkedRole on resource: {arn}",
+                )
+            iam.create_service_linked_role(service, "ECS", "")
+        return create_cluster(response)
+
+    monkeypatch.setattr(EC2ContainerServiceResponse, "create_cluster", patched)
+
+
+# -- DynamoDB: one change of a table at a time -------------------------------------------------
+
+
+def updates_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The emulator (the rehearsal's DynamoDB) refuses an UpdateTable while a raise of
+    the table's or an index's warm throughput is UPDATING, as DynamoDB does: "While it's
+    UPDATING, you can't issue another UpdateTable request" (ResourceInUseException,
+    https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html)."""
+    from emulator.server import control, service
+
+    key = service.TARGET_PREFIX + "UpdateTable"
+    update_table = service.HANDLERS[key]
+
+    def patched(state: Any, req: dict[str, Any]) -> Any:
+        described = control.describe_table(state, {"TableName": req.get("TableName")})["Table"]
+        statuses = [(described.get("WarmThroughput") or {}).get("Status", "ACTIVE")] + [
+            (g.get("WarmThroughput") or {}).get("Status", "ACTIVE")
+            for g in described.get("GlobalSecondaryIndexes", [])
+        ]
+        if "UPDATING" in statuses:
+            from emulator.server.protocol import in_use
+
+            raise in_use(
+                "Attempt to change a resource which is still in use: Table is being "
+                f"updated: {req.get('TableName')}"
+            )
+        return update_table(state, req)
+
+    monkeypatch.setitem(service.HANDLERS, key, patched)
+
+
+# -- the backstop: EventBridge Scheduler acting at its time ------------------------------------
+
+
+@dataclass
+class Backstop:
+    """EventBridge Scheduler invoking the run's one-time schedules (moto stores them and
+    never acts): each `at(...)` schedule due at `now` calls its universal target,
+    `arn:aws:scheduler:::aws-sdk:SERVICE:apiAction`, with its Input as the request
+    (https://docs.aws.amazon.com/scheduler/latest/UserGuide/managing-targets-universal.html),
+    as its role: the role must trust scheduler.amazonaws.com and its policy allow the
+    action on the resource, or the invocation fails (recorded in `failed`)."""
+
+    invoked: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def fire(self, now: datetime, client: Any) -> None:
+        """Invoke every schedule due at `now`; `client(service)` makes an admin client
+        (the role's permissions are checked here, from moto's IAM)."""
+        from moto.iam.access_control import IAMPolicy, PermissionResult
+        from moto.iam.models import iam_backends
+        from moto.scheduler.models import scheduler_backends
+
+        for account, regions in scheduler_backends.items():
+            for region, backend in regions.items():
+                for group in list(backend.schedule_groups.values()):
+                    for schedule in list(group.schedules.values()):
+                        expression = schedule.schedule_expression
+                        if not expression.startswith("at("):
+                            continue
+                        at = datetime.fromisoformat(expression[3:-1]).replace(tzinfo=UTC)
+                        if at > now or schedule.state != "ENABLED":
+                            continue
+                        schedule.state = "DISABLED"  # a one-time schedule acts once
+                        target = schedule.target
+                        *_, service, action = target["Arn"].split(":")
+                        request = json.loads(target.get("Input") or "{}")
+                        role_name = target["RoleArn"].rsplit("/", 1)[1]
+                        iam = iam_backends[account]["aws"]
+                        role = iam.get_role(role_name)
+                        trusted = "scheduler.amazonaws.com" in role.assume_role_policy_document
+                        iam_action = f"{service}:{action[0].upper()}{action[1:]}"
+                        resource = _resource_of(service, request, region, account)
+                        allowed = trusted and any(
+                            IAMPolicy({"policy_document": doc}).is_action_permitted(
+                                iam_action, resource
+                            )
+                            == PermissionResult.PERMITTED
+                            for _, doc in (
+                                iam.get_role_policy(role_name, p)
+                                for p in iam.list_role_policies(role_name)
+                            )
+                        )
+                        if not allowed:
+                            self.failed.append(f"{iam_action} on {resource}: not allowed")
+                            continue
+                        api = client(service)
+                        operation = api.meta.service_model.operation_model(
+                            action[0].upper() + action[1:]
+                        )
+                        members = {m.lower(): m for m in operation.input_shape.members}
+                        kwargs = {members[k.lower()]: v for k, v in request.items()}
+                        try:
+                            getattr(api, _snake(action))(**kwargs)
+                            self.invoked.append((iam_action, kwargs))
+                        except Exception as exc:
+                            self.failed.append(f"{iam_action}: {exc}")
+
+
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", camel).lower()
+
+
+def _resource_of(service: str, request: dict[str, Any], region: str, account: str) -> str:
+    if service == "dynamodb":
+        return f"arn:aws:dynamodb:{region}:{account}:table/{request['TableName']}"
+    if service == "ecs":
+        return str(request["Task"])
+    if service == "cloudwatch":
+        return f"arn:aws:cloudwatch::{account}:dashboard/{request['DashboardNames'][0]}"
+    return "*"
+
+
+# -- a base image pulled anonymously from Docker Hub by CodeBuild -------------------------------
+
+
+def dockerfile_base(dockerfile: str, build_args: dict[str, str] | None = None) -> str:
+    """The image a Dockerfile's (only) FROM names, with its ARG defaults and `build_args`."""
+    args: dict[str, str] = {}
+    for raw in dockerfile.replace("\\\n", " ").splitlines():
+        line = raw.strip()
+        word, _, rest = line.partition(" ")
+        if word.upper() == "ARG" and "=" in rest:
+            name, _, default = rest.partition("=")
+            args[name.strip()] = (build_args or {}).get(name.strip(), default.strip())
+        if word.upper() == "FROM":
+            return re.sub(r"\$\{?(\w+)\}?", lambda m: args.get(m.group(1), ""), rest.split()[0])
+    return ""
+
+
+def from_docker_hub(image: str) -> bool:
+    """An image reference Docker resolves on Docker Hub: no registry host before the first
+    `/` (a host has a `.` or `:`, or is localhost), or docker.io itself."""
+    first = image.split("/", 1)[0]
+    if "/" not in image or not ("." in first or ":" in first or first == "localhost"):
+        return True
+    return first in ("docker.io", "registry-1.docker.io", "index.docker.io")
+
+
+DOCKER_HUB_LIMIT = (
+    "toomanyrequests: You have reached your unauthenticated pull rate limit. "
+    "https://www.docker.com/increase-rate-limit"
+)
+"""Docker Hub's answer to an anonymous pull past its per-address limit
+(https://docs.docker.com/docker-hub/usage/); CodeBuild's addresses are shared by every
+account building in the region, so anonymous pulls from them commonly get it."""

@@ -28,6 +28,7 @@ from console.targets.preflight import (
     check_network,
     check_permissions,
     check_quotas,
+    check_service_linked_roles,
     operator_policy,
     principal_arn,
 )
@@ -199,3 +200,108 @@ def test_plan_on_aws_with_credentials_prints_the_preflight(
     assert "preflight not checked permissions not checked" in out.stdout
     assert out.returncode == 0, out.stdout + out.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_decision_that_needs_missing_context_is_not_checked_not_denied() -> None:
+    """A condition on a tag (or any context key) cannot be evaluated before the run: the
+    simulator says implicitDeny with MissingContextValues, which must read "not checked"
+    and block nothing; a plain implicitDeny still blocks."""
+    iam = boto3.client("iam", **KEYS)
+    with Stubber(iam) as stub:
+        stub.add_response(
+            "simulate_principal_policy",
+            {
+                "EvaluationResults": [
+                    {
+                        "EvalActionName": "dynamodb:DeleteTable",
+                        "EvalDecision": "implicitDeny",
+                        "MissingContextValues": ["aws:ResourceTag/hotbench:run-id"],
+                    },
+                    {"EvalActionName": "ecs:RunTask", "EvalDecision": "implicitDeny"},
+                    {"EvalActionName": "ecs:StopTask", "EvalDecision": "allowed"},
+                ],
+                "IsTruncated": False,
+            },
+        )
+        findings = check_permissions(
+            iam, CALLER, ["dynamodb:DeleteTable", "ecs:RunTask", "ecs:StopTask"]
+        )
+    unchecked = [f for f in findings if f.kind == "not-checked"]
+    denied = [f for f in findings if f.kind == "permission"]
+    assert len(unchecked) == 1 and not unchecked[0].blocks
+    assert "dynamodb:DeleteTable" in unchecked[0].message
+    assert "aws:ResourceTag/hotbench:run-id" in unchecked[0].message
+    assert len(denied) == 1 and "ecs:RunTask" in denied[0].message
+    assert "dynamodb:DeleteTable" not in denied[0].message
+
+
+def test_service_linked_roles_exist_or_may_be_created() -> None:
+    """ECS creates AWSServiceRoleForECS at the first CreateCluster of an account, as the
+    caller: a role that exists passes, one the caller may create passes (simulated with
+    the iam:AWSServiceName context the real call carries), one it may not blocks with
+    the command an administrator runs."""
+    iam = boto3.client("iam", **KEYS)
+    ecs, insights = "ecs.amazonaws.com", "contributorinsights.dynamodb.amazonaws.com"
+    with Stubber(iam) as stub:
+        stub.add_client_error(
+            "get_role", "NoSuchEntity", "no", 404, {"RoleName": "AWSServiceRoleForECS"}
+        )
+        stub.add_response(
+            "simulate_principal_policy",
+            {
+                "EvaluationResults": [
+                    {
+                        "EvalActionName": "iam:CreateServiceLinkedRole",
+                        "EvalDecision": "implicitDeny",
+                    }
+                ]
+            },
+            {
+                "PolicySourceArn": "arn:aws:iam::123456789012:role/Dev",
+                "ActionNames": ["iam:CreateServiceLinkedRole"],
+                "ResourceArns": [
+                    "arn:aws:iam::123456789012:role/aws-service-role/ecs.amazonaws.com/AWSServiceRoleForECS"
+                ],
+                "ContextEntries": [
+                    {
+                        "ContextKeyName": "iam:AWSServiceName",
+                        "ContextKeyValues": [ecs],
+                        "ContextKeyType": "string",
+                    }
+                ],
+            },
+        )
+        stub.add_response(
+            "get_role",
+            {
+                "Role": {
+                    "Path": "/aws-service-role/",
+                    "RoleName": "AWSServiceRoleForDynamoDBCloudWatchContributorInsights",
+                    "RoleId": "AROAEXAMPLEEXAMPLE01",
+                    "Arn": "arn:aws:iam::123456789012:role/x",
+                    "CreateDate": datetime(2026, 1, 1, tzinfo=UTC),
+                }
+            },
+        )
+        (finding,) = check_service_linked_roles(iam, CALLER, [ecs, insights])
+    assert finding.kind == "permission" and finding.blocks
+    assert "AWSServiceRoleForECS" in finding.message
+    assert (
+        "aws iam create-service-linked-role --aws-service-name ecs.amazonaws.com" in finding.message
+    )
+
+
+def test_the_operator_policy_scopes_service_linked_roles_to_two_services() -> None:
+    statements = operator_policy()["Statement"]
+    scoped = next(s for s in statements if s["Action"] == "iam:CreateServiceLinkedRole")
+    assert scoped["Condition"] == {
+        "StringEquals": {
+            "iam:AWSServiceName": [
+                "contributorinsights.dynamodb.amazonaws.com",
+                "ecs.amazonaws.com",
+            ]
+        }
+    }
+    assert "iam:CreateServiceLinkedRole" not in statements[0]["Action"]  # never on *
+    for needed in ("ec2:DescribeNetworkInterfaces", "ecr:ListImages", "scheduler:CreateSchedule"):
+        assert needed in statements[0]["Action"]

@@ -22,11 +22,13 @@ AWS_PROVIDER = ">= 6.41.0, < 7.0.0"
 # Resource types that accept `tags` and therefore must carry the run's tags.
 UNTAGGABLE = {
     "aws_cloudwatch_dashboard",
+    "aws_scheduler_schedule",
     "aws_dynamodb_contributor_insights",
     "aws_iam_role_policy",
     "aws_s3_bucket_public_access_block",
 }
 DATA_PLANE = {
+    "dynamodb:ConditionCheckItem",
     "dynamodb:PutItem",
     "dynamodb:GetItem",
     "dynamodb:UpdateItem",
@@ -337,9 +339,9 @@ def test_no_default_vpc_without_subnets_fails_plan_with_a_clear_message() -> Non
     data = {(t, n): b for t, n, b in resources(TERRAFORM / "modules" / "loadgen-fleet", "data")}
     assert ("aws_vpc", "default") not in data  # the singular lookup fails with a vague error
     vpcs = data[("aws_vpcs", "default")]
-    assert (
-        [unq(v) for v in vpcs["filter"][0]["values"]] == ["true"] and unq(vpcs["filter"][0]["name"]) == "is-default"
-    )
+    assert [unq(v) for v in vpcs["filter"][0]["values"]] == ["true"] and unq(
+        vpcs["filter"][0]["name"]
+    ) == "is-default"
     (precondition,) = data[("aws_subnets", "default")]["lifecycle"][0]["precondition"]
     assert precondition["condition"] == "${length(data.aws_vpcs.default[0].ids) == 1}"
     message = unq(precondition["error_message"])
@@ -364,3 +366,41 @@ def test_worker_environment_is_what_the_worker_reads() -> None:
         "hb-m1-results",
         "eu-west-1",
     )
+
+
+def test_the_backstop_is_created_first_and_may_only_remove_this_run() -> None:
+    """modules/backstop: one-time schedules calling Scheduler's universal targets, a role
+    only this account's Scheduler may assume, allowed to delete this run's tables and
+    dashboard and stop its tasks and nothing else; the root creates it before the tables
+    (they depend on it), so it is destroyed after them."""
+    module = TERRAFORM / "modules" / "backstop"
+    made = {(t, n): b for t, n, b in resources(module)}
+    data = {(t, n): b for t, n, b in resources(module, "data")}
+    trust = data[("aws_iam_policy_document", "assume_scheduler")]["statement"][0]
+    principals = trust["principals"][0]
+    assert [unq(x) for x in principals["identifiers"]] == ["scheduler.amazonaws.com"]
+    condition = trust["condition"][0]
+    assert (unq(condition["test"]), unq(condition["variable"])) == (
+        "StringEquals",
+        "aws:SourceAccount",
+    )
+    policy = data[("aws_iam_policy_document", "this")]
+    statements = {unq(s["sid"]): s for s in policy["statement"]}
+    assert [unq(x) for x in statements["DeleteRunTables"]["actions"]] == ["dynamodb:DeleteTable"]
+    assert statements["DeleteRunTables"]["resources"] == "${values(local.table_arns)}"
+    assert [unq(x) for x in statements["StopRunTasks"]["actions"]] == ["ecs:StopTask"]
+    assert "task/${var.cluster_name}/*" in statements["StopRunTasks"]["resources"][0]
+    text = (module / "main.tf").read_text()
+    assert '"*"' not in text.split('data "aws_iam_policy_document" "this"')[1]
+    schedule = made[("aws_scheduler_schedule", "delete_table")]
+    target = schedule["target"][0]
+    assert "aws-sdk:dynamodb:deleteTable" in target["arn"]
+    assert target["input"] == "${jsonencode({TableName = each.value})}"
+    assert schedule["schedule_expression"] == "${local.at}"
+    assert unq(schedule["schedule_expression_timezone"]) == "UTC"
+    assert unq(schedule["flexible_time_window"][0]["mode"]) == "OFF"
+    root = named(load_dir(TERRAFORM)["module"])
+    assert root["table"]["depends_on"] == ["${module.backstop}"]
+    assert root["results_table"]["depends_on"] == ["${module.backstop}"]
+    assert "module.spec.names.results_table" in root["backstop"]["tables"]
+    assert "timeadd(var.expires_at" in root["backstop"]["at"]

@@ -85,7 +85,7 @@ def test_contributor_insights_of_a_planned_table_is_priced_by_its_key_shape() ->
     plan = load_fixture("plan_create.json")
     plan["resource_changes"].append(
         {
-            "address": "module.table[\"bad\"].aws_dynamodb_contributor_insights.this[0]",
+            "address": 'module.table["bad"].aws_dynamodb_contributor_insights.this[0]',
             "mode": "managed",
             "type": "aws_dynamodb_contributor_insights",
             "change": {"actions": ["create"], "after": {"table_name": "hotbench-m1-demo-bad"}},

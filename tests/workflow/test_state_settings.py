@@ -105,7 +105,7 @@ def test_settings_from_environment_toml_and_flags(
     for name in list(os.environ):
         if name.startswith("HOTBENCH_"):
             monkeypatch.delenv(name)
-    assert Settings().target == "local" and Settings().runs_dir == Path("runs")
+    assert Settings().target == "local" and Settings().runs_dir == tmp_path.resolve() / "runs"
     (tmp_path / "hotbench.toml").write_text(
         'target = "aws"\nregion = "eu-west-1"\nmax_cost_usd = 5\n'
     )
@@ -155,3 +155,45 @@ def test_state_json_is_plain_json_for_other_tools(tmp_path: Path) -> None:
     data = json.loads(store.path("hb-1").read_text())
     assert data["format"] == "hotbench.run-state/1"
     assert [s["step"] for s in data["steps"]] == [s.value for s in Step]
+
+
+def test_the_region_comes_from_aws_region_then_the_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --region / HOTBENCH_REGION: the region the AWS SDKs would use, AWS_REGION,
+    then AWS_DEFAULT_REGION, then the profile's in the config file; us-east-1 last."""
+    for name in list(os.environ):
+        if name.startswith(("AWS_", "HOTBENCH_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)  # no hotbench.toml
+    config = tmp_path / "config"
+    config.write_text("[default]\nregion = eu-west-1\n[profile bench]\nregion = ap-south-1\n")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(config))
+    assert Settings().region == "eu-west-1"
+    assert Settings(aws_profile="bench").region == "ap-south-1"
+    monkeypatch.setenv("AWS_PROFILE", "bench")
+    assert Settings().region == "ap-south-1"
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-west-2")
+    assert Settings().region == "us-west-2"
+    monkeypatch.setenv("AWS_REGION", "eu-central-1")
+    assert Settings().region == "eu-central-1"
+    monkeypatch.setenv("HOTBENCH_REGION", "sa-east-1")
+    assert Settings().region == "sa-east-1"
+    assert Settings(region="us-east-2").region == "us-east-2"
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "HOTBENCH_REGION"):
+        monkeypatch.delenv(name)
+    assert Settings().region == "us-east-1"
+
+
+def test_the_runs_folder_is_absolute_wherever_a_command_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`runs` is read relative to the folder a command starts in, and recorded absolute:
+    the reaper, Terraform and every later record name the same folder."""
+    monkeypatch.delenv("HOTBENCH_RUNS_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert Settings().runs_dir == tmp_path.resolve() / "runs"
+    monkeypatch.setenv("HOTBENCH_RUNS_DIR", "~/elsewhere")
+    assert Settings().runs_dir == Path.home().resolve() / "elsewhere"
+    assert Settings(terraform_plugin_cache=tmp_path / "c").plugin_cache == tmp_path.resolve() / "c"

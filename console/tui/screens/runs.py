@@ -41,10 +41,10 @@ class RunsScreen(TuiScreen):
             *runs_cells(self.listed, costs), keys=[state.run_id for state in self.listed]
         )
         self.query_one("#runs-note", Static).update(
-            f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir}/  ·  "
+            f"{len(self.listed)} run(s) in {self.console.backend.settings.runs_dir_shown}/  ·  "
             "enter: resume  ·  d: destroy the selected run"
             if self.listed
-            else f"no runs in {self.console.backend.settings.runs_dir}/ yet"
+            else f"no runs in {self.console.backend.settings.runs_dir_shown}/ yet"
         )
 
     def selected(self) -> RunState | None:

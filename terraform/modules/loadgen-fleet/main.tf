@@ -18,9 +18,12 @@ locals {
   )
 
   # Data-plane only: no CreateTable/DeleteTable/UpdateTable, no other tables.
+  # ConditionCheckItem: a TransactWriteItems with a ConditionCheck (the transaction
+  # scenarios) needs it besides the actions of its other items.
   data_plane_actions = [
     "dynamodb:BatchGetItem",
     "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
     "dynamodb:DeleteItem",
     "dynamodb:DescribeTable",
     "dynamodb:GetItem",

@@ -141,5 +141,7 @@ locals {
     dynamodb_vpc_endpoint = "${local.prefix}-dynamodb"
     image_build           = "${local.prefix}-image"
     build_role            = "${local.prefix}-build"
+    backstop_group        = "${local.prefix}-backstop"
+    backstop_role         = "${local.prefix}-backstop"
   }
 }
