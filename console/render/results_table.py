@@ -210,6 +210,8 @@ def report_result(
     from console.output import write_json
 
     console = console or Console()
+    for note in result.notes:  # first: what a reader must know before the figures
+        console.print(f"[yellow]{note}[/]", highlight=False)
     print_results(result, console, phases)
     for run in result.runs:
         for note in run.notes:

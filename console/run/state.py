@@ -136,6 +136,18 @@ class TaskRecord(Model):
     has no backstop), or why it could not be made."""
 
 
+class Restart(Model):
+    """A table run run again on its table deleted and created anew, so that it meets
+    the table a fresh run meets (written to the result: docs/results.md)."""
+
+    after: str
+    """How the attempt that heated the table ended: killed, interrupted or failed."""
+    attempt_of: str
+    """Whose attempt it was (variant#repeat): a later repeat's makes the earlier ones of
+    the same table run again, from a new table, so the later one meets its history."""
+    table: str = "recreated"
+
+
 class TableRun(Model):
     """One entry of playbook.runs() x repeat: a load run on one table."""
 
@@ -152,10 +164,23 @@ class TableRun(Model):
     """Local workers, so a resumed command can stop orphans of a killed coordinator."""
     interrupted: bool = False
     """Stopped by Ctrl-C, SIGTERM or SIGHUP (status FAILED): the next `run` says so."""
+    restart: Restart | None = None
+    """Why this table run runs on a table made again: an earlier attempt (its own or a
+    later repeat's) sent load that heated and split it (console/workflow/table_reset.py)."""
 
     @property
     def label(self) -> str:
         return f"{self.variant}#{self.repeat}"
+
+    @property
+    def attempted(self) -> str | None:
+        """How an attempt that may have sent load ended (`killed`, `interrupted`,
+        `failed`), or None: never started, or finished."""
+        if self.status == Status.RUNNING:
+            return "killed"  # the command died (kill -9) with the table run going
+        if self.interrupted:
+            return "interrupted"
+        return "failed" if self.status == Status.FAILED else None
 
 
 class TerraformState(Model):

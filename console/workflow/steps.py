@@ -329,36 +329,53 @@ def _run_locked(
             for r in playbook.runs()
             for k in range(1, r.repeats + 1)
         ]
+    elif all(tr.status == Status.DONE for tr in state.table_runs):
+        # nothing to run: the result as it was, said so, and the state left as it was
+        result = _playbook_result(store, state, playbook.name)
+        last = max((tr.finished_at for tr in state.table_runs if tr.finished_at), default=None)
+        result.notes.append(
+            f"nothing ran: every table run of {run_id} had finished"
+            + (f" (the last at {last:%Y-%m-%d %H:%M:%S} UTC)" if last else "")
+            + "; these are its results as they were. `hotbench up` makes a new run"
+        )
+        return result
     with step(store, state, Step.RUN):
         target = target_for(state, settings)
         target.require_alive(state)
         client = target.dynamodb_client(state)
         runner = RecordedTableRun(store, state, target, playbook, options, hooks, client)
+        runner.restore()  # a table an earlier attempt heated is made anew first
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue
             hooks.check_cancel()
             runner.run(table_run)
-        result = PlaybookResult(
-            playbook.name,
-            "run",
-            state.scale,
-            runs=[
-                read_run(store.run_dir(run_id) / tr.result_path)
-                for tr in state.table_runs
-                if tr.result_path
-            ],
-            started_at=min(
-                (tr.started_at for tr in state.table_runs if tr.started_at), default=utc_now()
-            ).isoformat(timespec="seconds"),
-            target=state.target,
-        )
-        result.wall_s = sum(
-            (tr.finished_at - tr.started_at).total_seconds()
-            for tr in state.table_runs
-            if tr.finished_at and tr.started_at
-        )
+        result = _playbook_result(store, state, playbook.name)
         write_json(store.run_dir(run_id) / "result.json", result.to_json())
+    return result
+
+
+def _playbook_result(store: StateStore, state: RunState, name: str) -> PlaybookResult:
+    """The playbook's result from its table runs' records in the run folder."""
+    result = PlaybookResult(
+        name,
+        "run",
+        state.scale,
+        runs=[
+            read_run(store.run_dir(state.run_id) / tr.result_path)
+            for tr in state.table_runs
+            if tr.result_path
+        ],
+        started_at=min(
+            (tr.started_at for tr in state.table_runs if tr.started_at), default=utc_now()
+        ).isoformat(timespec="seconds"),
+        target=state.target,
+    )
+    result.wall_s = sum(
+        (tr.finished_at - tr.started_at).total_seconds()
+        for tr in state.table_runs
+        if tr.finished_at and tr.started_at
+    )
     return result
 
 

@@ -228,6 +228,10 @@ class RunResult(PerSecond):
     workers account for, so the two differ only in a partial run."""
     iterations: IterationSeconds = field(default_factory=dict)
     """Iterations of the run's mix and scenario phases, by second (empty without any)."""
+    restart: dict[str, str] | None = None
+    """A table run run again on a table made anew after an attempt that may have heated
+    it (`{"after": "interrupted", "attempt_of": "hot#1", "table": "recreated"}`), so it
+    met what a fresh run meets; None for a first attempt (docs/results.md)."""
 
     @property
     def offered(self) -> int:
@@ -336,6 +340,7 @@ class RunResult(PerSecond):
             "partial": self.partial,
             "reconciled": self.reconciled,
             "notes": list(self.notes),
+            **({"restart": dict(self.restart)} if self.restart is not None else {}),
             **({"scheduled": self.scheduled} if self.scheduled is not None else {}),
             "offered": self.offered,
             "throttle_rate": _rate(total.throttled, self.offered),
@@ -399,9 +404,13 @@ class PlaybookResult:
     target: str | None = None
     left_behind: list[Leftover] = field(default_factory=list)
     """What the clean-up could not remove (empty when everything was)."""
+    notes: list[str] = field(default_factory=list)
+    """What a reader must know of the result as a whole (`nothing ran: ...` when a
+    finished run's result is printed again); written only when there are some."""
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **({"notes": list(self.notes)} if self.notes else {}),
             "format": FORMAT,
             "playbook": self.playbook,
             "mode": self.mode,
@@ -471,6 +480,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         latency=run.latency,
         scheduled=None if run.scheduled is None else round(run.scheduled * factor),
         iterations={t: scale_iterations(c, factor) for t, c in run.iterations.items()},
+        restart=run.restart,
     )
     for phase in run.phases:
         counts = out.totals_between(phase.start_s, phase.duration_s)

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -155,7 +156,11 @@ def test_sigterm_during_run_then_run_resumes_saying_so(cli: Cli, tmp_path: Path)
     assert next(r for r in rows if r["run_id"] == run_id)["next_step"] == "run"
     again = cli("run", "--run", run_id, timeout=180)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "hot#1 was interrupted: running it again" in again.stdout
+    assert "hot#1 was interrupted during its table run" in again.stdout
+    assert f"{run_id}-hot is made anew" in again.stdout  # not run on a heated table
+    result = json.loads((cli.runs_dir / run_id / "result.json").read_text())
+    restart = {"after": "interrupted", "attempt_of": "hot#1", "table": "recreated"}
+    assert result["runs"][0]["restart"] == restart  # and the result says so
     down = cli("down", run_id)
     assert down.returncode == 0, down.stdout + down.stderr
 
