@@ -117,3 +117,47 @@ def test_a_table_that_is_not_the_runs_is_refused_not_run_on(emu: EmulatorServer)
         restore_tables(state, PLAYBOOK, ddb, Hooks(), lambda: None)
     assert ddb.describe_table(TableName=state.tables["badOnDemand"].name)["Table"]
     assert state.table_runs[0].status == Status.FAILED  # left as it was
+
+
+class _WithInsights:
+    """moto's DynamoDB client, answering the two Contributor Insights calls moto lacks
+    as DynamoDB does (DescribeContributorInsights, UpdateContributorInsights)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.enabled: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def describe_contributor_insights(self, TableName: str) -> dict[str, Any]:  # noqa: N803
+        return {"TableName": TableName, "ContributorInsightsStatus": "ENABLED"}
+
+    def update_contributor_insights(self, **request: Any) -> dict[str, Any]:
+        assert request["ContributorInsightsAction"] == "ENABLE"
+        self.enabled.append(request["TableName"])
+        return {"ContributorInsightsStatus": "ENABLING"}
+
+
+@pytest.mark.usefixtures("aws")
+def test_on_aws_a_table_the_run_owns_is_made_anew_with_its_tags() -> None:
+    """moto: DeleteTable, CreateTable with the table's own tags (Terraform's default tags
+    and the run id: `down`'s sweep finds it by them), Contributor Insights enabled again."""
+    import boto3
+
+    from console.workflow.table_reset import recreate_table
+
+    ddb = _WithInsights(boto3.client("dynamodb", region_name="us-east-1"))
+    spec = next(t for t in PLAYBOOK.tables if t.name == "bad")
+    name = f"{RUN_ID}-bad"
+    tags = {RUN_ID_TAG: RUN_ID, "hotbench:owner": "arn:aws:iam::123456789012:user/me"}
+    ddb.create_table(**spec.create_table_request(name, tags=tags))
+    ddb.update_table(
+        TableName=name, ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+    )
+    recreate_table(ddb, PLAYBOOK, "bad", name, RUN_ID, "us-east-1")
+    table = ddb.describe_table(TableName=name)["Table"]
+    assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == spec.write_capacity
+    listed = ddb.list_tags_of_resource(ResourceArn=table["TableArn"])["Tags"]
+    assert {t["Key"]: t["Value"] for t in listed} == tags
+    assert ddb.enabled == [name]
