@@ -14,6 +14,7 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.params import add_params_argument, params_from
+from console.commands.trim_args import add_trim_arguments, playbook_of
 from console.output import UserError, check_writable, print_progress
 from console.render.check_reports import (
     CheckOutcome,
@@ -30,13 +31,15 @@ from console.render.results_table import report_result
 from emulator.params import CapacityParams
 from loadgen.analysis.advise import advise
 from loadgen.analysis.criteria import evaluate
-from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.format.playbook import Playbook
 from loadgen.results.records import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
-    playbook = load_playbook(args.playbook)
+    playbook, trimmed = playbook_of(args)
     params = refuse_what_check_cannot_judge(playbook, args)
+    if trimmed is not None:
+        console.print(f"[yellow]{trimmed.words()}[/]", highlight=False)
     if args.validate:
         console.print(
             f"{args.playbook}: valid playbook {playbook.name!r}: {len(playbook.tables)} "
@@ -50,6 +53,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
     result = obtain_result(playbook, args, console, params)
+    if trimmed is not None:  # the report and the results say so too
+        result.notes.append(trimmed.words())
     from console.cost.measured_usage import run_cost_in
     from console.run.settings import load_settings
 
@@ -192,6 +197,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
     add_params_argument(parser)
+    add_trim_arguments(parser)
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
     add_store_arguments(

@@ -22,6 +22,7 @@ from rich.console import Console
 from console import exitcodes
 from console.commands.arg_types import positive_float, positive_int, scale_fraction
 from console.commands.emulator import emulator_options
+from console.commands.trim_args import add_trim_arguments, playbook_of, trim_of
 from console.commands.workflow import (
     add_pause_scale_argument,
     add_seed_items_argument,
@@ -36,7 +37,6 @@ from console.output import UserError, check_writable, print_progress
 from console.render.results_table import report_result
 from console.render.workflow_output import print_down
 from console.run.options import RunOptions
-from loadgen.format.playbook import load_playbook
 from loadgen.live.op_replies import APPLICATION_ANSWERS
 from loadgen.results.records import PlaybookResult
 
@@ -84,6 +84,12 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         check_writable(args.json, "--json")
     if args.run is not None:
+        if trim_of(args):
+            raise UserError(
+                f"run {args.run} runs the playbook it was made with: give "
+                "--duration-scale, --table or --phase to `hotbench up` (or to a one-shot "
+                "`hotbench run PLAYBOOK`)"
+            )
         return _run_step(args, console)
     if args.playbook is None:
         raise UserError("give a PLAYBOOK, or --run RUN_ID for a run made by `hotbench up`")
@@ -122,7 +128,7 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
     from loadgen.live.coordinator import CLEANUP_FAILED
 
     options = live_options(args)
-    playbook = load_playbook(args.playbook)
+    playbook, trimmed = playbook_of(args)
     settings = settings_from(args)
     if settings.max_cost_usd is not None:  # free here; refused only with --max-cost-of aws
         from console.workflow import plan
@@ -138,6 +144,8 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
 
     instead = f"simulate it (`hotbench simulate {args.playbook}`)"
     result = run_one_shot(options, notify, playbook, instead)
+    if trimmed is not None:  # never taken for the playbook's own result
+        result.notes.append(trimmed.words())
     return report_and_exit_code(result, args, console)
 
 
@@ -275,5 +283,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_up_arguments(parser)
     parser.add_argument("--yes", action="store_true", help="aws one-shot: do not ask first")
     add_live_arguments(parser, workers_and_scale=False)
+    add_trim_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)

@@ -25,6 +25,7 @@ from console.commands.arg_types import (
 )
 from console.commands.emulator import add_store_arguments, emulator_options
 from console.commands.params import add_params_argument
+from console.commands.trim_args import add_trim_arguments, trim_of
 from console.output import print_progress
 from console.render.runs_table import ListedRun, runs_table
 from console.render.workflow_output import print_down, print_frame, print_plan, print_tally
@@ -152,6 +153,7 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
         emulator=_local_emulator(args),
+        trim=trim_of(args),
     )
 
 
@@ -511,6 +513,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("playbook", help="playbook YAML")
     add_settings_arguments(p)
     add_up_arguments(p)
+    add_trim_arguments(p)
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(handler=handle_plan)
 
@@ -518,6 +521,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("playbook", help="playbook YAML")
     add_settings_arguments(p)
     add_up_arguments(p)
+    add_trim_arguments(p)
     p.add_argument(
         "--run",
         metavar="RUN_ID",

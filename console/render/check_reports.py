@@ -18,7 +18,7 @@ from typing import Any
 from rich.table import Table
 
 from console.output import UserError
-from console.render.fit import Column, fit
+from console.render.fitted_tables import Column, fit
 from loadgen.analysis.advise import TableAdvice
 from loadgen.analysis.criteria import Verdict, unit_of
 from loadgen.results.records import PlaybookResult
@@ -106,7 +106,7 @@ def write_report(path: str, outcome: CheckOutcome) -> None:
 
 def verdict_tables(outcome: CheckOutcome, width: int = 1000) -> list[Table]:
     """One row a criterion: PASS/FAIL/SKIP, its name, what was measured, what was
-    expected, of what; at `width` the long texts fold (console.render.fit)."""
+    expected, of what; at `width` the long texts fold (console.render.fitted_tables)."""
     columns = [
         Column("", justify="left", key=True),
         Column("criterion", justify="left", key=True, fold_to=18),

@@ -9,7 +9,7 @@ from collections import defaultdict
 from rich.console import Console
 from rich.table import Table
 
-from console.render.fit import Column, fit
+from console.render.fitted_tables import Column, fit
 from console.render.results_table import short_reason
 from loadgen.analysis.compare import Comparison, Row
 
@@ -62,7 +62,7 @@ def _tolerance(row: Row) -> str:
 
 def comparison_tables(result: Comparison, series: bool, width: int = 1000) -> list[Table]:
     """One row a figure; the 10-second buckets summed up in one row a run, their worst
-    bucket named, unless `series` asks for every one. At `width` (console.render.fit):
+    bucket named, unless `series` asks for every one. At `width` (console.render.fitted_tables):
     the run, the figure, A, B and the verdict stay in the first table."""
     columns = [
         Column("run", justify="left", key=True),

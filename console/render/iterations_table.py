@@ -15,7 +15,7 @@ from typing import Any
 from rich.table import Table
 
 from console.render.cells import rate_cell
-from console.render.fit import Column, fit
+from console.render.fitted_tables import Column, fit
 from loadgen.results.iteration_results import iteration_totals
 from loadgen.results.records import PlaybookResult
 
@@ -37,7 +37,8 @@ def has_iterations(result: PlaybookResult) -> bool:
 
 
 def iterations_tables(result: PlaybookResult, width: int) -> list[Table]:
-    """One row per table run and phase with iterations, at `width` (console.render.fit)."""
+    """One row per table run and phase with iterations, at `width`
+    (console.render.fitted_tables)."""
     columns = [
         Column("table", justify="left", key=True),
         Column("run", key=True),

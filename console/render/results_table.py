@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from console.render.cells import rate_cell
-from console.render.fit import Column, fit
+from console.render.fitted_tables import Column, fit
 from console.render.iterations_table import has_iterations, hourly_tables, iterations_tables
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.records import PlaybookResult
@@ -40,7 +40,7 @@ WIDE = 1000
 
 def results_tables(result: PlaybookResult, width: int = WIDE) -> list[Table]:
     """The results table at `width` columns: one table where it fits, else its less
-    important columns in a second one (console.render.fit); the table name, the run and
+    important columns in a second one (console.render.fitted_tables); the table name, the run and
     the throttle rate always in the first, whole."""
     title = f"{result.playbook}: {result.mode}"
     if result.scale != 1.0:
@@ -216,6 +216,15 @@ def report_result(
     for run in result.runs:
         for note in run.notes:
             console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
+        total = run.totals()
+        if total.counted_wcu:  # where a figure is counted rather than reported, said
+            console.print(
+                f"[dim]{run.table} #{run.repeat}: {total.counted_wcu:,.0f} of its "
+                f"{total.consumed_wcu:,.0f} WCU are counted by the charging rule, not "
+                "reported: failed conditional writes, which DynamoDB charges without "
+                "a ConsumedCapacity[/]",
+                highlight=False,
+            )
     for left in result.left_behind:
         console.print(
             f"[red]left behind:[/] {left.resource} ({left.error}); "

@@ -7,7 +7,7 @@ from rich.console import Console
 
 from console.render.cells import counted
 from console.render.cost_table import cost_text
-from console.render.fit import Column, fit
+from console.render.fitted_tables import Column, fit
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
 
@@ -21,7 +21,7 @@ def _capacity(read: int | None, write: int | None) -> str:
 def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
     """The plan; `worker_kind` is what its target's workers are (the target's own
     words: Fargate tasks, worker processes). The tables by variant (their names are
-    `<run-id>-<variant>`, said in the title), fitted to the console (render.fit)."""
+    `<run-id>-<variant>`, said in the title), fitted to the console (render.fitted_tables)."""
     title = f"{report.playbook_name}: plan on {report.target} (tables <run-id>-<variant>)"
     columns = [
         Column("table", justify="left", key=True),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from emulator.emulator_options import EmulatorOptions
+from loadgen.format.trim import Trim
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class UpOptions:
     playbook's items are synthetic, so keys by default), its memory bound, its CreateTable
     -> ACTIVE delay (none by default) and its capacity parameters (`--params FILE`, an
     absolute path). AWS has its own."""
+    trim: Trim = field(default_factory=Trim)
+    """The playbook shortened for a first try (`--duration-scale`, `--table`, `--phase`):
+    the plan prices it, and `up` keeps the trimmed playbook as the run's copy."""
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,9 @@ class RunState(Model):
     playbook_name: str
     playbook_source: str | None = None
     """Where the playbook was copied from (None: a run made before copies were kept)."""
+    trimmed: str | None = None
+    """What `up --duration-scale/--table/--phase` made of the playbook (the copy is the
+    trimmed one), said in the run's results; None: the playbook as written."""
     aws_profile: str | None = None
     """AWS: the profile the run was created with (None: the standard credential chain);
     every later step of the run uses it."""

@@ -26,7 +26,8 @@ from console.run.options import UpOptions
 from console.run.settings import Settings
 from console.run.tables import variants_in_runs
 from console.targets import cloudwatch, target_named
-from loadgen.format.playbook import TableSpec, load_playbook
+from loadgen.format.playbook import TableSpec
+from loadgen.format.trim import load_trimmed
 
 
 def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTable:
@@ -80,7 +81,8 @@ def make_plan(
     """The plan of `playbook_path` on `settings.target`; its cost is what the run would
     be billed on AWS (`prices`, or the recorded table of the prices region, refused with
     a clear message when there is none)."""
-    playbook = load_playbook(playbook_path)
+    trimmed = load_trimmed(playbook_path, options.trim)
+    playbook = trimmed.playbook
     target = target_named(settings)  # builds no client: it only names and scales
     prices = prices or price_table(settings.prices_region)
     specs = variants_in_runs(playbook)
@@ -98,7 +100,7 @@ def make_plan(
     )
     est = estimate_run(playbook, specs, names, fleet, setup, prices)
     scale = target.run_scale(options)  # seeding's wait runs at it
-    notes = list(est.bill.notes)
+    notes = ([trimmed.words()] if options.trim else []) + list(est.bill.notes)
     if any(t.billing_mode != "PROVISIONED" and t.gsis for t in specs):
         notes.append(
             "on-demand GSI writes: one index entry per put of a new item; a rewrite that "

@@ -50,6 +50,7 @@ from console.workflow.step_records import refuse_if_down, require_up, step, stor
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
 from loadgen.format.playbook import load_playbook
+from loadgen.format.trim import Trim, load_trimmed
 from loadgen.live.playbook_run import item_store_for
 from loadgen.live.runid import new_run_id
 from loadgen.results.records import PlaybookResult
@@ -129,7 +130,8 @@ def up(
         if failed:
             raise PreflightFailed(failed)
         confirm_cost(report, hooks)
-        playbook = load_playbook(playbook_path)
+        trimmed = load_trimmed(playbook_path, options.trim)
+        playbook = trimmed.playbook
         store_needed = item_store_for(playbook, options.emulator.store)
         if store_needed != options.emulator.store:
             hooks.say("mix and scenario phases read whole items: the emulator keeps them")
@@ -141,8 +143,9 @@ def up(
             target=settings.target,
             region=settings.region,
             aws_profile=settings.aws_profile,
-            playbook_path=str(keep_playbook(store, run_id, Path(playbook_path))),
+            playbook_path=str(keep_playbook(store, run_id, Path(playbook_path), options.trim)),
             playbook_source=str(Path(playbook_path).resolve()),
+            trimmed=trimmed.words() if options.trim else None,
             playbook_name=playbook.name,
             created_at=now,
             deadline=now + timedelta(seconds=settings.max_wall_s),
@@ -167,12 +170,21 @@ def up(
 PLAYBOOK_COPY = "playbook.yaml"
 
 
-def keep_playbook(store: StateStore, run_id: str, source: Path) -> Path:
+def keep_playbook(store: StateStore, run_id: str, source: Path, trim: Trim | None = None) -> Path:
     """The playbook copied into the run's folder: every later step, `down` and the reaper
-    read the copy, so a playbook moved, edited or deleted after `up` changes nothing."""
+    read the copy, so a playbook moved, edited or deleted after `up` changes nothing. A
+    trimmed playbook (`--duration-scale`, `--table`, `--phase`) is kept as trimmed, with
+    a comment saying so: the run is of that playbook."""
     copy = store.run_dir(run_id) / PLAYBOOK_COPY
     copy.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, copy)
+    if not trim:
+        shutil.copyfile(source, copy)
+        return copy
+    import yaml
+
+    trimmed = load_trimmed(source, trim)
+    text = yaml.safe_dump(trimmed.document, sort_keys=False, allow_unicode=True)
+    copy.write_text(f"# {trimmed.words()}\n# from {source.resolve()}\n{text}", encoding="utf-8")
     return copy
 
 
@@ -376,6 +388,8 @@ def _playbook_result(store: StateStore, state: RunState, name: str) -> PlaybookR
         for tr in state.table_runs
         if tr.finished_at and tr.started_at
     )
+    if state.trimmed:
+        result.notes.append(state.trimmed)
     return result
 
 

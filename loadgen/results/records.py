@@ -51,6 +51,11 @@ class Counts:
     by_reason: Counter[str] = field(default_factory=Counter)
     by_exception: Counter[str] = field(default_factory=Counter)
     errors_by_type: Counter[str] = field(default_factory=Counter)
+    counted_wcu: float = 0.0
+    """Of `consumed_wcu`, the units a live worker counted by the charging rule rather
+    than read from a reply: failed conditional writes, which DynamoDB charges without
+    reporting (loadgen.live.counted_units). 0 in simulation, where the model charges
+    every request itself."""
 
     def add(self, other: Counts) -> None:
         self.sent += other.sent
@@ -62,6 +67,7 @@ class Counts:
         self.late += other.late
         self.consumed_wcu += other.consumed_wcu
         self.consumed_rcu += other.consumed_rcu
+        self.counted_wcu += other.counted_wcu
         self.add_index_units(other.consumed_wcu_by_index.items())
         self.by_reason.update(other.by_reason)
         self.by_exception.update(other.by_exception)
@@ -90,6 +96,10 @@ class Counts:
             out["consumed_wcu_by_index"] = {
                 k: round(v, 3) for k, v in sorted(self.consumed_wcu_by_index.items())
             }
+        if self.counted_wcu:
+            # only when some units were counted, not reported: every other result keeps
+            # its exact earlier form
+            out["consumed_wcu_counted"] = round(self.counted_wcu, 3)
         return out
 
     def _to_json(self) -> dict[str, Any]:
@@ -123,6 +133,7 @@ class Counts:
             consumed_wcu_by_index={
                 k: float(v) for k, v in (data.get("consumed_wcu_by_index") or {}).items()
             },
+            counted_wcu=float(data.get("consumed_wcu_counted", 0.0)),
             by_reason=Counter(data.get("throttles_by_reason", {})),
             by_exception=Counter(data.get("throttles_by_exception", {})),
             errors_by_type=Counter(data.get("errors_by_type", {})),
@@ -453,6 +464,7 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
         consumed_wcu=counts.consumed_wcu * factor,
         consumed_rcu=counts.consumed_rcu * factor,
         consumed_wcu_by_index={k: v * factor for k, v in counts.consumed_wcu_by_index.items()},
+        counted_wcu=counts.counted_wcu * factor,
         by_reason=by_reason,
         by_exception=by_exception,
         errors_by_type=errors_by_type,

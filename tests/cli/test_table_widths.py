@@ -1,6 +1,6 @@
 """The CLI's tables in a real terminal's width, not a pipe's: at 80 and 100 columns the
 run, simulate, check, tally, compare, advise and plan outputs fit, and keep each table
-name and each throttle rate whole (console.render.fit moves or folds what does not fit).
+name and each throttle rate whole (console.render.fitted_tables moves or folds what does not fit).
 
 Each output is printed by the command's own code onto a rich Console of that width with
 `force_terminal` (what a terminal gives; a pipe gets 200 columns), then kept as a

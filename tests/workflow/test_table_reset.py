@@ -130,7 +130,7 @@ class _WithInsights:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    def describe_contributor_insights(self, TableName: str) -> dict[str, Any]:  # noqa: N803
+    def describe_contributor_insights(self, TableName: str) -> dict[str, Any]:
         return {"TableName": TableName, "ContributorInsightsStatus": "ENABLED"}
 
     def update_contributor_insights(self, **request: Any) -> dict[str, Any]:
