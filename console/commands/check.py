@@ -130,13 +130,17 @@ def obtain_result(
 
     if target_named(settings_from(args)).runs_through_workflow:
         return _live_on_aws(args, console)
-    from console.commands.run import live_options, run_one_shot
+    from console.commands.run import live_options, run_one_shot, warn_of_scale
 
     def notify(message: str) -> None:
         if not args.quiet:
             print_progress(console, message)
 
-    return run_one_shot(live_options(args), notify, playbook, "run --mode simulate")
+    options = live_options(args)
+    warnings = warn_of_scale(playbook, options.scale, console)
+    result = run_one_shot(options, notify, playbook, "run --mode simulate")
+    result.notes += warnings
+    return result
 
 
 def _live_on_aws(args: argparse.Namespace, console: Console) -> PlaybookResult:

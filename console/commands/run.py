@@ -143,10 +143,23 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
             print_progress(console, message)
 
     instead = f"simulate it (`hotbench simulate {args.playbook}`)"
+    warnings = warn_of_scale(playbook, options.scale, console)
     result = run_one_shot(options, notify, playbook, instead)
     if trimmed is not None:  # never taken for the playbook's own result
         result.notes.append(trimmed.words())
+    result.notes += warnings
     return report_and_exit_code(result, args, console)
+
+
+def warn_of_scale(playbook: Playbook, scale: float, console: Console) -> list[str]:
+    """What `--scale` does not preserve for this playbook (loadgen.analysis.scale_rule),
+    printed before a live run starts; the run's result carries the same words."""
+    from loadgen.analysis.scale_rule import scale_notes
+
+    words = [note.words for note in scale_notes(playbook, scale)]
+    for line in words:
+        console.print(f"[yellow]warning: {line}[/]", highlight=False)
+    return words
 
 
 def run_one_shot(

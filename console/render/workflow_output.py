@@ -57,6 +57,8 @@ def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
     rows = [[r[i] for i in shown] for r in rows]
     for table in fit(title, columns, rows, console.width):
         console.print(table)
+    for warning in report.warnings:  # under the tables: before anything is made
+        console.print(f"[yellow]warning: {warning}[/]", highlight=False)
     fleet = report.fleet
     console.print(
         f"fleet: {counted(fleet.workers, 'worker')} ({worker_kind}) of {fleet.vcpu:g} vCPU / "

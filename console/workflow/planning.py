@@ -26,6 +26,7 @@ from console.run.options import UpOptions
 from console.run.settings import Settings
 from console.run.tables import variants_in_runs
 from console.targets import cloudwatch, target_named
+from loadgen.analysis.scale_rule import scale_notes
 from loadgen.format.playbook import TableSpec
 from loadgen.format.trim import load_trimmed
 
@@ -145,4 +146,5 @@ def make_plan(
         prices_source=prices.source,
         hypothetical=not target.billed,
         notes=notes,
+        warnings=[n.words for n in scale_notes(playbook, scale)],
     )

@@ -49,7 +49,7 @@ from console.workflow.runrecord import read_run
 from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
-from loadgen.format.playbook import load_playbook
+from loadgen.format.playbook import Playbook, load_playbook
 from loadgen.format.trim import Trim, load_trimmed
 from loadgen.live.playbook_run import item_store_for
 from loadgen.live.runid import new_run_id
@@ -343,7 +343,7 @@ def _run_locked(
         ]
     elif all(tr.status == Status.DONE for tr in state.table_runs):
         # nothing to run: the result as it was, said so, and the state left as it was
-        result = _playbook_result(store, state, playbook.name)
+        result = _playbook_result(store, state, playbook)
         last = max((tr.finished_at for tr in state.table_runs if tr.finished_at), default=None)
         result.notes.append(
             f"nothing ran: every table run of {run_id} had finished"
@@ -362,15 +362,16 @@ def _run_locked(
                 continue
             hooks.check_cancel()
             runner.run(table_run)
-        result = _playbook_result(store, state, playbook.name)
+        result = _playbook_result(store, state, playbook)
         write_json(store.run_dir(run_id) / "result.json", result.to_json())
     return result
 
 
-def _playbook_result(store: StateStore, state: RunState, name: str) -> PlaybookResult:
-    """The playbook's result from its table runs' records in the run folder."""
+def _playbook_result(store: StateStore, state: RunState, playbook: Playbook) -> PlaybookResult:
+    """The playbook's result from its table runs' records in the run folder, with what
+    the reader must know of it (trimmed; what its scale does not preserve)."""
     result = PlaybookResult(
-        name,
+        playbook.name,
         "run",
         state.scale,
         runs=[
@@ -390,6 +391,9 @@ def _playbook_result(store: StateStore, state: RunState, name: str) -> PlaybookR
     )
     if state.trimmed:
         result.notes.append(state.trimmed)
+    from loadgen.analysis.scale_rule import scale_notes  # the analysis: not for `runs`
+
+    result.notes += [note.words for note in scale_notes(playbook, state.scale)]
     return result
 
 

@@ -272,7 +272,8 @@ def run_playbook(
                         repeat,
                         endpoint,
                     )
-                    say(f"running {spec.name} #{repeat} with {options.workers} workers")
+                    workers = f"{options.workers} worker" + ("s" if options.workers != 1 else "")
+                    say(f"running {spec.name} #{repeat} with {workers}")
                     run = run_one(
                         plan, client, results_table, endpoint, options, say, target.stop_check
                     )
