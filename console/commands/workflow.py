@@ -500,7 +500,18 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
     if not found:
         console.print(f"no runs in {settings.runs_dir_shown}/")
         return 0
-    listed = [ListedRun(s, costs[s.run_id], bool(target_class(s.target).billed)) for s in found]
+    from console.run.lock import held
+
+    store = settings.runs_dir
+    listed = [
+        ListedRun(
+            s,
+            costs[s.run_id],
+            bool(target_class(s.target).billed),
+            held(Path(store) / s.run_id),
+        )
+        for s in found
+    ]
     console.print(runs_table(listed, Path(settings.runs_dir_shown)))
     return 0
 

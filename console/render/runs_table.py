@@ -23,6 +23,9 @@ class ListedRun:
     billed: bool
     """Its target charges for what stands (AWS); a local run's cost is what the same run
     would cost on AWS."""
+    busy: bool = False
+    """A live command holds the run now (console.run.lock.held): a step that says
+    `running` without one was killed, and is shown interrupted."""
 
     @property
     def up(self) -> str:
@@ -37,12 +40,11 @@ def runs_table(runs: Sequence[ListedRun], runs_dir: Path) -> Table:
         table.add_column(col)
     for listed in runs:
         s = listed.state
-        record = s.record(s.current_step)
         table.add_row(
             s.run_id,
             s.target,
             s.playbook_name,
-            f"{s.current_step} {record.status}",
+            s.step_words(listed.busy),
             str(s.next_step or "-"),
             listed.up,
             f"${listed.cost_so_far_usd:,.2f}" + ("" if listed.billed else " (on AWS)"),

@@ -334,6 +334,15 @@ class RunState(Model):
             else (Step.PLAN)
         )
 
+    def step_words(self, holder_alive: bool) -> str:
+        """The last step started and how it stands, as `hotbench runs` shows it: a step
+        stopped by Ctrl-C, SIGTERM or SIGHUP is `interrupted`, and so is one that says
+        `running` when no live command holds the run (its command was killed)."""
+        record = self.record(self.current_step)
+        stopped = record.status == Status.FAILED and record.error == "interrupted"
+        killed = record.status == Status.RUNNING and not holder_alive
+        return f"{self.current_step} {'interrupted' if stopped or killed else record.status}"
+
     @property
     def billable_up(self) -> bool:
         """Whether anything that costs money (or, locally, holds a process) may exist."""
