@@ -153,6 +153,7 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
         emulator=_local_emulator(args),
+        seed_items=getattr(args, "seed_items", None),  # run's and the console's
         trim=trim_of(args),
     )
 

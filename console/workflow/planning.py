@@ -27,7 +27,7 @@ from console.run.settings import Settings
 from console.run.tables import variants_in_runs
 from console.targets import cloudwatch, target_named
 from loadgen.analysis.scale_rule import scale_notes
-from loadgen.format.playbook import TableSpec
+from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.format.trim import load_trimmed
 
 
@@ -72,6 +72,18 @@ def fleet_of(options: UpOptions) -> FleetShape:
     )
 
 
+def seeded_as_run(playbook: Playbook, seed_items: int | None) -> Playbook:
+    """The playbook with each table's seed_items as the run will seed it (at most
+    `seed_items`, run's --seed-items): what the plan shows, times and prices."""
+    if seed_items is None:
+        return playbook
+    tables = [
+        t.model_copy(update={"seed_items": min(t.seed_items, seed_items)})
+        for t in playbook.tables
+    ]
+    return playbook.model_copy(update={"tables": tables})
+
+
 def make_plan(
     playbook_path: str | Path,
     settings: Settings,
@@ -83,7 +95,7 @@ def make_plan(
     be billed on AWS (`prices`, or the recorded table of the prices region, refused with
     a clear message when there is none)."""
     trimmed = load_trimmed(playbook_path, options.trim)
-    playbook = trimmed.playbook
+    playbook = seeded_as_run(trimmed.playbook, options.seed_items)
     target = target_named(settings)  # builds no client: it only names and scales
     prices = prices or price_table(settings.prices_region)
     specs = variants_in_runs(playbook)
