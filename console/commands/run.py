@@ -134,7 +134,9 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
         from console.workflow import plan
         from console.workflow.bringup import refuse_over_limit
 
-        refuse_over_limit(plan(args.playbook, settings, up_options(args)), settings)
+        unguarded = refuse_over_limit(plan(args.playbook, settings, up_options(args)), settings)
+        if unguarded is not None:  # said even with --quiet: the limit the user set
+            console.print(f"[yellow]note: {unguarded}[/]", highlight=False)
 
     def notify(message: str) -> None:
         if message.startswith(CLEANUP_FAILED):  # shown even with --quiet

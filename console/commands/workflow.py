@@ -401,6 +401,8 @@ def handle_prewarm(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+JOIN_S = 2.0
+"""A watch joining a run under way shows the seconds from this long before it joined."""
 IDLE_EVERY_S = 30.0
 """How often `watch` repeats its "waiting for the run step" line while nothing runs."""
 
@@ -408,6 +410,7 @@ IDLE_EVERY_S = 30.0
 def handle_watch(args: argparse.Namespace, console: Console) -> int:
     import threading
     import time
+    from datetime import UTC, datetime, timedelta
 
     from console.run.samples import TimeOrder
     from console.workflow import watch
@@ -415,7 +418,10 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
     settings = settings_from(args)
     stop = threading.Event()
     started = time.monotonic()
-    order = TimeOrder()
+    joined = datetime.now(UTC)
+    # a watch joining a run under way starts at its join, not with the run's backlog
+    order = TimeOrder(since=None if args.from_start else joined - timedelta(seconds=JOIN_S))
+    said_joined = False
     idle_said = -IDLE_EVERY_S
     frames = watch(args.run_id, settings, interval_s=args.interval, stop=stop)
     try:
@@ -431,6 +437,13 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
                     console.print(
                         f"[dim]{frame.at:%H:%M:%S} waiting for the run step "
                         f"(hotbench run --run {args.run_id})[/]",
+                        highlight=False,
+                    )
+                if order.skipped and not said_joined:
+                    said_joined = True
+                    console.print(
+                        f"[dim]{joined:%H:%M:%S} joined {frame.run_label or 'the run'} under "
+                        "way: showing from now (--from-start shows it from its start)[/]",
                         highlight=False,
                     )
                 print_frame(shown, console)
@@ -571,6 +584,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=positive_float,
         default=None,
         help="stop after this long (default: when the run step ends)",
+    )
+    p.add_argument(
+        "--from-start",
+        action="store_true",
+        help="joining a run under way, show its samples from its start (default: from now)",
     )
     p.add_argument("--json", action="store_true", help="one JSON frame per line")
     p.set_defaults(handler=handle_watch)

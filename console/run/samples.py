@@ -88,6 +88,10 @@ class WatchFrame(Frozen):
     """True on the last frame: the run step ended (or the run is down)."""
     note: str | None = None
     """Why a source is missing (e.g. no credentials for CloudWatch)."""
+    complete_until: datetime | None = None
+    """Every period ending by then has come (the running table run's workers have all
+    reported past it): `TimeOrder` releases up to here, so a worker's late second is
+    never printed after a later one. None: no workers running (the hold alone)."""
 
 
 HOLD_S = 5.0
@@ -99,19 +103,30 @@ out together and in order, at a fixed, short delay."""
 
 class TimeOrder:
     """Samples in time order across frames: each frame's new samples are held until
-    `hold_s` after their period ended, then released sorted by start, table, index and
-    source, so the lines of one table never go back in time. The last frame releases
-    everything."""
+    every source has sent what it will of their period (`WatchFrame.complete_until`,
+    the workers' reports; else `hold_s` after the period ended), then released sorted by
+    start, table, index and source, so no line ever goes back in time. Samples that
+    started before `since` (a watch joining a run under way) are left out: the backlog
+    is not dumped on joining. The last frame releases everything."""
 
-    def __init__(self, hold_s: float = HOLD_S) -> None:
+    def __init__(self, hold_s: float = HOLD_S, since: datetime | None = None) -> None:
         self.hold = timedelta(seconds=hold_s)
+        self.since = since
         self.held: list[IndexSample] = []
+        self.skipped = 0
+        """Samples left out as older than `since` (said once by the CLI)."""
 
     def release(self, frame: WatchFrame) -> list[IndexSample]:
-        self.held += frame.samples
+        for sample in frame.samples:
+            if self.since is not None and sample.start < self.since:
+                self.skipped += 1
+            else:
+                self.held.append(sample)
         ready: list[IndexSample] = []
         waiting: list[IndexSample] = []
         cutoff = frame.at - self.hold
+        if frame.complete_until is not None:
+            cutoff = min(cutoff, frame.complete_until)
         for sample in self.held:
             ended = sample.start + timedelta(seconds=sample.period_s)
             (ready if frame.finished or ended <= cutoff else waiting).append(sample)

@@ -78,8 +78,7 @@ def seeded_as_run(playbook: Playbook, seed_items: int | None) -> Playbook:
     if seed_items is None:
         return playbook
     tables = [
-        t.model_copy(update={"seed_items": min(t.seed_items, seed_items)})
-        for t in playbook.tables
+        t.model_copy(update={"seed_items": min(t.seed_items, seed_items)}) for t in playbook.tables
     ]
     return playbook.model_copy(update={"tables": tables})
 

@@ -124,7 +124,9 @@ def up(
             raise ConfigError("--workers must be at least 1")
         run_id = run_id or new_run_id()
         report = make_plan(playbook_path, settings, options, run_id=run_id)
-        refuse_over_limit(report, settings)
+        unguarded = refuse_over_limit(report, settings)
+        if unguarded is not None:
+            hooks.say(unguarded)
         target.identity()  # credentials before the question, and before anything exists
         failed = [f for f in target.preflight(report) if f.blocks]
         if failed:

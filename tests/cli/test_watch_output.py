@@ -49,6 +49,42 @@ def test_samples_come_out_in_time_order_after_a_fixed_hold() -> None:
     ]
 
 
+def test_a_workers_second_that_comes_late_is_still_printed_in_order() -> None:
+    """A loaded machine: the workers report second 0 only at t=9, well past the 5 s
+    hold. The frames say how far the workers have reported (`complete_until`), so the
+    emulator's seconds wait for them: no line goes back in time (before, the emulator's
+    seconds 0-3 were printed at t=6-8 and the workers' second 0 after them)."""
+    order = TimeOrder(hold_s=5.0)
+    lines: list[tuple[str, int]] = []
+    complete = {6: 0, 7: 0, 8: 0, 9: 3, 10: 5}  # at t, the workers complete through
+    for at in range(2, 11):
+        samples = [sample("emulator", at - 2)]
+        if at == 9:
+            samples += [sample("workers", t) for t in range(3)]
+        if at == 10:
+            samples += [sample("workers", t) for t in range(3, 5)]
+        shown = order.release(
+            WatchFrame(
+                at=T0 + timedelta(seconds=at),
+                run_label="hot#1",
+                samples=samples,
+                complete_until=T0 + timedelta(seconds=complete.get(at, 0)),
+            )
+        )
+        lines += [(s.source, s.start.second) for s in shown]
+    assert [t for _, t in lines] == sorted(t for _, t in lines)  # in time order
+    assert ("workers", 0) in lines and lines.index(("workers", 0)) < lines.index(("emulator", 1))
+
+
+def test_a_watch_joining_a_run_under_way_starts_from_its_join() -> None:
+    joined = T0 + timedelta(seconds=60)
+    order = TimeOrder(hold_s=5.0, since=joined - timedelta(seconds=2))
+    backlog = [sample("workers", t) for t in range(0, 60)]
+    out = order.release(frame(70, *backlog, sample("emulator", 59), finished=False))
+    assert [s.start.second for s in out] == [58, 59, 59]  # from its join, not from T0
+    assert order.skipped == 58
+
+
 def idle_run(runs_dir: Path) -> str:
     """A local run that is up and waits for its run step; its emulator's port answers
     nothing (so every frame is empty), and its pid is ours, so the run counts as up."""
