@@ -145,6 +145,7 @@ def frames(preview: PlaybookResult) -> list[WatchFrame]:
 
 PARTITIONS: dict[str, Any] = {
     "table": f"{RUN_ID}-hot",
+    "now_s": 612.0,
     "indexes": [
         {
             "index": None,

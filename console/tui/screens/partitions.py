@@ -15,6 +15,22 @@ from console.tui.screens.base import TuiScreen
 from console.tui.widgets.partition_map import PartitionMap, serving_keys
 
 
+def clock_words(pmap: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """The emulator's clock now, beside the map whose times (hot since, split at) are
+    on it: `hot since 412 s` says nothing without `now 431 s`."""
+    now = (pmap or {}).get("now_s")
+    if now is None:
+        return ()
+    return (
+        ("\nemulator clock now ", "dim"),
+        (f"{now:,.0f} s", "bold"),
+        (
+            "  (hot since, split at: on this clock)",
+            "dim",
+        ),
+    )
+
+
 class PartitionsScreen(TuiScreen):
     TITLE = "PARTITIONS"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,6 +100,7 @@ class PartitionsScreen(TuiScreen):
                 (f"{variant}", "bold"),
                 f" ({self.variants().index(variant) + 1}/{count})  [ ] other tables  ",
                 (f"{state.tables[variant].name}", "dim"),
+                *clock_words(pmap),
             )
         )
         self.query_one(PartitionMap).show(pmap)

@@ -26,6 +26,31 @@ def in_run(sample: IndexSample, t0: datetime) -> bool:
 _RICH = {"orange": "dark_orange"}
 """plotext colour names that rich spells differently."""
 
+MARKERS = {
+    "accepted/s": "braille",
+    "throttled/s": "x",
+    "WCU/s": "•",
+    "CloudWatch 1-min WCU": "+",
+    "partition": "─",
+    "limit": "═",
+}
+"""Each series its own mark, so the chart and its legend read without colour (a
+terminal without it, a reader who cannot tell red from green): braille dots for the
+accepted requests, the finest line; a letter or a sign for the others."""
+LIMIT_ROOM = 2.0
+"""The table's limit is drawn when within this factor of what the chart shows; above it
+the chart would be scaled to the limit and the 1,000 WCU line drawn on its zero row (a
+10,000 WCU table under 4,000 writes/s), so the legend gives the limit instead."""
+
+
+def _marker(label: str) -> str:
+    return MARKERS.get(label, MARKERS.get(label.split(" ")[0], "braille"))
+
+
+def _mark(marker: str) -> str:
+    """How the legend shows a series' mark: braille as a braille run."""
+    return "⣀⣀" if marker == "braille" else marker * 2
+
 
 class TableChart(PlotextPlot):
     """Redrawn from the samples each second; `lines` keeps what was drawn (tests read it)."""
@@ -36,14 +61,19 @@ class TableChart(PlotextPlot):
         self.lines: dict[str, list[float]] = {}
         self.series_colors: dict[str, str] = {}
         """label -> colour of what was drawn: the legend beside the plot (`legend`)."""
+        self.off_chart: list[str] = []
+        """What is not drawn because it is far above the rest (the table's limit)."""
 
     def legend(self) -> Text:
-        """One line per drawn series in its colour, for a widget beside the plot: a
-        legend on the plot hides the lines it explains."""
+        """One line per drawn series, its mark in its colour, for a widget beside the
+        plot (a legend on the plot hides the lines it explains); the marks differ, so it
+        reads without colour too."""
         text = Text(no_wrap=True, overflow="ellipsis")
         for label, color in self.series_colors.items():
-            text.append("━━ ", style=_RICH.get(color, color))
+            text.append(_mark(_marker(label)) + " ", style=_RICH.get(color, color))
             text.append(label + "\n")
+        for label in self.off_chart:
+            text.append(f"   {label}\n", style="dim")
         return text
 
     def show(self, watched: Watched | None, limit_wcu: float | None, title: str) -> None:
@@ -51,7 +81,7 @@ class TableChart(PlotextPlot):
         plt.clear_figure()
         plt.title(title)
         plt.xlabel("s")
-        self.lines, self.series_colors = {}, {}
+        self.lines, self.series_colors, self.off_chart = {}, {}, []
         if watched is None or watched.first_at is None:
             self.refresh()
             return
@@ -82,14 +112,22 @@ class TableChart(PlotextPlot):
             )
         span = [max(0.0, min(xs(workers) or [0.0])), max(xs(workers) or [1.0])]
         drawn.append(("partition 1,000 WCU", span, [PARTITION_WCU] * 2, "orange"))
-        if limit_wcu:
+        shown_top = max([PARTITION_WCU, *(v for _, _, ys, _ in drawn for v in ys)])
+        if limit_wcu and limit_wcu <= LIMIT_ROOM * shown_top:
             drawn.append((f"limit {limit_wcu:,.0f}", span, [limit_wcu] * 2, "magenta"))
+        elif limit_wcu:  # drawn, it would squash the rest onto the zero row
+            self.off_chart.append(f"limit {limit_wcu:,.0f} (above the chart)")
         top_x = top_y = 0.0
         for label, x, y, color in drawn:
             # no negative time: a sample that began before T0 is drawn from 0
             kept = [(max(0.0, a), b) for a, b in zip(x, y, strict=True)]
             if kept:
-                plt.plot([a for a, _ in kept], [b for _, b in kept], color=color, marker="braille")
+                plt.plot(
+                    [a for a, _ in kept],
+                    [b for _, b in kept],
+                    color=color,
+                    marker=_marker(label),
+                )
                 self.lines[label] = [b for _, b in kept]
                 self.series_colors[label] = color
                 top_x = max(top_x, *(a for a, _ in kept))
