@@ -10,12 +10,20 @@ keep-alive client pinned to core 1 (so the client is never the bottleneck's susp
   aiohttp   (optional, for context) aiohttp's low-level server answering `{}`: what a
             well-kept Python framework's HTTP layer costs
 
+Two more for a change to the endpoint (issue 41):
+
+  emulator+stream  the emulator, its table with a NEW_AND_OLD_IMAGES stream (nobody reads
+                   it: its records fill the budget and the oldest are trimmed)
+  baseline         the emulator of another checkout (--baseline DIR, e.g. a worktree of
+                   main), the same PutItems: before against after, in one run
+
 Targets (issue #3): emulator >= 0.5 x bare and >= 30 x moto. Loopback only; each target
 runs for --seconds (default 20) after a 2 s warm-up, --rounds times (default 3) in turn,
 and is judged by its median: a 2-core machine is noisy, and taking turns spreads a
 neighbour's load over all three targets alike.
 
     .venv/bin/python benchmarks/endpoint.py [--seconds 20] [--rounds 3] [--connections 64]
+        [--targets bare,emulator,moto[,aiohttp,emulator+stream,baseline]] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -70,7 +78,15 @@ def serve_bare(port: int) -> None:
 
     empty = Reply(200, JSON_CONTENT_TYPE, b"{}")
 
-    def handle(method: str, path: str, query: str, target: str | None, body: bytes) -> Reply:
+    def handle(
+        method: str,
+        path: str,
+        query: str,
+        target: str | None,
+        body: bytes,
+        authorization: str | None,
+        headers: list[tuple[bytes, bytes]] | None,
+    ) -> Reply:
         return empty
 
     async def main() -> None:
@@ -113,12 +129,25 @@ def serve_emulator(port: int) -> None:
     )
 
 
-def _start(kind: str, port: int) -> subprocess.Popen[bytes]:
+EMULATORS = ("emulator", "emulator+stream", "baseline")
+"""The targets that are an emulator endpoint, with the benchmark's table."""
+
+
+def _start(kind: str, port: int, baseline: Path | None = None) -> subprocess.Popen[bytes]:
     if kind == "moto":
         exe = shutil.which("moto_server") or str(Path(sys.executable).parent / "moto_server")
         cmd = [exe, "-H", "127.0.0.1", "-p", str(port)]
+    elif kind == "baseline":
+        # The other checkout's own benchmark serves its own emulator (its sources, and its
+        # compiled build if it has a current one).
+        if baseline is None:
+            raise SystemExit("--targets baseline needs --baseline DIR (another checkout)")
+        script = baseline / "benchmarks" / "endpoint.py"
+        cmd = [sys.executable, str(script), "--serve", "emulator", "--port", str(port)]
+        return _start_process(cmd, baseline)
     else:
-        cmd = [sys.executable, __file__, "--serve", kind, "--port", str(port)]
+        serve = "emulator" if kind == "emulator+stream" else kind
+        cmd = [sys.executable, __file__, "--serve", serve, "--port", str(port)]
     return _start_process(cmd, ROOT)
 
 
@@ -160,7 +189,7 @@ def _wait_ready(port: int, deadline_s: float = 20.0) -> None:
     raise RuntimeError(f"server on port {port} did not start")
 
 
-def create_table_request() -> dict[str, object]:
+def create_table_request(stream: bool = False) -> dict[str, object]:
     """The benchmark's table: uuid partition keys, three all-projected GSIs, on demand
     and warmed to 40,000 writes a second (the default per-table quota) on the table and on
     each index. On demand because DynamoDB's default account quota (80,000 provisioned
@@ -168,7 +197,14 @@ def create_table_request() -> dict[str, object]:
     provisioned on a table and three GSIs; warm, so that ~35,000 PutItems a second fit."""
     keys = ("pk", "g1", "g2", "g3")
     warm = {"ReadUnitsPerSecond": 40000, "WriteUnitsPerSecond": 40000}
+    extra: dict[str, object] = {}
+    if stream:
+        extra["StreamSpecification"] = {
+            "StreamEnabled": True,
+            "StreamViewType": "NEW_AND_OLD_IMAGES",
+        }
     return {
+        **extra,
         "TableName": TABLE,
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
         "AttributeDefinitions": [{"AttributeName": k, "AttributeType": "S"} for k in keys],
@@ -198,8 +234,8 @@ def bench_item(i: int, pk: str, version: str) -> dict[str, dict[str, str]]:
     }
 
 
-def _create_table(port: int) -> None:
-    _call(port, "CreateTable", create_table_request())
+def _create_table(port: int, stream: bool = False) -> None:
+    _call(port, "CreateTable", create_table_request(stream))
     for _ in range(100):
         status = _call(port, "DescribeTable", {"TableName": TABLE})["Table"]
         if isinstance(status, dict) and status.get("TableStatus") == "ACTIVE":
@@ -289,14 +325,18 @@ async def _drive(
 
 
 def measure(
-    kind: str, seconds: float, connections: int, requests: list[tuple[bytes, bytes]]
+    kind: str,
+    seconds: float,
+    connections: int,
+    requests: list[tuple[bytes, bytes]],
+    baseline: Path | None = None,
 ) -> tuple[float, int]:
     port = _free_port()
-    proc = _start(kind, port)
+    proc = _start(kind, port, baseline)
     try:
         _wait_ready(port)
-        if kind in ("emulator", "moto"):
-            _create_table(port)
+        if kind in (*EMULATORS, "moto"):
+            _create_table(port, stream=kind == "emulator+stream")
         t0 = time.monotonic()
         from emulator.server.serving import new_event_loop
 
@@ -318,6 +358,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--targets", default="bare,emulator,moto")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another checkout whose emulator is the target `baseline` (e.g. a worktree of main)",
+    )
     parser.add_argument("--serve", choices=["bare", "aiohttp", "emulator"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -343,19 +389,26 @@ def main() -> int:
     )
     for round_no in range(1, args.rounds + 1):
         for kind in kinds:
-            rate, errors = measure(kind, args.seconds, args.connections, requests)
+            rate, errors = measure(kind, args.seconds, args.connections, requests, args.baseline)
             runs[kind].append(rate)
             print(
-                f"  round {round_no} {kind:9s} {rate:10.0f} req/s   ({errors} errors)", flush=True
+                f"  round {round_no} {kind:15s} {rate:10.0f} req/s   ({errors} errors)",
+                flush=True,
             )
     rates = {kind: statistics.median(values) for kind, values in runs.items()}
     print()
     print("medians:")
-    print(f"{'target':10s} {'req/s':>10s} {'vs bare':>9s} {'vs moto':>9s}")
+    print(f"{'target':16s} {'req/s':>10s} {'vs bare':>9s} {'vs moto':>9s} {'vs emulator':>12s}")
     for kind, rate in rates.items():
         vs_bare = f"{rate / rates['bare']:.2f}x" if rates.get("bare") else "-"
         vs_moto = f"{rate / rates['moto']:.1f}x" if rates.get("moto") else "-"
-        print(f"{kind:10s} {rate:10.0f} {vs_bare:>9s} {vs_moto:>9s}")
+        vs_emulator = f"{rate / rates['emulator']:.2f}x" if rates.get("emulator") else "-"
+        print(f"{kind:16s} {rate:10.0f} {vs_bare:>9s} {vs_moto:>9s} {vs_emulator:>12s}")
+    if "baseline" in runs and "emulator" in runs:
+        # Per round (the two ran back to back), so a neighbour's load shows as spread.
+        ratios = [a / b for a, b in zip(runs["emulator"], runs["baseline"], strict=True) if b]
+        shown = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"emulator / baseline per round: {shown} (median {statistics.median(ratios):.2f})")
     ok = True
     if "emulator" in rates and "bare" in rates:
         ok &= rates["emulator"] >= 0.5 * rates["bare"]

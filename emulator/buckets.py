@@ -76,6 +76,32 @@ class TokenBucket(Resource):
         self.tokens = min(self.tokens, depth)
 
 
+class MeteredBucket(TokenBucket):
+    """A token bucket that also counts what it hands out: the consumed capacity CloudWatch
+    sums per minute, which auto scaling watches. Only a table or GSI under auto scaling
+    gets one (`PartitionedCapacity.meter`), so a fixed-capacity table pays nothing for
+    the count (`take` is the base class's, through the same vtable call)."""
+
+    __slots__ = ("consumed",)
+
+    def __init__(self, rate: float, depth: float, now: float = 0.0, full: bool = True) -> None:
+        super().__init__(rate, depth, now, full)
+        self.consumed = 0.0
+        """Units taken since the bucket was made (at the run's scale)."""
+
+    def take(self, count: int, cost: float) -> None:
+        self.tokens -= count * cost
+        self.consumed += count * cost
+
+    @staticmethod
+    def replacing(bucket: TokenBucket) -> MeteredBucket:
+        """A metered bucket in the same state as `bucket` (rate, depth, tokens, clock)."""
+        out = MeteredBucket(bucket.rate, bucket.depth, bucket.stamp)
+        out.tokens = bucket.tokens
+        out.refused_at = bucket.refused_at
+        return out
+
+
 def admit(route: list[Resource], costs: list[float], count: int, now: float) -> tuple[int, int]:
     """Admit up to `count` identical requests along `route`.
 
@@ -111,3 +137,37 @@ def admit(route: list[Resource], costs: list[float], count: int, now: float) -> 
     if binding >= 0:
         route[binding].refuse(count - room, now)
     return room, binding
+
+
+CREDIT = 1e-6
+"""What a resource must hold for a request admitted on credit: any capacity at all."""
+
+
+def out_of_credit(route: list[Resource], now: float) -> int:
+    """The index of the first resource on `route` with no capacity left (recorded as a
+    refusal there), or -1 when every one has some: the test of a request admitted on
+    credit, whose cost may exceed what a resource holds (`admit_on_credit`)."""
+    for i in range(len(route)):
+        resource = route[i]
+        if resource.available(now, CREDIT) < 1:
+            resource.refuse(1, now)
+            return i
+    return -1
+
+
+def admit_on_credit(route: list[Resource], costs: list[float]) -> None:
+    """Charge a request admitted on credit in full, even past what a resource holds: its
+    balance goes below zero and its refill repays the debt before it admits anything else.
+
+    Why: a request is admitted or refused as a whole, and one request may cost more than a
+    resource ever holds. DynamoDB takes a transaction of up to 100 items and 4 MB
+    (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html),
+    which at two write units per KB of each item (transaction-apis.html) costs up to
+    8,192 WCU, twice the 4,000 WCU a second a new on-demand table serves
+    (on-demand-capacity-mode.html, "Initial throughput"): were a request admitted only
+    when its whole cost fit, such a documented request could never run on a new table,
+    and DynamoDB runs it (a 30-item, 3 MB transaction on a new on-demand table was
+    accepted on AWS where this emulator refused it every time: issue 41). Only requests
+    of several items go through here; a single-item request is admitted by `admit`."""
+    for i in range(len(route)):
+        route[i].take(1, costs[i])

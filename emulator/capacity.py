@@ -9,14 +9,18 @@ pressure, and the optional OnDemandThroughput maximum. Per-partition limits live
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from emulator.buckets import Resource, TokenBucket
+from emulator.autoscaling import DimensionScaler, run_scalers
+from emulator.buckets import MeteredBucket, Resource, TokenBucket
+from emulator.capacity_changes import DecreaseBudget, SwitchBudget
+from emulator.capacity_record import CEILING_SERIES, PROVISIONED_SERIES, CapacityRecord
 from emulator.keyspace import GsiWriteLog, KeySpace, Partition
 from emulator.params import CapacityParams
-from emulator.tableconfig import PROVISIONED, IndexConfig, TableConfig
+from emulator.partitioning import classic_count, either_count
+from emulator.tableconfig import PROVISIONED, IndexConfig, TableConfig, TableHistory
 from emulator.throttle import Cause, ThrottleSite
-from emulator.units import classic_partition_count
 
 
 @dataclass
@@ -80,12 +84,20 @@ class PartitionedCapacity:
         limits: Limits,
         params: CapacityParams,
         now: float,
+        history: TableHistory | None = None,
     ) -> None:
         self.p = params
         self.index_name = index_name
         self.arn = table_arn if index_name is None else f"{table_arn}/index/{index_name}"
         self.limits = limits
         p = params
+        # The warm throughput the table has reached, which nothing lowers: its history
+        # (a previous on-demand peak doubled, capacity provisioned or warm throughput set
+        # before) and the highest capacity provisioned since, capped by the table quota
+        # a table's capacity never exceeds [AWS reference.md#warm-throughput].
+        floor_read, floor_write = history.warm_floor() if history is not None else (0.0, 0.0)
+        self.floor_read = min(p.table_quota_units, floor_read)
+        self.floor_write = min(p.table_quota_units, floor_write)
         self.ceiling_read = 0.0
         self.ceiling_write = 0.0
         self.warm_status = "ACTIVE"
@@ -93,14 +105,29 @@ class PartitionedCapacity:
         self.pending_warm: tuple[float, float] | None = None
         self.growth_write = Growth()
         self.growth_read = Growth()
+        self.pending_limits: Limits | None = None
+        """The mode and provisioned units an UpdateTable asked for, in force from
+        `pending_at` on; the settings before serve meanwhile (emulator/capacity_changes.py)."""
+        self.pending_at = math.inf
+        self.budget = DecreaseBudget()
+        """Decreases of this table's or GSI's provisioned capacity (DynamoDB counts a GSI's
+        apart from its table's)."""
+        self.record = CapacityRecord(index_name)
+        """The capacity in force over time and every change asked of it."""
         write_log = None
         if index_name is not None:
 
             def write_log(part: Partition, t: float) -> GsiWriteLog:
                 return GsiWriteLog(part, p.gsi_intake_factor, p.gsi_backlog_s, p.grace_s, t)
 
+        initial = self.partitions_needed()
+        if history is not None:
+            # It was provisioned at these once, both at once: those partitions remain.
+            prev_read, prev_write = history.provisioned()
+            quota = p.table_quota_units
+            initial = max(initial, classic_count(min(quota, prev_read), min(quota, prev_write), p))
         self.keyspace = KeySpace(
-            self._target_partitions(),
+            initial,
             p.grace_s,
             now,
             has_sort_key,
@@ -121,26 +148,38 @@ class PartitionedCapacity:
 
     # settings ----------------------------------------------------------------------------
     def warm_values(self) -> tuple[float, float]:
-        """Warm throughput in force (full scale): what the table takes instantly."""
+        """Warm throughput in force (full scale): what the table takes instantly. It
+        never falls: a provisioned table's rises to its highest provisioned capacity, an
+        on-demand table's starts at 12,000 reads / 4,000 writes, and a table's history
+        raises either [AWS reference.md#warm-throughput]."""
         lim, p = self.limits, self.p
         if lim.provisioned:
-            read = max(lim.rcu or 0.0, lim.warm_read or 0.0)
-            write = max(lim.wcu or 0.0, lim.warm_write or 0.0)
+            read = max(lim.rcu or 0.0, lim.warm_read or 0.0, self.floor_read)
+            write = max(lim.wcu or 0.0, lim.warm_write or 0.0, self.floor_write)
         else:
-            read = max(p.ondemand_initial_rcu, lim.warm_read or 0.0)
-            write = max(p.ondemand_initial_wcu, lim.warm_write or 0.0)
+            read = max(p.ondemand_initial_rcu, lim.warm_read or 0.0, self.floor_read)
+            write = max(p.ondemand_initial_wcu, lim.warm_write or 0.0, self.floor_write)
         return read, write
 
-    def _target_partitions(self) -> int:
+    def partitions_needed(self) -> int:
+        """The partitions the capacity in force needs (emulator.partitioning): its warm
+        throughput (which an on-demand ceiling that grew has raised), reads or writes or a
+        mix; a provisioned table's RCU and WCU at once."""
+        p = self.p
         read, write = self.warm_values()
-        if not self.limits.provisioned:
-            read = max(read, self.ceiling_read / self.p.ondemand_headroom)
-            write = max(write, self.ceiling_write / self.p.ondemand_headroom)
-        return classic_partition_count(read, write, self.p)
+        count = either_count(read, write, p)
+        if self.limits.provisioned:
+            count = max(count, classic_count(self.limits.rcu or 0.0, self.limits.wcu or 0.0, p))
+        return count
 
-    def _apply_limits(self, now: float, fresh: bool = False) -> None:
+    def _apply_limits(self, now: float, fresh: bool = False, doubling: bool = False) -> None:
+        """Put the limits in force. `doubling`: an UpdateTable's change, whose partitions
+        double until they carry it; otherwise (creation, growth under traffic) they split
+        one at a time (emulator.partitioning)."""
         lim, p, s = self.limits, self.p, self.p.scale
         if lim.provisioned:
+            self.floor_read = max(self.floor_read, lim.rcu or 0.0)
+            self.floor_write = max(self.floor_write, lim.wcu or 0.0)
             self.read_limit.set_rate((lim.rcu or 0) * s, (lim.rcu or 0) * s * p.burst_s, now)
             self.write_limit.set_rate((lim.wcu or 0) * s, (lim.wcu or 0) * s * p.burst_s, now)
             if fresh:
@@ -163,12 +202,21 @@ class PartitionedCapacity:
                 self.write_limit.tokens = self.write_limit.depth
             self.max_read_limit = self._max_bucket(lim.max_read, self.max_read_limit, now)
             self.max_write_limit = self._max_bucket(lim.max_write, self.max_write_limit, now)
-        self.keyspace.grow_to(self._target_partitions(), now)
+        target = self.partitions_needed()
+        if doubling:
+            self.keyspace.double_until(target, now)
+        else:
+            self.keyspace.grow_to(target, now)
         # Routes are built per request: what they share is prepared once per change.
         self._site_write = self._table_site(True)
         self._site_read = self._table_site(False)
         self._per_partition_w = self.p.partition_wcu * self.p.scale
         self._per_partition_r = self.p.partition_rcu * self.p.scale
+        self._per_partition_r_eventual = self._per_partition_r * self.p.eventual_read_factor
+        if lim.provisioned:
+            self.record.point(now, PROVISIONED_SERIES, lim.rcu or 0.0, lim.wcu or 0.0)
+        else:
+            self.record.point(now, CEILING_SERIES, self.ceiling_read, self.ceiling_write)
 
     def _max_bucket(
         self, units: float | None, old: TokenBucket | None, now: float
@@ -207,7 +255,56 @@ class PartitionedCapacity:
         self.max_site = ThrottleSite(
             self.index_name is not None, Cause.MAX_ON_DEMAND, self.arn, limits.provisioned
         )
-        self._apply_limits(now)
+        self._apply_limits(now, doubling=True)
+
+    def schedule(self, limits: Limits, at: float, provisioned: bool) -> None:
+        """An UpdateTable's mode and provisioned units, to be in force from `at` (the
+        other settings are taken as they are then)."""
+        self.pending_limits = Limits(
+            provisioned,
+            limits.rcu if provisioned else None,
+            limits.wcu if provisioned else None,
+            None,
+            None,
+            None,
+            None,
+        )
+        self.pending_at = at
+
+    def land(self, now: float) -> None:
+        """Put the scheduled mode and units in force (the tick calls this when due)."""
+        assert self.pending_limits is not None
+        landing = self.requested_limits()
+        self.pending_limits = None
+        self.pending_at = math.inf
+        self.update_limits(landing, now)
+
+    def requested_limits(self) -> Limits:
+        """The settings asked for last: the scheduled mode and units over those in force
+        (what DescribeTable will show once the table is ACTIVE)."""
+        pending = self.pending_limits
+        if pending is None:
+            return self.limits
+        lim = self.limits
+        return Limits(
+            pending.provisioned,
+            pending.rcu,
+            pending.wcu,
+            lim.max_read,
+            lim.max_write,
+            lim.warm_read,
+            lim.warm_write,
+        )
+
+    def meter(self) -> tuple[MeteredBucket, MeteredBucket]:
+        """The table-level read and write buckets as metered ones, which count the
+        consumed units auto scaling watches; swapped in only when a policy needs them."""
+        read, write = self.read_limit, self.write_limit
+        if not isinstance(read, MeteredBucket):
+            read = self.read_limit = MeteredBucket.replacing(read)
+        if not isinstance(write, MeteredBucket):
+            write = self.write_limit = MeteredBucket.replacing(write)
+        return read, write
 
     def table_site(self, is_write: bool) -> ThrottleSite:
         """Why the table-level bucket refuses: provisioned rate, the per-table quota, or
@@ -284,10 +381,15 @@ class PartitionedCapacity:
             sites.append(self.max_site)
 
     def read_route(
-        self, part: Partition, units: float
+        self, part: Partition, units: float, consistent: bool = False
     ) -> tuple[list[Resource], list[float], list[ThrottleSite]]:
+        """What a read of `units` needs. A strongly consistent read is served by the
+        partition's leader, an eventually consistent one by any replica, so the latter
+        takes `eventual_read_factor` times the partition's read rate [AWS
+        reference.md#which-replica-serves-a-read]; the table-level limits count units."""
+        per = self._per_partition_r if consistent else self._per_partition_r_eventual
         route: list[Resource] = [part, self.read_limit]
-        costs = [units / self._per_partition_r, units]
+        costs = [units / per, units]
         sites = [self.partition_site, self._site_read]
         if self.max_read_limit is not None:
             route.append(self.max_read_limit)
@@ -306,7 +408,7 @@ class PartitionedCapacity:
             if (
                 part.hot_since is not None
                 and now - part.hot_since >= p.isolate_heat_s
-                and keyspace.isolate_hot_key(part, now)
+                and keyspace.split_for_consumption(part, now)
             ):
                 continue
             if (
@@ -335,7 +437,7 @@ class PartitionedCapacity:
             self.pending_warm = None
             self.warm_ready_at = None
             self.warm_status = "ACTIVE"
-            self._apply_limits(now)
+            self._apply_limits(now, doubling=True)
         if not self.limits.provisioned:
             grew = False
             if self.growth_write.due(self.write_limit.refused_at > now - 1.0, now, p):
@@ -349,6 +451,11 @@ class PartitionedCapacity:
                 )
                 grew = True
             if grew:
+                # What it grew to is warm throughput now: it takes it at once from here on
+                # [AWS reference.md#warm-throughput: DynamoDB raises warm values as usage
+                # grows], and the partitions that carry it stay.
+                self.floor_read = max(self.floor_read, self.ceiling_read / p.ondemand_headroom)
+                self.floor_write = max(self.floor_write, self.ceiling_write / p.ondemand_headroom)
                 self._apply_limits(now)
 
 
@@ -368,10 +475,25 @@ def limits_of(config: TableConfig | IndexConfig, provisioned: bool) -> Limits:
 class TableCapacity:
     """A table with its GSIs: the unit the model admits requests against."""
 
-    def __init__(self, config: TableConfig, arn: str, params: CapacityParams, now: float) -> None:
+    def __init__(
+        self,
+        config: TableConfig,
+        arn: str,
+        params: CapacityParams,
+        now: float,
+        epoch_s: float = 0.0,
+    ) -> None:
         self.config = config
         self.arn = arn
+        self.p = params
+        self.epoch_s = epoch_s
+        """The Unix time of model time 0: the UTC calendar the decrease limit counts by."""
         provisioned = config.billing == PROVISIONED
+        self.switches = SwitchBudget()
+        self.ever_on_demand = not provisioned
+        """Whether the table was ever PAY_PER_REQUEST (a switch back is quicker [3P])."""
+        self.scalers: list[DimensionScaler] = []
+        """Auto scaling's policies at run time; empty (and no work) without auto scaling."""
         self.base = PartitionedCapacity(
             arn,
             None,
@@ -379,6 +501,7 @@ class TableCapacity:
             limits_of(config, provisioned),
             params,
             now,
+            config.history,
         )
         self.gsis: dict[str, PartitionedCapacity] = {
             g.name: PartitionedCapacity(
@@ -390,6 +513,20 @@ class TableCapacity:
     def indexes(self) -> list[PartitionedCapacity]:
         return [self.base, *self.gsis.values()]
 
+    def index(self, name: str | None) -> PartitionedCapacity:
+        """The table (None) or one of its GSIs; KeyError for an unknown GSI."""
+        return self.base if name is None else self.gsis[name]
+
+    def status(self) -> str:
+        """TableStatus as far as capacity goes: UPDATING while a change of the table's
+        provisioned capacity or billing mode is applied, else ACTIVE (a GSI's own change
+        shows in its IndexStatus, warm throughput in WarmThroughput.Status [3P])."""
+        return "UPDATING" if self.base.pending_limits is not None else "ACTIVE"
+
     def tick(self, now: float) -> None:
         for index in self.indexes():
+            if index.pending_limits is not None and now >= index.pending_at:
+                index.land(now)
             index.tick(now)
+        if self.scalers:
+            run_scalers(self, now)

@@ -1,11 +1,12 @@
 """`EmulatorOptions`: what an emulator is started with, as one object.
 
-The same five choices (capacity parameters, scale, CreateTable delay, item store, memory
-bound) reach an emulator four ways: `hotbench emulator serve`'s flags, a one-shot
-`hotbench run`'s in-process server, the emulator process `hotbench up` starts, and a
-test's `EmulatorServer`. They travel as this object from the flags to `EmulatorState`,
-never as five parameters passed along. Here, not in emulator/server/: the console builds
-it without loading the endpoint package.
+The same choices (capacity parameters, scale, CreateTable delay, item store, memory
+bound, the stream records' budget, the signature check) reach an emulator four ways:
+`hotbench emulator serve`'s flags, a one-shot `hotbench run`'s in-process server, the
+emulator process `hotbench up` starts, and a test's `EmulatorServer`. They travel as this
+object from the flags to `EmulatorState`, never as parameters passed along one by one.
+Here, not in emulator/server/: the console builds it without loading the endpoint
+package.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ class EmulatorOptions:
     """What it keeps of each item: "full", or "keys" (keys, index attributes and sizes)."""
     max_memory: int | None = None
     """Bytes past which writes of new items are refused (None: half the machine's)."""
+    stream_bytes: int | None = None
+    """What the records of all streams may take before the oldest are trimmed (None:
+    256 MiB; docs/emulator.md, Streams)."""
+    check_signatures: bool = False
+    """Verify each request's SigV4 signature against the environment's access key (or
+    x / x), as DynamoDB does (emulator/server/signatures.py)."""
 
     def argv(self) -> list[str]:
         """As `hotbench emulator serve`'s flags, for an emulator in its own process."""
@@ -39,4 +46,8 @@ class EmulatorOptions:
             argv += ["--max-memory", str(self.max_memory)]
         if self.params.path is not None:
             argv += ["--params", self.params.path]
+        if self.stream_bytes is not None:
+            argv += ["--stream-memory", str(self.stream_bytes)]
+        if self.check_signatures:
+            argv += ["--check-signatures"]
         return argv

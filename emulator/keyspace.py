@@ -313,8 +313,9 @@ class KeySpace:
 
     # splits ------------------------------------------------------------------------------
     def grow_to(self, count: int, now: float) -> None:
-        """Pre-split (warm throughput, higher provisioned capacity): halve the widest hash
-        partitions until there are `count`."""
+        """Growth one split at a time (an on-demand ceiling that grew under traffic): halve
+        the widest hash partitions until there are `count` [AWS: the DynamoDB paper,
+        section 4.5, "on-demand scales a table by splitting partitions"]."""
         if len(self.parts) >= count:
             return
         # The widest partition first, the leftmost of equals (what a scan for the widest
@@ -339,6 +340,29 @@ class KeySpace:
         self.parts = ordered
         self.bounds = [p.lo for p in ordered]
         self._arrays_dirty = True
+
+    def double_until(self, count: int, now: float) -> None:
+        """An UpdateTable the partitions cannot carry: every hash partition splits in two,
+        the count doubling, until there are `count` [AWS reference.md#partitions]. Each
+        child is a whole partition (1,000 WCU / 3,000 RCU a second): the table's own
+        limit is enforced above the partitions [AWS: the DynamoDB paper, section 4.2].
+        A partition one hash wide (an isolated key) cannot halve; item-collection splits
+        are left as they are."""
+        while self.count < count:
+            halves: list[Partition] = []
+            for part in self.parts:
+                if part.hi - part.lo < 2:
+                    halves.append(part)
+                    continue
+                mid = (part.lo + part.hi) // 2
+                halves.append(self._new(part.lo, mid, now))
+                halves.append(self._new(mid, part.hi, now))
+                self.splits += 1
+            if len(halves) == len(self.parts):
+                break  # nothing left to halve
+            self.parts = halves
+            self.bounds = [p.lo for p in halves]
+            self._arrays_dirty = True
 
     def _split_hash(self, index: int, at: int | None, now: float) -> bool:
         part = self.parts[index]
@@ -381,9 +405,15 @@ class KeySpace:
             return self._split_hash(index, hashes[len(hashes) // 2], now)
         return self._split_hash(index, None, now)
 
-    def isolate_hot_key(self, part: Partition, now: float) -> bool:
-        """Adaptive capacity: give the key that carries a shared partition's heat a hash
-        partition of its own, so its neighbours stop throttling with it."""
+    def split_for_consumption(self, part: Partition, now: float) -> bool:
+        """A shared hash partition that throttles splits where the keys it served divide
+        [AWS reference.md#split-for-consumption: the split point is chosen from the key
+        distribution the partition observed]. A key carrying half its traffic gets a
+        partition of its own, so its neighbours stop throttling with it (adaptive
+        capacity's isolation [AWS reference.md#burst-and-adaptive-capacity]; it adds no
+        capacity to that key); otherwise the hash range splits at the median key, each
+        half a whole partition. False if it cannot: one key only (a single hot key is split
+        for heat by sort key, later), or an item-collection partition."""
         if part.collection_pk is not None or part not in self.parts:
             return False
         counts: dict[int, int] = {}
@@ -392,15 +422,20 @@ class KeySpace:
         if len(counts) < 2:
             return False
         top, top_count = max(counts.items(), key=lambda kv: kv[1])
-        if top_count * 2 < len(part.samples):
-            return False
+        isolating = top_count * 2 >= len(part.samples)
+        if isolating:
+            cuts = [c for c in (top, top + 1) if part.lo < c < part.hi]
+        else:
+            hashes = sorted(pk for pk, _ in part.samples)
+            median = hashes[len(hashes) // 2]
+            cuts = [median if part.lo < median < part.hi else (part.lo + part.hi) // 2]
         index = self.parts.index(part)
-        cuts = [c for c in (top, top + 1) if part.lo < c < part.hi]
         pieces = [part.lo, *cuts, part.hi]
         new_parts = [self._new(a, b, now) for a, b in itertools.pairwise(pieces)]
         for new in new_parts:
             new.samples.extend([s for s in part.samples if new.lo <= s[0] < new.hi])
-            if new.lo <= top < new.hi:
+            if isolating and new.lo <= top < new.hi:
+                # The isolated key keeps its heat: a split for heat may be due.
                 new.hot_since, new.last_hot = part.hot_since, part.last_hot
                 new.split_at = part.split_at
         self.parts[index : index + 1] = new_parts

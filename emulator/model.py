@@ -8,13 +8,23 @@ The model does no I/O and reads no clock: callers pass `now`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from emulator.buckets import Resource, admit
-from emulator.capacity import PartitionedCapacity, TableCapacity, limits_of
+from emulator.autoscaling import AutoScalingSpec, DimensionScaler
+from emulator.buckets import Resource, admit, admit_on_credit, out_of_credit
+from emulator.capacity import Limits, PartitionedCapacity, TableCapacity, limits_of
+from emulator.capacity_changes import change_capacity
+from emulator.capacity_record import CapacityRecord, ScalingEvent
 from emulator.keyspace import Partition
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from emulator.tableconfig import PROVISIONED, TableConfig, TableConfigError
+from emulator.tableconfig import (
+    PROVISIONED,
+    TableConfig,
+    TableConfigError,
+    TableHistory,
+    with_auto_scaling,
+)
 from emulator.throttle import Throttle, ThrottleSite
 
 
@@ -79,6 +89,14 @@ class GsiWrite:
         )
 
 
+WriteRequest = tuple["TableCapacity", int, Any, int, "list[GsiWrite] | None"]
+"""One write of a request admitted with others: (table, partition hash, sort position,
+units, its GSI writes), the arguments of `CapacityModel.write`."""
+ReadRequest = tuple["TableCapacity", int, Any, float, "str | None"]
+"""One read of a request admitted with others: (table, partition hash, sort position,
+units, the GSI read or None), the arguments of `CapacityModel.read`."""
+
+
 class CapacityModel:
     """Tables, their capacity, and the clock-driven changes to it."""
 
@@ -88,10 +106,14 @@ class CapacityModel:
         region: str = "us-east-1",
         account: str = "000000000000",
         now: float = 0.0,
+        epoch_s: float = 0.0,
     ) -> None:
         self.params = params
         self.region = region
         self.account = account
+        self.epoch_s = epoch_s
+        """The Unix time of model time 0, for the UTC calendar DynamoDB's daily limits
+        count by (the endpoint passes its start; the simulation starts at 00:00 UTC)."""
         self.tables: dict[str, TableCapacity] = {}
         self._next_tick = float(int(now) + 1)
         # A write's route, refilled per call rather than built anew: three new lists and
@@ -105,15 +127,35 @@ class CapacityModel:
     def table_arn(self, name: str) -> str:
         return f"arn:aws:dynamodb:{self.region}:{self.account}:table/{name}"
 
-    def create_table(self, request: dict[str, Any], now: float) -> TableCapacity:
+    def create_table(
+        self,
+        request: dict[str, Any],
+        now: float,
+        history: TableHistory | None = None,
+        auto_scaling: Mapping[str | None, AutoScalingSpec] | None = None,
+    ) -> TableCapacity:
+        """A table from a CreateTable request. `history`, what the table did before the
+        run, sets the partitions and the on-demand ceiling it starts with
+        (docs/model.md#how-partitions-are-made, rule 3); without it, the request's
+        `hotbench:history` tag does, if it has one (`TableHistory.tag`). `auto_scaling` by
+        index (None: the table) puts target tracking on it from the start, as a Terraform
+        apply of the table with its aws_appautoscaling_policy would."""
         try:
             config = TableConfig.from_request(request)
         except TableConfigError as exc:
             raise ModelError(str(exc)) from exc
+        if history is not None:
+            config.history = history
         if config.name in self.tables:
             raise ModelError(f"Table already exists: {config.name}")
-        table = TableCapacity(config, self.table_arn(config.name), self.params, now)
+        table = TableCapacity(config, self.table_arn(config.name), self.params, now, self.epoch_s)
         self.tables[config.name] = table
+        for index, spec in (auto_scaling or {}).items():
+            try:
+                self.set_auto_scaling(config.name, index, spec, now)
+            except ModelError:
+                del self.tables[config.name]
+                raise
         return table
 
     def delete_table(self, name: str) -> None:
@@ -126,8 +168,16 @@ class CapacityModel:
         except KeyError:
             raise ModelError(f"Requested resource not found: Table: {name} not found") from None
 
-    def update_capacity(self, name: str, config: TableConfig, now: float) -> None:
-        """Apply a table's new settings (UpdateTable, billing-mode switch included)."""
+    def update_capacity(
+        self, name: str, config: TableConfig, now: float, cause: str = "UpdateTable"
+    ) -> list[ScalingEvent]:
+        """Apply a table's new settings as an UpdateTable does (billing-mode switch,
+        provisioned capacity of the table and its GSIs, OnDemandThroughput, warm
+        throughput, GSIs added or removed), under DynamoDB's rules: a change of mode or of
+        provisioned units takes time, during which the old capacity serves; a change while
+        the table is UPDATING, a decrease over the day's limit or a switch to on demand
+        over the window's limit raise `capacity_changes.ChangeRefused` and change nothing
+        (docs/model.md#capacity-that-moves). Returns the changes asked for."""
         table = self.table(name)
         provisioned = config.billing == PROVISIONED
         old_read, old_write = table.base.warm_values()
@@ -138,11 +188,13 @@ class CapacityModel:
                 f"WarmThroughput cannot be decreased (in force: "
                 f"{old_read:.0f} reads/s, {old_write:.0f} writes/s)"
             )
-        table.base.update_limits(limits_of(config, provisioned), now)
+        wanted: dict[str | None, Limits] = {None: limits_of(config, provisioned)}
         for gsi in config.gsis:
             if gsi.name in table.gsis:
-                table.gsis[gsi.name].update_limits(limits_of(gsi, provisioned), now)
-            else:
+                wanted[gsi.name] = limits_of(gsi, provisioned)
+        events = change_capacity(table, wanted, now, cause)
+        for gsi in config.gsis:
+            if gsi.name not in table.gsis:
                 table.gsis[gsi.name] = PartitionedCapacity(
                     table.arn,
                     gsi.name,
@@ -151,9 +203,52 @@ class CapacityModel:
                     self.params,
                     now,
                 )
-        for gone in set(table.gsis) - {g.name for g in config.gsis}:
-            del table.gsis[gone]
-        table.config = config
+        gone = set(table.gsis) - {g.name for g in config.gsis}
+        for name_gone in gone:
+            del table.gsis[name_gone]
+        if gone:
+            table.scalers = [s for s in table.scalers if s.index not in gone]
+        # The auto scaling in force stays: UpdateTable does not carry it.
+        kept = with_auto_scaling(config, None, table.config.auto_scaling)
+        for gsi in table.config.gsis:
+            if gsi.name in table.gsis and gsi.auto_scaling is not None:
+                kept = with_auto_scaling(kept, gsi.name, gsi.auto_scaling)
+        table.config = kept
+        return events
+
+    def set_auto_scaling(
+        self, name: str, index: str | None, spec: AutoScalingSpec | None, now: float
+    ) -> None:
+        """Put target tracking on a table (`index` None) or one of its GSIs, replace it,
+        or (`spec` None) take it off: what RegisterScalableTarget and PutScalingPolicy do
+        through Application Auto Scaling, a service apart from DynamoDB."""
+        table = self.table(name)
+        if index is not None and index not in table.gsis:
+            raise ModelError(f"Requested resource not found: Index: {index} of table {name}")
+        target = table.index(index)
+        before = _spec_text(table.config, index)
+        table.scalers = [s for s in table.scalers if s.index != index]
+        if spec is not None:
+            read, write = target.meter()
+            for dimension, policy in spec.policies():
+                bucket = read if dimension == "read" else write
+                table.scalers.append(
+                    DimensionScaler(index, dimension, policy, bucket, now, self.params)
+                )
+        table.config = with_auto_scaling(table.config, index, spec)
+        target.record.events.append(
+            ScalingEvent(
+                now,
+                index,
+                "auto scaling",
+                before,
+                _spec_text(table.config, index),
+                "RegisterScalableTarget / PutScalingPolicy"
+                if spec is not None
+                else "DeregisterScalableTarget",
+                effective_at=now,
+            )
+        )
 
     # time --------------------------------------------------------------------------------
     def advance(self, now: float) -> None:
@@ -187,14 +282,44 @@ class CapacityModel:
         `part`/`gsi_parts`/`gsi_old_parts` may be given by a caller that located them
         already (the simulation does, in bulk); they must be where the keys live.
         """
-        base = table.base
-        if part is None:
-            part = base.keyspace.locate(pk_hash, sk_pos)
-        part.observe(pk_hash, sk_pos)
         route, costs, sites = self._route, self._costs, self._sites
         route.clear()
         costs.clear()
         sites.clear()
+        self._fill_write_route(
+            table,
+            pk_hash,
+            sk_pos,
+            units,
+            gsi_writes,
+            route,
+            costs,
+            sites,
+            part,
+            gsi_parts,
+            gsi_old_parts,
+        )
+        return self._decide(route, costs, sites, count, now, True)
+
+    def _fill_write_route(
+        self,
+        table: TableCapacity,
+        pk_hash: int,
+        sk_pos: Any,
+        units: int,
+        gsi_writes: list[GsiWrite] | None,
+        route: list[Resource],
+        costs: list[float],
+        sites: list[ThrottleSite],
+        part: Partition | None = None,
+        gsi_parts: list[Partition] | None = None,
+        gsi_old_parts: list[Partition | None] | None = None,
+    ) -> None:
+        """What one write asks of the table and its GSIs, appended to a route."""
+        base = table.base
+        if part is None:
+            part = base.keyspace.locate(pk_hash, sk_pos)
+        part.observe(pk_hash, sk_pos)
         base.add_write_route(part, units, route, costs, sites)
         if gsi_writes is not None:
             # Indexed, over a list: mypyc compiles this loop to native list access.
@@ -223,7 +348,48 @@ class CapacityModel:
                     )
                     old_part.observe(gw.old_pk_hash, gw.old_sk_pos)
                 index.add_index_write_route(gpart, units, old_part, old_units, route, costs, sites)
-        return self._decide(route, costs, sites, count, now, True)
+
+    def write_together(
+        self, writes: list[WriteRequest], *, now: float
+    ) -> tuple[int, Throttle | None]:
+        """Admit the writes of one request together, as DynamoDB admits one request (a
+        transaction's actions): all of them when every resource on their routes has
+        capacity left, each charged in full, which may leave a resource in debt that its
+        refill repays before anything else is admitted (`buckets.admit_on_credit`).
+        Returns (-1, None) when admitted, else the index of the first write whose route
+        has a resource out of capacity and that resource's throttle (nothing is taken)."""
+        routes: list[tuple[list[Resource], list[float], list[ThrottleSite]]] = []
+        for table, pk_hash, sk_pos, units, gsi_writes in writes:
+            route: list[Resource] = []
+            costs: list[float] = []
+            sites: list[ThrottleSite] = []
+            self._fill_write_route(table, pk_hash, sk_pos, units, gsi_writes, route, costs, sites)
+            routes.append((route, costs, sites))
+        return self._decide_together(routes, now, True)
+
+    def read_together(self, reads: list[ReadRequest], *, now: float) -> tuple[int, Throttle | None]:
+        """`write_together` for the reads of one request (a read transaction's items)."""
+        routes: list[tuple[list[Resource], list[float], list[ThrottleSite]]] = []
+        for table, pk_hash, sk_pos, units, index in reads:
+            target = table.base if index is None else table.gsis[index]
+            part = target.keyspace.locate(pk_hash, sk_pos)
+            part.observe(pk_hash, sk_pos)
+            routes.append(target.read_route(part, units))
+        return self._decide_together(routes, now, False)
+
+    def _decide_together(
+        self,
+        routes: list[tuple[list[Resource], list[float], list[ThrottleSite]]],
+        now: float,
+        is_write: bool,
+    ) -> tuple[int, Throttle | None]:
+        for i, (route, _costs, sites) in enumerate(routes):
+            short = out_of_credit(route, now)
+            if short >= 0:
+                return i, sites[short].throttle(is_write)
+        for route, costs, _sites in routes:
+            admit_on_credit(route, costs)
+        return -1, None
 
     def read(
         self,
@@ -236,13 +402,22 @@ class CapacityModel:
         *,
         now: float,
         part: Partition | None = None,
+        consistent: bool = False,
     ) -> Decision:
-        """Admit `count` reads of `units` RCU from one key of the table or a GSI."""
-        target = table.base if index is None else table.gsis[index]
+        """Admit `count` reads of `units` RCU from one key of the table or a GSI.
+        `consistent`: a strongly consistent read, which only the partition's leader
+        serves; an eventually consistent one (DynamoDB's default, and the only kind a GSI
+        serves) may be served by any replica [AWS reference.md#which-replica-serves-a-read].
+        `units` are what the read is charged either way (half for eventually consistent)."""
+        if index is None:
+            target = table.base
+        else:
+            target = table.gsis[index]
+            consistent = False
         if part is None:
             part = target.keyspace.locate(pk_hash, sk_pos)
         part.observe(pk_hash, sk_pos)
-        route, costs, sites = target.read_route(part, units)
+        route, costs, sites = target.read_route(part, units, consistent)
         return self._decide(route, costs, sites, count, now, False)
 
     def _decide(
@@ -259,11 +434,36 @@ class CapacityModel:
         return Decision(accepted, count - accepted, throttle)
 
     # observation -------------------------------------------------------------------------
+    def capacity_records(self, name: str) -> dict[str | None, CapacityRecord]:
+        """A table's capacity over time, by index (None: the table): the capacity in
+        force as it moved and every change asked for, with when, from, to and why."""
+        table = self.table(name)
+        return {index.index_name: index.record for index in table.indexes()}
+
+    def capacity_view(self, name: str) -> dict[str, Any]:
+        """The capacity records as JSON (`/_hotbench/capacity`), with each index's status,
+        decreases today and auto scaling."""
+        table = self.table(name)
+        out: dict[str, Any] = {"table": name, "status": table.status(), "indexes": {}}
+        for index in table.indexes():
+            key = index.index_name or "$table"
+            spec = _spec_of(table.config, index.index_name)
+            entry = index.record.as_dict()
+            entry["status"] = "UPDATING" if index.pending_limits is not None else "ACTIVE"
+            entry["auto_scaling"] = None if spec is None else spec.as_request()
+            out["indexes"][key] = entry
+        return out
+
     def partition_map(self, name: str) -> dict[str, Any]:
         """Partitions of a table and its GSIs: key ranges, splits, heat. No AWS API shows
         this; the emulator does, so a user can see why a key throttled."""
         table = self.table(name)
-        out: dict[str, Any] = {"table": name, "indexes": []}
+        history = table.config.history
+        out: dict[str, Any] = {
+            "table": name,
+            "history": None if history is None else history.known(),
+            "indexes": [],
+        }
         for index in table.indexes():
             ks = index.keyspace
             parts = []
@@ -292,3 +492,25 @@ class CapacityModel:
                 }
             )
         return out
+
+
+def _spec_of(config: TableConfig, index: str | None) -> AutoScalingSpec | None:
+    if index is None:
+        return config.auto_scaling
+    for gsi in config.gsis:
+        if gsi.name == index:
+            return gsi.auto_scaling
+    return None
+
+
+def _spec_text(config: TableConfig, index: str | None) -> str:
+    """Auto scaling of a table or GSI in a few words, for its record."""
+    spec = _spec_of(config, index)
+    if spec is None:
+        return "none"
+    parts = []
+    for dimension, policy in spec.policies():
+        parts.append(
+            f"{dimension} {policy.min_capacity}-{policy.max_capacity} at {policy.target_pct:g} %"
+        )
+    return ", ".join(parts)

@@ -34,7 +34,12 @@ the defaults); `gsi_backlog_s` because only together with `gsi_intake_factor`
 (correlation -0.99); `ondemand_growth_step_rcu`, `pressure_gap_s` and `warm_update_s`
 because no figure moves with them. The reduced
 rerun (tests/loadgen/test_calibrate.py: M1's goodGsi figures, `--fit gsi_intake_factor`)
-gives 2.39 +/- 0.15. Details and timings: docs/model.md#the-default-fit.
+gives 2.39 +/- 0.15. After the partition rules (docs/model.md#how-partitions-are-made: a
+new on-demand table has four partitions, which empty before its ceiling) the distance at
+these defaults is 2.79 (M2's first throttle at 6,000/s: 2.10 -> 1.78 s), and
+`--fit isolate_heat_s grace_s` gives grace 1.081 +/- 0.23 (kept at 1: 0.36 standard
+deviations) and leaves isolate_heat_s unconstrained. Details and timings:
+docs/model.md#the-default-fit.
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-SOURCES = ("AWS", "3P", "fit")
-"""The source tags, as in the docstrings: documented by AWS, a third-party measurement,
-a modelling choice calibrated to a named measurement (docs/reference.md)."""
+SOURCES = ("AWS", "3P", "fit", "?")
+"""The source tags, as in the docstrings: documented (or measured and published) by AWS,
+a third-party measurement, a modelling choice calibrated to a named measurement, and a
+choice no source pins down, written down with its reason (docs/reference.md).
+`hotbench calibrate` fits only [fit] by default."""
 
 
 def tag(source: str, low: float, high: float) -> dict[str, Any]:
@@ -70,6 +77,17 @@ class CapacityParams:
     reference.md#m2-new-on-demand-table-ceiling; M1 bad 54.8 % vs 55.2 % theoretical,
     reference.md#m1-hot-partition-by-key-design] depth of every hard-limit token bucket, in seconds
     of its rate: the short burst of grace before the first throttle."""
+    eventual_read_factor: float = field(default=1.5, metadata=tag("AWS", 1.0, 3.0))
+    """[AWS reference.md#which-replica-serves-a-read] how many times a partition's 3,000
+    RCU/s its eventually consistent reads may take. Only a partition's leader replica
+    serves strongly consistent reads; any of its three replicas serves eventually
+    consistent ones (the DynamoDB paper, USENIX ATC 2022, sections 3 and 6.1). AWS's own
+    measurement of one hot partition of an on-demand table served 9,000 eventually
+    consistent queries a second, 4,500 RCU/s: 1.5 times the partition's 3,000 (Scaling
+    DynamoDB, part 2, Figure 1). How the replicas share the load is not documented [?]:
+    an eventually consistent read costs 1/1.5 of a strongly consistent one in the
+    partition's budget, which writes and strongly consistent reads share linearly as
+    before."""
     partition_bytes: int = field(
         default=10 * 1024**3, metadata=tag("AWS", 1 * 1024**3, 100 * 1024**3)
     )
@@ -134,10 +152,15 @@ class CapacityParams:
     reference.md#m3-on-demand-growth-under-sustained-pressure]."""
     isolate_heat_s: float = field(default=2.0, metadata=tag("fit", 0, 600))
     """[AWS: adaptive capacity isolates frequently accessed items "instantly",
-    reference.md#burst-and-adaptive-capacity; fit: M1 bad consumed 1,805 WCU/s = 1,000 + 400 + 400,
-    so the hot key took no neighbour down with it, reference.md#m1-hot-partition-by-key-design]
-    seconds of throttling before a hot key that shares its partition with other keys is moved to a
-    partition of its own. Isolation adds no capacity to the hot key."""
+    reference.md#burst-and-adaptive-capacity; a partition is split for consumption at the key
+    distribution it observed, reference.md#split-for-consumption; fit: M1 bad consumed 1,805
+    WCU/s = 1,000 + 400 + 400, so the hot key took no neighbour down with it,
+    reference.md#m1-hot-partition-by-key-design, and M2's flat 4,130 writes/s from the first
+    window above 4,000, more than the four partitions of a new on-demand table carry, so they
+    had split within seconds of their first throttle, reference.md#m2-new-on-demand-table-ceiling]
+    seconds of throttling before a partition shared by several keys splits by the keys it
+    served: a key carrying half its traffic gets a partition of its own (isolation, which adds
+    no capacity to that key), otherwise the hash range splits at the median key."""
     split_monotonic_fraction: float = field(default=0.8, metadata=tag("fit", 0.5, 1.0))
     """[fit, no measurement] an item collection whose recent writes rise in sort-key order at
     least this often is treated as monotonic, which AWS documents cannot be split by sort
@@ -155,6 +178,63 @@ class CapacityParams:
     """[fit: M1 goodGsi 26.6 % throttled over 120 s, reference.md#m1-hot-partition-by-key-design]
     how far (seconds of its partition rate) a GSI partition's propagation log may run behind before
     base-table writes throttle."""
+
+    # --- capacity changes: UpdateTable as DynamoDB applies it --------------------------------
+    update_throughput_s: float = field(default=2.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: UPDATING 1.0-2.0 s after a change of
+    provisioned capacity, increase ~2 s, decrease ~1 s, measured on AWS] how long an
+    UpdateTable of provisioned capacity keeps TableStatus (a GSI's: IndexStatus) UPDATING
+    when the partitions in place can serve the new capacity. The old capacity serves
+    until it ends [AWS reference.md#capacity-changes-updatetable]."""
+    update_split_s: float = field(default=300.0, metadata=tag("?", 0, 7200))
+    """[? reference.md#capacity-changes-updatetable] the same when the new capacity needs
+    more partitions than the table or GSI has: AWS says an auto-scaling UpdateTable "takes
+    several minutes" [AWS]; the one measured pre-split, a raise of warm throughput, took
+    272-514 s [3P]. No measurement of a provisioned increase that splits exists."""
+    switch_to_on_demand_s: float = field(default=150.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: 128.6-171.6 s, n=4] UPDATING while a
+    table created PROVISIONED switches to PAY_PER_REQUEST; it serves its provisioned
+    capacity meanwhile [AWS]."""
+    switch_back_to_on_demand_s: float = field(default=5.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: 4.1-5.1 s, n=4] the same for a table
+    that was PAY_PER_REQUEST before."""
+    switch_to_provisioned_s: float = field(default=80.0, metadata=tag("3P", 0, 3600))
+    """[3P reference.md#capacity-changes-updatetable: 60.5-98.2 s, n=5] UPDATING while a
+    table switches from PAY_PER_REQUEST to PROVISIONED; it serves its on-demand capacity
+    meanwhile [?]."""
+    switches_to_on_demand: int = field(default=4, metadata=tag("AWS", 1, 100))
+    """[AWS reference.md#capacity-changes-updatetable] switches from PROVISIONED to
+    PAY_PER_REQUEST allowed in any `switch_window_s` (a rolling window); the other way
+    is allowed at any time."""
+    switch_window_s: float = field(default=86400.0, metadata=tag("AWS", 60, 864000))
+    """[AWS reference.md#capacity-changes-updatetable] the rolling 24-hour window."""
+    decreases_anytime: int = field(default=4, metadata=tag("AWS", 0, 1000))
+    """[AWS reference.md#capacity-changes-updatetable] decreases of a table's (and,
+    separately, each GSI's) provisioned capacity allowed at any time in a UTC day; the
+    count resets at 00:00 UTC [3P]."""
+    decrease_interval_s: float = field(default=3600.0, metadata=tag("AWS", 0, 86400))
+    """[AWS reference.md#capacity-changes-updatetable; 3P: measured from the last ACCEPTED
+    decrease, not the top of the hour] past `decreases_anytime`, one more decrease once
+    this long after the last one (27 a day at most)."""
+
+    # --- Application Auto Scaling target tracking --------------------------------------------
+    autoscale_period_s: float = field(default=60.0, metadata=tag("AWS", 1, 3600))
+    """[AWS reference.md#auto-scaling-target-tracking] the period of the consumed-capacity
+    datapoints the alarms evaluate: DynamoDB publishes 1-minute sums."""
+    autoscale_out_datapoints: int = field(default=2, metadata=tag("AWS", 1, 60))
+    """[AWS reference.md#auto-scaling-target-tracking] consecutive datapoints above the
+    target utilization that set off the scale-out alarm (AlarmHigh)."""
+    autoscale_in_datapoints: int = field(default=15, metadata=tag("AWS", 1, 120))
+    """[AWS reference.md#auto-scaling-target-tracking] consecutive datapoints below the
+    target minus `autoscale_in_margin_pct` that set off the scale-in alarm (AlarmLow)."""
+    autoscale_in_margin_pct: float = field(default=20.0, metadata=tag("AWS", 0, 90))
+    """[AWS reference.md#auto-scaling-target-tracking] the scale-in alarm's threshold lies
+    this many percentage points under the target (70 % -> 50 %)."""
+    autoscale_alarm_delay_s: float = field(default=60.0, metadata=tag("?", 0, 900))
+    """[? reference.md#auto-scaling-target-tracking] from the end of a datapoint's minute to
+    the alarm acting on it: AWS documents "a short delay of up to a few minutes" [AWS]
+    and no figure; a 2017 measurement of the whole reaction, with 5-minute alarms then,
+    was 10-15 minutes [3P]."""
 
     # --- emulator service ------------------------------------------------------------------
     create_table_s: float = field(default=7.4, metadata=tag("3P", 0, 600))

@@ -94,7 +94,7 @@ class Throttle:
     extra: dict[str, object] = field(init=False, repr=False, compare=False)
     """The body's members besides `__type` and `message` (the reasons list), made once."""
     payload: bytes = field(init=False, repr=False, compare=False)
-    """`body()` as the endpoint sends it (json.dumps, as every error body), encoded once so
+    """`body()` as the endpoint sends it (compact JSON, as every error body), encoded once so
     that a refusal does not pay for json.dumps (interpreted Python) each time."""
 
     def __post_init__(self) -> None:
@@ -103,7 +103,7 @@ class Throttle:
             "extra",
             {self.reasons_member: [{"reason": self.reason, "resource": self.resource}]},
         )
-        object.__setattr__(self, "payload", json.dumps(self.body()).encode())
+        object.__setattr__(self, "payload", json.dumps(self.body(), separators=(",", ":")).encode())
 
     @property
     def reasons_member(self) -> str:

@@ -239,21 +239,6 @@ def index_write_units(change: IndexChange, params: CapacityParams) -> tuple[int,
     return 0, 0
 
 
-def classic_partition_count(
-    read_units_per_s: float, write_units_per_s: float, params: CapacityParams
-) -> int:
-    """The classic formula for a new table: ceil(RCU/3000 + WCU/1000)
-    [AWS reference.md#partitions]."""
-    return max(
-        1,
-        math.ceil(
-            read_units_per_s / params.partition_rcu
-            + write_units_per_s / params.partition_wcu
-            - 1e-9
-        ),
-    )
-
-
 TRANSACTION_OPERATIONS = 2
 """[AWS] a transaction reads or writes each item twice, once to prepare it and once to
 commit it: TransactWriteItems costs 2 WCU per 1 KB of each item, TransactGetItems 2 RCU per

@@ -180,7 +180,8 @@ def test_every_folder_has_a_layer() -> None:
         assert members == listed, f"{package}: unlisted {members - listed}, gone {listed - members}"
 
 
-def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+def write_tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    """Files under tmp_path (a made-up tree for a scan to find something planted in)."""
     for rel, text in files.items():
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -189,7 +190,7 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def test_a_circle_through_a_late_import_is_found(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "console/__init__.py": "",
@@ -202,7 +203,7 @@ def test_a_circle_through_a_late_import_is_found(tmp_path: Path) -> None:
 
 
 def test_a_type_checking_import_is_no_circle(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "console/__init__.py": "",
@@ -215,7 +216,7 @@ def test_a_type_checking_import_is_no_circle(tmp_path: Path) -> None:
 
 
 def test_an_import_from_a_lower_folder_up_is_found(tmp_path: Path) -> None:
-    root = _tree(
+    root = write_tree(
         tmp_path,
         {
             "console/__init__.py": "",

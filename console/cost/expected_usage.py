@@ -24,7 +24,6 @@ from console.cost.record import (
 )
 from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
 from loadgen.format.playbook import Distribution, Playbook, TableSpec
-from loadgen.load.arrivals import Schedule
 
 if TYPE_CHECKING:
     from loadgen.results.records import PlaybookResult
@@ -198,7 +197,8 @@ def expected_use(
                 t += run.pause_s
                 pauses_s += run.pause_s
         for index, phase in enumerate(playbook.load.phases):
-            if not phase.open_loop_operation:
+            expected = phase.kind.expected_requests(phase.duration_s)
+            if expected is None:
                 # users, a mix or a scenario schedule no requests: what they consume is
                 # what the one model says they do (the closed-loop simulation), once
                 # imported here: the simulation (the capacity model under its clock) is
@@ -209,7 +209,7 @@ def expected_use(
                 simulated = simulated or SimulatedRunner().run(playbook)
                 record.requests += simulated_units(simulated, spec.name, index, name)
                 continue
-            requests = Schedule.for_phase(phase, 1.0).total * run.repeats
+            requests = expected * run.repeats
             attributes = {**playbook.load.attributes, **phase.attributes}
             if phase.operation in ("put", "update"):
                 record.requests += put_units(spec, attributes, name, requests, "load")

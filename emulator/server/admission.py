@@ -13,7 +13,7 @@ from emulator.itemsize import item_size
 from emulator.keyspace import sort_position
 from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import CapacityParams
-from emulator.server.items import KeySchema, pk_hash_of
+from emulator.server.items import KeySchema, key_hash, key_sort_position, pk_hash_of
 from emulator.server.table import IndexDef, Table
 from emulator.server.values import (
     AttributeValue,
@@ -72,7 +72,13 @@ class Charge:
 
 
 def location(schema: KeySchema, item: Item) -> tuple[int, Any]:
-    """(partition hash, sort position) of an item's key in a table or index."""
+    """(partition hash, sort position) of an item's key in a table or index; a GSI with a
+    multi-attribute key is placed by all its key attributes together."""
+    if schema.composite:
+        pk_hash = key_hash(schema, item)
+        if schema.sk is None:
+            return pk_hash, NO_SORT_KEY
+        return pk_hash, key_sort_position(schema, item)
     pk_hash = pk_hash_of(item[schema.pk.name])
     if schema.sk is None:
         return pk_hash, NO_SORT_KEY
@@ -103,6 +109,18 @@ def _same(a: AttributeValue | None, b: AttributeValue | None) -> bool:
         # mypyc strips and compares natively.)
         return cast(str, n).lstrip("0") == cast(str, m).lstrip("0")
     return bool(canonical(a) == canonical(b))
+
+
+def changes_anything(old: Item, new: Item) -> bool:
+    """Whether a write from `old` to `new` changes any attribute: `changed_attributes`,
+    stopping at the first change (a stream asks it of every write)."""
+    if len(old) != len(new):
+        return True
+    for name, after in new.items():
+        before = old.get(name)
+        if before != after and not _same(before, after):
+            return True
+    return False
 
 
 def changed_attributes(old: Item, new: Item) -> set[str]:
@@ -191,23 +209,35 @@ def _gsi_write(
     return GsiWrite(index.name, pk_hash, sk_pos, new_units, old_pk, old_sk, old_units)
 
 
-def admit_write(
+class WritePlan:
+    """What one write asks of the model (`CapacityModel.write`'s arguments: its key's
+    place, units and GSI writes) and what it is charged, worked out before it is
+    admitted, alone (`admit_write`) or with the other actions of its transaction."""
+
+    __slots__ = ("charge", "gsi_writes", "pk_hash", "sk_pos", "units")
+
+    def __init__(
+        self, pk_hash: int, sk_pos: Any, units: int, gsi_writes: list[GsiWrite], charge: Charge
+    ) -> None:
+        self.pk_hash = pk_hash
+        self.sk_pos = sk_pos
+        self.units = units
+        self.gsi_writes = gsi_writes
+        self.charge = charge
+
+
+def plan_write(
     model: CapacityModel,
     table: Table,
     old: Item | None,
     new: Item | None,
     key: Item,
-    now: float,
     index_writes: bool = True,
     old_size: int | None = None,
     new_size: int | None = None,
     transactional: bool = False,
-) -> tuple[Decision, Charge]:
-    """One table write (put, update or delete; `new` None for a delete). The cost is the
-    larger of the old and new item [AWS]. A write whose condition fails still consumes
-    table capacity but changes no index (`index_writes` False). Sizes may be passed by a
-    caller that computed them already. `transactional`: an action of TransactWriteItems,
-    charged twice on the table (prepare and commit, `units.transactional_write_units`)."""
+) -> WritePlan:
+    """The model's arguments and the charge of one table write (see `admit_write`)."""
     params = model.params
     if old_size is None:
         old_size = item_size(old) if old is not None else 0
@@ -236,11 +266,35 @@ def admit_write(
                     lsi_units[index.name] = float(lw[0] + lw[1])
                     units += lw[0] + lw[1]
     pk_hash, sk_pos = location(table.schema, key)
-    decision = model.write(capacity, pk_hash, sk_pos, units, gsi_writes, 1, now=now)
     charge = Charge(float(units), {gw.index: float(gw.units + gw.old_units) for gw in gsi_writes})
     if lsi_units:
         charge.lsi_units = lsi_units
-    return decision, charge
+    return WritePlan(pk_hash, sk_pos, units, gsi_writes, charge)
+
+
+def admit_write(
+    model: CapacityModel,
+    table: Table,
+    old: Item | None,
+    new: Item | None,
+    key: Item,
+    now: float,
+    index_writes: bool = True,
+    old_size: int | None = None,
+    new_size: int | None = None,
+    transactional: bool = False,
+) -> tuple[Decision, Charge]:
+    """One table write (put, update or delete; `new` None for a delete). The cost is the
+    larger of the old and new item [AWS]. A write whose condition fails still consumes
+    table capacity but changes no index (`index_writes` False). Sizes may be passed by a
+    caller that computed them already. `transactional`: an action of TransactWriteItems,
+    charged twice on the table (prepare and commit, `units.transactional_write_units`)."""
+    plan = plan_write(model, table, old, new, key, index_writes, old_size, new_size, transactional)
+    capacity = model.tables[table.name]
+    decision = model.write(
+        capacity, plan.pk_hash, plan.sk_pos, plan.units, plan.gsi_writes, 1, now=now
+    )
+    return decision, plan.charge
 
 
 def admit_read(
@@ -263,5 +317,15 @@ def admit_read(
         units = transactional_read_units(size, model.params)
     else:
         units = page_read_units(size, consistent, model.params, partitions)
-    decision = model.read(model.tables[table.name], pk_hash, sk_pos, units, index, 1, now=now)
+    # A transactional read is served as a strongly consistent one, by the leader.
+    decision = model.read(
+        model.tables[table.name],
+        pk_hash,
+        sk_pos,
+        units,
+        index,
+        1,
+        now=now,
+        consistent=consistent or transactional,
+    )
     return decision, Charge(units, is_write=False, index=index)

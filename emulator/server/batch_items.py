@@ -24,6 +24,7 @@ from emulator.server.request_validators import (
     projection_of,
 )
 from emulator.server.single_item import checked_put, key_member, wants_collection_metrics
+from emulator.server.stream_writes import record_write
 from emulator.server.table import Table
 from emulator.server.values import Item, check_item
 from emulator.throttle import Throttle
@@ -138,6 +139,8 @@ def batch_write_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any
             store.put(new, new_size)
         elif old is not None:
             store.delete(key)
+        if table.stream is not None:
+            record_write(state, table, key, old, new, (old_size, new_size), now)
         add_charge(charges, table.name, charge)
         if metrics:
             lsi.note_written(written, table, key)

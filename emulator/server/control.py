@@ -2,8 +2,10 @@
 ListTables and DescribeLimits (tags and the other per-table settings: table_settings.py).
 
 A table's settings are kept as a CreateTable-shaped request; UpdateTable edits that
-request and hands the result to the model (`CapacityModel.update_capacity`), so the
-capacity in force and what DescribeTable reports can never disagree.
+request and hands the result to the model (`CapacityModel.update_capacity`), whose rules
+(emulator/capacity_changes.py) decide how long the change takes and what DynamoDB
+refuses. The capacity itself lives in the model, which auto scaling also changes, so
+DescribeTable reads the capacity, its status and its dates from there.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import copy
 import uuid
 from typing import Any, Final
 
+from emulator.capacity import PartitionedCapacity
+from emulator.capacity_changes import ChangeRefused
 from emulator.model import ModelError
 from emulator.params import DEFAULT_PARAMS
 from emulator.server import lsi, quotas
@@ -19,6 +23,7 @@ from emulator.server.emulator_state import EmulatorState
 from emulator.server.keystore import STORES, make_store
 from emulator.server.lsi import local_index_defs
 from emulator.server.protocol import (
+    DynamoError,
     check_name,
     in_use,
     invalid_parameter,
@@ -27,6 +32,7 @@ from emulator.server.protocol import (
     table_name,
     validation,
 )
+from emulator.server.streams import Stream, stream_label
 from emulator.server.table import (
     Table,
     attribute_types,
@@ -35,7 +41,7 @@ from emulator.server.table import (
     key_schema,
 )
 from emulator.server.table_settings import tags_of
-from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED
+from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED, TableConfig, TableConfigError
 
 MAX_TABLES_PAGE = 100
 DELETE_DESCRIPTION: Final = (
@@ -63,7 +69,7 @@ def _check_something_to_update(req: dict[str, Any]) -> None:
     """An UpdateTable must change one of the settings it can change, each GSI update
     one action on one index, at most one update per index (DynamoDB's words, as
     dynalite's tests record them against AWS)."""
-    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
+    if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates", STREAM_MEMBER)):
         raise validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
             "GlobalSecondaryIndexUpdates, SSESpecification, OnDemandThroughput or "
@@ -106,6 +112,7 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "Number of attributes in KeySchema does not exactly match "
             "number of attributes defined in AttributeDefinitions"
         )
+    view_type = _new_stream(req)
     if name in state.tables:
         raise in_use(f"Table already exists: {name}")
     on_demand = req.get("BillingMode") == PAY_PER_REQUEST
@@ -148,6 +155,8 @@ def create_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         # CreationDateTime: Alternator's test_describe_table_billing, run against AWS).
         table.billing_switched_epoch = table.created_epoch
     state.tables[name] = table
+    if view_type is not None:
+        enable_stream(state, table, view_type, now)
     return {"TableDescription": describe(state, table, now)}
 
 
@@ -177,13 +186,51 @@ def _check_global_indexes(req: dict[str, Any]) -> None:
 
 
 def _other_requests(state: EmulatorState, name: str) -> list[dict[str, Any]]:
-    """The settings of every table but `name` (the account quota sums over them)."""
-    return [t.request for n, t in state.tables.items() if n != name]
+    """The settings of every table but `name` (the account quota sums over them), with
+    the capacity auto scaling has given them."""
+    return [sync_request(state, t) for n, t in state.tables.items() if n != name]
+
+
+def sync_request(state: EmulatorState, table: Table) -> dict[str, Any]:
+    """`table.request` with the provisioned capacity the model holds for the table and
+    each GSI (the last asked for: auto scaling changes it in the model alone), written
+    back so the next UpdateTable, the quotas and --data-dir see it."""
+    capacity = state.model.tables.get(table.name)
+    request = table.request
+    if capacity is None or (request.get("BillingMode") or PROVISIONED) != PROVISIONED:
+        return request
+    _sync_throughput(request, capacity.base)
+    for gsi in request.get("GlobalSecondaryIndexes") or []:
+        index = capacity.gsis.get(gsi.get("IndexName"))
+        if index is not None:
+            _sync_throughput(gsi, index)
+    return request
+
+
+def _sync_throughput(entry: dict[str, Any], index: PartitionedCapacity) -> None:
+    limits = index.requested_limits()
+    if limits.provisioned and limits.rcu is not None and limits.wcu is not None:
+        entry["ProvisionedThroughput"] = {
+            "ReadCapacityUnits": int(limits.rcu),
+            "WriteCapacityUnits": int(limits.wcu),
+        }
+
+
+def table_status(state: EmulatorState, table: Table, now: float) -> str:
+    """TableStatus: the endpoint's own (CREATING, a GSI being created) and the model's
+    (a change of capacity or billing mode being applied)."""
+    capacity = state.model.tables.get(table.name)
+    return table.status(now, capacity.status() if capacity is not None else "ACTIVE")
 
 
 def _named_table(state: EmulatorState, name: str) -> Table:
-    """A table in any status (control-plane calls see CREATING tables too)."""
+    """A table in any status (control-plane calls see CREATING tables too), by name or
+    by its ARN (of this region and account)."""
     table = state.tables.get(name)
+    if table is None and name.startswith("arn:") and ":table/" in name:
+        found = state.tables.get(name.rsplit("/", 1)[-1])
+        if found is not None and found.arn == name:
+            return found
     if table is None:
         check_name(name)
         raise not_found(f"Table: {name} not found")
@@ -201,16 +248,19 @@ def delete_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     name = table_name(req)
     now = state.tick()
     table = _named_table(state, name)
-    if table.status(now) != "ACTIVE":
+    status = table_status(state, table, now)
+    if status != "ACTIVE":
         raise in_use(
             f"Attempt to change a resource which is still in use: Table is being "
-            f"{'created' if table.status(now) == 'CREATING' else 'updated'}: {name}"
+            f"{'created' if status == 'CREATING' else 'updated'}: {name}"
         )
     full = describe(state, table, now)
     # [AWS API_DeleteTable, Examples] DeleteTable answers with a short description:
     # the table's name, identity, status, throughput and size, not its schema or indexes.
     description = {k: full[k] for k in DELETE_DESCRIPTION if k in full}
     description["TableStatus"] = "DELETING"
+    if table.stream is not None:
+        disable_stream(table, now)  # [AWS] its records stay readable for 24 hours
     del state.tables[name]
     state.model.delete_table(name)
     state.metrics.forget(name)
@@ -266,6 +316,122 @@ def _store_kind(state: EmulatorState, tags: dict[str, str]) -> str:
     return kind
 
 
+# --- streams ---------------------------------------------------------------------------------
+
+STREAM_MEMBER: Final = "StreamSpecification"
+
+
+def _new_stream(req: dict[str, Any]) -> str | None:
+    """A CreateTable's StreamSpecification (its members' types and the view type's enum
+    were checked with the request's shape): the view type of the stream to enable, or
+    None. DynamoDB's words (observed on AWS: ack-api-quirks DDB-TABLE-035)."""
+    spec = member(req, STREAM_MEMBER, dict)
+    if spec is None:
+        return None
+    view = spec.get("StreamViewType")
+    if spec.get("StreamEnabled") is True:
+        if view is None:
+            raise invalid_parameter(
+                "Table is being created with a stream enabled, UpdateViewType is required"
+            )
+        return str(view)
+    if view is not None:
+        raise invalid_parameter(
+            "Table is being created with a stream disabled, UpdateViewType should not be specified"
+        )
+    return None
+
+
+def _stream_update(req: dict[str, Any]) -> tuple[bool, str | None] | None:
+    """An UpdateTable's StreamSpecification, checked as far as the request alone allows:
+    (enable?, view type), or None when there is none. [AWS] a stream change goes with no
+    capacity change, and an enable names its view type, a disable none (DynamoDB's words,
+    observed on AWS: ack-api-quirks DDB-TABLE-050 and DDB-TABLE-382)."""
+    spec = member(req, STREAM_MEMBER, dict)
+    if spec is None:
+        return None
+    if "ProvisionedThroughput" in req or req.get("BillingMode") == PROVISIONED:
+        raise validation("You cannot modify stream status while updating table IOPS")
+    if "OnDemandThroughput" in req:
+        raise validation(
+            "OnDemandThroughput can only be combined with BillingMode in an UpdateTable request"
+        )
+    enabled = spec.get("StreamEnabled") is True
+    view = spec.get("StreamViewType")
+    if enabled and view is None:
+        raise invalid_parameter("If stream is being enabled then UpdateViewType is required")
+    if not enabled and view is not None:
+        raise invalid_parameter(
+            "If stream is being disabled, then UpdateViewType must not be specified"
+        )
+    return enabled, None if view is None else str(view)
+
+
+def _apply_stream_update(
+    state: EmulatorState, table: Table, change: tuple[bool, str | None], now: float
+) -> None:
+    """Enable or disable a table's stream. [AWS] one already enabled cannot be enabled
+    again, even with another view type (disable it, then enable it: a new stream with a
+    new ARN), and a table without one has none to disable; the table is UPDATING for a
+    few seconds (4 to 5 s measured: here the create delay)."""
+    enabled, view = change
+    if enabled and table.stream is not None:
+        raise validation(f"Table already has an enabled stream: TableName: {table.name}")
+    if not enabled and table.stream is None:
+        raise validation(f"Table has no stream to disable: TableName: {table.name}")
+    if enabled:
+        assert view is not None
+        enable_stream(state, table, view, now)
+    else:
+        disable_stream(table, now)
+    table.settings.updating_until = max(table.settings.updating_until, now + state.create_delay_s)
+
+
+def enable_stream(state: EmulatorState, table: Table, view_type: str, now: float) -> None:
+    """A new stream on `table`, its shards one per partition of the table, its label the
+    time it was enabled (streams.py)."""
+    epoch = state.epoch(now)
+    label = stream_label(epoch, lambda taken: f"{table.arn}/stream/{taken}" in state.streams)
+    arn = f"{table.arn}/stream/{label}"
+    stream = Stream(
+        arn,
+        label,
+        table.name,
+        table.request["KeySchema"],
+        view_type,
+        epoch,
+        state.stream_budget,
+    )
+    stream.follow(state.model.tables[table.name].base.keyspace, now)
+    _forget_old_streams(state.streams)
+    state.streams[arn] = stream
+    table.stream = table.latest_stream = stream
+    table.request[STREAM_MEMBER] = {"StreamEnabled": True, "StreamViewType": view_type}
+
+
+MAX_DISABLED_STREAMS: Final = 1000
+"""Disabled streams a region keeps (each listable for 24 hours) beyond which the oldest
+are forgotten: a client enabling and disabling streams in a loop cannot grow the server
+without bound (each keeps its shards and records)."""
+
+
+def _forget_old_streams(streams: dict[str, Stream]) -> None:
+    disabled = [s for s in streams.values() if s.disabled_at is not None]
+    if len(disabled) >= MAX_DISABLED_STREAMS:
+        disabled.sort(key=lambda s: s.disabled_at or 0.0)
+        for stream in disabled[: len(disabled) - MAX_DISABLED_STREAMS + 1]:
+            del streams[stream.arn]
+
+
+def disable_stream(table: Table, now: float) -> None:
+    """[AWS] a disabled stream stays listable and readable (DISABLED) for 24 hours; the
+    table's DescribeTable drops its StreamSpecification and keeps LatestStreamArn."""
+    assert table.stream is not None
+    table.stream.close(now)
+    table.stream = None
+    table.request.pop(STREAM_MEMBER, None)
+
+
 # --- UpdateTable -----------------------------------------------------------------------------
 
 
@@ -275,6 +441,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     # What the request alone can refuse, before the table is looked up (as DynamoDB:
     # an UpdateTable of nothing, or of too much, to a missing table is refused as such).
     _check_something_to_update(req)
+    stream_change = _stream_update(req)
     quotas.check_bounds(req)
     now = state.tick()
     table = _named_table(state, name)
@@ -282,11 +449,17 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if status != "ACTIVE":
         # [AWS API_UpdateTable] "While it's UPDATING, you can't issue another UpdateTable
         # request": https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html
+        # (a capacity change being applied is refused by the model, in DynamoDB's words
+        # for it: emulator/capacity_changes.py).
         raise in_use(
             "Attempt to change a resource which is still in use: Table is being "
             f"{'created' if status == 'CREATING' else 'updated'}: {name}"
         )
-    new = copy.deepcopy(table.request)
+    if stream_change is not None:
+        _apply_stream_update(state, table, stream_change, now)
+        if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
+            return {"TableDescription": describe(state, table, now)}
+    new = copy.deepcopy(sync_request(state, table))
     billing = member(req, "BillingMode", str)
     switching = billing is not None and billing != (new.get("BillingMode") or PROVISIONED)
     if billing is not None:
@@ -315,6 +488,7 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             "One or more parameter values were invalid: ProvisionedThroughput "
             "must be specified when BillingMode is PROVISIONED"
         )
+    _check_on_demand_maximum(req, mode)
     for key in ("OnDemandThroughput", "WarmThroughput"):
         if key in req:
             merged = {**(new.get(key) or {}), **req[key]}
@@ -342,15 +516,15 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
             f"GlobalSecondaryIndex count exceeds the per-table limit of {MAX_GSIS}"
         )
     table.store.set_indexes(*index_attributes({**gsis, **table.lsis}))
-    from emulator.tableconfig import TableConfig, TableConfigError
-
     try:
         config = TableConfig.from_request(new)
         state.model.update_capacity(name, config, now)
+    except ChangeRefused as exc:
+        table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
+        raise DynamoError(exc.error, exc.message) from None
     except (TableConfigError, ModelError) as exc:
         table.store.set_indexes(*index_attributes({**table.gsis, **table.lsis}))  # as it was
         raise validation(f"One or more parameter values were invalid: {exc}") from None
-    _record_throughput_change(state, table, table.request, new, now)
     table.request = new
     table.gsis = gsis
     if switching:
@@ -375,26 +549,18 @@ def _check_throughput_changes(current: dict[str, Any], req: dict[str, Any]) -> N
         )
 
 
-def _record_throughput_change(
-    state: EmulatorState, table: Table, old: dict[str, Any], new: dict[str, Any], now: float
-) -> None:
-    """A change of provisioned capacity: the table is UPDATING for the create delay
-    (`--create-delay`, DynamoDB takes seconds to minutes; the new capacity is in force
-    from the request on), and the increase or decrease is dated on the emulator's clock."""
-    before = old.get("ProvisionedThroughput") or {}
-    after = new.get("ProvisionedThroughput") or {}
-    if new.get("BillingMode") == PAY_PER_REQUEST or before == after:
+def _check_on_demand_maximum(req: dict[str, Any], mode: str) -> None:
+    """[3P reference.md#capacity-changes-updatetable] OnDemandThroughput on a table that is
+    (or stays) PROVISIONED is refused, naming its first member, in DynamoDB's words."""
+    odt = req.get("OnDemandThroughput")
+    if mode != PROVISIONED or not isinstance(odt, dict):
         return
-    settings = table.settings
-    pairs = [
-        (before.get(u, 0), after.get(u, 0)) for u in ("ReadCapacityUnits", "WriteCapacityUnits")
-    ]
-    if any(b > a for a, b in pairs):
-        settings.last_increase_epoch = state.epoch(now)
-    if any(b < a for a, b in pairs):
-        settings.last_decrease_epoch = state.epoch(now)
-        settings.decreases += 1
-    settings.updating_until = now + state.create_delay_s
+    for unit in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
+        if unit in odt:
+            raise validation(
+                f"One or more parameter values were invalid: {unit} for OnDemandThroughput "
+                "cannot be specified when the table BillingMode is PROVISIONED"
+            )
 
 
 ON_DEMAND_INITIAL_WARM: Final = {
@@ -515,24 +681,26 @@ def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str, switc
 # --- DescribeTable ---------------------------------------------------------------------------
 
 
-def _throughput(request: dict[str, Any]) -> dict[str, int]:
-    pt = request.get("ProvisionedThroughput") or {}
-    return {
-        "ReadCapacityUnits": int(pt.get("ReadCapacityUnits", 0)),
-        "WriteCapacityUnits": int(pt.get("WriteCapacityUnits", 0)),
-        "NumberOfDecreasesToday": 0,
-    }
-
-
-def _table_throughput(table: Table) -> dict[str, Any]:
-    """The table's ProvisionedThroughput with the dates and count of its changes."""
-    out: dict[str, Any] = _throughput(table.request)
-    settings = table.settings
-    if settings.last_increase_epoch is not None:
-        out["LastIncreaseDateTime"] = settings.last_increase_epoch
-    if settings.last_decrease_epoch is not None:
-        out["LastDecreaseDateTime"] = settings.last_decrease_epoch
-    out["NumberOfDecreasesToday"] = settings.decreases
+def _throughput(
+    state: EmulatorState, index: PartitionedCapacity | None, mode: str, now: float
+) -> dict[str, Any]:
+    """A table's or GSI's ProvisionedThroughput as DescribeTable shows it: the units in
+    force (while an UpdateTable applies, still the old ones [3P]; 0 on demand), the dates
+    of the last increase and decrease, and the decreases of this UTC day."""
+    out: dict[str, Any] = {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0}
+    if index is None:
+        out["NumberOfDecreasesToday"] = 0
+        return out
+    limits = index.limits if index.limits.provisioned else index.requested_limits()
+    if mode == PROVISIONED and limits.provisioned:
+        out["ReadCapacityUnits"] = int(limits.rcu or 0)
+        out["WriteCapacityUnits"] = int(limits.wcu or 0)
+    budget = index.budget
+    if budget.last_increase is not None:
+        out["LastIncreaseDateTime"] = state.epoch(budget.last_increase)
+    if budget.last_decrease is not None:
+        out["LastDecreaseDateTime"] = state.epoch(budget.last_decrease)
+    out["NumberOfDecreasesToday"] = budget.today(now, state.model.epoch_s)
     return out
 
 
@@ -554,13 +722,13 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         "TableName": table.name,
         "TableArn": table.arn,
         "TableId": table.table_id,
-        "TableStatus": table.status(now),
+        "TableStatus": table.status(now, capacity.status()),
         "CreationDateTime": table.created_epoch,
         "KeySchema": req["KeySchema"],
         "AttributeDefinitions": req["AttributeDefinitions"],
         "ItemCount": table.store.count,
         "TableSizeBytes": table.store.bytes,
-        "ProvisionedThroughput": _table_throughput(table),
+        "ProvisionedThroughput": _throughput(state, capacity.base, mode, now),
         "BillingModeSummary": {"BillingMode": mode},
         "WarmThroughput": {
             "ReadUnitsPerSecond": int(read),
@@ -577,6 +745,11 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
         out["OnDemandThroughput"] = _on_demand(req)
     if table.lsis:
         out["LocalSecondaryIndexes"] = lsi.describe(table)
+    if table.stream is not None:
+        out[STREAM_MEMBER] = {"StreamEnabled": True, "StreamViewType": table.stream.view_type}
+    if table.latest_stream is not None:
+        out["LatestStreamLabel"] = table.latest_stream.label
+        out["LatestStreamArn"] = table.latest_stream.arn
     gsis = []
     for raw in req.get("GlobalSecondaryIndexes") or []:
         name = raw["IndexName"]
@@ -587,8 +760,12 @@ def describe(state: EmulatorState, table: Table, now: float) -> dict[str, Any]:
             "IndexName": name,
             "KeySchema": raw["KeySchema"],
             "Projection": raw.get("Projection") or {"ProjectionType": "ALL"},
-            "IndexStatus": "CREATING" if now < index.ready_at else "ACTIVE",
-            "ProvisionedThroughput": _throughput(raw),
+            "IndexStatus": "CREATING"
+            if now < index.ready_at
+            else "UPDATING"
+            if gcap is not None and gcap.pending_limits is not None
+            else "ACTIVE",
+            "ProvisionedThroughput": _throughput(state, gcap, mode, now),
             "IndexSizeBytes": 0,
             "ItemCount": 0,
             "IndexArn": f"{table.arn}/index/{name}",

@@ -14,6 +14,7 @@ Apart from `ttl` (the operations) because `EmulatorState.tick` runs it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
@@ -25,6 +26,8 @@ SWEEP_EVERY_S: Final = 60.0
 (DynamoDB: up to a few days)."""
 SWEEP_ITEMS: Final = 100_000
 """Items one sweep may examine in all; the next sweep carries on from there."""
+Removed = Callable[[Table, Item, Item, int, float], None]
+"""removed(table, key, item, size, now): an item the sweep deleted."""
 FIVE_YEARS_S: Final = 5 * 365 * 86_400
 """[AWS] an expiry more than five years in the past is not acted on (a value in
 milliseconds or microseconds would otherwise delete every item at once)."""
@@ -37,8 +40,15 @@ class Expiry:
         self.due = first_due
         self._cursor: dict[str, Item | None] = {}
 
-    def sweep(self, tables: dict[str, Table], now: float, epoch_now: float) -> int:
-        """Delete expired items of the tables with TTL enabled; returns how many."""
+    def sweep(
+        self,
+        tables: dict[str, Table],
+        now: float,
+        epoch_now: float,
+        removed: Removed | None = None,
+    ) -> int:
+        """Delete expired items of the tables with TTL enabled; returns how many.
+        `removed` is told of each deletion (its stream's record: stream_writes.py)."""
         self.due = now + SWEEP_EVERY_S
         budget = SWEEP_ITEMS
         deleted = 0
@@ -50,22 +60,24 @@ class Expiry:
             attribute = table.ttl_attribute
             if attribute is None or budget <= 0:
                 continue
-            expired: list[Item] = []
+            expired: list[tuple[Item, Item, int]] = []
             last: Item | None = None
             walked = 0
-            for item, _size in table.store.scan(self._cursor.get(name)):
+            for item, size in table.store.scan(self._cursor.get(name)):
                 walked += 1
                 last = item
                 if expired_at(item.get(attribute), window):
-                    expired.append(table.schema.key_of(item))
+                    expired.append((table.schema.key_of(item), item, size))
                 if walked >= budget:
                     break
             budget -= walked
             # Where to start next time: after the last item seen, or the beginning once
             # the sweep has walked to the end.
             self._cursor[name] = table.schema.key_of(last) if last and budget <= 0 else None
-            for key in expired:
+            for key, item, size in expired:
                 table.store.delete(key)
+                if removed is not None:
+                    removed(table, key, item, size, now)
             deleted += len(expired)
         return deleted
 

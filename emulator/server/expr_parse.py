@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from emulator.server.items import KeySchema
 from emulator.server.protocol import DynamoError, invalid_parameter, validation
@@ -503,16 +503,25 @@ class _Parser:
     def _set_value(self) -> Node:
         left = self._set_operand()
         if self.at_op("+") or self.at_op("-"):
+            if left[0] in _ARITHMETIC:
+                # [AWS] a parenthesised sum is a whole value, not an operand of another:
+                # `SET x = (a + b) + c` is refused (dynalite's update grammar, tested on AWS).
+                raise self.error()
             op = self.next()[1]
-            return ("plus" if op == "+" else "minus", left, self._set_operand())
+            right = self._set_operand()
+            if right[0] in _ARITHMETIC:
+                raise self.error(("op", "+" if right[0] == "plus" else "-"))
+            return ("plus" if op == "+" else "minus", left, right)
         return left
 
     def _set_operand(self) -> Node:
         token = self.peek()
         if token == ("op", "("):
-            # [AWS] a parenthesised operand of SET: `SET x = (x) + (l[0])`.
+            # [AWS] a parenthesised operand of SET, or a parenthesised sum as the whole
+            # value: `SET x = (x) + (l[0])`, `SET b.c = (c[1] + b.a)` (DynamoDB takes both:
+            # dynalite's update grammar, SetValueParens and OperandParens, tested on AWS).
             self.next()
-            inner = self._set_operand()
+            inner = self._set_value()
             self.expect(")")
             return inner
         if token is not None and token[0] == "word" and self.peek(1) == ("op", "("):
@@ -522,13 +531,13 @@ class _Parser:
             if name == "if_not_exists":
                 path = self.path()
                 self.expect(",")
-                default = self._set_operand()
+                default = self._argument()
                 self.expect(")")
                 return ("if_not_exists", path, default)
             if name == "list_append":
-                first = self._set_operand()
+                first = self._argument()
                 self.expect(",")
-                second = self._set_operand()
+                second = self._argument()
                 self.expect(")")
                 if first[0] == "list_append" or second[0] == "list_append":
                     # DynamoDB parses list_append(list_append(..)) and then refuses it
@@ -540,6 +549,16 @@ class _Parser:
                 return ("list_append", first, second)
             raise validation(f"Invalid {self.kind}: Invalid function name; function: {name}")
         return self.operand()
+
+    def _argument(self) -> Node:
+        """A function's argument in SET: an operand, parenthesised or not, never a sum."""
+        arg = self._set_operand()
+        if arg[0] in _ARITHMETIC:
+            raise self.error(("op", "+" if arg[0] == "plus" else "-"))
+        return arg
+
+
+_ARITHMETIC: Final = ("plus", "minus")
 
 
 def _grammar_words(kind: str) -> tuple[str, ...]:
@@ -632,28 +651,38 @@ def show_path(path: Path) -> str:
 
 @dataclass(frozen=True)
 class KeyCondition:
-    """A Query's key condition: the partition key value and an optional sort-key test."""
+    """A Query's key condition: the partition key value and an optional sort-key test
+    (for a multi-attribute key: the value of each partition-key attribute, in key-schema
+    order, and the sort-key attributes' tests ANDed)."""
 
     pk_name: str
     pk_value: AttributeValue
     sk_test: Node | None
+    pk_values: tuple[AttributeValue, ...] = ()
 
 
 _FLIPPED = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "<>": "<>"}
 
 
-def check_key_shape(node: Node) -> None:
+MAX_KEY_CONDITIONS: Final = 8
+"""[AWS] a Query of a GSI with a multi-attribute key names up to four partition-key and
+four sort-key attributes; a table's or single-attribute index's key, two."""
+
+
+def check_key_shape(node: Node, most: int = 2) -> None:
     """A parsed KeyConditionExpression checked for what a key condition may be, before
     the table is looked up (so without its key schema), as DynamoDB checks it: only
     ANDs of conditions, each naming one top-level attribute (its first operand in a
-    BETWEEN or begins_with) and no attribute twice, at most two of them. The checks and
+    BETWEEN or begins_with) and no attribute twice, at most `most` of them (two on a table:
+    only a Query of an index, whose key may have several attributes, may name up to eight;
+    its schema settles the rest, `key_condition`). The checks and
     their order are DynamoDB's as dynalite's tests, run against AWS, record them (a
     missing table is reported only after these: test/query.js "should return
     ValidationException for nested operations" and the ones around it)."""
     named: list[str] = []
     _check_key_part(node, named)
-    if len(named) > 2:
-        raise validation("Conditions can be of length 1 or 2 only")
+    if len(named) > most:
+        raise validation(TWO_CONDITIONS)
 
 
 def _check_key_part(node: Node, named: list[str]) -> None:
@@ -709,28 +738,16 @@ def key_condition(node: Node, schema: KeySchema) -> KeyCondition:
     `pk = :v [AND <sort-key condition>]` is valid [AWS Query.KeyConditionExpression]; the
     refusals are DynamoDB's (its condition parser parses more than a key condition
     takes, and names what it refuses)."""
+    if schema.composite:
+        return _multi_key_condition(node, schema)
     pk, sk = schema.pk, schema.sk
     pk_value: AttributeValue | None = None
     sk_test: Node | None = None
-    for part in _and_parts(node):
-        if part[0] == "cmp" and part[2][0] == "value" and part[3][0] == "path":
-            # `:v = pk` is `pk = :v`: DynamoDB takes the operands in either order.
-            part = ("cmp", _FLIPPED[part[1]], part[3], part[2])
-        refused = (
-            "IN"
-            if part[0] == "in"
-            else "<>"
-            if part[0] == "cmp" and part[1] == "<>"
-            else part[1]
-            if part[0] == "fn" and part[1] != "begins_with"
-            else None
-        )
-        if refused is not None:
-            raise validation(f"Invalid operator used in KeyConditionExpression: {refused}")
-        path = _key_path(part)
-        if path is not None and len(path) > 1:
-            raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
-        attr = path[0] if path is not None else None
+    parts = _and_parts(node)
+    if len(parts) > 2:
+        raise validation(TWO_CONDITIONS)
+    for raw in parts:
+        part, attr = _key_part(raw)
         if attr is not None and (
             (attr == pk.name and pk_value is not None)
             or (sk is not None and attr == sk.name and sk_test is not None)
@@ -757,7 +774,84 @@ def key_condition(node: Node, schema: KeySchema) -> KeyCondition:
             )
     if pk_value is None:
         raise validation(f"Query condition missed key schema element: {pk.name}")
-    return KeyCondition(pk.name, pk_value, sk_test)
+    return KeyCondition(pk.name, pk_value, sk_test, (pk_value,))
+
+
+TWO_CONDITIONS: Final = "Conditions can be of length 1 or 2 only"
+
+
+def _key_part(part: Node) -> tuple[Node, str | int | None]:
+    """One ANDed part of a key condition, its operands in key-test order (`:v = k` is
+    `k = :v`), refused if its operator can never test a key; and the attribute it tests."""
+    if part[0] == "cmp" and part[2][0] == "value" and part[3][0] == "path":
+        # `:v = pk` is `pk = :v`: DynamoDB takes the operands in either order.
+        part = ("cmp", _FLIPPED[part[1]], part[3], part[2])
+    refused = (
+        "IN"
+        if part[0] == "in"
+        else "<>"
+        if part[0] == "cmp" and part[1] == "<>"
+        else part[1]
+        if part[0] == "fn" and part[1] != "begins_with"
+        else None
+    )
+    if refused is not None:
+        raise validation(f"Invalid operator used in KeyConditionExpression: {refused}")
+    path = _key_path(part)
+    if path is not None and len(path) > 1:
+        raise validation("KeyConditionExpressions cannot have conditions on nested attributes")
+    return part, (path[0] if path is not None else None)
+
+
+def _multi_key_condition(node: Node, schema: KeySchema) -> KeyCondition:
+    """The key condition of a Query of a GSI with a multi-attribute key, as DynamoDB
+    documents it: an equality on every partition-key attribute, and conditions on the
+    sort-key attributes from the left, each but the last an equality
+    (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.DesignPattern.MultiAttributeKeys.html;
+    the refusals of the single-attribute rule where one applies, and for a sort-key
+    attribute skipped or tested by a range before another, the words moto records,
+    moto/dynamodb/parsing/key_condition_expression.py validate_schema)."""
+    tests: dict[str | int | None, Node] = {}
+    for raw in _and_parts(node):
+        part, attr = _key_part(raw)
+        if attr in tests:
+            raise validation("KeyConditionExpressions must only contain one condition per key")
+        if attr not in schema.names:
+            raise validation("Query condition missed key schema element")
+        tests[attr] = part
+    values: list[AttributeValue] = []
+    for key in schema.hash_keys:
+        equal = tests.get(key.name)
+        if equal is None:
+            raise validation(f"Query condition missed key schema element: {key.name}")
+        if equal[0] != "cmp" or equal[1] != "=":
+            raise validation("Query key condition not supported")
+        _check_key_type(equal[3][1], key.type)
+        values.append(equal[3][1])
+    given = [k for k in schema.range_keys if k.name in tests]
+    sk_test: Node | None = None
+    for number, key in enumerate(schema.range_keys[: len(given)]):
+        if key is not given[number] or (
+            number < len(given) - 1 and tests[key.name][:2] != ("cmp", "=")
+        ):
+            later = given[number + 1] if key is given[number] else given[number]
+            raise validation(
+                f"RANGE key attributes {key.name} must have equality conditions specified in "
+                f"the query because a condition is present on key attribute {later.name}"
+            )
+        part = tests[key.name]
+        if not _valid_sk_test(part):
+            raise validation("Query key condition not supported")
+        for operand in part[2:]:
+            if isinstance(operand, tuple) and operand and operand[0] == "value":
+                _check_key_type(operand[1], key.type)
+        if part[0] == "fn" and key.type == "N":
+            raise validation(
+                "Invalid KeyConditionExpression: Incorrect operand type for operator or "
+                "function; operator or function: begins_with, operand type: N"
+            )
+        sk_test = part if sk_test is None else ("and", sk_test, part)
+    return KeyCondition(schema.pk.name, values[0], sk_test, tuple(values))
 
 
 def _and_parts(node: Node) -> list[Node]:

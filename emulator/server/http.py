@@ -49,9 +49,25 @@ class Reply(NamedTuple):
     delay_s: float = 0.0
 
 
-RequestHandler = Callable[[str, str, str, "str | None", bytes], Reply]
-"""handler(method, path, query, x_amz_target, body) -> Reply; must not raise (a raise
-is answered with a 500 naming a server bug)."""
+Headers = list[tuple[bytes, bytes]]
+RequestHandler = Callable[
+    [str, str, str, "str | None", bytes, "bytes | None", "Headers | None"], Reply
+]
+"""handler(method, path, query, x_amz_target, body, authorization, headers) -> Reply;
+`authorization` the Authorization header's bytes (undecoded: most requests need only
+its credential scope, found by its bytes), `headers` all of the request's, in order,
+when the server keeps them (`keep_headers`:
+the signature check needs them), else None. Must not raise (a raise is answered with a
+500 naming a server bug)."""
+
+PLAIN_JSON = "application/json"
+IDLE_TIMEOUT_S = 60.0
+"""A keep-alive connection with nothing to answer and nothing received for this long is
+closed, so a client that leaks sockets cannot exhaust the server's file descriptors, and
+one that sends half a request and stops cannot hold a connection for ever. DynamoDB
+documents no figure; 60 s is the default idle timeout of AWS's load balancers
+(https://docs.aws.amazon.com/elasticloadbalancing/latest/application/application-load-balancers.html#connection-idle-timeout),
+longer than any SDK's default keep-alive pool waits between requests."""
 
 _REASONS = {
     200: "OK",
@@ -97,7 +113,8 @@ class _Date:
 _DATE = _Date()
 _ID_PREFIX = f"{int(time.time()) & 0xFFFFFFFF:08X}".encode()
 """x-amzn-RequestId is this process's start time and a reply counter: unique per
-process, and cheaper than a uuid4 per reply."""
+process, and cheaper than a uuid4 per reply; 52 characters of [0-9A-Z], the shape of
+DynamoDB's own (dynalite's tests, run against AWS, check it)."""
 _request_ids = itertools.count(1)
 _STATUS_LINES: dict[tuple[int, str], bytes] = {}
 
@@ -117,7 +134,7 @@ def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
     SDK check the body, as botocore does against AWS)."""
     body = reply.body
     return (
-        b"%sContent-Length: %d\r\nx-amzn-RequestId: %s%024X\r\nx-amz-crc32: %d\r\n"
+        b"%sContent-Length: %d\r\nx-amzn-RequestId: %s%044X\r\nx-amz-crc32: %d\r\n"
         b"%sServer: hotbench\r\n%s\r\n%s"
         % (
             _status_line(reply.status, reply.content_type),
@@ -132,8 +149,9 @@ def encode_reply(reply: Reply, keep_alive: bool) -> bytes:
     )
 
 
-_Request = tuple[bytes, bytes, "str | None", bytes, bool]
-"""A parsed request: method, URL, X-Amz-Target, body, keep-alive."""
+_Request = tuple[bytes, bytes, "str | None", bytes, bool, "bytes | None", "Headers | None", bool]
+"""A parsed request: method, URL, X-Amz-Target, body, keep-alive, Authorization, and
+every header when they are kept."""
 _Work = _Request | tuple[Reply, bool]
 """What a connection queues: a request to answer, or a reply made by the HTTP layer
 itself (a refusal, or the end of a half-closed connection) with its keep-alive."""
@@ -144,17 +162,50 @@ class HttpServer:
     stopping the server also closes keep-alive connections, which asyncio.Server.close
     leaves open before Python 3.13), and the work of the current event-loop turn."""
 
-    def __init__(self, handler: RequestHandler) -> None:
+    def __init__(
+        self,
+        handler: RequestHandler,
+        idle_timeout_s: float | None = IDLE_TIMEOUT_S,
+        keep_headers: bool = False,
+    ) -> None:
         self.handler = handler
         self.connections: set[HttpConnection] = set()
         self.inbox: list[tuple[HttpConnection, _Work]] = []
         self.outbox: list[tuple[HttpConnection, bytes, bool]] = []
         self.scheduled = False
+        self.idle_timeout_s = idle_timeout_s
+        """Seconds a connection may stay idle before it is closed (None: never)."""
+        self.keep_headers = keep_headers
+        """Hand every request's headers to the handler (the signature check needs them)."""
+        self.idle_closed = 0
+        """Connections closed for idleness (what the tests count)."""
+        self._sweeper: asyncio.TimerHandle | None = None
 
     def __call__(self) -> HttpConnection:
+        if self._sweeper is None and self.idle_timeout_s is not None:
+            self._schedule_sweep()
         return HttpConnection(self)
 
+    def _schedule_sweep(self) -> None:
+        assert self.idle_timeout_s is not None
+        # One timer for all connections, a quarter of the timeout apart: no timer to set
+        # and cancel per request, and an idle connection goes within 1.25 timeouts.
+        self._sweeper = asyncio.get_running_loop().call_later(self.idle_timeout_s / 4, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close the connections idle past the timeout (nothing held back for them)."""
+        assert self.idle_timeout_s is not None
+        deadline = time.monotonic() - self.idle_timeout_s
+        for connection in list(self.connections):
+            if connection.last_active < deadline and not connection.held:
+                self.idle_closed += 1
+                connection.close()
+        self._schedule_sweep()
+
     def close_all(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         for connection in list(self.connections):
             connection.close()
 
@@ -213,6 +264,13 @@ class HttpConnection(asyncio.Protocol):
         """True once a closing reply is queued: nothing after it is answered."""
         self.held: collections.deque[tuple[float, bytes, bool]] = collections.deque()
         self.timer: asyncio.TimerHandle | None = None
+        self.authorization: bytes | None = None
+        self.plain_json = False
+        """The request's Content-Type was application/json: so is the reply's."""
+        self.headers: Headers | None = None
+        self.keep_headers = server.keep_headers
+        self.last_active = time.monotonic()
+        """When the client last sent anything (the idle sweep closes it past the timeout)."""
 
     # asyncio.Protocol ---------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -228,6 +286,7 @@ class HttpConnection(asyncio.Protocol):
             self.timer.cancel()
 
     def data_received(self, data: bytes) -> None:
+        self.last_active = time.monotonic()
         while data and self.reading:
             try:
                 self.parser.feed_data(data)
@@ -269,6 +328,9 @@ class HttpConnection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self.url = b""
         self.target = None
+        self.authorization = None
+        self.plain_json = False
+        self.headers = [] if self.keep_headers else None
         self.body = []
         self.size = 0
         self.header_bytes = 0
@@ -280,8 +342,18 @@ class HttpConnection(asyncio.Protocol):
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self.header_bytes += len(name) + len(value)
-        if len(name) == 12 and name.lower() == b"x-amz-target":
-            self.target = value.decode("latin-1")
+        if self.headers is not None:
+            self.headers.append((name, value))
+        if len(name) == 12:
+            lowered = name.lower()
+            if lowered == b"x-amz-target":
+                self.target = value.decode("latin-1")
+            elif lowered == b"content-type" and value.startswith(b"application/json"):
+                # [AWS] DynamoDB answers in the content type it was asked in: JSON 1.0's,
+                # or plain application/json (dynalite's test/connection.js, run on AWS).
+                self.plain_json = True
+        elif len(name) == 13 and name.lower() == b"authorization":
+            self.authorization = value
         elif (
             len(name) == 6
             and name.lower() == b"expect"
@@ -312,7 +384,17 @@ class HttpConnection(asyncio.Protocol):
             return
         body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
         self.server.submit(
-            self, (self.parser.get_method(), self.url, self.target, body, keep_alive)
+            self,
+            (
+                self.parser.get_method(),
+                self.url,
+                self.target,
+                body,
+                keep_alive,
+                self.authorization,
+                self.headers,
+                self.plain_json,
+            ),
         )
 
     # answers and replies ------------------------------------------------------------------
@@ -323,11 +405,15 @@ class HttpConnection(asyncio.Protocol):
             ready, keep_alive = cast(tuple[Reply, bool], work)
             self._send(ready, keep_alive)
             return
-        raw_method, url, target, body, keep_alive = cast(_Request, work)
+        raw_method, url, target, body, keep_alive, authorization, headers, plain_json = cast(
+            _Request, work
+        )
         method = raw_method.decode("latin-1")
         path, _, query = url.decode("latin-1").partition("?")
         try:
-            reply = self.handler(method, path, query, target, body)
+            reply = self.handler(method, path, query, target, body, authorization, headers)
+            if plain_json and reply.content_type == JSON_CONTENT_TYPE:
+                reply = reply._replace(content_type=PLAIN_JSON)
         except Exception:  # the handler's contract is not to raise; never drop the client
             log.exception("handler failed on %s %s", method, path)
             reply = Reply(500, JSON_CONTENT_TYPE, _BUG)

@@ -16,7 +16,8 @@ from typing import Any
 
 from sortedcontainers import SortedList
 
-from emulator.keyspace import key_bytes, partition_hash
+from emulator.compositekey import composite_partition_hash, composite_sort_position
+from emulator.keyspace import key_bytes, partition_hash, sort_position
 from emulator.server.protocol import invalid_parameter, validation
 from emulator.server.values import AttributeValue, Item, kind_of, typed
 
@@ -31,10 +32,22 @@ class KeyDef:
 
 @dataclass(frozen=True)
 class KeySchema:
-    """A table's or index's key attributes."""
+    """A table's or index's key attributes.
+
+    `pk` and `sk` are the first partition-key and sort-key attributes; a GSI may have up
+    to three more of each (multi-attribute keys, `more_pk` and `more_sk`), which a table
+    and an LSI never have."""
 
     pk: KeyDef
     sk: KeyDef | None
+    more_pk: tuple[KeyDef, ...] = ()
+    more_sk: tuple[KeyDef, ...] = ()
+    hash_keys: tuple[KeyDef, ...] = field(init=False, repr=False, compare=False)
+    """The partition-key attributes, in key-schema order."""
+    range_keys: tuple[KeyDef, ...] = field(init=False, repr=False, compare=False)
+    """The sort-key attributes, in key-schema order (none: no sort key)."""
+    composite: bool = field(init=False, repr=False, compare=False)
+    """Whether the partition key or the sort key has several attributes."""
     keys: tuple[KeyDef, ...] = field(init=False, repr=False, compare=False)
     """The key attributes, partition key first (derived once: read per request)."""
     names: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -43,13 +56,19 @@ class KeySchema:
     """(name, type) of each key attribute, for `in_index`."""
 
     def __post_init__(self) -> None:
-        keys = (self.pk, self.sk) if self.sk else (self.pk,)
+        hash_keys = (self.pk, *self.more_pk)
+        range_keys = (self.sk, *self.more_sk) if self.sk else ()
+        keys = hash_keys + range_keys
+        object.__setattr__(self, "hash_keys", hash_keys)
+        object.__setattr__(self, "range_keys", range_keys)
+        object.__setattr__(self, "composite", bool(self.more_pk or self.more_sk))
         object.__setattr__(self, "keys", keys)
         object.__setattr__(self, "names", tuple(k.name for k in keys))
         object.__setattr__(self, "typed_names", tuple((k.name, k.type) for k in keys))
 
     def in_index(self, item: Item) -> bool:
-        """Whether an item appears in an index with this schema (sparse indexes)."""
+        """Whether an item appears in an index with this schema (sparse indexes: an item
+        missing any one of its key attributes is not in it)."""
         for name, kind in self.typed_names:
             value = item.get(name)
             # Stored and written values are validated to hold exactly one type key, so
@@ -77,6 +96,24 @@ def pk_hash_of(value: AttributeValue) -> int:
     if text is not None:
         return partition_hash(text)
     return partition_hash(key_bytes(typed(value)))
+
+
+def key_hash(schema: KeySchema, item: Item) -> int:
+    """Where an item's partition key lands for a table or index with `schema`: its one
+    partition-key value's hash, or for a multi-attribute key the hash of its values
+    together (`emulator.compositekey`)."""
+    if not schema.more_pk:
+        return pk_hash_of(item[schema.pk.name])
+    return composite_partition_hash([typed(item[k.name]) for k in schema.hash_keys])
+
+
+def key_sort_position(schema: KeySchema, item: Item) -> Any:
+    """The sort position of an item's sort key for `schema` (a tuple for a
+    multi-attribute sort key); the schema must have a sort key."""
+    if not schema.more_sk:
+        assert schema.sk is not None
+        return sort_position(typed(item[schema.sk.name]))
+    return composite_sort_position([typed(item[k.name]) for k in schema.range_keys])
 
 
 def check_key_value(key: KeyDef, value: AttributeValue | None, member: str) -> None:

@@ -57,7 +57,7 @@ def local_index_defs(
             "Table KeySchema does not have a range key, which is required when specifying "
             "a LocalSecondaryIndex"
         )
-    lsis = index_defs({"GlobalSecondaryIndexes": raw}, types, 0.0, schema.names)
+    lsis = index_defs({"GlobalSecondaryIndexes": raw}, types, 0.0, schema.names, multi=False)
     for name, index in lsis.items():
         if index.schema.pk.name != schema.pk.name:
             raise invalid_parameter(

@@ -162,6 +162,7 @@ class Metrics:
         s = self.scale
         indexes: dict[str, Any] = {}
         table_series = self.series.get(name, {})
+        newest = float(self._last_second)
         for index in table.indexes():
             key = index.index_name
             series = table_series.get(key)
@@ -184,12 +185,21 @@ class Metrics:
                 if lim.provisioned
                 else {"read": lim.max_read, "write": lim.max_write},
                 "warm_throughput": {"read": read, "write": write, "status": index.warm_status},
+                "capacity_status": "UPDATING" if index.pending_limits is not None else "ACTIVE",
+                "capacity_events": [
+                    e.as_dict() for e in index.record.events if e.t >= newest - seconds
+                ],
                 "totals": series.totals.as_dict(s) if series else Second(-1).as_dict(s),
                 "seconds": [x.as_dict(s) for x in list(series.seconds)[-seconds:]]
                 if series
                 else [],
             }
-        return {"status": status, "billing_mode": table.config.billing, "indexes": indexes}
+        return {
+            "status": status,
+            "billing_mode": table.config.billing,
+            "auto_scaling": bool(table.scalers),
+            "indexes": indexes,
+        }
 
 
 def _tally(

@@ -253,6 +253,12 @@ def _select(state: EmulatorState, clauses: dict[str, list[Token]], tr: Translati
     rest: list[list[Token]] = []
     whole_key: dict[str, Any] = {}
     for part in parts:
+        if schema.composite:
+            # An index with a multi-attribute key is read by a Scan of it with the WHERE as
+            # its filter: the same items, charged as a Scan (how DynamoDB plans a SELECT
+            # on such an index is not documented).
+            rest.append(part)
+            continue
         probe = Translation(parameters=tr.parameters)
         found = equality(part, probe)
         keyed = key_part is not None or key_values is not None

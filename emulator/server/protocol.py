@@ -9,13 +9,26 @@ under `com.amazon.coral.validate#`, protocol errors under `com.amazon.coral.serv
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Final
 
+import orjson
+
+AUTH_ERRORS: Final = frozenset(
+    {
+        "MissingAuthenticationTokenException",
+        "IncompleteSignatureException",
+        "InvalidSignatureException",
+        "UnrecognizedClientException",
+    }
+)
+"""The service layer's refusals of a request's credentials: unlike its protocol errors,
+their text is under "message" (as DynamoDB answers dynalite's test/connection.js)."""
 DYNAMODB: Final = "com.amazonaws.dynamodb.v20120810#"
 CORAL_VALIDATE: Final = "com.amazon.coral.validate#"
 CORAL_SERVICE: Final = "com.amazon.coral.service#"
+_dumps: Final = orjson.dumps
+"""Compact JSON, as DynamoDB's bodies are (orjson writes no spaces)."""
 
 NOT_FOUND_MESSAGE: Final = "Requested resource not found"
 CONDITION_FAILED_MESSAGE: Final = "The conditional request failed"
@@ -45,7 +58,7 @@ class DynamoError(Exception):
         once); it must be what `payload()` would encode."""
 
     def body(self) -> dict[str, Any]:
-        if self.prefix == CORAL_SERVICE:
+        if self.prefix == CORAL_SERVICE and self.name not in AUTH_ERRORS:
             # [AWS] the service layer's errors (SerializationException,
             # UnknownOperationException) carry their text under "Message", and none at all
             # for a body that is not JSON or an operation that does not exist (as DynamoDB
@@ -57,9 +70,11 @@ class DynamoError(Exception):
         return {"__type": f"{self.prefix}{self.name}", "message": self.message, **self.extra}
 
     def payload(self) -> bytes:
+        """The body's bytes as DynamoDB sends them: compact JSON, no spaces (the bytes
+        its x-amz-crc32 covers: dynalite's test/connection.js checks both against AWS)."""
         if self._payload is not None:
             return self._payload
-        return json.dumps(self.body()).encode()
+        return _dumps(self.body())
 
 
 def validation(message: str) -> DynamoError:

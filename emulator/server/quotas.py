@@ -1,12 +1,13 @@
 """DynamoDB's bounds and quotas on a table's capacity, checked before the model sees it.
 
 Why here and not in the model: the model pre-splits a table into the partitions its
-capacity needs (ceil(RCU/3000 + WCU/1000)), so the work of a CreateTable or UpdateTable
-grows with the capacity asked for. DynamoDB refuses a value past 10^12 units outright
-("Given value ... is out of bounds") and anything past the account's quotas with
-LimitExceededException; the endpoint does the same, so no request can ask the model for
-more partitions than a table within DynamoDB's default quotas has (at most
-ceil(40,000/3,000 + 40,000/1,000) = 54 per table or index).
+capacity needs (ceil(RCU/3000 + WCU/1000) at creation, doubled by an increase:
+emulator/partitioning.py), so the work of a CreateTable or UpdateTable grows with the
+capacity asked for. DynamoDB refuses a value past 10^12 units outright ("Given value ...
+is out of bounds") and anything past the account's quotas with LimitExceededException;
+the endpoint does the same, so no request can ask the model for more partitions than a
+table within DynamoDB's default quotas has (at most ceil(40,000/3,000 + 40,000/1,000) =
+54 per table or index at creation, 64 after doublings).
 
 [AWS] quotas: "Service, account, and table quotas in Amazon DynamoDB",
 https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html

@@ -20,19 +20,28 @@ from typing import Any
 from emulator.emulator_options import EmulatorOptions
 from emulator.eventloop import new_event_loop
 from emulator.model import CapacityModel
-from emulator.server.http import HttpServer
+from emulator.server.http import IDLE_TIMEOUT_S, HttpServer
 from emulator.server.latency import Latency
 from emulator.server.routes import make_handler
 from emulator.server.service import Service
+from emulator.server.signatures import SignatureCheck
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 
 async def _start(
-    service: Service, latency: Latency, host: str, port: int
+    service: Service,
+    latency: Latency,
+    host: str,
+    port: int,
+    idle_timeout_s: float | None = IDLE_TIMEOUT_S,
 ) -> tuple[asyncio.Server, HttpServer]:
-    http = HttpServer(make_handler(service, latency))
+    http = HttpServer(
+        make_handler(service, latency),
+        idle_timeout_s=idle_timeout_s,
+        keep_headers=service.signatures is not None,
+    )
     loop = asyncio.get_running_loop()
     server = await loop.create_server(http, host, port, reuse_address=True, backlog=1024)
     return server, http
@@ -60,11 +69,15 @@ class EmulatorServer:
         latency: str | Latency = "none",
         clock: Callable[[], float] = time.monotonic,
         data_dir: Path | None = None,
+        signatures: SignatureCheck | None = None,
+        idle_timeout_s: float | None = IDLE_TIMEOUT_S,
     ) -> None:
         self.host = host
         self.port = port
         self.latency = latency if isinstance(latency, Latency) else Latency.parse(latency)
-        self.service = Service(options, clock=clock)
+        self.idle_timeout_s = idle_timeout_s
+        """Seconds an idle connection stays open (http.IDLE_TIMEOUT_S; None: for ever)."""
+        self.service = Service(options, clock=clock, signatures=signatures)
         # A transaction is in flight while its reply travels (emulator/server/inflight.py).
         self.service.state.transactions.window_s = self.latency.mean_s
         if data_dir is not None:  # tables and items kept there (persistence.py)
@@ -85,7 +98,7 @@ class EmulatorServer:
             asyncio.set_event_loop(loop)
             try:
                 self._server, self._http = loop.run_until_complete(
-                    _start(self.service, self.latency, self.host, self.port)
+                    _start(self.service, self.latency, self.host, self.port, self.idle_timeout_s)
                 )
                 sockets = self._server.sockets
                 self.port = sockets[0].getsockname()[1]
@@ -155,7 +168,12 @@ class EmulatorServer:
 
 
 def serve_forever(
-    host: str, port: int, service: Service, latency: Latency, on_ready: Callable[[str], None]
+    host: str,
+    port: int,
+    service: Service,
+    latency: Latency,
+    on_ready: Callable[[str], None],
+    idle_timeout_s: float | None = IDLE_TIMEOUT_S,
 ) -> None:
     """Run in the foreground until Ctrl-C or SIGTERM, then stop cleanly and return.
 
@@ -166,7 +184,7 @@ def serve_forever(
     service.state.transactions.window_s = latency.mean_s  # see emulator/server/inflight.py
 
     async def main() -> None:
-        server, http = await _start(service, latency, host, port)
+        server, http = await _start(service, latency, host, port, idle_timeout_s)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

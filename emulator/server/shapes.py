@@ -49,9 +49,20 @@ SERVER_CONSTRAINTS: Final[dict[str, dict[str, Any]]] = {
     "GlobalSecondaryIndex": {"required": ["IndexName", "KeySchema", "Projection"]},
     "CreateGlobalSecondaryIndexAction": {"required": ["IndexName", "KeySchema", "Projection"]},
 }
+MEMBER_CONSTRAINTS: Final[dict[tuple[str, str], dict[str, Any]]] = {
+    # (structure, member) -> constraints of that member alone. A GSI's key schema may
+    # have up to four partition-key and four sort-key attributes (multi-attribute keys,
+    # November 2025); its count is checked with the key types, in DynamoDB's words
+    # (table.key_schema). A table's and an LSI's stay at two (DynamoDB answers three with
+    # "Member must have length less than or equal to 2": ack-api-quirks DDB-TABLE-123).
+    ("GlobalSecondaryIndex", "KeySchema"): {"max": None},
+    ("CreateGlobalSecondaryIndexAction", "KeySchema"): {"max": None},
+}
 ENUM_ORDER: Final[dict[str, list[str]]] = {
     # The order DynamoDB lists an enum in where it differs from botocore's.
     "ScalarAttributeType": ["B", "N", "S"],
+    # ack-api-quirks DDB-TABLE-035, observed on AWS.
+    "StreamViewType": ["OLD_IMAGE", "KEYS_ONLY", "NEW_AND_OLD_IMAGES", "NEW_IMAGE"],
 }
 NAME_SHAPES: Final = frozenset({"TableArn", "TableName"})
 """A table name (or ARN): checked as a table name unless it is an ARN (the ARN form is
@@ -103,8 +114,8 @@ def _struct_error() -> Any:
     return serialization("Start of structure or map found where not expected")
 
 
-def _bounds(shape: Shape) -> tuple[int | None, int | None]:
-    meta = {**shape.metadata, **SERVER_CONSTRAINTS.get(shape.name, {})}
+def _bounds(shape: Shape, override: dict[str, Any] | None = None) -> tuple[int | None, int | None]:
+    meta = {**shape.metadata, **SERVER_CONSTRAINTS.get(shape.name, {}), **(override or {})}
     return meta.get("min"), meta.get("max")
 
 
@@ -112,8 +123,10 @@ def _no_length_check(value: Any, length: int, path: str, out: Violations) -> Non
     return None
 
 
-def _length_checks(shape: Shape) -> Callable[[Any, int, str, Violations], None]:
-    low, high = _bounds(shape)
+def _length_checks(
+    shape: Shape, override: dict[str, Any] | None = None
+) -> Callable[[Any, int, str, Violations], None]:
+    low, high = _bounds(shape, override)
     if low is None and high is None:
         return _no_length_check
 
@@ -219,9 +232,13 @@ def _anything(value: Any, path: str, out: Violations) -> Any:
     return value
 
 
-def _list(shape: ListShape, build: Callable[[Shape, bool], Check]) -> Check:
+def _list(
+    shape: ListShape,
+    build: Callable[[Shape, bool], Check],
+    override: dict[str, Any] | None = None,
+) -> Check:
     member = build(shape.member, True)
-    lengths = _length_checks(shape)
+    lengths = _length_checks(shape, override)
 
     def check(value: Any, path: str, out: Violations) -> Any:
         if not isinstance(value, list):
@@ -258,7 +275,10 @@ def _map(shape: MapShape, build: Callable[[Shape, bool], Check]) -> Check:
 
 
 def _structure(shape: StructureShape, in_collection: bool, build: Callable[..., Check]) -> Check:
-    members = {name: (_lower(name), build(sub, False)) for name, sub in shape.members.items()}
+    members = {
+        name: (_lower(name), _member(shape.name, name, sub, build))
+        for name, sub in shape.members.items()
+    }
     extra = SERVER_CONSTRAINTS.get(shape.name, {}).get("required", [])
     required = [(name, _lower(name)) for name in dict.fromkeys([*shape.required_members, *extra])]
     scalar_error = "Unexpected value type in payload" if in_collection else "Unexpected field type"
@@ -284,9 +304,20 @@ def _structure(shape: StructureShape, in_collection: bool, build: Callable[..., 
     return check
 
 
+def _member(parent: str, name: str, shape: Shape, build: Callable[..., Check]) -> Check:
+    """A structure member's check: its shape's, or one with the member's own constraints
+    (MEMBER_CONSTRAINTS; built for the member alone, never cached under the shape)."""
+    override = MEMBER_CONSTRAINTS.get((parent, name))
+    if override is not None and isinstance(shape, ListShape):
+        return _list(shape, build, override)
+    check: Check = build(shape, False)
+    return check
+
+
 @cache
-def _model() -> Any:
-    return botocore.session.get_session().get_service_model("dynamodb")
+def _model(service: str = "dynamodb") -> Any:
+    """botocore's model of DynamoDB (or of DynamoDB Streams, `dynamodbstreams`)."""
+    return botocore.session.get_session().get_service_model(service)
 
 
 def _builder() -> Callable[[Shape, bool], Check]:
@@ -328,8 +359,8 @@ def _builder() -> Callable[[Shape, bool], Check]:
 
 
 @cache
-def _request_check(operation: str) -> Check:
-    shape = _model().operation_model(operation).input_shape
+def _request_check(operation: str, service: str = "dynamodb") -> Check:
+    shape = _model(service).operation_model(operation).input_shape
     return _builder()(shape, False)
 
 
@@ -337,13 +368,13 @@ RequestCheck = Callable[[dict[str, Any]], None]
 """check(request): binds one request to its operation's input shape."""
 
 
-def request_check(operation: str) -> RequestCheck:
+def request_check(operation: str, service: str = "dynamodb") -> RequestCheck:
     """The check of `operation`'s requests, built now (not on its first request; the
     service keeps one per target, found with its handler). It binds a request to the
     operation's input shape: SerializationException for a member of the wrong JSON type,
     then one ValidationException listing every constraint it fails. Integer members given
     as decimals are floored in place, as DynamoDB does."""
-    walk = _request_check(operation)
+    walk = _request_check(operation, service)
 
     def check(request: dict[str, Any]) -> None:
         out: Violations = []

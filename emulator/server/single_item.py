@@ -21,6 +21,8 @@ from emulator.server.expr_update import apply_update
 from emulator.server.legacy import attribute_updates, expected_condition, uses_expressions
 from emulator.server.protocol import DynamoError, invalid_parameter, member, table_name, validation
 from emulator.server.request_validators import (
+    MAX_PARTITION_KEY_BYTES,
+    MAX_SORT_KEY_BYTES,
     check_key_sizes,
     check_size,
     condition_of,
@@ -30,8 +32,9 @@ from emulator.server.request_validators import (
     placeholders_of,
     projection_of,
 )
+from emulator.server.stream_writes import record_write
 from emulator.server.table import IndexDef, Table
-from emulator.server.values import Item, kind_of
+from emulator.server.values import Item, kind_of, typed
 
 # --- plain requests --------------------------------------------------------------------------
 # Most single-item requests carry no condition, placeholders, projection or ReturnValues. For
@@ -116,6 +119,8 @@ def _write_one(
         store.put(new, new_size)
     elif old is not None:
         store.delete(key)
+    if table.stream is not None:
+        record_write(state, table, key, old, new, (old_size, new_size), now)
     out: dict[str, Any] = {}
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = store.answer(old)
@@ -232,6 +237,8 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if not creates:
         return finish(out, mode, table, charge)
     store.put(new, size)
+    if table.stream is not None:
+        record_write(state, table, key, old, new, (old_size, size), now)
     if returns == "ALL_OLD" and old is not None:
         out["Attributes"] = store.answer(old)
     elif returns == "ALL_NEW":
@@ -249,18 +256,24 @@ def update_item(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_index_keys(table: Table, item: Item, by_update: bool = False) -> None:
-    """A written item's GSI key attributes, where present, of the index's key type and
-    not empty (an item without them is simply not in the index); `by_update`: the item
-    an UpdateItem made, which DynamoDB words differently."""
+    """A written item's index key attributes, where present, of the index's key type, not
+    empty and within the key sizes (an item without one of them is simply not in the
+    index); `by_update`: the item an UpdateItem made, which DynamoDB words differently."""
     for index in (*table.gsis.values(), *table.lsis.values()):
         # The common case inline (no call per index: this runs on every write to a table
-        # with GSIs): each key attribute absent, or of its type and not empty.
+        # with GSIs): each key attribute absent, or of its type, not empty and a string
+        # short enough to fit whatever it holds (4 UTF-8 bytes at most a character).
         fine = True
+        rough = 0
         for attr in index.schema.keys:
             value = item.get(attr.name)
-            if value is not None and (attr.type not in value or value[attr.type] == ""):
+            if value is None:
+                continue
+            if attr.type not in value or value[attr.type] == "":
                 fine = False
-        if not fine:
+            elif attr.type != "N":
+                rough += len(value[attr.type])
+        if not fine or rough * 4 > MAX_SORT_KEY_BYTES:
             # DynamoDB names the alphabetically first index the item fails (observed).
             indexes = {**table.gsis, **table.lsis}
             for name in sorted(indexes):
@@ -291,6 +304,33 @@ def _index_key_error(index: IndexDef, item: Item, by_update: bool) -> DynamoErro
                 + "The AttributeValue for a key attribute cannot contain an empty "
                 f"{'string' if attr.type == 'S' else 'binary'} value. "
                 f"IndexName: {index.name}, IndexKey: {attr.name}"
+            )
+    return _index_key_size_error(index, item)
+
+
+def _index_key_size_error(index: IndexDef, item: Item) -> DynamoError | None:
+    """[AWS] an index key value is held to the table key's sizes, in the same words: a
+    partition key of at most 2,048 bytes, a sort key of at most 1,024 (a write whose GSI
+    key is too long is refused whole: dynalite's putItem tests, written against AWS, and
+    users' reports of "Size of hashkey has exceeded ..." from GSI keys). A multi-attribute
+    key is held to them in all its attributes together, as the sort key's words
+    ("Aggregated size of all range keys") say; numbers always fit."""
+    schema = index.schema
+    for keys, limit in (
+        (schema.hash_keys, MAX_PARTITION_KEY_BYTES),
+        (schema.range_keys, MAX_SORT_KEY_BYTES),
+    ):
+        total = 0
+        for attr in keys:
+            value = item.get(attr.name)
+            if value is None or attr.type == "N":
+                continue
+            total += len(typed(value) if attr.type == "B" else str(value["S"]).encode())
+        if total > limit:
+            return invalid_parameter(
+                "Size of hashkey has exceeded the maximum size limit of2048 bytes"
+                if limit == MAX_PARTITION_KEY_BYTES
+                else "Aggregated size of all range keys has exceeded the size limit of 1024 bytes"
             )
     return None
 

@@ -8,10 +8,11 @@ by UpdateTable, so the model and DescribeTable always read the same settings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from emulator.server.items import ItemStore, KeyDef, KeySchema
 from emulator.server.protocol import check_name, invalid_parameter, validation
+from emulator.server.streams import Stream
 
 MAX_KEY_NAME_BYTES = 255
 """[AWS] the name of a key attribute of a table or index is at most 255 bytes (other
@@ -43,12 +44,8 @@ class TableSettings:
     insights: dict[str | None, tuple[str, float]] = field(default_factory=dict)
     """Contributor Insights by index (None: the table): its mode and when enabled."""
     updating_until: float = 0.0
-    """Emulator time until which an UpdateTable of the capacity keeps the table UPDATING."""
-    last_increase_epoch: float | None = None
-    last_decrease_epoch: float | None = None
-    decreases: int = 0
-    """ProvisionedThroughput's LastIncreaseDateTime, LastDecreaseDateTime and
-    NumberOfDecreasesToday (counted over the table's life: the emulator keeps no days)."""
+    """UPDATING until then for a change the endpoint applies itself (a stream enabled or
+    disabled); the capacity model keeps its own changes' status."""
 
 
 @dataclass
@@ -71,15 +68,25 @@ class Table:
     settings: TableSettings = field(default_factory=TableSettings)
     ttl_attribute: str | None = None
     """The Time to Live attribute while TTL is enabled (ttl.py, expiry.py)."""
+    stream: Stream | None = None
+    """The stream enabled on the table (streams.py), None while none is."""
+    latest_stream: Stream | None = None
+    """The last stream enabled (LatestStreamArn), kept after it is disabled."""
 
     def creating(self, now: float) -> bool:
         """Whether the table is still being created (data-plane calls are refused)."""
         return now < self.ready_at
 
-    def status(self, now: float) -> str:
+    def status(self, now: float, capacity_status: str = "ACTIVE") -> str:
+        """TableStatus: CREATING, then UPDATING while a GSI is created or the capacity
+        model applies a change (`capacity_status`, `TableCapacity.status()`), else ACTIVE."""
         if self.creating(now):
             return "CREATING"
-        if now < self.settings.updating_until or any(now < g.ready_at for g in self.gsis.values()):
+        if (
+            capacity_status != "ACTIVE"
+            or now < self.settings.updating_until
+            or any(now < g.ready_at for g in self.gsis.values())
+        ):
             return "UPDATING"
         return "ACTIVE"
 
@@ -131,9 +138,17 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def key_schema(raw: Any, types: dict[str, str], where: str) -> KeySchema:
-    """A KeySchema member, checked against the attribute definitions."""
-    if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
+MAX_KEY_PARTS: Final = 4
+"""[AWS] a GSI's partition key and its sort key are each at most four attributes
+(multi-attribute keys, November 2025:
+https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.DesignPattern.MultiAttributeKeys.html);
+a table's and an LSI's are one attribute each."""
+
+
+def key_schema(raw: Any, types: dict[str, str], where: str, multi: bool = False) -> KeySchema:
+    """A KeySchema member, checked against the attribute definitions; `multi`: a GSI's,
+    whose partition and sort keys may each have up to four attributes."""
+    if not isinstance(raw, list) or not 1 <= len(raw) <= (2 * MAX_KEY_PARTS if multi else 2):
         raise validation(
             f"1 validation error detected: Value at '{where}' failed to satisfy "
             "constraint: Member must have length between 1 and 2"
@@ -148,19 +163,52 @@ def key_schema(raw: Any, types: dict[str, str], where: str) -> KeySchema:
             "attributes are not defined in AttributeDefinitions. Keys: "
             f"[{', '.join(str(n) for n in names)}], AttributeDefinitions: [{', '.join(types)}]"
         )
+    kinds = [entry.get("KeyType") for entry in raw]
+    if multi and kinds != ["HASH", "RANGE"]:
+        return _multi_key_schema(names, kinds, types)
     # [AWS] in DynamoDB's order: one name twice, then the first element a HASH key and
     # the second a RANGE key (whatever order the client meant them in).
     if len(names) == 2 and names[0] == names[1]:
         raise validation(
             "Both the Hash Key and the Range Key element in the KeySchema have the same name"
         )
-    if raw[0].get("KeyType") != "HASH":
+    if kinds[0] != "HASH":
         raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
-    if len(raw) == 2 and raw[1].get("KeyType") != "RANGE":
+    if len(raw) == 2 and kinds[1] != "RANGE":
         raise validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
     pk = KeyDef(names[0], types[names[0]])
     sk = KeyDef(names[1], types[names[1]]) if len(names) == 2 else None
     return KeySchema(pk, sk)
+
+
+def _multi_key_schema(names: list[Any], kinds: list[Any], types: dict[str, str]) -> KeySchema:
+    """A GSI's key schema of several partition-key or sort-key attributes: every HASH
+    element before every RANGE element, at most four of each, no name twice. The words
+    are DynamoDB's (observed on AWS: ack-api-quirks DDB-TABLE-123, 2026-10-08; the
+    first-element rule as for a table, alchemy-run/alchemy#1216, probed live)."""
+    if len(set(names)) != len(names):
+        raise validation("The KeySchema contains multiple key attributes with the same name")
+    if kinds[0] != "HASH":
+        raise validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+    hashes = 0
+    while hashes < len(kinds) and kinds[hashes] == "HASH":
+        hashes += 1
+    if "HASH" in kinds[hashes:]:
+        raise validation(
+            "All HASH key attributes must precede RANGE key attributes in the KeySchema"
+        )
+    if hashes > MAX_KEY_PARTS:
+        raise validation("The KeySchema exceeds the maximum allowed number of HASH key attributes")
+    if len(kinds) - hashes > MAX_KEY_PARTS:
+        raise validation("The KeySchema exceeds the maximum allowed number of RANGE key attributes")
+    defs = [KeyDef(str(n), types[str(n)]) for n in names]
+    hash_keys, range_keys = defs[:hashes], defs[hashes:]
+    return KeySchema(
+        hash_keys[0],
+        range_keys[0] if range_keys else None,
+        tuple(hash_keys[1:]),
+        tuple(range_keys[1:]),
+    )
 
 
 def index_defs(
@@ -169,8 +217,10 @@ def index_defs(
     ready_at: float,
     table_keys: tuple[str, ...],
     old: dict[str, IndexDef] | None = None,
+    multi: bool = True,
 ) -> dict[str, IndexDef]:
-    """The GSIs of a CreateTable-shaped request of a table keyed on `table_keys`."""
+    """The GSIs of a CreateTable-shaped request of a table keyed on `table_keys`
+    (`multi` False: LSIs, parsed alike but keyed on one attribute each)."""
     out: dict[str, IndexDef] = {}
     for raw in request.get("GlobalSecondaryIndexes") or []:
         if not isinstance(raw, dict) or not isinstance(raw.get("IndexName"), str):
@@ -181,7 +231,7 @@ def index_defs(
             raise validation(
                 f"One or more parameter values were invalid: Duplicate index name: {name}"
             )
-        schema = key_schema(raw.get("KeySchema"), types, "globalSecondaryIndexes.keySchema")
+        schema = key_schema(raw.get("KeySchema"), types, "globalSecondaryIndexes.keySchema", multi)
         raw_projection = raw.get("Projection")
         projection: dict[str, Any] = raw_projection if isinstance(raw_projection, dict) else {}
         ptype = projection.get("ProjectionType")

@@ -5,19 +5,22 @@ Every action is validated as its single-item operation validates it (the same me
 checks, `single_item.checked_put` and `key_member`, the same expression parser; what the
 request alone can refuse is refused before any table is looked up), then the
 transaction runs under the service's one lock, so it is atomic by construction: each
-action's condition is evaluated and its new item made, each item is charged in action
-order through the same capacity model (`charging.charge_write/charge_read` with
-`transactional`: two underlying operations per item, `units.transactional_*`), and only
-when no action has a reason to cancel are the changes applied. A cancelled transaction
-changes nothing and answers TransactionCanceledException with one CancellationReason per
-action, in action order.
+action's condition is evaluated and its new item made, the items' capacity is asked of
+the same capacity model as one request (`CapacityModel.write_together/read_together`: two
+underlying operations per item, `units.transactional_*`), and only when no action has a
+reason to cancel are the changes applied. A cancelled transaction changes nothing and
+answers TransactionCanceledException with one CancellationReason per action, in action
+order.
 
-What a cancelled transaction is charged is not documented: here every action is charged
-until the first one the model refuses (that action's reason is then its throttle:
-ThrottlingError on demand, ProvisionedThroughputExceeded provisioned), and what was charged
-before it stays charged, as the prepare phase that ran on those items would be; a
-transaction cancelled by a condition is charged as it would have been committed (a failed
-single-item condition still consumes write units, too).
+A transaction is admitted as DynamoDB admits one request: whole, when every partition and
+table limit it touches has capacity left, and charged in full even when that is more
+than the limit holds (a 3 MB transaction costs ~6,000 WCU, more than a new on-demand
+table's 4,000 a second: DynamoDB runs it; `buckets.admit_on_credit` gives the source).
+Refused, it is charged nothing, and the first action whose partition or limit had no
+capacity left gets the throttle as its reason (ThrottlingError on demand,
+ProvisionedThroughputExceeded provisioned). What DynamoDB charges a cancelled
+transaction is not documented: one cancelled by a condition is charged as it would have
+been committed (a failed single-item condition still consumes write units, too).
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from emulator.itemsize import item_size
+from emulator.model import Decision, ReadRequest
 from emulator.server import lsi
-from emulator.server.admission import Charge, location
+from emulator.server.admission import Charge, WritePlan, location, plan_write
 from emulator.server.batch_items import add_charge
-from emulator.server.charging import charge_read, charge_write, consumed_capacity
+from emulator.server.charging import charge_read, consumed_capacity
 from emulator.server.emulator_state import EmulatorState
 from emulator.server.expr_eval import evaluate
 from emulator.server.expr_parse import Node, Path, parse_update
@@ -65,13 +69,17 @@ from emulator.server.single_item import (
     key_member,
     wants_collection_metrics,
 )
+from emulator.server.stream_writes import record_write
 from emulator.server.table import Table
 from emulator.server.values import Item
 from emulator.throttle import Throttle
+from emulator.units import transactional_read_units
 
 MAX_TRANSACTION_BYTES: Final = 4 * 1024 * 1024
 """[AWS] the items of one transaction total at most 4 MB."""
 WRITE_KINDS: Final = ("ConditionCheck", "Put", "Delete", "Update")
+ADMITTED: Final = Decision(1, 0, None)
+"""What the metrics record of each action of an admitted transaction."""
 THROTTLE_CODES: Final = {
     "ThrottlingException": "ThrottlingError",
     "ProvisionedThroughputExceededException": "ProvisionedThroughputExceeded",
@@ -290,7 +298,11 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
                 if o.old is None and o.new is not None and memory.bounds(a.table.store.count)
             )
         )
-    charges: dict[str, Charge] = {}
+    # Every action's capacity asked of the model together, as one request
+    # (`CapacityModel.write_together`): admitted whole when every resource it touches has
+    # capacity left, however much it costs, or refused whole, charging nothing.
+    model = state.model
+    planned: list[tuple[_Write, _Outcome, WritePlan]] = []
     for action, outcome in zip(plan, outcomes, strict=True):
         if outcome.reason is not None and outcome.reason["Code"] == "TransactionConflict":
             continue  # never reached the item: nothing prepared on it
@@ -302,23 +314,35 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
             if new is not None and table.gsis
             else outcome.old
         )
-        decision, charge = charge_write(
-            state,
+        planned_write = plan_write(
+            model,
             table,
-            action.key,
             model_old,
             new,
-            now,
+            action.key,
             committing and _writes(action),
             outcome.old_size,
             outcome.new_size if committing else action.size,
             transactional=True,
         )
-        if decision.throttle is not None:
-            outcome.reason = _throttled(decision.throttle)
+        planned.append((action, outcome, planned_write))
+    refused, throttle = model.write_together(
+        [
+            (model.tables[a.table.name], p.pk_hash, p.sk_pos, p.units, p.gsi_writes)
+            for a, _o, p in planned
+        ],
+        now=now,
+    )
+    charges: dict[str, Charge] = {}
+    for number, (action, outcome, charged) in enumerate(planned):
+        if refused < 0:
+            state.metrics.record(action.table.name, ADMITTED, charged.charge, now)
+            add_charge(charges, action.table.name, charged.charge)
+        elif number == refused:
+            assert throttle is not None
+            state.metrics.record(action.table.name, Decision(0, 1, throttle), charged.charge, now)
+            outcome.reason = _throttled(throttle)
             committing = False
-            break
-        add_charge(charges, table.name, charge)
     if not committing:
         # Nothing was written, so no item collection changed: a cancelled transaction has
         # no ItemCollectionMetrics (an error reply has no such member anyway).
@@ -331,6 +355,10 @@ def transact_write_items(state: EmulatorState, req: dict[str, Any]) -> dict[str,
             store.put(outcome.new, outcome.new_size)
         elif action.kind == "Delete" and outcome.old is not None:
             store.delete(action.key)
+        if action.table.stream is not None and action.kind != "ConditionCheck":
+            new = outcome.new if action.kind != "Delete" else None
+            sizes = (outcome.old_size, outcome.new_size)
+            record_write(state, action.table, action.key, outcome.old, new, sizes, now)
         if metrics and _affects_collection(action, outcome):
             lsi.note_written(written, action.table, action.key)
     ledger.hold(ids, now)
@@ -439,21 +467,31 @@ def transact_get_items(state: EmulatorState, req: dict[str, Any]) -> dict[str, A
     reasons: list[dict[str, Any] | None] = [
         _conflict() if state.transactions.is_held(i, now) else None for i in ids
     ]
-    charges: dict[str, Charge] = {}
     found: list[Item | None] = []
+    reads: list[tuple[int, _Get, float, ReadRequest]] = []
+    model = state.model
     for number, get in enumerate(plan):
         item, size = get.table.store.get_sized(get.key)
         found.append(item)
         if reasons[number] is not None:
             continue
         pk_hash, sk_pos = location(get.table.schema, get.key)
-        decision, charge = charge_read(
-            state, get.table, pk_hash, sk_pos, size, True, None, now, transactional=True
+        units = transactional_read_units(size, model.params)
+        reads.append(
+            (number, get, units, (model.tables[get.table.name], pk_hash, sk_pos, units, None))
         )
-        if decision.throttle is not None:
-            reasons[number] = _throttled(decision.throttle)
-            break
-        add_charge(charges, get.table.name, charge)
+    # All the items' reads admitted together, as one request (see transact_write_items).
+    refused, throttle = model.read_together([r[3] for r in reads], now=now)
+    charges: dict[str, Charge] = {}
+    for position, (number, get, units, _asked) in enumerate(reads):
+        charge = Charge(units, is_write=False)
+        if refused < 0:
+            state.metrics.record(get.table.name, ADMITTED, charge, now)
+            add_charge(charges, get.table.name, charge)
+        elif position == refused:
+            assert throttle is not None
+            state.metrics.record(get.table.name, Decision(0, 1, throttle), charge, now)
+            reasons[number] = _throttled(throttle)
     if any(r is not None for r in reasons):
         raise cancelled(reasons)
     responses: list[dict[str, Any]] = []

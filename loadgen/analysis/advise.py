@@ -162,14 +162,14 @@ def advise_table(
 ) -> TableAdvice:
     advice = TableAdvice(table.name, _summary(table, p))
     for index, phase in enumerate(playbook.load.phases):
-        if phase.mix is not None or phase.scenario is not None:
+        if not phase.kind.iterations.one_request:
             # Steps, not one operation at a rate: the ceilings of one key or of the data
             # grown (loadgen.analysis.scenario_advice); the partition arithmetic below is per
             # operation and is not applied to them.
             for finding in scenario_findings(playbook, table, phase, p, times):
                 advice.notes.append(f"[{finding.phase}] {finding.kind}: {finding.words}")
             continue
-        rate = phase.peak_rate
+        rate = phase.kind.arrivals.peak_rate()
         if rate <= 0:
             continue
         attrs = {**playbook.load.attributes, **phase.attributes}

@@ -20,9 +20,8 @@ the playbook's answer depends on the phase's kind:
   as a warning in the plan, before a live run and in its results; --scale 1 preserves
   it.
 
-One function over the phases, as written today; the typed workload kinds
-(loadgen/format/kinds, a registry of forms) can take the per-kind rule over as a method
-of each form, with `scale_notes` asking the kind instead of the fields.
+One function over the phases that asks each phase's kind (loadgen/format/kinds) what
+it is: a population's peak users, whether an iteration is more than one request.
 """
 
 from __future__ import annotations
@@ -67,7 +66,8 @@ def scale_notes(playbook: Playbook, scale: float) -> list[ScaleNote]:
         return []
     notes: list[ScaleNote] = []
     for phase in playbook.load.phases:
-        users = phase.peak_users
+        kind = phase.kind
+        users = kind.arrivals.peak_users()
         if users:
             runs = scaled_population(users, scale)
             exact = users * scale
@@ -82,7 +82,7 @@ def scale_notes(playbook: Playbook, scale: float) -> list[ScaleNote]:
                         "whole users",
                     )
                 )
-        if phase.mix is not None or phase.scenario is not None:
+        if not kind.iterations.one_request:
             lock = _shared_lock(playbook, phase)
             if lock is not None:
                 notes.append(

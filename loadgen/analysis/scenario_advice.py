@@ -99,8 +99,9 @@ def scenario_findings(
     if not steps:
         return []
     cycle = _cycle_s(steps, phase, times)
-    users = phase.peak_users
-    iterations_per_s = (users / cycle if users else phase.peak_rate) if cycle > 0 else 0.0
+    arrivals = phase.kind.arrivals
+    users = arrivals.peak_users()
+    iterations_per_s = (users / cycle if users else arrivals.peak_rate()) if cycle > 0 else 0.0
     load = _PhaseLoad(
         phase=phase,
         table=table,
@@ -195,7 +196,7 @@ def _step_s(step: AnyStep, times: RequestTimes) -> float:
 
 def _cycle_s(steps: list[AnyStep], phase: Phase, times: RequestTimes) -> float:
     """One iteration without waiting on a lock, plus the user's think between them."""
-    return sum(_step_s(s, times) for s in steps) + think_mean(phase.think_s)
+    return sum(_step_s(s, times) for s in steps) + phase.kind.arrivals.mean_think_s()
 
 
 # --- the three findings ---------------------------------------------------------------------
@@ -204,6 +205,7 @@ def _cycle_s(steps: list[AnyStep], phase: Phase, times: RequestTimes) -> float:
 def _locks(given: _PhaseLoad) -> list[ScenarioFinding]:
     steps, variables, phase, users = given.steps, given.variables, given.phase, given.users
     cycle, params, times = given.cycle, given.params, given.times
+    peak_rate = phase.kind.arrivals.peak_rate()
     found = []
     for i, step in enumerate(steps):
         if not isinstance(step, LockStep):
@@ -221,7 +223,7 @@ def _locks(given: _PhaseLoad) -> list[ScenarioFinding]:
             len(steps),
         )
         hold = sum(_step_s(s, times) for s in steps[i : release + 1])
-        contenders = users or max(1, math.ceil(phase.peak_rate * max(cycle, hold)))
+        contenders = users or max(1, math.ceil(peak_rate * max(cycle, hold)))
         load = LockLoad(contenders, hold, cycle, step.wait_s)
         ceiling = lock_ceiling(load)
         polls = lock_poll_units(contenders, step.poll.initial_s, step.size_bytes, params)

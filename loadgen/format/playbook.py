@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import types
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from emulator.itemsize import MAX_ITEM_BYTES
+from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
+from loadgen.format.kinds.rate_curve import DIRECTORY
+from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there
 from loadgen.format.playbook_error import PlaybookError as PlaybookError  # raised here, named there
 from loadgen.format.workload_checks import did_you_mean, workload_problems
 from loadgen.format.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
@@ -342,15 +354,6 @@ CompositeDist.model_rebuild()
 # --- load ----------------------------------------------------------------------------------
 
 
-class Ramp(Strict):
-    """A rate that moves from `start` to `end` over the phase, linearly or in `steps`."""
-
-    start: float = Field(ge=0)
-    end: float = Field(ge=0)
-    steps: int | None = Field(default=None, ge=1)
-    """Equal-length constant windows instead of a linear ramp."""
-
-
 class Scenario(Strict):
     """Named, ordered steps a user runs as one iteration, with per-user variables
     (docs/playbooks.md#scenarios)."""
@@ -362,17 +365,16 @@ class Scenario(Strict):
     steps: list[Step] = Field(min_length=1, max_length=200)
 
 
-DEFAULT_MAX_USERS = 1000
-"""Users available to an open-arrival mix or scenario without `max_users` (k6's
-maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
-
-
 class Phase(Strict):
+    """One phase of the load. Which kind of phase it is (how arrivals come x what an
+    iteration does) is read from these fields once, at validation, into `kind`
+    (loadgen.format.kinds), which is all that anything above the format asks."""
+
     name: str = "phase"
     operation: Literal["put", "update", "get", "query"] = "put"
-    rate: float | None = Field(default=None, ge=0, le=1_000_000)
+    rate: RateField | None = None
     """Requests per second offered (open loop); 0 for an idle pause. With a mix or a
-    scenario: iterations started per second."""
+    scenario: iterations started per second. Or a per-minute curve of rates."""
     ramp: Ramp | None = None
     users: Annotated[int, Field(ge=0, le=100_000)] | Users | None = None
     """A closed population instead of a rate: each user starts its next iteration when
@@ -392,71 +394,36 @@ class Phase(Strict):
     retry: RetrySpec = Field(default_factory=RetrySpec)
     """The application's SDK retry policy (none, standard, legacy, adaptive)."""
     duration_s: float = Field(gt=0, le=7 * 24 * 3600)
+    """Seconds the phase lasts (a per-minute curve sets it: a minute per rate)."""
     consistent_read: bool = False
     attributes: dict[str, Distribution] = Field(default_factory=dict)
     """Overrides of load.attributes for this phase (e.g. reads over seeded keys)."""
 
+    _kind: PhaseKind | None = PrivateAttr(default=None)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _form_defaults(cls, data: Any, info: ValidationInfo) -> Any:
+        return prepare_phase(data, info.context)
+
     @model_validator(mode="after")
-    def _one_load_model(self) -> Phase:
-        given = [n for n in ("rate", "ramp", "users") if getattr(self, n) is not None]
-        if len(given) != 1:
-            shown = f" (got {' and '.join(given)})" if given else ""
-            raise ValueError(f"give exactly one of rate, ramp or users{shown}")
-        what = [n for n in ("mix", "scenario") if getattr(self, n) is not None]
-        if "operation" in self.model_fields_set:
-            what.insert(0, "operation")
-        if len(what) > 1:
-            raise ValueError(f"give one of operation, mix or scenario, not {' and '.join(what)}")
-        if self.users is None and (self.think_s is not None or self.pacing_s is not None):
-            raise ValueError("think_s and pacing_s pace a closed loop: they need users")
-        if self.think_s is not None and self.pacing_s is not None:
-            raise ValueError("give think_s or pacing_s, not both")
-        if self.max_users is not None and (
-            self.users is not None or not (self.mix or self.scenario)
-        ):
-            raise ValueError(
-                "max_users applies to a mix or scenario at a rate "
-                "(with users, users is the population)"
-            )
+    def _derive_kind(self) -> Phase:
+        self._kind = kind_of(self)
         return self
 
     @property
-    def open_loop_operation(self) -> bool:
-        """One operation at an open rate with no application retries: the load every
-        playbook had before load models, which the vectorised simulation and the live
-        worker's schedule run unchanged (tests/golden)."""
-        return (
-            self.users is None
-            and self.mix is None
-            and self.scenario is None
-            and self.retry.mode == "none"
-        )
+    def kind(self) -> PhaseKind:
+        """What the phase is: its arrivals x its iterations (loadgen.format.kinds)."""
+        if self._kind is None:  # a phase built without validation (model_construct)
+            self._kind = kind_of(self)
+        return self._kind
 
-    @property
-    def arrival_users(self) -> int:
-        """Users available to open arrivals of a mix or scenario: `max_users`, else
-        DEFAULT_MAX_USERS."""
-        return self.max_users or DEFAULT_MAX_USERS
-
-    @property
-    def peak_users(self) -> int:
-        """The most users the phase runs at once (a ramp's higher end); 0 for a rate."""
-        users = self.users
-        if users is None:
-            return 0
-        return users if isinstance(users, int) else max(users.start, users.end)
-
-    @property
-    def peak_rate(self) -> float:
-        """The highest rate the phase offers (a ramp's higher end); 0 for users."""
-        if self.ramp is not None:
-            return max(self.ramp.start, self.ramp.end)
-        return self.rate or 0.0
-
-    @property
-    def load_model(self) -> str:
-        """ "open" (rate/ramp) or "closed" (users), for people and dispatch."""
-        return "closed" if self.users is not None else "open"
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, whose kind is derived again when `update` changes its fields."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied._kind = kind_of(copied)
+        return copied
 
 
 class RunSpec(Strict):
@@ -486,11 +453,7 @@ class LoadSpec(Strict):
         same order (their variables are what the steps' templates may name). For the
         criteria's step names and advise's findings, which must see the same steps."""
         steps: list[AnyStep] = []
-        run: list[str] = []
-        pending: list[AnyStep] = list(phase.mix or [])
-        if phase.scenario in self.scenarios:
-            pending += self.scenarios[phase.scenario].steps
-            run.append(phase.scenario)
+        pending, run = phase.kind.iterations.own_steps(self.scenarios)
         called: set[str] = set()
         while pending:
             step = pending.pop(0)
@@ -661,12 +624,7 @@ def reference_problems(playbook: Playbook) -> list[Problem]:
             # A mix's or scenario's steps name their keys themselves (workload_checks);
             # a closed loop of one operation draws its primary key, and writes an item
             # without a GSI's attributes into no entry of that (sparse) index.
-            drawing = [
-                p
-                for p in playbook.load.phases
-                if p.open_loop_operation
-                or (p.mix is None and p.scenario is None and "gsis" not in loc)
-            ]
+            drawing = [p for p in playbook.load.phases if p.kind.draws_key("gsis" in loc)]
             missing = [
                 phase.name
                 for phase in drawing
@@ -739,7 +697,7 @@ def _iteration_criterion_problems(
     phases = [
         p
         for p in playbook.load.phases
-        if (p.mix is not None or p.scenario is not None)
+        if not p.kind.iterations.one_request
         and (criterion.phase is None or p.name == criterion.phase)
     ]
     if not phases:
@@ -773,6 +731,10 @@ _LOCATION_TAGS = frozenset(
 )
 
 
+# Tags of the forms a value may take (a step's op, a rate's shape): not playbook fields.
+_FORM_TAGS = ("op=", "rate=")
+
+
 # Names pydantic puts in a (non-discriminated) union's error location: the member types.
 _UNION_MEMBER_TAGS = frozenset(
     {"int", "float", "str", "bool", "Users", "ThinkRange", "RetrySpec", "constrained-int"}
@@ -784,7 +746,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in _LOCATION_TAGS or part.startswith("op=") or part in _UNION_MEMBER_TAGS:
+        elif part in _LOCATION_TAGS or part.startswith(_FORM_TAGS) or part in _UNION_MEMBER_TAGS:
             continue
         else:
             out += f".{part}" if out else str(part)
@@ -912,13 +874,20 @@ def _without_union_noise(errors: list[Any]) -> list[Any]:
     ]
 
 
-def parse_playbook(data: Any, source: str = "<playbook>", lines: LineMap | None = None) -> Playbook:
+def parse_playbook(
+    data: Any,
+    source: str = "<playbook>",
+    lines: LineMap | None = None,
+    directory: Path | None = None,
+) -> Playbook:
     """Validate parsed YAML; errors name the source, the line (when `lines` maps the
-    document), the field and what was expected."""
+    document), the field and what was expected. `directory`: the playbook file's folder,
+    where files it names (a rate curve's CSV) are read from."""
     if not isinstance(data, dict):
         raise PlaybookError(f"{source}: a playbook is a mapping with name, tables and load")
     try:
-        playbook = Playbook.model_validate(data)
+        context = {DIRECTORY: directory} if directory is not None else None
+        playbook = Playbook.model_validate(data, context=context)
     except ValidationError as exc:
         errors = _without_union_noise(exc.errors())
         out = [f"{source}: invalid playbook ({len(errors)} problem(s))"]
@@ -979,4 +948,4 @@ def load_playbook(path: str | Path) -> Playbook:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise PlaybookError(f"{path}: not valid YAML{_yaml_where(exc)}") from None
-    return parse_playbook(data, str(path), lines)
+    return parse_playbook(data, str(path), lines, path.parent)

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 Loc = tuple[int | str, ...]
 
 _BATCH_OPS = ("batch_write", "batch_get", "transact_write", "transact_get")
-_NOT_IN_A_MIX = ("lock", "release", "think")
 
 
 def did_you_mean(name: str, valid: list[str]) -> str:
@@ -40,7 +39,7 @@ def did_you_mean(name: str, valid: list[str]) -> str:
 
 
 def _phases_running(playbook: Playbook, scenario: str) -> list[Phase]:
-    return [p for p in playbook.load.phases if p.scenario == scenario]
+    return [p for p in playbook.load.phases if p.kind.iterations.scenario_name == scenario]
 
 
 def _tables(playbook: Playbook) -> list[TableSpec]:
@@ -62,7 +61,7 @@ def _key_names(step: AnyStep, table: TableSpec) -> tuple[list[str], str | None]:
     return table.primary_key_names(), None
 
 
-def _step_problems(
+def step_problems(
     playbook: Playbook,
     loc: Loc,
     step: AnyStep,
@@ -172,48 +171,21 @@ def _scenario_problems(playbook: Playbook, name: str) -> Iterator[tuple[Loc, str
                 + did_you_mean(step.lock, locks)
                 + (f"; lock steps so far: {', '.join(locks)}" if locks else ""),
             )
-        yield from _step_problems(playbook, loc, step, phases, known)
+        yield from step_problems(playbook, loc, step, phases, known)
 
 
-def _mix_problems(playbook: Playbook, p: int, phase: Phase) -> Iterator[tuple[Loc, str]]:
-    assert phase.mix is not None
-    labels: list[str] = []
-    for i, step in enumerate(phase.mix):
-        loc: Loc = ("load", "phases", p, "mix", i)
-        if step.weight is None:
-            yield ((*loc, "weight"), "each mix entry needs a weight (e.g. weight: 50)")
-        if step.op in _NOT_IN_A_MIX:
-            yield (
-                (*loc, "op"),
-                f"{step.op} belongs in a scenario (its steps run in order), not in a mix",
-            )
-        if step.label in labels:
-            yield ((*loc, "name"), f"mix entries need distinct names: {step.label!r} twice")
-        labels.append(step.label)
-        if isinstance(step, ScenarioCall):
-            if step.scenario not in playbook.load.scenarios:
-                yield (*_unknown_scenario(playbook, step.scenario, (*loc, "scenario")),)
-            continue
-        captured = set(step.capture)
-        yield from _step_problems(playbook, loc, step, [phase], captured | {"version"})
-
-
-def _unknown_scenario(playbook: Playbook, name: str, loc: Loc) -> tuple[Loc, str]:
+def unknown_scenario(playbook: Playbook, name: str, loc: Loc) -> tuple[Loc, str]:
     valid = list(playbook.load.scenarios)
     listed = f"; load.scenarios has: {', '.join(valid)}" if valid else "; load.scenarios is empty"
     return (loc, f"no scenario {name!r}" + did_you_mean(name, valid) + listed)
 
 
 def workload_problems(playbook: Playbook) -> list[Problem]:
-    """Every cross-reference problem of the playbook's mixes and scenarios, located."""
+    """Every cross-reference problem of the playbook's mixes and scenarios, located (a
+    phase's own, by its kind's forms: loadgen.format.kinds)."""
     problems: list[Problem] = []
     for p, phase in enumerate(playbook.load.phases):
-        if phase.scenario is not None and phase.scenario not in playbook.load.scenarios:
-            problems.append(
-                _unknown_scenario(playbook, phase.scenario, ("load", "phases", p, "scenario"))
-            )
-        if phase.mix is not None:
-            problems += list(_mix_problems(playbook, p, phase))
+        problems += phase.kind.problems(playbook, p)
     for name in playbook.load.scenarios:
         if not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
             problems.append(

@@ -14,6 +14,7 @@ rest of the playbook's validation answers a typo.
 
 from __future__ import annotations
 
+import random
 import string
 from typing import Annotated, Any, Literal, get_args
 
@@ -115,6 +116,21 @@ class ThinkRange(StrictSpec):
 
 
 Think = float | ThinkRange
+
+
+def think_seconds(think: Think, rng: random.Random) -> float:
+    """One pause: a fixed think time, or uniform in its range (the one rule of a
+    scenario's steps and of a user's think between iterations, simulated and live)."""
+    if isinstance(think, ThinkRange):
+        return rng.uniform(think.min, think.max)
+    return float(think)
+
+
+def think_words(think: Think) -> str:
+    """A think time for people: `1.5 s`, `1-3 s`."""
+    if isinstance(think, ThinkRange):
+        return f"{think.min:g}-{think.max:g} s"
+    return f"{think:g} s"
 
 
 def think_mean(think: Think | None) -> float:

@@ -154,7 +154,7 @@ def _offered_until(
     out = []
     offset = 0.0
     for i, phase in enumerate(plan.playbook.load.phases):
-        if not phase.open_loop_operation:
+        if phase.kind.engine == "iterations":
             out.append(reported[i].offered if i < len(reported) else 0)
             offset += phase.duration_s
             continue
@@ -200,7 +200,7 @@ def aggregate(
                 f"last progress item at t={at:.1f} s"
             )
             shares = [
-                PhaseShare(p.name, p.operation, 0.0, p.duration_s, offered=n)
+                PhaseShare(p.name, p.kind.iterations.label, 0.0, p.duration_s, offered=n)
                 for p, n in zip(phases, _offered_until(plan, w, at, report.phases), strict=True)
             ]
             report = WorkerReport(
@@ -244,21 +244,21 @@ def aggregate(
         run.phases.append(
             PhaseResult(
                 phase.name,
-                phase.operation,
+                phase.kind.iterations.label,
                 offset,
                 phase.duration_s,
                 offered=offered[i],
                 counts=counts,
                 first_throttle_s=first[i],
-                iterations=None
-                if phase.open_loop_operation
-                else iteration_totals(run.iterations, offset, phase.duration_s),
+                iterations=iteration_totals(run.iterations, offset, phase.duration_s)
+                if phase.kind.engine == "iterations"
+                else None,
             )
         )
         offset += phase.duration_s
     # a phase of users schedules no requests: what its workers sent is its whole
     full = sum(
-        Schedule.for_phase(p, plan.scale).total if p.open_loop_operation else offered[i]
+        offered[i] if p.kind.engine == "iterations" else Schedule.for_phase(p, plan.scale).total
         for i, p in enumerate(phases)
     )
     run.scheduled = full

@@ -36,8 +36,8 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from loadgen.format.kinds import ClosedArrivals
 from loadgen.format.playbook import Phase
-from loadgen.format.workload_spec import Users
 from loadgen.live.action_wire import ActionWire
 from loadgen.live.counted_units import failed_write_units
 from loadgen.live.httpclient import TIMEOUT
@@ -54,7 +54,6 @@ from loadgen.load.scenario import (
     Program,
     ThinkAction,
     UserState,
-    think_seconds,
 )
 from loadgen.load.sdk_retry import AttemptKind, RetrySettings, SdkClient, retry_kind
 from loadgen.results.iteration_results import IterationCounts, at_second
@@ -133,17 +132,6 @@ class StepPending(InFlight):
             self.future.set_result(Answer(reply, error, self.http_status))
 
 
-def users_at(users: int | Users, t: float, duration_s: float) -> float:
-    """The phase's population at `t` (linear, or held in `steps` equal windows)."""
-    if isinstance(users, int):
-        return float(users)
-    frac = min(1.0, max(0.0, t / duration_s))
-    if users.steps:
-        n = users.steps
-        frac = min(n - 1, int(frac * n)) / (n - 1) if n > 1 else 0.0
-    return users.start + (users.end - users.start) * frac
-
-
 def scaled_users(users: float, scale: float) -> int:
     """A population at `scale`: rounded to whole users, at least one while the playbook
     has any (6 users at scale 0.1 are 1 user, not none: a closed loop cannot run 0.6 of
@@ -183,6 +171,8 @@ class UserPhase:
         self.clients: dict[int, SdkClient] = {}
         self._waiting: dict[int, asyncio.Event] = {}
         """Users a ramp has not reached, by number: `_ramp` wakes them."""
+        self.population: ClosedArrivals | None = None
+        """The phase's population (None: open arrivals onto a pool of users)."""
 
     # --- clocks ---------------------------------------------------------------------
     def run_t(self) -> float:
@@ -299,7 +289,8 @@ class UserPhase:
         wait = self.start - self.m.now()
         if wait > 0:
             await asyncio.sleep(wait)
-        runner = self._closed() if self.phase.users is not None else self._open()
+        arrivals = self.phase.kind.arrivals
+        runner = self._closed(arrivals) if isinstance(arrivals, ClosedArrivals) else self._open()
         task = asyncio.ensure_future(runner)
         try:
             await asyncio.wait({task}, timeout=max(0.0, self.end - self.m.now()))
@@ -310,12 +301,12 @@ class UserPhase:
                 task.cancel()
         return self.status
 
-    async def _closed(self) -> None:
-        assert self.phase.users is not None
+    async def _closed(self, population: ClosedArrivals) -> None:
+        self.population = population
         scale, W, w = self.m.plan.scale, self.m.plan.workers, self.m.worker
-        mine = range(w, scaled_users(self.phase.peak_users, scale), W)
+        mine = range(w, scaled_users(population.peak_users(), scale), W)
         tasks = [asyncio.ensure_future(self._closed_user(u)) for u in mine]
-        if isinstance(self.phase.users, Users):
+        if population.ramps():
             tasks.append(asyncio.ensure_future(self._ramp()))
         try:
             await asyncio.gather(*tasks)
@@ -325,9 +316,9 @@ class UserPhase:
 
     def _level(self) -> int:
         """How many users the ramp runs now (at the run's scale)."""
-        assert self.phase.users is not None
+        assert self.population is not None
         phase_t = self.m.now() - self.start
-        count = users_at(self.phase.users, phase_t, self.phase.duration_s)
+        count = self.population.level_at(phase_t, self.phase.duration_s)
         return scaled_users(count, self.m.plan.scale)
 
     async def _ramp(self) -> None:
@@ -347,7 +338,8 @@ class UserPhase:
     async def _closed_user(self, number: int) -> None:
         user = self._user(number)
         client = self._client(user)
-        pacing = self.phase.pacing_s
+        population = self.population
+        assert population is not None
         while not self.closing.is_set():
             if number >= self._level():
                 # a ramp up has not reached this user yet (or a ramp down passed it):
@@ -357,16 +349,13 @@ class UserPhase:
                 continue
             began = self.m.now()
             await self.iterate(user, client)
-            if pacing is not None:
-                await self._sleep(began + pacing - self.m.now())
-            elif self.phase.think_s is not None:
-                await self._sleep(think_seconds(self.phase.think_s, user.rng))
+            await self._sleep(population.pause_s(self.m.now() - began, user.rng))
 
     async def _open(self) -> None:
         m = self.m
         schedule = Schedule.for_phase(self.phase, m.plan.scale)
         times = schedule.worker_times(m.worker, m.plan.workers)
-        limit = self.phase.arrival_users
+        limit = self.phase.kind.user_pool
         free = [
             self._user(m.worker + m.plan.workers * j)
             for j in range(math.ceil(limit / m.plan.workers))

@@ -84,10 +84,10 @@ the endpoint takes more than 0.5 ms even on loopback): the op cap of a phase of 
 def phase_op_bound(phase: Phase, scale: float, worker: int, workers: int) -> int:
     """The most requests this worker's share of `phase` can send: its schedule for one
     operation at a rate; for users, its users times USER_REQUESTS_PER_S times the phase."""
-    if phase.open_loop_operation:
+    if phase.kind.engine == "requests":
         return len(Schedule.for_phase(phase, scale).worker_share(worker, workers))
     # Open arrivals of a mix or scenario run on a pool of users, which is not scaled.
-    top = float(phase.arrival_users) if phase.users is None else float(phase.peak_users) * scale
+    top = phase.kind.most_users(scale)
     mine = math.ceil(max(0.0, top - worker) / workers)
     return int(mine * USER_REQUESTS_PER_S * phase.duration_s)
 
@@ -277,10 +277,11 @@ class Measurement:
             self.on_progress(self.report)
 
     async def _run_users(self, index: int, phase: Phase, offset: float) -> str:
-        """A mix or scenario phase: users running the interpreter (loadgen.live.live_users).
-        What it offered is what it sent: a closed loop has no schedule to fall behind."""
+        """A phase on the `iterations` engine: users running the interpreter
+        (loadgen.live.live_users). What it offered is what it sent: a closed loop has no
+        schedule to fall behind."""
         plan = self.plan
-        share = PhaseShare(phase.name, phase.operation, offset, phase.duration_s)
+        share = PhaseShare(phase.name, phase.kind.iterations.label, offset, phase.duration_s)
         self.report.phases.append(share)
         self._times.append(None)
         spec = plan.playbook.table(plan.table)
@@ -299,68 +300,75 @@ class Measurement:
         return await users.run()
 
     async def _send_all(self) -> str:
+        """Every phase in turn, on the loop of the engine its kind names
+        (loadgen.format.kinds: `requests`, the schedule; `iterations`, users)."""
+        offset = 0.0
+        for index, phase in enumerate(self.plan.playbook.load.phases):
+            if phase.kind.engine == "iterations":
+                status = await self._run_users(index, phase, offset)
+            else:
+                status = await self._send_schedule(index, phase, offset)
+            if status != COMPLETE:
+                return status
+            offset += phase.duration_s
+        return COMPLETE
+
+    async def _send_schedule(self, index: int, phase: Phase, offset: float) -> str:
+        """One operation at open arrivals: this worker's share of the schedule, each
+        request sent at its time."""
         plan, report = self.plan, self.report
         late_s = plan.late_s
-        offset = 0.0
-        for index, phase in enumerate(plan.playbook.load.phases):
-            if not phase.open_loop_operation:
-                status = await self._run_users(index, phase, offset)
-                if status != COMPLETE:
-                    return status
-                offset += phase.duration_s
-                continue
-            schedule = Schedule.for_phase(phase, plan.scale)
-            times = schedule.worker_times(self.worker, plan.workers)
-            self._times.append(times)
-            share = PhaseShare(
-                phase.name, phase.operation, offset, phase.duration_s, offered=len(times)
-            )
-            report.phases.append(share)
-            is_write = phase.operation in ("put", "update")
-            rng = np.random.default_rng([plan.playbook.load.seed, plan.repeat, self.worker, index])
-            factory = RequestFactory(
-                plan.playbook,
-                plan.playbook.table(plan.table),
-                phase,
-                plan.table_name,
-                rng,
-                self.worker,
-                plan.workers,
-            )
-            target = factory.target
-            start = self.t0 + offset
-            # A send that leaves after its phase ended (late) still counts in its phase's
-            # last second, so the phases together hold every request of the run.
-            last_second = max(int(offset), int(offset + phase.duration_s) - 1)
-            self._where = {"phase": phase.name, "next": 0, "of": len(times)}
-            i, n = 0, len(times)
-            while i < n:
+        schedule = Schedule.for_phase(phase, plan.scale)
+        times = schedule.worker_times(self.worker, plan.workers)
+        self._times.append(times)
+        share = PhaseShare(
+            phase.name, phase.operation, offset, phase.duration_s, offered=len(times)
+        )
+        report.phases.append(share)
+        is_write = phase.operation in ("put", "update")
+        rng = np.random.default_rng([plan.playbook.load.seed, plan.repeat, self.worker, index])
+        factory = RequestFactory(
+            plan.playbook,
+            plan.playbook.table(plan.table),
+            phase,
+            plan.table_name,
+            rng,
+            self.worker,
+            plan.workers,
+        )
+        target = factory.target
+        start = self.t0 + offset
+        # A send that leaves after its phase ended (late) still counts in its phase's
+        # last second, so the phases together hold every request of the run.
+        last_second = max(int(offset), int(offset + phase.duration_s) - 1)
+        self._where = {"phase": phase.name, "next": 0, "of": len(times)}
+        i, n = 0, len(times)
+        while i < n:
+            now = clock()
+            t = now - start
+            while i < n and times[i] <= t and self.pool.available > 0:
+                if self.sent >= self.max_ops:
+                    self._where["next"] = i
+                    self.stop_at_op_cap()
+                    return OP_CAP
+                run_t = offset + t
+                counts = report.second(min(int(run_t), last_second))
+                if t - times[i] > late_s:
+                    counts.late += 1
+                body = factory.next_body()
+                self.send(InFlight(now, counts, share, run_t, is_write), target, body)
+                i += 1
                 now = clock()
                 t = now - start
-                while i < n and times[i] <= t and self.pool.available > 0:
-                    if self.sent >= self.max_ops:
-                        self._where["next"] = i
-                        self.stop_at_op_cap()
-                        return OP_CAP
-                    run_t = offset + t
-                    counts = report.second(min(int(run_t), last_second))
-                    if t - times[i] > late_s:
-                        counts.late += 1
-                    body = factory.next_body()
-                    self.send(InFlight(now, counts, share, run_t, is_write), target, body)
-                    i += 1
-                    now = clock()
-                    t = now - start
-                self._where["next"] = i
-                if i >= n:
-                    break
-                if self.pool.available <= 0:
-                    self._slot.clear()
-                    await self._slot.wait()
-                else:
-                    await asyncio.sleep(max(0.0, times[i] - t))
-            offset += phase.duration_s
-            wait = start + phase.duration_s - clock()
-            if wait > 0:
-                await asyncio.sleep(wait)
+            self._where["next"] = i
+            if i >= n:
+                break
+            if self.pool.available <= 0:
+                self._slot.clear()
+                await self._slot.wait()
+            else:
+                await asyncio.sleep(max(0.0, times[i] - t))
+        wait = start + phase.duration_s - clock()
+        if wait > 0:
+            await asyncio.sleep(wait)
         return COMPLETE

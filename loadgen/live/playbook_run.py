@@ -118,7 +118,7 @@ def item_store_for(playbook: Playbook, store: str) -> str:
     (a collection's sizes) and conditions writes on their attributes (a lock's owner and
     expiry, a version), none of which the `keys` store keeps, so such a playbook's
     emulator keeps whole items."""
-    if store == "keys" and any(not p.open_loop_operation for p in playbook.load.phases):
+    if store == "keys" and any(p.kind.engine == "iterations" for p in playbook.load.phases):
         return "full"
     return store
 

@@ -9,58 +9,46 @@ w of W takes requests k = w, w + W, w + 2W, ...: the fleet's union is the schedu
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from bisect import bisect_right
 
+from loadgen.format.kinds import RateSegment, whole_arrivals
 from loadgen.format.playbook import Phase
 
-
-@dataclass(frozen=True)
-class Segment:
-    """Rate moving linearly from r0 to r1 between t0 and t1 (phase-relative seconds)."""
-
-    t0: float
-    t1: float
-    r0: float
-    r1: float
-
-    @property
-    def area(self) -> float:
-        return (self.r0 + self.r1) * (self.t1 - self.t0) / 2.0
+Segment = RateSegment
+"""A piece of the rate curve (the arrival forms' own type, loadgen.format.kinds.families)."""
 
 
 class Schedule:
-    """The cumulative request count of one phase and its inverse."""
+    """The cumulative request count of one phase and its inverse.
+
+    Segments are found by bisection (a per-minute curve of a day has 1,440; the
+    simulation asks for the count every tick and the live worker for every request's
+    time); the arithmetic within a segment is the same for every arrival form."""
 
     def __init__(self, segments: list[Segment]) -> None:
         self.segments = segments
         self.duration = segments[-1].t1 if segments else 0.0
         self._cum: list[float] = []
+        self._ends: list[float] = []
+        self._t1s = [seg.t1 for seg in segments]
         total = 0.0
         for seg in segments:
             self._cum.append(total)
+            self._ends.append(total + seg.area)
             total += seg.area
         self.total_area = total
-        self.total = math.floor(total + 1e-9)
+        self.total = whole_arrivals(total)
 
     @classmethod
     def for_phase(cls, phase: Phase, scale: float = 1.0) -> Schedule:
-        d = phase.duration_s
-        if phase.rate is not None:
-            r = phase.rate * scale
-            return cls([Segment(0.0, d, r, r)])
-        ramp = phase.ramp
-        assert ramp is not None
-        a, b = ramp.start * scale, ramp.end * scale
-        if ramp.steps is None:
-            return cls([Segment(0.0, d, a, b)])
-        n = ramp.steps
-        width = d / n
-        rates = [a + (b - a) * i / (n - 1) for i in range(n)] if n > 1 else [a]
-        return cls([Segment(i * width, (i + 1) * width, r, r) for i, r in enumerate(rates)])
+        """The schedule of a phase of open arrivals (its kind's rate curve, at `scale`)."""
+        return cls(phase.kind.rate_segments(phase.duration_s, scale))
 
     def rate_at(self, t: float) -> float:
-        for seg in self.segments:
-            if seg.t0 <= t < seg.t1:
+        i = bisect_right(self._t1s, t)  # the first segment ending after t
+        if i < len(self.segments):
+            seg = self.segments[i]
+            if seg.t0 <= t:
                 frac = (t - seg.t0) / (seg.t1 - seg.t0)
                 return seg.r0 + (seg.r1 - seg.r0) * frac
         return 0.0
@@ -69,11 +57,12 @@ class Schedule:
         """Integral of the rate from 0 to t."""
         if t <= 0:
             return 0.0
-        for i, seg in enumerate(self.segments):
-            if t < seg.t1:
-                dt = t - seg.t0
-                slope = (seg.r1 - seg.r0) / (seg.t1 - seg.t0)
-                return self._cum[i] + seg.r0 * dt + slope * dt * dt / 2.0
+        i = bisect_right(self._t1s, t)
+        if i < len(self.segments):
+            seg = self.segments[i]
+            dt = t - seg.t0
+            slope = (seg.r1 - seg.r0) / (seg.t1 - seg.t0)
+            return self._cum[i] + seg.r0 * dt + slope * dt * dt / 2.0
         return self.total_area
 
     def due_by(self, t: float) -> int:
@@ -85,17 +74,18 @@ class Schedule:
     def send_time(self, k: int) -> float:
         """When request k (0-based) is due: the first t where the integral reaches k."""
         target = float(k)
-        for i, seg in enumerate(self.segments):
-            end = self._cum[i] + seg.area
-            if target < end or i == len(self.segments) - 1:
-                rest = target - self._cum[i]
-                slope = (seg.r1 - seg.r0) / (seg.t1 - seg.t0)
-                if abs(slope) < 1e-12:
-                    return seg.t0 + (rest / seg.r0 if seg.r0 > 0 else 0.0)
-                # r0*dt + slope*dt^2/2 = rest
-                disc = seg.r0 * seg.r0 + 2.0 * slope * rest
-                return seg.t0 + (-seg.r0 + math.sqrt(max(0.0, disc))) / slope
-        return self.duration
+        if not self.segments:
+            return self.duration
+        # the first segment whose cumulative end passes k, else the last
+        i = min(bisect_right(self._ends, target), len(self.segments) - 1)
+        seg = self.segments[i]
+        rest = target - self._cum[i]
+        slope = (seg.r1 - seg.r0) / (seg.t1 - seg.t0)
+        if abs(slope) < 1e-12:
+            return seg.t0 + (rest / seg.r0 if seg.r0 > 0 else 0.0)
+        # r0*dt + slope*dt^2/2 = rest
+        disc = seg.r0 * seg.r0 + 2.0 * slope * rest
+        return seg.t0 + (-seg.r0 + math.sqrt(max(0.0, disc))) / slope
 
     def worker_share(self, worker: int, workers: int) -> range:
         """The requests this worker sends: worker, worker+W, ... (interleaved, so every

@@ -43,12 +43,11 @@ from loadgen.format.workload_spec import (
     ReleaseStep,
     ScanStep,
     ScenarioCall,
-    Think,
-    ThinkRange,
     ThinkStep,
     TransactGetStep,
     TransactWriteStep,
     UpdateStep,
+    think_seconds,
 )
 from loadgen.load.keys import ItemGenerator, Sampler, Value, sampler_for
 
@@ -315,14 +314,6 @@ class _Lazy:
 # --- the programs --------------------------------------------------------------------------
 
 
-def think_seconds(think: Think, rng: random.Random) -> float:
-    """One pause: a fixed think time, or uniform in its range (the one rule of the
-    program's steps, the simulated users' and the live users' think between iterations)."""
-    if isinstance(think, ThinkRange):
-        return rng.uniform(think.min, think.max)
-    return float(think)
-
-
 def _backoff(backoff: Backoff, attempt: int, rng: random.Random) -> float:
     """Full-jitter exponential backoff: uniform in [0, min(max, initial x mult^attempt)]."""
     return rng.uniform(0.0, min(backoff.max_s, backoff.initial_s * backoff.multiplier**attempt))
@@ -353,29 +344,32 @@ class Program:
         self.scenarios = playbook.load.scenarios
         self._var_samplers: dict[int, Sampler] = {}
         self._var_rng = np.random.default_rng((seed or playbook.load.seed) + 1)
+        # What an iteration runs, from the phase's kind (loadgen.format.kinds): the one
+        # scenario every iteration runs, or entries picked by weight (one operation is a
+        # mix of one entry).
+        iterations = phase.kind.iterations
+        self.scenario: Scenario | None = None
+        if iterations.scenario_name is not None:
+            self.scenario = self.scenarios[iterations.scenario_name]
         self.entries: list[AnyStep] = []
         self.cumulative: list[float] = []
-        if phase.mix is not None:
-            total = 0.0
-            for entry in phase.mix:
-                total += entry.weight or 0.0
-                self.entries.append(entry)
-                self.cumulative.append(total)
-        elif phase.scenario is None:
-            self.entries = [_single_operation(phase)]
-            self.cumulative = [1.0]
+        total = 0.0
+        for entry in iterations.entries:
+            total += entry.weight or 0.0
+            self.entries.append(entry)
+            self.cumulative.append(total)
 
     @property
     def step_names(self) -> list[str]:
         """Every step the results can name, in order."""
-        if self.phase.scenario is not None:
-            return [s.label for s in self.scenarios[self.phase.scenario].steps]
+        if self.scenario is not None:
+            return [s.label for s in self.scenario.steps]
         return [e.label for e in self.entries]
 
     def iteration(self, user: UserState) -> Iteration:
         """One iteration of `user`: a generator of actions (see the module docstring)."""
-        if self.phase.scenario is not None:
-            return self._steps(user, self.scenarios[self.phase.scenario])
+        if self.scenario is not None:
+            return self._steps(user, self.scenario)
         pick = user.rng.random() * self.cumulative[-1]
         entry = self.entries[min(bisect.bisect_right(self.cumulative, pick), len(self.entries) - 1)]
         if isinstance(entry, ScenarioCall):
@@ -754,16 +748,3 @@ class Program:
             pending = tuple(pending[i] for i in outcome.unprocessed)
         self._capture(user, step, ActionOutcome("ok", items=items))
         return _StepEnd(True)
-
-
-def _single_operation(phase: Phase) -> AnyStep:
-    """A phase's `operation` as a step, so a closed loop of one operation runs through
-    the same interpreter as a mix."""
-    op = phase.operation
-    if op == "get":
-        return GetStep(op="get", name="get", consistent_read=phase.consistent_read)
-    if op == "query":
-        return QueryStep(op="query", name="query", consistent_read=phase.consistent_read)
-    if op == "update":
-        return UpdateStep(op="update", name="update")
-    return PutStep(op="put", name="put")

@@ -41,8 +41,9 @@ from emulator.units import (
     table_write_units,
     transactional_read_units,
 )
+from loadgen.format.kinds import ClosedArrivals
 from loadgen.format.playbook import Phase, Playbook, TableSpec
-from loadgen.format.workload_spec import QueryStep, Users, think_mean
+from loadgen.format.workload_spec import QueryStep
 from loadgen.load.scenario import (
     ActionOutcome,
     Condition,
@@ -153,6 +154,8 @@ class ClosedLoopEngine:
         self.heap: list[tuple[float, int, int, Any]] = []
         self.seq = 0
         self.users: list[_User] = []
+        self.population: ClosedArrivals | None = None
+        """The phase's population; None for open arrivals of iterations."""
         self.pk = spec.partition_key.name
         self.sk = spec.sort_key.name if spec.sort_key else None
         self.gsis = [
@@ -175,10 +178,7 @@ class ClosedLoopEngine:
     def _track_collections(self) -> None:
         """Per-key state only where a query reads a collection; time-ordered when the
         step reads 'since' a watermark."""
-        steps: list[Any] = []
-        phase = self.run.phase
-        if phase.mix:
-            steps += phase.mix
+        steps: list[Any] = list(self.run.phase.kind.iterations.entries)
         for scenario in self.run.playbook.load.scenarios.values():
             steps += scenario.steps
         ordered: dict[str | None, bool] = {}
@@ -204,9 +204,10 @@ class ClosedLoopEngine:
 
     # --- the loop ----------------------------------------------------------------------
     def run_phase(self) -> None:
-        phase = self.run.phase
-        if phase.users is not None:
-            self._closed_population(phase.users)
+        # A population's users loop; open arrivals start iterations on free users.
+        arrivals = self.run.phase.kind.arrivals
+        if isinstance(arrivals, ClosedArrivals):
+            self._closed_population(arrivals)
         else:
             self._open_arrivals()
         model = self.run.model
@@ -231,10 +232,10 @@ class ClosedLoopEngine:
                 self._attempt(u)
         self._cut_unfinished()
 
-    def _closed_population(self, users: int | Users) -> None:
-        duration = self.run.phase.duration_s
-        count = self.run.phase.peak_users
-        schedule = [(0.0, users)] if isinstance(users, int) else _users_schedule(users, duration)
+    def _closed_population(self, population: ClosedArrivals) -> None:
+        self.population = population
+        count = population.peak_users()
+        schedule = population.levels(self.run.phase.duration_s)
         for n in range(count):
             self.users.append(self._new_user(n))
         # Start each user at the first moment the population includes it; the ramp down
@@ -245,7 +246,7 @@ class ClosedLoopEngine:
                 first_in.setdefault(n, t)
         self._levels = schedule
         self._level_times = [at for at, _ in schedule]
-        spread = _start_spread(self.run.phase)
+        spread = population.start_spread_s()
         for n in range(count):
             if n in first_in:
                 self._push(self.run.start + first_in[n] + spread * n / max(1, count), n, "start")
@@ -261,7 +262,7 @@ class ClosedLoopEngine:
 
         schedule = Schedule.for_phase(self.run.phase)
         self.free: list[int] = []
-        self.max_users = self.run.phase.arrival_users
+        self.max_users = self.run.phase.kind.user_pool
         self._arrivals = schedule
         self._arrival_i = 0
         self._next_arrival()
@@ -290,7 +291,7 @@ class ClosedLoopEngine:
 
     def _start_iteration(self, u: int) -> None:
         user = self.users[u]
-        if self.run.phase.users is not None and u >= self._level_at(self.now - self.run.start):
+        if self.population is not None and u >= self._level_at(self.now - self.run.start):
             user.active = False  # ramped down
             return
         user.gen = self.program.iteration(user.state)
@@ -321,18 +322,11 @@ class ClosedLoopEngine:
         user.gen = None
         counts = at_second(self.run.result.iterations, self._second())
         counts.record_end(end.ok, end.reason, end.seconds, ((s.step, s.seconds) for s in end.steps))
-        phase = self.run.phase
-        if phase.users is None:
+        population = self.population
+        if population is None:  # open arrivals: the user is free for the next one
             self.free.append(u)
             return
-        if phase.pacing_s is not None:
-            wait = max(0.0, phase.pacing_s - (self.now - user.started_at))
-        elif phase.think_s is not None:
-            from loadgen.load.scenario import think_seconds
-
-            wait = think_seconds(phase.think_s, user.state.rng)
-        else:
-            wait = 0.0
+        wait = population.pause_s(self.now - user.started_at, user.state.rng)
         self._push(self.now + wait, u, "start")
 
     def _cut_unfinished(self) -> None:
@@ -753,19 +747,6 @@ class ClosedLoopEngine:
         )
 
 
-def _start_spread(phase: Phase) -> float:
-    """Over how long a closed population's first iterations start: one think time (or
-    pacing beat), at most a minute, so that users in a steady loop are out of step as
-    they would be after the first few iterations, instead of all firing at t = 0 (a
-    burst no steady application makes); 0.1 s without a pause."""
-    if phase.pacing_s is not None:
-        return min(60.0, phase.pacing_s)
-    think = phase.think_s
-    if think is None:
-        return 0.1
-    return min(60.0, max(0.1, think_mean(think)))
-
-
 def _start_position(kind: str | None) -> Any:
     """The lowest sort position of a key type (b"" for S and B, a float for N; none:
     the no-sort-key stand-in)."""
@@ -782,18 +763,6 @@ def _kind(status: str) -> AttemptKind:
     if status == "throttled":
         return AttemptKind.THROTTLED
     return AttemptKind.FAILED
-
-
-def _users_schedule(users: Users, duration: float) -> list[tuple[float, int]]:
-    """(time into the phase, users) steps of a users ramp: `steps` equal windows, or one
-    step per user for a linear ramp."""
-    steps = users.steps or max(1, abs(users.end - users.start))
-    out = []
-    for k in range(steps + (0 if users.steps else 1)):
-        frac = k / steps if not users.steps else k / max(1, steps - 1) if steps > 1 else 0
-        level = round(users.start + (users.end - users.start) * min(1.0, frac))
-        out.append((duration * k / (steps + (0 if users.steps else 1)), level))
-    return out
 
 
 def simulate_phase(run: PhaseRun, options: EngineOptions) -> None:

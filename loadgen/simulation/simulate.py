@@ -226,7 +226,7 @@ class Simulation:
         needed = False
         by_phase = []
         for phase in load.phases:
-            if not phase.open_loop_operation:
+            if phase.kind.engine != "requests":
                 continue  # the closed-loop engine keeps its own item state
             attributes = {**load.attributes, **phase.attributes}
             generator = ItemGenerator(attributes, keys, primary)
@@ -286,8 +286,17 @@ class Simulation:
     def _phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
     ) -> PhaseResult:
-        if not phase.open_loop_operation:
+        """The phase on the engine its kind names (loadgen.format.kinds: `requests`, this
+        module's vectorised open loop; `iterations`, the closed-loop engine)."""
+        if phase.kind.engine == "iterations":
             return self._closed_loop_phase(spec, phase, offset, result)
+        return self._open_loop_phase(spec, phase, offset, result)
+
+    def _open_loop_phase(
+        self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
+    ) -> PhaseResult:
+        """One operation at open arrivals: every tick's due requests drawn, located and
+        admitted in bulk."""
         load = _table_load(spec, phase, self.playbook, self._mappers, self.params, self._stores)
         table = self.model.tables[spec.name]
         schedule = Schedule.for_phase(phase)
@@ -326,7 +335,7 @@ class Simulation:
     ) -> PhaseResult:
         """A users, mix, scenario or retrying phase: request by request in virtual time
         (loadgen.simulation.closed_loop), on the same model and clock as every other phase."""
-        out = PhaseResult(phase.name, _what(phase), offset, phase.duration_s)
+        out = PhaseResult(phase.name, phase.kind.iterations.label, offset, phase.duration_s)
         state = self._closed_state.setdefault(spec.name, (ItemCollections(), {}))
         run = PhaseRun(
             self.playbook, spec, phase, self.model, self.now, offset, result, out, *state
@@ -556,13 +565,6 @@ class Simulation:
             rank[by_group] = np.arange(n) - starts[inverse[by_group]]
             record(states, rows, rank < accepted_by_group[inverse], current)
         return seen
-
-
-def _what(phase: Phase) -> str:
-    """A phase's `operation` column: the operation, `mix` or `scenario NAME`."""
-    if phase.scenario is not None:
-        return f"scenario {phase.scenario}"
-    return "mix" if phase.mix is not None else phase.operation
 
 
 def occurrences(rows: np.ndarray) -> np.ndarray:

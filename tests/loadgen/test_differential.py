@@ -132,6 +132,16 @@ def test_the_control_whose_index_keys_never_move_throttles_neither() -> None:
     assert live[("moves", 1, 0)].throttled == 0
 
 
+def test_a_per_minute_curve_throttles_alike_in_simulation_and_on_the_endpoint() -> None:
+    sim, live, problems = compare(load_playbook(HERE / "rate-curve.yaml"))
+    assert not problems, problems
+    s, e = sim[("hot", 1, 0)], live[("hot", 1, 0)]
+    assert s.offered == e.offered == (20 + 130) * 60  # one schedule for both
+    # the second minute's ~1,300 WCU/s against a partition's 1,000: about a fifth refused
+    assert 0.1 < s.throttle_rate < 0.25
+    assert set(s.by_reason) == set(e.by_reason) == {"TableWriteKeyRangeThroughputExceeded"}
+
+
 @pytest.mark.parametrize(
     "path",
     sorted(FOUND.glob("*.yaml")),

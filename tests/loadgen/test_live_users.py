@@ -20,10 +20,10 @@ import pytest
 
 from emulator.emulator_options import EmulatorOptions
 from emulator.server import EmulatorServer
+from loadgen.format.kinds.users import ClosedUsers
 from loadgen.format.playbook import Playbook, parse_playbook
 from loadgen.format.workload_spec import Users
 from loadgen.live.coordinator import aggregate
-from loadgen.live.live_users import users_at
 from loadgen.live.measure import Measurement, phase_op_bound
 from loadgen.live.messages import COMPLETE, OP_CAP, PhaseShare, RunPlan, WorkerReport
 from loadgen.live.sigv4 import StaticCredentials
@@ -258,7 +258,7 @@ def test_a_mix_runs_each_weighted_operation() -> None:
     ],
 )
 def test_the_population_of_a_ramp(users: int | Users, t: float, expected: float) -> None:
-    assert users_at(users, t, 10.0) == pytest.approx(expected)
+    assert ClosedUsers(users).level_at(t, 10.0) == pytest.approx(expected)
 
 
 def test_the_op_cap_of_a_phase_of_users_bounds_each_worker_by_its_users() -> None:

@@ -58,9 +58,9 @@ def _error(tmp_path: Path, text: str) -> str:
 def test_a_closed_scenario_phase_validates_with_its_defaults(tmp_path: Path) -> None:
     playbook = _load(tmp_path, BASE)
     phase = playbook.load.phases[0]
-    assert phase.users == 10 and phase.load_model == "closed"
+    assert phase.users == 10 and phase.kind.name == "users x scenario"
     assert phase.retry.mode == "standard" and phase.retry.max_attempts is None
-    assert not phase.open_loop_operation  # goes to the closed-loop engine, not the golden one
+    assert phase.kind.engine == "iterations"  # the closed-loop engine, not the golden one
     steps = playbook.load.scenarios["work"].steps
     assert [s.op for s in steps] == ["lock", "query", "batch_write", "release"]
     assert steps[0].poll.initial_s == 0.05  # type: ignore[union-attr]
@@ -72,7 +72,8 @@ def test_todays_phase_is_still_an_open_loop_operation(tmp_path: Path) -> None:
         "{name: open, rate: 100, duration_s: 60, operation: get}",
     )
     phase = _load(tmp_path, text).load.phases[0]
-    assert phase.open_loop_operation and phase.retry.mode == "none"
+    assert phase.kind.engine == "requests" and phase.retry.mode == "none"
+    assert phase.kind.name == "constant rate x one operation"
 
 
 def test_a_users_ramp_and_a_mix_at_a_rate(tmp_path: Path) -> None:
@@ -88,7 +89,9 @@ def test_a_users_ramp_and_a_mix_at_a_rate(tmp_path: Path) -> None:
     )
     ramp, mixed = _load(tmp_path, text).load.phases
     assert ramp.users.end == 20 and ramp.pacing_s == 2  # type: ignore[union-attr]
+    assert ramp.kind.name == "users x one operation" and ramp.kind.engine == "iterations"
     assert [e.weight for e in mixed.mix or []] == [95, 5]
+    assert mixed.kind.name == "constant rate x mix" and mixed.kind.user_pool == 20
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from console.commands.workflow import up_options
 from console.cli import build_parser
+from console.commands.workflow import up_options
 from console.run.options import UpOptions
 from console.workflow import load_settings, plan
 from tests.conftest import PLAYBOOKS

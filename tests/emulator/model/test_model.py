@@ -182,7 +182,7 @@ def test_warm_throughput_update_is_updating_then_active_and_cannot_be_lowered() 
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
     }
     table = model.create_table(request, now=0.0)
-    assert table.base.keyspace.count == 8  # ceil(12,000/3,000 + 4,000/1,000)
+    assert table.base.keyspace.count == 4  # ceil(max(12,000/3,000, 4,000/1,000))
     from emulator.tableconfig import TableConfig
 
     raised = TableConfig.from_request({**request, "WarmThroughput": {"WriteUnitsPerSecond": 10000}})
@@ -192,7 +192,7 @@ def test_warm_throughput_update_is_updating_then_active_and_cannot_be_lowered() 
     assert table.base.warm_status == "ACTIVE"
     assert table.base.warm_values()[1] == 10000
     assert table.base.ceiling_write == pytest.approx(10000 * DEFAULT_PARAMS.ondemand_headroom)
-    assert table.base.keyspace.count >= 14
+    assert table.base.keyspace.count == 16  # 10,000 writes need 10: 4 doubled twice
     lowered = TableConfig.from_request({**request, "WarmThroughput": {"WriteUnitsPerSecond": 5000}})
     with pytest.raises(ModelError, match="cannot be decreased"):
         model.update_capacity("t", lowered, now=100.0)
@@ -210,12 +210,22 @@ def test_per_table_quota_shows_as_account_limit() -> None:
         now=0.0,
     )
     assert table.base.ceiling_write == 40000
-    reasons = set()
-    for i in range(1000):  # 42 writes to each of 1,000 keys spread over the hash space
-        decision = model.write(table, i * ((1 << 64) // 1000), None, 1, count=42, now=0.5)
-        if decision.throttle is not None:
-            reasons.add(decision.throttle.reason)
-    assert reasons == {"TableWriteAccountLimitExceeded"}
+    # Its 40 partitions carry exactly the quota, so at first they refuse first; once they
+    # have split for consumption, the quota is what refuses.
+    reasons: list[set[str]] = []
+    for step in range(150):  # 15 s of 48,000 writes/s over 1,000 keys spread over the hash space
+        now = step * 0.1
+        model.advance(now)
+        seen = set()
+        for i in range(1000):
+            key = i * ((1 << 64) // 1000) + 7
+            decision = model.write(table, key, None, 1, count=4 + (i % 10 < 8), now=now)
+            if decision.throttle is not None:
+                seen.add(decision.throttle.reason)
+        reasons.append(seen)
+    assert "TableWriteKeyRangeThroughputExceeded" in set().union(*reasons[:60])
+    assert table.base.keyspace.count > 40
+    assert set().union(*reasons[-50:]) == {"TableWriteAccountLimitExceeded"}
 
 
 def test_reads_and_writes_share_a_partition_as_a_linear_combination() -> None:
@@ -230,13 +240,14 @@ def test_reads_and_writes_share_a_partition_as_a_linear_combination() -> None:
         now=0.0,
     )
     h = partition_hash(b"hot")
-    # Drain the 1 s grace, then per second: 600 WCU (0.6) + 1,200 RCU (0.4) fit exactly.
+    # Drain the 1 s grace, then per second: 600 WCU (0.6) + 1,200 strongly consistent
+    # RCU (0.4) fit exactly.
     model.write(table, h, None, 1, count=1000, now=0.0)
     for second in range(1, 6):
         w = model.write(table, h, None, 1, count=600, now=float(second))
-        r = model.read(table, h, None, 1.0, count=1200, now=float(second))
+        r = model.read(table, h, None, 1.0, count=1200, now=float(second), consistent=True)
         assert (w.accepted, r.accepted) == (600, 1200)
-    over = model.read(table, h, None, 1.0, count=1000, now=6.0)
+    over = model.read(table, h, None, 1.0, count=1000, now=6.0, consistent=True)
     w = model.write(table, h, None, 1, count=700, now=6.0)
     assert over.accepted + 3 * w.accepted == pytest.approx(3000, abs=3)
     assert w.throttle is not None and w.throttle.reason == "TableWriteKeyRangeThroughputExceeded"

@@ -21,11 +21,24 @@ _SESSION = boto3.session.Session()
 """One session for all clients: loading the service model once keeps the suite fast."""
 
 
-def client(endpoint_url: str) -> Any:
+def client(endpoint_url: str, region: str = "us-east-1", key: str = "test") -> Any:
     return _SESSION.client(
         "dynamodb",
         endpoint_url=endpoint_url,
-        region_name="us-east-1",
+        region_name=region,
+        aws_access_key_id=key,
+        aws_secret_access_key="test",
+        config=NO_RETRY,
+    )
+
+
+def streams_client(endpoint_url: str, region: str = "us-east-1") -> Any:
+    """A boto3 `dynamodbstreams` client of the emulator (the Streams API on the same
+    endpoint, as DynamoDB Local serves it)."""
+    return _SESSION.client(
+        "dynamodbstreams",
+        endpoint_url=endpoint_url,
+        region_name=region,
         aws_access_key_id="test",
         aws_secret_access_key="test",
         config=NO_RETRY,

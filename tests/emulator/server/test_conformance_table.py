@@ -12,7 +12,7 @@ from pathlib import Path
 import botocore
 import botocore.session
 
-from emulator.server.service import KNOWN_UNSUPPORTED, OPERATIONS
+from emulator.server.service import KNOWN_UNSUPPORTED, OPERATIONS, STREAM_OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[3]
 TESTS = Path(__file__).resolve().parent
@@ -50,7 +50,7 @@ def _test_sources() -> dict[str, str]:
 
 def test_the_table_lists_exactly_the_services_operations() -> None:
     listed = {operation for operation, *_ in _rows()}
-    assert listed == set(OPERATIONS) | KNOWN_UNSUPPORTED
+    assert listed == set(OPERATIONS) | set(STREAM_OPERATIONS) | KNOWN_UNSUPPORTED
     for operation, parameter, supported, _ in _rows():
         if operation in KNOWN_UNSUPPORTED:
             assert (parameter, supported) == ("(all)", "no"), operation
@@ -64,10 +64,13 @@ of botocore cannot break the build; they go into the table when the table is nex
 
 
 def test_each_supported_operation_lists_botocores_request_members() -> None:
-    model = botocore.session.get_session().get_service_model("dynamodb")
+    session = botocore.session.get_session()
+    models = {"dynamodb": session.get_service_model("dynamodb")}
+    models["dynamodbstreams"] = session.get_service_model("dynamodbstreams")
     exact = tuple(int(n) for n in botocore.__version__.split(".")[:2]) <= WRITTEN_AGAINST
     rows = _rows()
-    for operation in OPERATIONS:
+    for operation in (*OPERATIONS, *STREAM_OPERATIONS):
+        model = models["dynamodbstreams" if operation in STREAM_OPERATIONS else "dynamodb"]
         members = set(model.operation_model(operation).input_shape.members) or {"(none)"}
         listed = [p for o, p, _, _ in rows if o == operation]
         assert len(listed) == len(set(listed)), f"{operation}: a parameter listed twice"

@@ -8,6 +8,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from emulator.emulator_options import EmulatorOptions
+from emulator.params import DEFAULT_PARAMS
 from emulator.server import EmulatorServer
 from tests.emulator.server.conftest import client, key_table
 
@@ -67,12 +68,17 @@ def test_on_demand_table_reports_defaults_and_maximum(ddb: Any) -> None:
 
 def test_update_table_capacity_billing_warm_and_gsis(emu: EmulatorServer, ddb: Any) -> None:
     key_table(ddb, billing="PROVISIONED")
-    ddb.update_table(
+    out = ddb.update_table(
         TableName="tbl",
         ProvisionedThroughput={"ReadCapacityUnits": 3000, "WriteCapacityUnits": 2000},
-    )
+    )["TableDescription"]
+    # The old capacity serves (and shows) until the change is applied.
+    assert out["TableStatus"] == "UPDATING"
+    assert out["ProvisionedThroughput"]["WriteCapacityUnits"] == 100
+    emu.skip(DEFAULT_PARAMS.update_split_s + 1)  # 3 partitions where there was 1
     assert emu.model.tables["tbl"].base.limits.wcu == 2000
     ddb.update_table(TableName="tbl", BillingMode="PAY_PER_REQUEST")
+    emu.skip(DEFAULT_PARAMS.switch_to_on_demand_s + 1)
     table = ddb.describe_table(TableName="tbl")["Table"]
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
     assert "LastUpdateToPayPerRequestDateTime" in table["BillingModeSummary"]

@@ -320,3 +320,95 @@ def test_random_control_plane_values_are_all_answered_without_a_5xx() -> None:
         f"slowest {slowest[0] * 1000:.1f} ms: {slowest[1]}"
     )
     assert statuses[200] > 0 and statuses[400] > 0
+
+
+def test_random_streams_and_multi_attribute_key_requests_get_no_5xx() -> None:
+    """Streams requests with made-up or mangled ARNs, shard ids, iterators and numbers,
+    and CreateTable/Query with random multi-attribute GSI key schemas and conditions: each
+    answered, none with a 5xx (in process: the service's answer is what HTTP sends)."""
+    from emulator.server import EmulatorOptions, Service
+
+    rng = random.Random(SEED)
+    service = Service(EmulatorOptions(create_delay_s=0))
+
+    def call(target: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        status, payload = service.handle(target, json.dumps(body).encode())
+        assert status < 500, (target, body, payload)
+        answer: dict[str, Any] = json.loads(payload)
+        return status, answer
+
+    streams = "DynamoDBStreams_20120810."
+    names = ["h1", "h2", "h3", "h4", "h5", "r1", "r2", "r3", "r4", "r5"]
+    for number in range(REQUESTS):
+        count = rng.randint(1, 10)
+        schema = [
+            {"AttributeName": rng.choice(names), "KeyType": rng.choice(["HASH", "RANGE"])}
+            for _ in range(count)
+        ]
+        table = f"fz{number % 5}"
+        call(
+            TARGET + "CreateTable",
+            {
+                "TableName": table,
+                "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
+                "AttributeDefinitions": [
+                    {"AttributeName": n, "AttributeType": rng.choice("SNB")}
+                    for n in sorted({"p", *(k["AttributeName"] for k in schema)})
+                ],
+                "BillingMode": "PAY_PER_REQUEST",
+                "StreamSpecification": rng.choice(
+                    [{"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}, None]
+                ),
+                "GlobalSecondaryIndexes": [
+                    {
+                        "IndexName": "gsi",
+                        "KeySchema": schema,
+                        "Projection": {"ProjectionType": "ALL"},
+                    }
+                ],
+            },
+        )
+        item = {"p": {"S": str(number)}}
+        item.update({n: {"S": "v" * rng.choice([1, 600, 2100])} for n in rng.sample(names, 4)})
+        call(TARGET + "PutItem", {"TableName": table, "Item": item})
+        condition = " AND ".join(f"{n} = :{n}" for n in rng.sample(names, rng.randint(1, 9)))
+        call(
+            TARGET + "Query",
+            {
+                "TableName": table,
+                "IndexName": "gsi",
+                "KeyConditionExpression": condition,
+                "ExpressionAttributeValues": {
+                    f":{n}": {"S": "v"} for n in names if f":{n}" in condition
+                },
+            },
+        )
+        _, listed = call(streams + "ListStreams", {"Limit": rng.randint(1, 100)})
+        arns = [s["StreamArn"] for s in listed.get("Streams", [])] or ["arn:aws:x"]
+        arn = rng.choice(
+            [*arns, arns[0] + "x", "", "arn:aws:dynamodb:us-east-1:1:table/a/stream/b"]
+        )
+        _, described = call(streams + "DescribeStream", {"StreamArn": arn})
+        shards = described.get("StreamDescription", {}).get("Shards", [])
+        shard = rng.choice(shards)["ShardId"] if shards else "shardId-" + "0" * 20
+        kind = rng.choice(
+            [
+                "TRIM_HORIZON",
+                "LATEST",
+                "AT_SEQUENCE_NUMBER",
+                "AFTER_SEQUENCE_NUMBER",
+                "AT_TIMESTAMP",
+            ]
+        )
+        ask: dict[str, Any] = {"StreamArn": arn, "ShardId": shard, "ShardIteratorType": kind}
+        if rng.random() < 0.7:
+            ask["SequenceNumber"] = rng.choice(["1" * 21, "100000000000000000001", "x" * 21])
+        if rng.random() < 0.5:
+            ask["Timestamp"] = rng.choice([0, 1.5e9, "x"])
+        _, iterator = call(streams + "GetShardIterator", ask)
+        text = iterator.get("ShardIterator", "x")
+        mangled = rng.choice([text, text[:-3], text + "==", text.replace("|1|", "|2|"), "|1|"])
+        call(streams + "GetRecords", {"ShardIterator": mangled, "Limit": rng.randint(1, 1000)})
+        if rng.random() < 0.1:
+            call(TARGET + "DeleteTable", {"TableName": table})
+    assert service.internal_errors == 0

@@ -5,6 +5,7 @@ Connection: close, HTTP/1.0, malformed requests, held replies in order, stop).""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 import zlib
@@ -111,7 +112,7 @@ def test_reply_headers_are_dynamodbs(server: EmulatorServer) -> None:
     assert reply["status"] == 200
     assert headers["content-type"] == "application/x-amz-json-1.0"
     assert int(headers["x-amz-crc32"]) == zlib.crc32(reply["body"])
-    assert len(headers["x-amzn-requestid"]) == 32
+    assert re.fullmatch(r"[0-9A-Z]{52}", headers["x-amzn-requestid"])  # DynamoDB's shape
 
 
 def test_request_ids_differ(server: EmulatorServer) -> None:
@@ -215,3 +216,38 @@ def test_stop_closes_keep_alive_connections() -> None:
         assert sock.recv(4096) == b""
     finally:
         sock.close()
+
+
+def _closed_by_server(sock: socket.socket, within_s: float) -> bool:
+    """Wait (up to `within_s`, the condition polled) for the server to close `sock`."""
+    sock.settimeout(within_s)
+    try:
+        return sock.recv(1) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_idle_connections_are_closed_after_the_timeout() -> None:
+    """A client that leaks sockets (or stops half way through a request) does not hold
+    them open for ever: the server closes a connection idle for `idle_timeout_s` (60 s
+    by default; 0.2 s here). The test waits on the closes, up to 5 s each."""
+    with EmulatorServer(EmulatorOptions(create_delay_s=0), idle_timeout_s=0.2) as emu:
+        port = emu.port
+        request = (
+            f"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: {TARGET}ListTables\r\n"
+            "Content-Length: 2\r\n\r\n{}"
+        ).encode()
+        leaked = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+        half = socket.create_connection(("127.0.0.1", port))
+        half.sendall(request[:30])  # a request that never ends
+        used = socket.create_connection(("127.0.0.1", port))
+        used.sendall(request)
+        assert b"TableNames" in used.recv(65536)
+        assert all(_closed_by_server(s, 5.0) for s in [*leaked, half, used])
+        http = emu._http
+        assert http is not None and http.idle_closed >= 22 and not http.connections
+        for sock in [*leaked, half, used]:
+            sock.close()
+        assert emu.service.internal_errors == 0

@@ -69,6 +69,37 @@ def test_parenthesised_operands_in_updates_and_conditions(ddb: Any) -> None:
     )
 
 
+def test_a_parenthesised_sum_is_a_whole_value_of_set(ddb: Any) -> None:
+    """[AWS] `SET b.c = (c[1] + b.a)` (issue 41): a sum in parentheses is the whole value;
+    it is not an operand of another sum or of a function (dynalite's update grammar,
+    tested against AWS)."""
+    key_table(ddb)
+    ddb.put_item(
+        TableName="tbl",
+        Item={
+            **KEY,
+            "b": {"M": {"a": {"N": "4"}}},
+            "c": {"L": [{"N": "1"}, {"N": "10"}]},
+        },
+    )
+    out = ddb.update_item(
+        TableName="tbl",
+        Key=KEY,
+        UpdateExpression="SET b.c = (c[1] + b.a), d = ((c[0]) - b.a)",
+        ReturnValues="UPDATED_NEW",
+    )["Attributes"]
+    assert out == {"b": {"M": {"c": {"N": "14"}}}, "d": {"N": "-3"}}
+    for refused in (
+        "SET d = (c[1] + b.a) + c[0]",
+        "SET d = c[0] + (c[1] + b.a)",
+        "SET d = list_append((c[0] + c[1]), c)",
+    ):
+        with pytest.raises(ClientError) as exc:
+            ddb.update_item(TableName="tbl", Key=KEY, UpdateExpression=refused)
+        message = exc.value.response["Error"]["Message"]
+        assert message.startswith('Invalid UpdateExpression: Syntax error; token: "+"'), refused
+
+
 def test_projected_list_elements_come_back_in_index_order(ddb: Any) -> None:
     key_table(ddb)
     ddb.put_item(

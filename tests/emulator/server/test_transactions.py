@@ -288,7 +288,8 @@ def test_a_write_meeting_a_transaction_in_flight_gets_a_conflict(
 
 
 def test_a_transaction_over_capacity_is_cancelled_with_the_throttle() -> None:
-    with EmulatorServer(EmulatorOptions(scale=0.01, create_delay_s=0)) as server:
+    clock = _Clock()
+    with EmulatorServer(EmulatorOptions(scale=0.01, create_delay_s=0), clock=clock) as server:
         ddb = client(server.endpoint_url)
         key_table(ddb, sk_type=None)
         reasons: list[dict[str, Any]] = []
@@ -309,8 +310,11 @@ def test_a_transaction_over_capacity_is_cancelled_with_the_throttle() -> None:
         assert "ThrottlingError" in codes  # an on-demand table: ThrottlingException's code
         refused = codes.index("ThrottlingError")
         assert reasons[refused]["Message"].startswith("Throughput exceeds")
-        # Nothing of the cancelled transaction was written.
+        # Nothing of the cancelled transaction was written. Read a second later: the
+        # writes left the partition's capacity (which reads share) spent for this one.
+        clock.now += 1.0
         assert "Item" not in ddb.get_item(TableName="tbl", Key=_key(f"k{i}"))
+        assert "Item" not in ddb.get_item(TableName="tbl", Key=_key(f"j{i}"))
         assert server.service.internal_errors == 0
 
 
@@ -330,3 +334,38 @@ def test_an_update_that_only_removes_makes_no_item(table: Any) -> None:
     )
     assert "Item" not in table.get_item(TableName="tbl", Key=_key("new"))
     assert table.get_item(TableName="tbl", Key=_key("made"))["Item"]["x"] == {"S": "v"}
+
+
+def test_a_large_transaction_is_admitted_whole_as_dynamodb_admits_it(
+    emu: EmulatorServer, ddb: Any
+) -> None:
+    """30 puts of ~100 KB (~5,900 WCU as transaction writes) on a new on-demand table:
+    more than the 4,000 WCU a second the table serves, and DynamoDB takes it (issue 41).
+    The request is admitted whole while the table has capacity left and charged in full;
+    the table's limit is then in debt, so the next write is throttled until the refill
+    repays it."""
+    key_table(ddb, sk_type=None)
+    big = "x" * 100_000
+    reply = ddb.transact_write_items(
+        TransactItems=[
+            {"Put": {"TableName": "tbl", "Item": {**_key(f"k{n}"), "d": {"S": big}}}}
+            for n in range(30)
+        ],
+        ReturnConsumedCapacity="TOTAL",
+    )
+    assert reply["ConsumedCapacity"][0]["CapacityUnits"] == 30 * 2 * 98
+    with pytest.raises(ClientError) as caught:
+        ddb.put_item(TableName="tbl", Item=_key("next"))
+    assert caught.value.response["Error"]["Code"] == "ThrottlingException"
+    # Refused now, a transaction is refused whole and charges nothing.
+    with pytest.raises(ClientError) as caught:
+        ddb.transact_write_items(
+            TransactItems=[{"Put": {"TableName": "tbl", "Item": _key(f"j{n}")}} for n in range(2)]
+        )
+    reasons = [r["Code"] for r in caught.value.response["CancellationReasons"]]
+    assert reasons == ["ThrottlingError", "None"]
+    consumed = emu.metrics(table="tbl")["tables"]["tbl"]["indexes"]["$table"]["totals"]
+    assert consumed["consumed_wcu"] == 30 * 2 * 98
+    emu.skip(2)  # the refill repays the debt
+    ddb.put_item(TableName="tbl", Item=_key("next"))
+    assert ddb.describe_table(TableName="tbl")["Table"]["ItemCount"] == 31

@@ -3,6 +3,7 @@ the DynamoDB error a real client would get, never a 5xx, never a dropped connect
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import urllib.error
@@ -303,3 +304,72 @@ def test_service_layer_errors_have_dynamodbs_bodies(
     "Message" or no text at all: DynamoDB's answers to dynalite's test/connection.js."""
     status, payload, _ = post(shared.endpoint_url, body, target)
     assert (status, payload) == (400, expected)
+
+
+def test_error_bodies_are_the_bytes_dynamodb_sends(shared: EmulatorServer) -> None:
+    """[AWS] compact JSON, so the body and its x-amz-crc32 are DynamoDB's to the byte
+    (dynalite's test/connection.js, run against DynamoDB: a body that is not JSON gets
+    exactly this SerializationException, crc32 3948637019)."""
+    connection = http.client.HTTPConnection(shared.endpoint_url.removeprefix("http://"), timeout=10)
+    for target, expected, crc in [
+        (None, b'{"__type":"com.amazon.coral.service#SerializationException"}', "3948637019"),
+        (
+            TARGET + "ListTable",
+            b'{"__type":"com.amazon.coral.service#UnknownOperationException"}',
+            None,
+        ),
+    ]:
+        headers = {"Content-Type": "application/x-amz-json-1.0"}
+        if target is not None:
+            headers["X-Amz-Target"] = target
+        connection.request("POST", "/", body=b"hi" if target is None else b"{}", headers=headers)
+        reply = connection.getresponse()
+        body = reply.read()
+        assert (reply.status, body) == (400, expected)
+        assert reply.headers["Content-Length"] == str(len(expected))
+        if crc is not None:
+            assert reply.headers["x-amz-crc32"] == crc
+    connection.request(
+        "POST",
+        "/",
+        body=b'{"TableName": "missing"}',
+        headers={"X-Amz-Target": TARGET + "DescribeTable"},
+    )
+    body = connection.getresponse().read()
+    assert body == json.dumps(json.loads(body), separators=(",", ":")).encode()
+    connection.close()
+
+
+def test_an_empty_body_and_a_plain_json_request_are_answered_as_dynamodb_does(
+    shared: EmulatorServer,
+) -> None:
+    """[AWS] no body: an unknown target first, then the missing body is a bare
+    SerializationException; a request sent as application/json is answered as
+    application/json (dynalite's test/connection.js and test/listTables.js, run on AWS)."""
+    connection = http.client.HTTPConnection(shared.endpoint_url.removeprefix("http://"), timeout=10)
+
+    def send(target: str | None, body: bytes, kind: str | None) -> tuple[int, str, bytes]:
+        headers = {} if kind is None else {"Content-Type": kind}
+        if target is not None:
+            headers["X-Amz-Target"] = target
+        connection.request("POST", "/", body=body, headers=headers)
+        reply = connection.getresponse()
+        return reply.status, reply.headers["Content-Type"], reply.read()
+
+    assert send(TARGET + "ListTables", b"", None) == (
+        400,
+        "application/x-amz-json-1.0",
+        b'{"__type":"com.amazon.coral.service#SerializationException"}',
+    )
+    assert send(None, b"", None)[2] == (
+        b'{"__type":"com.amazon.coral.service#UnknownOperationException"}'
+    )
+    status, kind, body = send(TARGET + "ListTables", b"{}", "application/json")
+    assert (status, kind) == (200, "application/json") and b"TableNames" in body
+    assert send(TARGET + "ListTables", b"{}", "application/json;charset=utf-8")[1] == (
+        "application/json"
+    )
+    assert send(TARGET + "ListTables", b"{}", "application/x-amz-json-1.0")[1] == (
+        "application/x-amz-json-1.0"
+    )
+    connection.close()
