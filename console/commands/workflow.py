@@ -426,11 +426,12 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
     frames = watch(args.run_id, settings, interval_s=args.interval, stop=stop)
     try:
         for frame in frames:
-            shown = frame.model_copy(update={"samples": order.release(frame)})
-            if args.json:
+            if args.json:  # a script reads the fleet's status as of now, beside the samples
+                shown = frame.model_copy(update={"samples": order.release(frame)})
                 sys.stdout.write(shown.model_dump_json() + "\n")
                 sys.stdout.flush()
             else:
+                parts = order.release_frames(frame)  # samples and status in time order
                 idle = frame.run_label is None and not frame.finished and not frame.samples
                 if idle and time.monotonic() - idle_said >= IDLE_EVERY_S:
                     idle_said = time.monotonic()
@@ -446,7 +447,8 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
                         "way: showing from now (--from-start shows it from its start)[/]",
                         highlight=False,
                     )
-                print_frame(shown, console)
+                for part in parts:
+                    print_frame(part, console)
                 # Line by line through a pipe too (`watch RUN | tee log`): a piped stdout
                 # is block-buffered and would hold every line until the watch ended.
                 console.file.flush()

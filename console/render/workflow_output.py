@@ -126,30 +126,70 @@ def print_down(report: DownReport, console: Console) -> None:
         )
 
 
-def _sample_line(s: IndexSample) -> str:
+def _sample_fields(s: IndexSample, narrow: bool = False) -> tuple[str, list[str]]:
+    """A sample's line as its head (time, source, table) and its figures, one field each,
+    so a narrow terminal can fold the line between figures and never inside one. Narrow,
+    the columns are padded less and `1s` is left out (CloudWatch's `1min` stays)."""
     where = s.table + (f"/{s.index}" if s.index else "")
-    reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
     per = "1min" if s.period_s == 60 else "1s"
-    text = (
-        f"{s.start:%H:%M:%S} {s.source:<10} {per:<4} {where:<24} accepted {s.accepted:>9,.0f} "
-        f"throttled {s.throttled:>9,.0f}  WCU/s {s.consumed_wcu:>9,.1f} RCU/s "
-        f"{s.consumed_rcu:>8,.1f}"
-    )
+    if narrow:
+        head = f"{s.start:%H:%M:%S} {s.source:<8} " + (f"{per} " if s.period_s != 1 else "")
+        head += f"{where:<10}"
+        wide = 6
+    else:
+        head = f"{s.start:%H:%M:%S} {s.source:<10} {per:<4} {where:<24}"
+        wide = 9
+    fields = [f"accepted {s.accepted:>{wide},.0f}", f"throttled {s.throttled:>{wide},.0f}"]
+    # narrow, a zero WCU or RCU beside a non-zero other is left out (a write load's
+    # RCU/s 0.0 took the room of its latency)
+    if not (narrow and s.consumed_wcu == 0 and s.consumed_rcu):
+        fields.append(f"WCU/s {s.consumed_wcu:>{wide},.1f}")
+    if not (narrow and s.consumed_rcu == 0 and s.consumed_wcu):
+        fields.append(f"RCU/s {s.consumed_rcu:>{wide - 1},.1f}")
     if s.p50_ms is not None:
-        text += f"  p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms"
+        fields.append(f"p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms")
+    reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
     if reasons:
-        text += f"  ({reasons})"
+        fields.append(f"({reasons})")
     if s.iterations_ok is not None:
         failed = ", ".join(
             f"{k} {v:,.0f}" for k, v in sorted(s.iterations_failed_by_reason.items())
         )
-        text += f"  iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
-    return text
+        fields.append(
+            f"iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
+        )
+    return head, fields
+
+
+FOLD_INDENT = 9
+"""A folded watch line goes on under its source (after `HH:MM:SS `), so the times stay
+the left edge a reader scans."""
+
+
+def _sample_line(s: IndexSample, width: int | None = None) -> str:
+    """The sample's line; wider than `width`, folded between figures onto lines indented
+    under the source (a watch at 80 columns had every line wrapped mid-figure)."""
+    head, fields = _sample_fields(s)
+    text = f"{head} {'  '.join(fields)}"
+    if width is None or len(text) <= width:
+        return text
+    head, fields = _sample_fields(s, narrow=True)
+    lines = [head]
+    for field in fields:
+        joined = f"{lines[-1]}  {field}" if lines[-1].strip() else lines[-1] + field
+        if len(joined) <= width or not lines[-1].strip():
+            lines[-1] = joined
+        else:
+            lines.append(" " * FOLD_INDENT + field)
+    return "\n".join(lines)
 
 
 def print_frame(frame: WatchFrame, console: Console) -> None:
     for sample in frame.samples:
-        console.print(_sample_line(sample), highlight=False, markup=False)
+        # soft_wrap: the line is folded here, at the console's width, between figures
+        console.print(
+            _sample_line(sample, console.width), highlight=False, markup=False, soft_wrap=True
+        )
     if frame.workers is not None:
         w = frame.workers
         console.print(

@@ -115,6 +115,9 @@ class TimeOrder:
         self.held: list[IndexSample] = []
         self.skipped = 0
         """Samples left out as older than `since` (said once by the CLI)."""
+        self.held_status: list[WatchFrame] = []
+        self.cutoff: datetime | None = None
+        """Up to when the last `release` let samples out (None after the last frame)."""
 
     def release(self, frame: WatchFrame) -> list[IndexSample]:
         for sample in frame.samples:
@@ -131,4 +134,27 @@ class TimeOrder:
             ended = sample.start + timedelta(seconds=sample.period_s)
             (ready if frame.finished or ended <= cutoff else waiting).append(sample)
         self.held = waiting
+        self.cutoff = None if frame.finished else cutoff
         return sorted(ready, key=lambda s: (s.start, s.table, s.index or "", s.source))
+
+    def release_frames(self, frame: WatchFrame) -> list[WatchFrame]:
+        """The frame's samples and its fleet's status line, in time order, as frames to
+        print one after the other: a status (`workers 2/2 ready ...` at the frame's time)
+        is held like a sample, and comes out after the samples of the seconds before it
+        (printed at once, it stood above the seconds held before it: 13:55:25 over
+        13:55:20-24). The last frame carries the frame's note and its end."""
+        samples = self.release(frame)
+        if frame.workers is not None:
+            self.held_status.append(frame.model_copy(update={"samples": []}))
+        out: list[WatchFrame] = []
+        waiting: list[WatchFrame] = []
+        for status in self.held_status:
+            if self.cutoff is not None and status.at > self.cutoff:
+                waiting.append(status)
+                continue
+            before = [s for s in samples if s.start < status.at]
+            samples = samples[len(before) :]
+            out.append(status.model_copy(update={"samples": before, "note": None}))
+        self.held_status = waiting
+        last = {"samples": samples, "workers": None}
+        return [*out, frame.model_copy(update=last)]

@@ -9,7 +9,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from console.run.samples import IndexSample, TimeOrder, WatchFrame
+from console.run.samples import IndexSample, TimeOrder, WatchFrame, WorkerStatus
 from console.run.state import EmulatorProcess, RunState, StateStore, Status, Step
 from tests.conftest import ROOT
 
@@ -150,3 +150,56 @@ def test_watch_json_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert len(head.stdout.splitlines()) == 3
     assert watch.returncode == 0, err.decode()
     assert b"Traceback" not in err and b"BrokenPipe" not in err
+
+
+def test_the_fleets_status_line_comes_after_the_seconds_before_it() -> None:
+    """The status line (`hot#1: workers 2/2 ready ...`) is held like the samples: it
+    came out at once, above the seconds the hold still kept (13:55:25 over 13:55:20)."""
+    order = TimeOrder(hold_s=5.0)
+    printed: list[int] = []  # the time of each line as printed, in order
+    for at in range(1, 12):
+        shown = WatchFrame(
+            at=T0 + timedelta(seconds=at),
+            run_label="hot#1",
+            samples=[sample("emulator", at - 1)],
+            workers=WorkerStatus(planned=2, ready=2, running=2),
+            finished=at == 11,
+        )
+        for part in order.release_frames(shown):
+            printed += [s.start.second for s in part.samples]
+            if part.workers is not None:
+                printed.append(part.at.second)
+    assert printed == sorted(printed)
+    assert printed.count(5) == 2  # the second 5 and the status at 5, each once
+    assert len(printed) == 22  # every second and every status, none lost
+
+
+def test_a_watch_line_at_80_columns_folds_between_figures() -> None:
+    from console.render.workflow_output import _sample_line
+
+    s = IndexSample(
+        source="workers",
+        table="hotKey",
+        start=T0,
+        accepted=1338.0,
+        throttled=162.0,
+        consumed_wcu=1338.0,
+        p50_ms=1.4,
+        p99_ms=8.7,
+        throttled_by_reason={"TableWriteKeyRangeThroughputExceeded": 162.0},
+    )
+    wide = _sample_line(s)
+    assert len(wide) > 100 and "\n" not in wide  # a pipe or a wide terminal: one line
+    lines = _sample_line(s, 80).splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert lines[0].startswith("09:00:00 workers  hotKey") and "throttled    162" in lines[0]
+    assert all(line.startswith(" " * 9) for line in lines[1:])  # under the source
+    folded = " ".join(" ".join(lines).split())
+    for figure in (
+        "1,338",
+        "WCU/s 1,338.0",
+        "p50 1.4 ms p99 8.7 ms",
+        "RangeThroughputExceeded 162",
+    ):
+        assert figure in folded  # each figure whole
+    assert "RCU/s" not in folded  # a write load's zero RCU gives its room to the rest
