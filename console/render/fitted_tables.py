@@ -117,6 +117,9 @@ def fit(
             title=title if n == 0 else f"{title.split(':')[0]} (continued)",
             title_justify="left",
             header_style="bold",
+            # a title longer than a narrow table wrapped over it (`smoke: plan on local
+            # (tables` / `<run-id>-<variant>)`): the table is drawn at least as wide
+            min_width=min(len(title), width) if n == 0 else None,
         )
         for i in part:
             column = columns[i]

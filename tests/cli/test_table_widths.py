@@ -196,3 +196,13 @@ def test_plan(terminal: Terminal, snapshot: object, tmp_path: Path) -> None:
     for variant in ("bad", "good", "goodGsi", "badOnDemand", "byWarehouseShelf"):
         assert re.search(rf"│ {variant}\b|\b{variant}\b", text)
     assert text == snapshot
+
+
+def test_a_title_longer_than_its_table_stays_on_one_line(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    """smoke's two tables make a table narrower than its title, which wrapped over it."""
+    assert main(["plan", str(PLAYBOOKS / "smoke.yaml"), "--runs-dir", str(tmp_path)]) == 0
+    text = terminal.text()
+    _fits(text, terminal.width)
+    assert "smoke: plan on local (tables <run-id>-<variant>)" in text.splitlines()
