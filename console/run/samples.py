@@ -12,7 +12,7 @@ A frame carries everything new since the previous frame; a UI appends, a CLI pri
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from pydantic import Field
@@ -101,6 +101,12 @@ within a second; holding every sample 5 s lets the two sources' lines of a secon
 out together and in order, at a fixed, short delay."""
 
 
+STATUS_AFTER = timedelta(seconds=1)
+"""A status line waits until every per-second sample that began before it has ended."""
+STATUS_EVERY = timedelta(seconds=10)
+"""An unchanged fleet status is said again after this long (a sign the watch is alive)."""
+
+
 class TimeOrder:
     """Samples in time order across frames: each frame's new samples are held until
     every source has sent what it will of their period (`WatchFrame.complete_until`,
@@ -116,6 +122,8 @@ class TimeOrder:
         self.skipped = 0
         """Samples left out as older than `since` (said once by the CLI)."""
         self.held_status: list[WatchFrame] = []
+        self.status_said: tuple[str | None, WorkerStatus | None] | None = None
+        self.status_said_at = datetime.min.replace(tzinfo=UTC)
         self.cutoff: datetime | None = None
         """Up to when the last `release` let samples out (None after the last frame)."""
 
@@ -144,17 +152,30 @@ class TimeOrder:
         (printed at once, it stood above the seconds held before it: 13:55:25 over
         13:55:20-24). The last frame carries the frame's note and its end."""
         samples = self.release(frame)
-        if frame.workers is not None:
-            self.held_status.append(frame.model_copy(update={"samples": []}))
+        if frame.workers is not None and self._news(frame):
+            self.held_status.append(
+                frame.model_copy(update={"samples": [], "note": None, "finished": False})
+            )
         out: list[WatchFrame] = []
         waiting: list[WatchFrame] = []
         for status in self.held_status:
-            if self.cutoff is not None and status.at > self.cutoff:
+            # out once every second that began before it has ended: a second that began
+            # at 23.9 is still going on at 24.1
+            if self.cutoff is not None and status.at + STATUS_AFTER > self.cutoff:
                 waiting.append(status)
                 continue
             before = [s for s in samples if s.start < status.at]
             samples = samples[len(before) :]
-            out.append(status.model_copy(update={"samples": before, "note": None}))
+            out.append(status.model_copy(update={"samples": before}))
         self.held_status = waiting
         last = {"samples": samples, "workers": None}
         return [*out, frame.model_copy(update=last)]
+
+    def _news(self, frame: WatchFrame) -> bool:
+        """Whether the frame's status is worth a line: it changed, or the same was said
+        STATUS_EVERY ago (ten `workers 0/2 ready` lines in ten seconds hid the samples)."""
+        said = (frame.run_label, frame.workers)
+        if said == self.status_said and frame.at - self.status_said_at < STATUS_EVERY:
+            return False
+        self.status_said, self.status_said_at = said, frame.at
+        return True

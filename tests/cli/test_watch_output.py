@@ -156,22 +156,43 @@ def test_the_fleets_status_line_comes_after_the_seconds_before_it() -> None:
     """The status line (`hot#1: workers 2/2 ready ...`) is held like the samples: it
     came out at once, above the seconds the hold still kept (13:55:25 over 13:55:20)."""
     order = TimeOrder(hold_s=5.0)
-    printed: list[int] = []  # the time of each line as printed, in order
+    printed: list[float] = []  # the time of each line as printed, in order
+    ends = 0
     for at in range(1, 12):
         shown = WatchFrame(
-            at=T0 + timedelta(seconds=at),
+            at=T0 + timedelta(seconds=at + 0.1),  # a frame comes a little after the second
             run_label="hot#1",
-            samples=[sample("emulator", at - 1)],
-            workers=WorkerStatus(planned=2, ready=2, running=2),
+            # the emulator's seconds are not the wall's: this one began 0.9 s in
+            samples=[
+                sample("emulator", at - 1).model_copy(
+                    update={"start": T0 + timedelta(seconds=at - 0.1)}
+                )
+            ],
+            workers=WorkerStatus(planned=2, ready=2, running=at),  # a new status each time
             finished=at == 11,
         )
         for part in order.release_frames(shown):
-            printed += [s.start.second for s in part.samples]
+            printed += [(s.start - T0).total_seconds() for s in part.samples]
             if part.workers is not None:
-                printed.append(part.at.second)
+                printed.append((part.at - T0).total_seconds())
+            ends += part.finished
     assert printed == sorted(printed)
-    assert printed.count(5) == 2  # the second 5 and the status at 5, each once
     assert len(printed) == 22  # every second and every status, none lost
+    assert ends == 1  # `done` said once
+
+
+def test_an_unchanged_status_is_said_once_in_ten_seconds() -> None:
+    order = TimeOrder(hold_s=5.0)
+    said = 0
+    for at in range(0, 31):
+        waiting = WatchFrame(
+            at=T0 + timedelta(seconds=at),
+            run_label="hot#1",
+            workers=WorkerStatus(planned=2, ready=0 if at < 25 else 2),
+            finished=at == 30,
+        )
+        said += sum(part.workers is not None for part in order.release_frames(waiting))
+    assert said == 4  # at 0, 10 and 20 while 0/2 ready, then at 25 when 2/2 were
 
 
 def test_a_watch_line_at_80_columns_folds_between_figures() -> None:
