@@ -528,7 +528,8 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
         )
         for s in found
     ]
-    console.print(runs_table(listed, Path(settings.runs_dir_shown)))
+    for table in runs_table(listed, Path(settings.runs_dir_shown), console.width):
+        console.print(table)
     return 0
 
 

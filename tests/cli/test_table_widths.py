@@ -206,3 +206,32 @@ def test_a_title_longer_than_its_table_stays_on_one_line(
     text = terminal.text()
     _fits(text, terminal.width)
     assert "smoke: plan on local (tables <run-id>-<variant>)" in text.splitlines()
+
+
+def test_runs_keeps_each_run_id_whole(terminal: Terminal, tmp_path: Path) -> None:
+    """`runs` at 80 columns cut every id to `hb-12031…`, the one thing each command takes."""
+    from datetime import UTC, datetime
+
+    from console.run.state import RunState, StateStore, Status, Step
+
+    store = StateStore(tmp_path)
+    ids = ["hb-1201090000-0001", "hb-1201090000-0002"]
+    for run_id in ids:
+        state = RunState(
+            run_id=run_id,
+            target="local",
+            region="us-east-1",
+            playbook_path=str(PLAYBOOKS / "hot-partition.yaml"),
+            playbook_name="hot-partition",
+        )
+        record = state.record(Step.RUN)
+        record.status, record.error = Status.FAILED, "interrupted"
+        record.started_at = datetime.now(UTC)
+        store.save(state)
+    assert main(["runs", "--runs-dir", str(tmp_path)]) == 0
+    text = terminal.text()
+    _fits(text, terminal.width)
+    for run_id in ids:
+        assert any(
+            f"│ {run_id} │" in line and "run interrupted" in line for line in text.splitlines()
+        )
