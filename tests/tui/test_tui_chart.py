@@ -63,3 +63,18 @@ def test_the_legend_reads_without_colour() -> None:
     marks = [line.split(" ")[0] for line in chart.legend().plain.splitlines()]
     assert len(marks) == len(chart.series_colors) == 5
     assert len(set(marks)) == len(marks)  # each series its own mark
+
+
+def test_the_levels_span_every_series_not_only_the_workers() -> None:
+    """The workers' seconds come every 3 s; the emulator's already reach 3 s: the
+    partition line goes across all of it, not one mark at 0."""
+    watched = _watched()
+    workers = watched.series[("workers", "bad", None)]
+    del workers[1:]  # the workers have reported only their first second
+    chart = TableChart("bad")
+    chart.show(watched, 2_000.0, "bad#1")
+    assert len(chart.lines["accepted/s"]) == 1
+    assert chart.lines["partition 1,000 WCU"] == [PARTITION_WCU] * 2
+    rows = _rows(chart)
+    one_k = next(row for row in rows if row.strip().startswith("1k┤"))
+    assert one_k.count("─") > 20  # drawn across the chart

@@ -52,6 +52,15 @@ def _mark(marker: str) -> str:
     return "⣀⣀" if marker == "braille" else marker * 2
 
 
+def level_span(drawn: list[tuple[str, list[float], list[float], str]]) -> list[float]:
+    """Where a level (the partition's 1,000 WCU, the table's limit) is drawn: from the
+    first second any series has to its last. The workers' seconds alone come every 3 s
+    (their progress items), so at first the levels were one mark at 0 beside the
+    emulator's line."""
+    every = [max(0.0, x) for _, xs, _, _ in drawn for x in xs]
+    return [min(every), max(every)] if every else [0.0, 1.0]
+
+
 class TableChart(PlotextPlot):
     """Redrawn from the samples each second; `lines` keeps what was drawn (tests read it)."""
 
@@ -110,7 +119,7 @@ class TableChart(PlotextPlot):
             drawn.append(
                 ("CloudWatch 1-min WCU", xs(minutes), [s.consumed_wcu for s in minutes], "blue")
             )
-        span = [max(0.0, min(xs(workers) or [0.0])), max(xs(workers) or [1.0])]
+        span = level_span(drawn)
         drawn.append(("partition 1,000 WCU", span, [PARTITION_WCU] * 2, "orange"))
         shown_top = max([PARTITION_WCU, *(v for _, _, ys, _ in drawn for v in ys)])
         if limit_wcu and limit_wcu <= LIMIT_ROOM * shown_top:
