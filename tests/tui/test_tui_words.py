@@ -59,3 +59,13 @@ async def test_the_export_toast_shows_the_file_and_its_folder_whole(tmp_path: Pa
         text = " ".join(" ".join(lines).split())
         assert "written console-results.json" in text
         assert "in runs/hb-1130120000-cafe/" in text
+
+
+def test_a_partitions_use_so_far_is_in_seconds_of_its_limit() -> None:
+    """The emulator's utilisation_total is seconds of the partition's limit, not units:
+    shown bare it read `used 2` for a partition that had taken 2 s of 1,000 WCU/s."""
+    from console.tui.widgets.partition_map import busy_words
+
+    assert busy_words(2.04) == "2.0 s"
+    assert busy_words(412.3) == "412 s"
+    assert busy_words(None) == "-"
