@@ -69,3 +69,24 @@ def test_a_partitions_use_so_far_is_in_seconds_of_its_limit() -> None:
     assert busy_words(2.04) == "2.0 s"
     assert busy_words(412.3) == "412 s"
     assert busy_words(None) == "-"
+
+
+async def test_the_partitions_screen_after_down_says_nothing_is_up(tmp_path: Path) -> None:
+    """After destroy it said `waiting for the emulator's partition map…` for ever."""
+    from textual.widgets import Static
+
+    from console.run.state import Status, Step
+
+    app = fixed_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        fill(app, results=True)
+        assert app.session.state is not None
+        app.session.state.record(Step.DOWN).status = Status.DONE
+        app.session.state.emulator = None
+        app.session.partitions = {}
+        await pilot.press("5")
+        app.redraw()
+        await pilot.pause()
+        head = str(app.screen.query_one("#partitions-head", Static).render())
+        keys = str(app.screen.query_one("#partitions-keys", Static).render())
+        assert head.startswith("Nothing is up") and "waiting" not in keys

@@ -46,9 +46,7 @@ def test_a_killed_up_and_an_interrupted_run_read_interrupted(
         assert held(store.run_dir(going.run_id))
         assert not held(store.run_dir(killed.run_id))
         assert main(["runs", "--runs-dir", str(tmp_path)]) == 0
-    rows = {
-        line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "hb-" in line
-    }
+    rows = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "hb-" in line}
     assert "up interrupted" in rows[killed.run_id]
     assert "run interrupted" in rows[stopped.run_id]
     assert "run failed" in rows[failed.run_id]

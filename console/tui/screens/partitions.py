@@ -79,8 +79,11 @@ class PartitionsScreen(TuiScreen):
     def show_body(self) -> None:
         head = self.query_one("#partitions-head", Static)
         state, variant = self.session.state, self.variant
-        if state is None or variant is None:
+        if state is None or variant is None or not state.billable_up:
+            # after `down` too: there is no map to wait for
             head.update("Nothing is up: partitions exist once the tables do.")
+            self.query_one(PartitionMap).show(None)
+            self.query_one("#partitions-keys", Static).update("")
             return
         if self.console.backend.target(state).hot_key_view == "insights":
             head.update(
