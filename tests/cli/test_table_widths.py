@@ -214,7 +214,8 @@ def test_runs_keeps_each_run_id_whole(terminal: Terminal, tmp_path: Path) -> Non
 
     from console.run.state import RunState, StateStore, Status, Step
 
-    store = StateStore(tmp_path)
+    folder = tmp_path / "a-runs-folder-whose-path-is-longer-than-the-table-is-wide"
+    store = StateStore(folder)
     ids = ["hb-1201090000-0001", "hb-1201090000-0002"]
     for run_id in ids:
         state = RunState(
@@ -228,10 +229,9 @@ def test_runs_keeps_each_run_id_whole(terminal: Terminal, tmp_path: Path) -> Non
         record.status, record.error = Status.FAILED, "interrupted"
         record.started_at = datetime.now(UTC)
         store.save(state)
-    assert main(["runs", "--runs-dir", str(tmp_path)]) == 0
+    assert main(["runs", "--runs-dir", str(folder)]) == 0
     text = terminal.text()
     _fits(text, terminal.width)
     for run_id in ids:
-        assert any(
-            f"│ {run_id} │" in line and "run interrupted" in line for line in text.splitlines()
-        )
+        whole = re.compile(rf"│ {run_id} +│")  # padded when the title is wider than the cells
+        assert any(whole.search(line) and "run interrupted" in line for line in text.splitlines())
