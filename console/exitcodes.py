@@ -13,7 +13,8 @@ OK: Final = 0
 """Done: every criterion passed, every run complete and reconciled, nothing left."""
 CHECK_FAILED: Final = 1
 """`hotbench check`: a criterion failed (the report names it and its measured value);
-`hotbench compare`: a figure is outside its tolerance."""
+`hotbench compare`: a figure is outside its tolerance; `hotbench optimize`: no
+configuration passes within the bounds."""
 USAGE: Final = 2
 """Bad input or setup: a malformed playbook, a flag, a setting, missing or expired AWS
 credentials. Nothing was created."""

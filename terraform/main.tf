@@ -1,6 +1,7 @@
 # hotbench root stack: the variant tables of ONE spec file, a results table, a dashboard
-# and (optionally) the load-generator fleet, all named hotbench-<run_id>-* and tagged
-# hotbench:run-id=<run_id>. `terraform destroy` with the same run_id removes everything.
+# and (optionally) the load-generator fleet (`fleet`: Lambda or ECS Fargate), all named
+# hotbench-<run_id>-* and tagged hotbench:run-id=<run_id>. `terraform destroy` with the
+# same run_id removes everything.
 
 locals {
   spec_file = coalesce(var.spec_file, "${path.module}/../playbooks/hot-partition.yaml")
@@ -77,7 +78,7 @@ module "dashboard" {
 
 module "fleet" {
   source = "./modules/loadgen-fleet"
-  count  = var.create_fleet ? 1 : 0
+  count  = var.create_fleet && var.fleet == "ecs" ? 1 : 0
 
   names             = module.spec.names
   region            = var.region
@@ -103,9 +104,32 @@ module "fleet" {
   tags                         = module.spec.tags
 }
 
+module "lambda_fleet" {
+  source = "./modules/lambda-fleet"
+  count  = var.create_fleet && var.fleet == "lambda" ? 1 : 0
+
+  names             = module.spec.names
+  table_arns        = [for v in module.spec.variants : module.table[v].arn]
+  results_table_arn = module.results_table.arn
+
+  package          = var.lambda_package
+  package_hash     = var.lambda_package_hash
+  memory           = var.lambda_memory
+  timeout          = var.lambda_timeout
+  cpu_architecture = var.cpu_architecture
+  # What loadgen/live/worker.py reads: the run id of each table run, its windows and the
+  # worker index come in each invocation's event (loadgen/live/lambda_handler.py).
+  environment = merge(var.worker_environment, {
+    HOTBENCH_RUN_ID        = var.run_id
+    HOTBENCH_RESULTS_TABLE = module.results_table.name
+  })
+  log_retention_days = var.log_retention_days
+  tags               = module.spec.tags
+}
+
 module "image_build" {
   source = "./modules/image-build"
-  count  = var.create_fleet && var.image_build ? 1 : 0
+  count  = var.create_fleet && var.fleet == "ecs" && var.image_build ? 1 : 0
 
   run_id           = var.run_id
   names            = { prefix = module.spec.names.prefix, image_build = module.spec.names.image_build, build_role = module.spec.names.build_role }

@@ -62,9 +62,51 @@ variable "variants" {
 }
 
 variable "create_fleet" {
-  description = "Create the load-generator fleet (ECS cluster, Fargate task definition, ECR repository, roles, log group, security group). false creates only tables, results table and dashboard."
+  description = "Create the load-generator fleet `fleet` names (Lambda: the function, its role and log group; ECS: cluster, Fargate task definition, ECR repository, roles, log group, security group). false creates only tables, results table and dashboard."
   type        = bool
   default     = true
+}
+
+variable "fleet" {
+  description = "What runs the workers: lambda (invocations of one function, modules/lambda-fleet) or ecs (Fargate tasks, modules/loadgen-fleet). `hotbench up` sets it from --fleet, the playbook's `fleet`, or lambda."
+  type        = string
+  default     = "lambda"
+
+  validation {
+    condition     = contains(["lambda", "ecs"], var.fleet)
+    error_message = "fleet must be lambda or ecs."
+  }
+}
+
+variable "lambda_package" {
+  description = "fleet = lambda: path of the function's zip (`hotbench up` builds it without Docker: loadgen/, emulator/ and the pinned requirements for the runtime's platform)."
+  type        = string
+  default     = null
+  nullable    = true
+
+  validation {
+    condition     = var.lambda_package == null || endswith(coalesce(var.lambda_package, ".zip"), ".zip")
+    error_message = "lambda_package must be the path of a .zip file."
+  }
+}
+
+variable "lambda_package_hash" {
+  description = "fleet = lambda: base64 of the zip's SHA-256 (the function's source_code_hash)."
+  type        = string
+  default     = null
+  nullable    = true
+}
+
+variable "lambda_memory" {
+  description = "fleet = lambda: the function's memory in MB, 128-10240 (`hotbench up` sizes it to each worker's share of the rate: one vCPU at 1,769 MB)."
+  type        = number
+  default     = 1792
+}
+
+variable "lambda_timeout" {
+  description = "fleet = lambda: the function's timeout in seconds, at most 900 (15 minutes); a longer run is measured in windows of successive invocations."
+  type        = number
+  default     = 900
 }
 
 variable "create_backstop" {
@@ -102,13 +144,13 @@ variable "image_build" {
   default     = false
 
   validation {
-    condition     = !var.image_build || var.create_fleet
-    error_message = "image_build needs create_fleet = true: the build pushes to the fleet's ECR repository."
+    condition     = !var.image_build || (var.create_fleet && var.fleet == "ecs")
+    error_message = "image_build needs create_fleet = true and fleet = ecs: the build pushes to the ECS fleet's ECR repository."
   }
 }
 
 variable "task_count" {
-  description = "Number of worker tasks the console starts with RunTask (used by the console and the cost estimate; Terraform creates no running tasks)."
+  description = "Number of workers the console starts (Fargate tasks with RunTask, or Lambda invocations at a time; used by the console and the cost estimate: Terraform starts none)."
   type        = number
   default     = 4
 

@@ -36,6 +36,16 @@ SHARED_BASENAMES: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"console/commands/params.py", "emulator/params.py"}),
         "`hotbench params` (console/commands/ is named by CLI verb) over the parameter set",
     ),
+    "optimize.py": (
+        frozenset(
+            {
+                "console/commands/optimize.py",
+                "console/tui/screens/optimize.py",
+                "loadgen/analysis/optimize.py",
+            }
+        ),
+        "`hotbench optimize`: its CLI verb and its TUI screen over the search",
+    ),
 }
 """Basename -> (the exact modules allowed to share it, why). `__init__.py` is any package's."""
 

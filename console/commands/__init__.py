@@ -27,6 +27,7 @@ COMMANDS = {
     "params": "params",
     "compare": "compare",
     "calibrate": "calibrate",
+    "optimize": "optimize",  # the cheapest configuration that passes (docs/optimize.md)
     "import": "import_account",  # read a table and its traffic from an account (docs/import.md)
 }
 """Which module registers each command, in the order `hotbench --help` lists them

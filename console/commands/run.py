@@ -103,7 +103,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 def live_options(args: argparse.Namespace) -> LiveOptions:
     """LiveOptions from the arguments add_live_arguments defined, checked (also
     `hotbench check --mode live`)."""
-    from console.targets.local import LOCAL_BARRIER_TIMEOUT_S
+    from console.targets.fleets.process_fleet import LOCAL_BARRIER_TIMEOUT_S
     from loadgen.live.coordinator import FleetOptions
     from loadgen.live.playbook_run import LiveOptions
 
@@ -172,10 +172,13 @@ def run_one_shot(
     the simulation the command offers)."""
     from botocore.exceptions import BotoCoreError, ClientError
 
+    from loadgen.live.auto_scaling_route import AutoScalingRouteError
     from loadgen.runners import LiveRunner
 
     try:
         return LiveRunner(options, notify).run(playbook)
+    except AutoScalingRouteError as exc:  # its text names the table and the way on
+        raise UserError(f"the live run could not start: {exc}") from None
     except (BotoCoreError, ClientError, TimeoutError, ConnectionError) as exc:
         # The runner has already deleted what it created (its own finally).
         where = options.endpoint or "the in-process emulator"

@@ -90,6 +90,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "security_group_ids",
         "assign_public_ip",
         "image_builder",
+        "fleet",
     )
     try:
         return load_settings(**{f: getattr(args, f, None) for f in fields})
@@ -140,9 +141,8 @@ def state_json(state: RunState) -> dict[str, Any]:
 
 
 def show_plan(report: PlanReport, console: Console) -> None:
-    """The plan as `plan`, `up` and `run --target aws` print it, its fleet in its
-    target's words."""
-    print_plan(report, console, target_class(report.target).worker_kind)
+    """The plan as `plan`, `up` and `run --target aws` print it."""
+    print_plan(report, console)
 
 
 def up_options(args: argparse.Namespace) -> UpOptions:
@@ -152,6 +152,7 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         task_cpu=args.task_cpu,
         task_memory=args.task_memory,
         cpu_architecture=args.cpu_architecture,
+        lambda_memory_mb=getattr(args, "lambda_memory", None),
         emulator=_local_emulator(args),
         seed_items=getattr(args, "seed_items", None),  # run's and the console's
         trim=trim_of(args),
@@ -208,7 +209,11 @@ def add_pause_scale_argument(parser: argparse._ActionsContainer) -> None:
 
 def add_up_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--workers", type=positive_int, default=2, help="worker processes / Fargate tasks"
+        "--workers",
+        type=positive_int,
+        default=2,
+        help="worker processes / Fargate tasks / Lambda invocations at a time (Lambda: at "
+        "least one per 1,000 requests/s of the peak)",
     )
     parser.add_argument(
         "--scale",
@@ -229,17 +234,36 @@ def add_up_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
-    """What `up` needs beyond --workers and --scale: the Fargate task, the cost ceiling,
-    the prices (also `hotbench check --mode live --target aws`, which goes up)."""
-    parser.add_argument("--task-cpu", type=positive_int, default=1024, help="aws: task CPU units")
+    """What `up` needs beyond --workers and --scale: the fleet (Lambda or Fargate) and its
+    workers' size, the cost ceiling, the prices (also `hotbench check --mode live --target
+    aws`, which goes up)."""
     parser.add_argument(
-        "--task-memory", type=positive_int, default=2048, help="aws: task memory MiB"
+        "--fleet",
+        choices=["lambda", "ecs"],
+        default=None,
+        help="aws: what runs the workers, Lambda invocations or ECS Fargate tasks; locally: "
+        "the fleet a run's cost on AWS is priced as (default: the playbook's `fleet`, else "
+        "lambda, or HOTBENCH_FLEET)",
+    )
+    parser.add_argument(
+        "--lambda-memory",
+        type=positive_int,
+        default=None,
+        metavar="MB",
+        help="aws lambda: each function's memory, 128-10240 MB (default: sized to each "
+        "worker's share of the peak rate)",
+    )
+    parser.add_argument(
+        "--task-cpu", type=positive_int, default=1024, help="aws ecs: task CPU units"
+    )
+    parser.add_argument(
+        "--task-memory", type=positive_int, default=2048, help="aws ecs: task memory MiB"
     )
     parser.add_argument(
         "--cpu-architecture",
         choices=["X86_64", "ARM64"],
         default="X86_64",
-        help="aws: Fargate CPU architecture",
+        help="aws: the workers' CPU architecture (Fargate tasks and Lambda functions)",
     )
     add_image_builder_argument(parser)
     parser.add_argument(
@@ -329,7 +353,11 @@ def handle_plan(args: argparse.Namespace, console: Console) -> int:
             mark = "[yellow]not checked[/]" if not finding.blocks else "[red]FAIL[/]"
             console.print(f"preflight {mark} {finding.message}", highlight=False)
         if not any(f.blocks for f in findings):
-            console.print("preflight: permissions, quotas, Fargate and network OK", highlight=False)
+            chosen = next((f.name for f in report.fleets if f.chosen), report.fleet.name)
+            console.print(
+                f"preflight: permissions, quotas and the {chosen} fleet's checks OK",
+                highlight=False,
+            )
     blocking = [f for f in findings if f.blocks]
     if blocking:
         raise PreflightFailed(blocking)

@@ -16,7 +16,7 @@ from console.cost.expected_usage import ExpectedUse, expected_image, expected_us
 from console.cost.price import Bill, price, while_running_per_hour, while_up_per_hour
 from console.cost.prices import PriceTable
 from console.cost.record import UsageRecord
-from console.cost.setup import AwsSetup, FleetShape
+from console.cost.setup import AwsSetup, WorkerCost
 from loadgen.format.playbook import Playbook, TableSpec
 
 
@@ -38,7 +38,7 @@ def estimate_run(
     playbook: Playbook,
     specs: list[TableSpec],
     names: Mapping[str, str],
-    fleet: FleetShape,
+    fleet: WorkerCost,
     setup: AwsSetup,
     prices: PriceTable,
 ) -> Estimate:
@@ -46,12 +46,11 @@ def estimate_run(
     its target (aws) and of what a local run would cost on AWS."""
     expected = expected_use(playbook, specs, names, fleet, setup)
     bill = price(expected.record, prices)
-    per_fleet = expected.record.tasks[: fleet.workers]
     return Estimate(
         expected,
         bill,
         while_up_per_hour(expected.record, prices),
-        while_running_per_hour(UsageRecord(tasks=list(per_fleet)), prices),
+        while_running_per_hour(fleet.running_hour(), prices),
     )
 
 

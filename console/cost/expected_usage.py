@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from console.cost import rules
+from console.cost.capacity_moves import moves_from_records
 from console.cost.record import (
+    CapacityMove,
     ImageUse,
     IndexUse,
     RequestUnits,
     Span,
     TableUse,
-    TaskUse,
     UsageRecord,
 )
-from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, FleetShape
+from console.cost.setup import IMAGE_GB, SOURCE_GB, AwsSetup, WorkerCost
 from loadgen.format.playbook import Distribution, Playbook, TableSpec
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
         warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
         warm_write=spec.warm_throughput.write if spec.warm_throughput else None,
         contributor_insights=spec.contributor_insights is not None,
+        table_class=spec.table_class,
+        reserved_write=spec.reserved_capacity.write if spec.reserved_capacity else 0,
+        reserved_read=spec.reserved_capacity.read if spec.reserved_capacity else 0,
+        reserved_term_years=spec.reserved_capacity.term_years if spec.reserved_capacity else 1,
         gsis=tuple(
             IndexUse(
                 name=g.name,
@@ -68,6 +73,22 @@ def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
             for g in spec.gsis
         ),
     )
+
+
+def predicted_moves(
+    playbook: Playbook, spec: TableSpec, load_at_s: float
+) -> tuple[CapacityMove, ...]:
+    """How a variant with auto scaling is expected to move, from the model's own policy
+    run on one pass of the load (loadgen.analysis.scaling_lag.run_policy, what `advise`
+    reports), placed at the table's first load; after it the capacity is taken to stay
+    where the pass left it. Empty for a fixed-capacity variant (no model is run)."""
+    if not spec.auto_scaling_specs():
+        return ()
+    from emulator.params import DEFAULT_PARAMS
+    from loadgen.analysis.scaling_lag import run_policy
+
+    run = run_policy(playbook, spec, DEFAULT_PARAMS)
+    return () if run is None else moves_from_records(run.records, load_at_s)
 
 
 def put_units(
@@ -154,19 +175,22 @@ def expected_use(
     playbook: Playbook,
     specs: list[TableSpec],
     names: Mapping[str, str],
-    fleet: FleetShape,
+    fleet: WorkerCost,
     setup: AwsSetup,
 ) -> ExpectedUse:
     """The run of `playbook` on AWS, second by second as the workflow runs it: apply (and
     the worker image), then per table run: seeding (first run of a seeded table), the
     fleet's start, the load, the pause before a repeat; then destroy. Every table stands
-    from apply to destroy; each task is billed from its pull start to the load's end."""
+    from apply to destroy; the workers as their fleet is billed (`fleet`: Fargate tasks
+    from their pull start to the load's end, Lambda invocations per window)."""
     record = UsageRecord()
     t = setup.apply_s + setup.image_s
     seed_s = starts_s = load_s = pauses_s = 0.0
     seeded: set[str] = set()
     run_s = sum(p.duration_s for p in playbook.load.phases)
     simulated: PlaybookResult | None = None
+    first_load: dict[str, float] = {}
+    """When each table's first load starts, on the tables' clock (from apply)."""
     for run in playbook.runs():
         spec = playbook.table(run.table)
         name = names[spec.name]
@@ -177,22 +201,12 @@ def expected_use(
             t += seconds
             if spec.seed_items:
                 record.requests += seed_units(playbook, spec, name, spec.seed_items)
+        first_load.setdefault(spec.name, t + fleet.start_s)
         for repeat in range(1, run.repeats + 1):
-            pull_start = t
-            t += setup.fleet_start_s + run_s
-            starts_s += setup.fleet_start_s
+            record.add_workers(fleet.table_run(f"{spec.name}#{repeat}", t, run_s))
+            t += fleet.start_s + run_s
+            starts_s += fleet.start_s
             load_s += run_s
-            record.tasks += [
-                TaskUse(
-                    f"{spec.name}#{repeat} worker {w}",
-                    fleet.vcpu,
-                    fleet.memory_gb,
-                    pull_start,
-                    t,
-                    fleet.architecture,
-                )
-                for w in range(fleet.workers)
-            ]
             if repeat < run.repeats:
                 t += run.pause_s
                 pauses_s += run.pause_s
@@ -228,10 +242,17 @@ def expected_use(
     ]
     spans = tuple(Span(label, s) for label, s in named if s > 0)
     record.image = expected_image(setup, sum(s.seconds for s in spans))
-    record.tables = [table_use(s, names[s.name], spans) for s in specs]
+    record.tables = [
+        replace(
+            table_use(s, names[s.name], spans),
+            moves=predicted_moves(playbook, s, first_load.get(s.name, 0.0)),
+        )
+        for s in specs
+    ]
     record.dashboard_s = sum(s.seconds for s in spans)
     # the backstop deletes each table, the results table and the dashboard, and stops
-    # each task: priced as if it acted (terraform/modules/backstop)
+    # each task (an invocation ends by itself): priced as if it acted
+    # (terraform/modules/backstop)
     record.backstop_invocations = len(specs) + 2 + len(record.tasks)
     if setup.metrics_per_index_minute:
         indexes = sum(1 + len(s.gsis) for s in specs)

@@ -7,8 +7,10 @@ from dataclasses import dataclass, field, replace
 
 from console.cost import rules
 from console.cost.lines import CostLine, line
-from console.cost.prices import HOURS_PER_MONTH, PriceTable
+from console.cost.prices import HOURS_PER_MONTH, ClassPrices, PriceTable
 from console.cost.record import Span, TableUse, UsageRecord
+from console.exitcodes import USAGE
+from console.output import UserError
 
 SECONDS_PER_MONTH = HOURS_PER_MONTH * rules.SECONDS_PER_HOUR
 
@@ -25,66 +27,237 @@ class Bill:
         return sum(x.usd for x in self.lines)
 
 
+INFREQUENT_ACCESS = "STANDARD_INFREQUENT_ACCESS"
+
+
+def class_prices(table_class: str, prices: PriceTable) -> ClassPrices:
+    """The capacity and request prices of a table class (Standard's are the table's own
+    fields); NoClassPrices for a class the table has no prices of."""
+    if table_class != INFREQUENT_ACCESS:
+        return ClassPrices(
+            prices.provisioned_wcu_hour,
+            prices.provisioned_rcu_hour,
+            prices.on_demand_per_million_write_units,
+            prices.on_demand_per_million_read_units,
+        )
+    if prices.infrequent_access is None:
+        raise NoClassPrices(table_class, prices.region)
+    return prices.infrequent_access
+
+
+class NoClassPrices(UserError):
+    """A table class the price table has no figures for."""
+
+    def __init__(self, table_class: str, region: str) -> None:
+        super().__init__(
+            f"no recorded prices of table class {table_class} in {region}: price a "
+            "STANDARD table, or a region whose prices are recorded (docs/cost.md)",
+            USAGE,
+        )
+
+
 def capacity_per_hour(table: TableUse, prices: PriceTable) -> float:
-    """What a provisioned table and its GSIs cost per hour standing, used or not."""
+    """What a provisioned table and its GSIs cost per hour standing, used or not, at its
+    table class's prices; units covered by reserved capacity are priced by `_reserved`."""
     if table.on_demand:
         return 0.0
     wcu = (table.write_capacity or 0) + sum(g.write_capacity or 0 for g in table.gsis)
     rcu = (table.read_capacity or 0) + sum(g.read_capacity or 0 for g in table.gsis)
-    return wcu * prices.provisioned_wcu_hour + rcu * prices.provisioned_rcu_hour
+    rates = class_prices(table.table_class, prices)
+    return (
+        max(0, wcu - table.reserved_write) * rates.provisioned_wcu_hour
+        + max(0, rcu - table.reserved_read) * rates.provisioned_rcu_hour
+    )
+
+
+def capacity_levels(table: TableUse) -> list[tuple[float, float, float]]:
+    """The provisioned (start second, RCU, WCU) of a table and its GSIs together, step by
+    step as it moved, from 0 (the capacity it was created with) on."""
+    units: dict[str | None, tuple[float, float]] = {
+        None: (float(table.read_capacity or 0), float(table.write_capacity or 0))
+    }
+    for g in table.gsis:
+        units[g.name] = (float(g.read_capacity or 0), float(g.write_capacity or 0))
+    levels = [
+        (0.0, float(sum(r for r, _ in units.values())), float(sum(w for _, w in units.values())))
+    ]
+    for move in sorted(table.moves, key=lambda m: m.at_s):
+        units[move.index] = (move.read, move.write)
+        level = (
+            max(0.0, move.at_s),
+            float(sum(r for r, _ in units.values())),
+            float(sum(w for _, w in units.values())),
+        )
+        if levels[-1][0] == level[0]:
+            levels[-1] = level
+        else:
+            levels.append(level)
+    return levels
+
+
+def moving_capacity_usd(table: TableUse, prices: PriceTable) -> tuple[float, float]:
+    """What a provisioned table whose capacity moved costs over the time it stood: priced
+    by the second at the capacity in force (as a fixed table is), and the upper bound if
+    every started hour were billed in full at the most provisioned during it."""
+    if table.on_demand:
+        return 0.0, 0.0
+    stood = table.stood_s
+    levels = capacity_levels(table)
+    ends = [t for t, _, _ in levels[1:]] + [stood]
+    per_second = 0.0
+    for (start, rcu, wcu), end in zip(levels, ends, strict=True):
+        seconds = max(0.0, min(end, stood) - start)
+        per_second += seconds * (
+            rcu * prices.provisioned_rcu_hour + wcu * prices.provisioned_wcu_hour
+        )
+    upper = 0.0
+    for hour in range(int(rules.started_hours(stood))):
+        h0, h1 = hour * rules.SECONDS_PER_HOUR, (hour + 1) * rules.SECONDS_PER_HOUR
+        during = [
+            (rcu, wcu)
+            for (start, rcu, wcu), end in zip(levels, ends, strict=True)
+            if start < h1 and end > h0
+        ]
+        if during:
+            upper += max(r for r, _ in during) * prices.provisioned_rcu_hour
+            upper += max(w for _, w in during) * prices.provisioned_wcu_hour
+    return per_second / rules.SECONDS_PER_HOUR, upper
 
 
 def _capacity(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
-    """One line per span label: the hours it lasted x what stood through it per hour."""
+    """One line per span label: the hours it lasted x what stood through it per hour; a
+    table whose capacity moved gets a line of its own, priced step by step."""
     per_hour: dict[tuple[str, float], float] = defaultdict(float)
+    moved = [t for t in record.tables if t.moves and not t.on_demand]
+    upper = 0.0
     for table in record.tables:
+        if table in moved:
+            usd, most = moving_capacity_usd(table, prices)
+            hours = rules.provisioned_hours(table.stood_s)
+            if hours > 0:
+                bill.lines.append(
+                    line(f"capacity as it moved, {table.name}", hours, "h", usd / hours)
+                )
+            upper += most
+            continue
         rate = capacity_per_hour(table, prices)
         if rate:
             for span in table.spans:
                 per_hour[(span.label, span.seconds)] += rate
+        upper += rules.started_hours(table.stood_s) * rate
     for (label, seconds), rate in per_hour.items():
         if seconds > 0:
             bill.lines.append(
                 line(f"capacity, {label}", rules.provisioned_hours(seconds), "h", rate)
             )
     pro_rata = sum(x.usd for x in bill.lines)
-    upper = sum(
-        rules.started_hours(t.stood_s) * capacity_per_hour(t, prices) for t in record.tables
-    )
     if upper - pro_rata >= 0.005:
+        how = "in full" if not moved else "in full at the most provisioned during it"
         bill.notes.append(
             f"provisioned capacity is priced by the second it stands (${pro_rata:,.2f}); "
-            f"if AWS bills every started hour in full it is ${upper:,.2f}"
+            f"if AWS bills every started hour {how} it is ${upper:,.2f}"
         )
 
 
 def _requests(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
     """On-demand request units, the table's and every GSI's; provisioned tables' requests
     are covered by their capacity (https://aws.amazon.com/dynamodb/pricing/on-demand/)."""
-    writes: dict[tuple[str, bool], float] = defaultdict(float)
-    reads: dict[str, float] = defaultdict(float)
+    writes: dict[tuple[str, bool, str], float] = defaultdict(float)
+    reads: dict[tuple[str, str], float] = defaultdict(float)
     for units in record.requests:
         table = record.table(units.table)
         if table is None or not table.on_demand:
             continue
-        writes[(units.label, units.index is not None)] += units.write_units
-        reads[units.label] += units.read_units
-    for (label, on_index), wru in writes.items():
+        writes[(units.label, units.index is not None, table.table_class)] += units.write_units
+        reads[(units.label, table.table_class)] += units.read_units
+    for (label, on_index, table_class), wru in writes.items():
         if wru:
-            what = f"writes, {label}, " + ("GSIs" if on_index else "tables")
-            bill.lines.append(
-                line(what, wru / 1e6, "M WRU", prices.on_demand_per_million_write_units)
-            )
-    for label, rru in reads.items():
+            what = f"writes, {label}, " + ("GSIs" if on_index else "tables") + _ia(table_class)
+            rate = class_prices(table_class, prices).on_demand_per_million_write_units
+            bill.lines.append(line(what, wru / 1e6, "M WRU", rate))
+    for (label, table_class), rru in reads.items():
         if rru:
+            rate = class_prices(table_class, prices).on_demand_per_million_read_units
+            bill.lines.append(line(f"reads, {label}{_ia(table_class)}", rru / 1e6, "M RRU", rate))
+
+
+def _ia(table_class: str) -> str:
+    """What a line of a Standard-IA table says of it."""
+    return " (Standard-IA)" if table_class == INFREQUENT_ACCESS else ""
+
+
+def _reserved(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
+    """Reserved capacity: every hour the table stood at the term's hourly rate, and the
+    upfront payment's share of those hours (the payment is made once, for the term)."""
+    for t in record.tables:
+        if t.on_demand or not (t.reserved_write or t.reserved_read):
+            continue
+        term = prices.reserved.get(t.reserved_term_years)
+        if term is None:
+            bill.notes.append(
+                f"{t.name}: no recorded price of {t.reserved_term_years}-year reserved "
+                "capacity; its reserved units are not priced"
+            )
+            continue
+        hours = t.stood_s / rules.SECONDS_PER_HOUR
+        share = hours / (t.reserved_term_years * 8760.0)
+        years = f"{t.reserved_term_years}-year"
+        for units, unit, hourly, upfront in (
+            (t.reserved_write, "WCU", term.hour_per_100_wcu, term.upfront_per_100_wcu),
+            (t.reserved_read, "RCU", term.hour_per_100_rcu, term.upfront_per_100_rcu),
+        ):
+            if not units:
+                continue
+            blocks = units / 100
+            bill.lines.append(
+                line(f"reserved {unit}, {years}, hourly", blocks * hours, f"100 {unit}-h", hourly)
+            )
             bill.lines.append(
                 line(
-                    f"reads, {label}",
-                    rru / 1e6,
-                    "M RRU",
-                    prices.on_demand_per_million_read_units,
+                    f"reserved {unit}, {years}, upfront share",
+                    blocks * share,
+                    f"100 {unit}-term",
+                    upfront,
+                    f"${blocks * upfront:,.2f} paid once for the term",
                 )
             )
+
+
+def upfront_usd(record: UsageRecord, prices: PriceTable) -> float:
+    """Reserved capacity's upfront payments for the record's tables, each made once for
+    its whole term (a bill carries only their share of the hours it prices)."""
+    total = 0.0
+    for t in record.tables:
+        term = prices.reserved.get(t.reserved_term_years)
+        if t.on_demand or term is None:
+            continue
+        total += t.reserved_write / 100 * term.upfront_per_100_wcu
+        total += t.reserved_read / 100 * term.upfront_per_100_rcu
+    return total
+
+
+def _storage(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
+    """Data stored, per GB-month of its table class, for the time the table stood."""
+    by_class: dict[str, float] = defaultdict(float)
+    for t in record.tables:
+        if t.stored_gb:
+            by_class[t.table_class] += t.stored_gb * t.stood_s / SECONDS_PER_MONTH
+    for table_class, gb_months in by_class.items():
+        rate = prices.storage_gb_month.get(table_class)
+        if rate is None:
+            bill.notes.append(f"storage of {table_class}: no price recorded")
+            continue
+        bill.lines.append(
+            line(
+                f"storage{_ia(table_class)}",
+                gb_months,
+                "GB-month",
+                rate,
+                "the account's first 25 GB-month of Standard storage are free: not deducted"
+                if table_class != INFREQUENT_ACCESS
+                else None,
+            )
+        )
 
 
 def _fargate(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
@@ -102,6 +275,30 @@ def _fargate(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
         kind = "" if arch == "X86_64" else f" {arch}"
         bill.lines.append(line(f"Fargate{kind} vCPU, {n}", vcpu_h, "vCPU-h", vcpu_price))
         bill.lines.append(line(f"Fargate{kind} memory, {n}", gb_h, "GB-h", gb_price))
+
+
+def _lambda(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
+    """Lambda invocations: one request each, and GB-seconds of memory x billed duration
+    (https://aws.amazon.com/lambda/pricing/), by architecture."""
+    for arch in sorted({i.architecture for i in record.invocations}):
+        calls = [i for i in record.invocations if i.architecture == arch]
+        gb_s = sum(i.memory_gb * i.billed_s for i in calls)
+        rate = prices.lambda_gb_second.get(arch)
+        kind = "" if arch == "X86_64" else f" {arch}"
+        n = f"{len(calls)} invocation" + ("s" if len(calls) != 1 else "")
+        if rate is None or prices.lambda_per_million_requests is None:
+            bill.notes.append(f"Lambda{kind}: no price recorded; {gb_s:,.4g} GB-s not priced")
+            continue
+        bill.lines.append(
+            line(
+                f"Lambda{kind} requests, {n}",
+                len(calls) / 1e6,
+                "M req",
+                prices.lambda_per_million_requests,
+            )
+        )
+        # per thousand GB-seconds: the price per GB-second has five zeros after the point
+        bill.lines.append(line(f"Lambda{kind} duration, {n}", gb_s / 1000, "k GB-s", rate * 1000))
 
 
 def _contributor_insights(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
@@ -254,22 +451,32 @@ def while_up_per_hour(record: UsageRecord, prices: PriceTable) -> float:
 
 
 def while_running_per_hour(record: UsageRecord, prices: PriceTable) -> float:
-    """What the record's tasks cost per hour while they all run (Fargate)."""
+    """What the record's workers cost per hour while they all run: its tasks (Fargate)
+    and invocations (Lambda) each running for the hour (requests not counted)."""
     running = UsageRecord(
         tasks=[replace(t, pull_start_s=0.0, stop_s=rules.SECONDS_PER_HOUR) for t in record.tasks]
     )
-    return price(running, prices).total_usd
+    hour = sum(
+        i.memory_gb * rules.SECONDS_PER_HOUR * prices.lambda_gb_second.get(i.architecture, 0.0)
+        for i in record.invocations
+    )
+    return price(running, prices).total_usd + hour
 
 
 def price(record: UsageRecord, prices: PriceTable) -> Bill:
     """Every billed quantity of `record` at `prices`: provisioned capacity by the span it
-    stood through, on-demand request units (tables and GSIs), Fargate tasks,
+    stood through (at its table class's prices; reserved units at the term's hourly rate
+    and a share of its upfront payment), on-demand request units (tables and GSIs),
+    storage, Fargate tasks, Lambda invocations,
     Contributor Insights, the dashboard, GetMetricData, warm-throughput raises, the
     worker image (build minutes, ECR and S3 storage), the backstop's schedules."""
     bill = Bill()
     _capacity(record, prices, bill)
+    _reserved(record, prices, bill)
     _requests(record, prices, bill)
+    _storage(record, prices, bill)
     _fargate(record, prices, bill)
+    _lambda(record, prices, bill)
     _contributor_insights(record, prices, bill)
     _cloudwatch(record, prices, bill)
     _warm(record, prices, bill)

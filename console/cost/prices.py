@@ -22,6 +22,27 @@ HOURS_PER_MONTH: Final = 730.0
 
 
 @dataclass(frozen=True)
+class ClassPrices:
+    """Capacity and request prices of a table class other than Standard."""
+
+    provisioned_wcu_hour: float
+    provisioned_rcu_hour: float
+    on_demand_per_million_write_units: float
+    on_demand_per_million_read_units: float
+
+
+@dataclass(frozen=True)
+class ReservedPrice:
+    """Reserved capacity of one term, per block of 100 units: a partial upfront payment
+    and an hourly rate for every hour of the term, used or not."""
+
+    upfront_per_100_wcu: float
+    hour_per_100_wcu: float
+    upfront_per_100_rcu: float
+    hour_per_100_rcu: float
+
+
+@dataclass(frozen=True)
 class PriceTable:
     """Prices of one region in USD, as of `as_of`. None: not known (listed, not priced)."""
 
@@ -37,6 +58,12 @@ class PriceTable:
     fargate_vcpu_hour: dict[str, float] = field(default_factory=dict)
     """By CPU architecture (X86_64, ARM64), Linux, on-demand (never Spot)."""
     fargate_gb_hour: dict[str, float] = field(default_factory=dict)
+    lambda_gb_second: dict[str, float] = field(default_factory=dict)
+    """AWS Lambda duration per GB-second, by architecture (X86_64, ARM64), the first
+    6 billion GB-seconds a month; the free tier (400,000 GB-s a month) not counted."""
+    lambda_per_million_requests: float | None = None
+    """AWS Lambda requests (invocations), per million; the free million a month not
+    counted."""
     dashboard_month: float | None = None
     """Per dashboard-month past the account's first three (priced globally by AWS)."""
     get_metric_data_per_1000_metrics: float | None = None
@@ -54,6 +81,13 @@ class PriceTable:
     """S3 Standard storage per GB-month (the source archive)."""
     s3_per_1000_puts: float | None = None
     s3_per_1000_gets: float | None = None
+    infrequent_access: ClassPrices | None = None
+    """The Standard-Infrequent Access table class's capacity and requests (the fields
+    above are the Standard class's); None: such a table is not priced."""
+    storage_gb_month: dict[str, float] = field(default_factory=dict)
+    """Table storage per GB-month, by table class (STANDARD, STANDARD_INFREQUENT_ACCESS)."""
+    reserved: dict[int, ReservedPrice] = field(default_factory=dict)
+    """Reserved capacity by term in years (Standard table class only)."""
     scheduler_per_million_invocations: float | None = None
     """EventBridge Scheduler, per million scheduled invocations past the free 14 million
     a month (the backstop's one-time schedules)."""
@@ -80,6 +114,12 @@ US_EAST_1: Final = PriceTable(
     # https://aws.amazon.com/fargate/pricing/ (Linux, x86 and ARM)
     fargate_vcpu_hour={"X86_64": 0.04048, "ARM64": 0.03238},
     fargate_gb_hour={"X86_64": 0.004445, "ARM64": 0.00356},
+    # https://aws.amazon.com/lambda/pricing/ (US East (N. Virginia), duration's first
+    # tier: 6 billion GB-s a month x86, 7.5 billion Arm; requests the same for both),
+    # read 2026-12-03; `tally --refresh-prices` takes them from the Price List
+    # (AWSLambda: USE1-Lambda-GB-Second, USE1-Request, and their -ARM usage types)
+    lambda_gb_second={"X86_64": 0.0000166667, "ARM64": 0.0000133334},
+    lambda_per_million_requests=0.20,
     # https://aws.amazon.com/cloudwatch/pricing/
     dashboard_month=3.0,
     get_metric_data_per_1000_metrics=0.01,
@@ -94,6 +134,23 @@ US_EAST_1: Final = PriceTable(
     s3_gb_month=0.023,
     s3_per_1000_puts=0.005,
     s3_per_1000_gets=0.0004,
+    # https://aws.amazon.com/dynamodb/pricing/provisioned/ (Standard-IA capacity) and
+    # .../on-demand/ (Standard-IA requests: 25 % above Standard before and after the cut of
+    # 2024-11-01; unverified after the cut: refresh to confirm)
+    infrequent_access=ClassPrices(
+        provisioned_wcu_hour=0.00081,
+        provisioned_rcu_hour=0.00016,
+        on_demand_per_million_write_units=0.78125,
+        on_demand_per_million_read_units=0.15625,
+    ),
+    # same pages, "Data storage": the first 25 GB-month of Standard are free per account
+    storage_gb_month={"STANDARD": 0.25, "STANDARD_INFREQUENT_ACCESS": 0.10},
+    # https://aws.amazon.com/dynamodb/pricing/provisioned/, "Reserved capacity" (per 100
+    # units; 54 % below provisioned over one year, 77 % over three, as the page says)
+    reserved={
+        1: ReservedPrice(150.0, 0.0128, 30.0, 0.0025),
+        3: ReservedPrice(180.0, 0.0081, 36.0, 0.0016),
+    },
     # https://aws.amazon.com/eventbridge/pricing/ (Scheduler: first 14 million scheduled
     # invocations a month free, then $1.00 per million)
     scheduler_per_million_invocations=1.00,

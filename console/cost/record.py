@@ -33,6 +33,18 @@ class IndexUse:
 
 
 @dataclass(frozen=True)
+class CapacityMove:
+    """Provisioned capacity of a table (`index` None) or one GSI in force from `at_s`
+    seconds after the table began to stand (full-scale units): a change by auto scaling
+    or UpdateTable. The capacity before the first move is the TableUse's own."""
+
+    at_s: float
+    index: str | None
+    read: float
+    write: float
+
+
+@dataclass(frozen=True)
 class TableUse:
     """One table as created, and the spans it stood through (created to deleted)."""
 
@@ -47,6 +59,19 @@ class TableUse:
     warm_write: int | None = None
     contributor_insights: bool = False
     gsis: tuple[IndexUse, ...] = ()
+    table_class: str = "STANDARD"
+    """STANDARD or STANDARD_INFREQUENT_ACCESS: which prices its capacity, requests and
+    storage take."""
+    stored_gb: float = 0.0
+    """Data stored (table and indexes) while it stood; 0 where a run's record leaves
+    storage out (docs/cost.md)."""
+    reserved_write: int = 0
+    """Provisioned write units (table and GSIs) covered by reserved capacity."""
+    reserved_read: int = 0
+    reserved_term_years: int = 1
+    moves: tuple[CapacityMove, ...] = ()
+    """How the provisioned capacity moved while the table stood, in order (empty: it
+    stood at its capacity throughout, as a fixed-capacity variant does)."""
 
     @property
     def on_demand(self) -> bool:
@@ -84,6 +109,19 @@ class TaskUse:
 
 
 @dataclass(frozen=True)
+class InvocationUse:
+    """One Lambda invocation (or, priced as one, a local worker's window), by its billed
+    duration: one request, and memory x duration in GB-seconds."""
+
+    id: str
+    memory_gb: float
+    billed_s: float
+    """Lambda's Billed Duration: INIT (on a cold start) and the handler, rounded up to
+    the millisecond (rules.lambda_billed_s)."""
+    architecture: str = "X86_64"
+
+
+@dataclass(frozen=True)
 class ImageUse:
     """The worker image of an AWS run: its build inside the account and its storage.
     A given image (HOTBENCH_WORKER_IMAGE) is stored elsewhere: no record."""
@@ -106,11 +144,13 @@ class ImageUse:
 
 @dataclass
 class UsageRecord:
-    """Everything one run used that AWS bills."""
+    """Everything one run used that AWS bills. Its workers are Fargate tasks or Lambda
+    invocations, as the fleet that ran (or would run) them is billed."""
 
     tables: list[TableUse] = field(default_factory=list)
     requests: list[RequestUnits] = field(default_factory=list)
     tasks: list[TaskUse] = field(default_factory=list)
+    invocations: list[InvocationUse] = field(default_factory=list)
     dashboard_s: float = 0.0
     """Seconds the run's CloudWatch dashboard existed."""
     get_metric_data_metrics: int = 0
@@ -123,3 +163,8 @@ class UsageRecord:
 
     def table(self, name: str) -> TableUse | None:
         return next((t for t in self.tables if t.name == name), None)
+
+    def add_workers(self, other: UsageRecord) -> None:
+        """Add the workers of `other` (a fleet's share of a run: tasks or invocations)."""
+        self.tasks += other.tasks
+        self.invocations += other.invocations

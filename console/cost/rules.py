@@ -28,6 +28,13 @@ def fargate_billed_s(pull_start_s: float, stop_s: float) -> float:
     return max(FARGATE_MINIMUM_S, stop_s - pull_start_s)
 
 
+def lambda_billed_s(seconds: float) -> float:
+    """Billed duration of one Lambda invocation: from the start of its code (INIT on a
+    cold start, then the handler) to its end, "rounded up to the nearest 1 ms"
+    (https://aws.amazon.com/lambda/pricing/); no minimum."""
+    return math.ceil(max(0.0, seconds) * 1000 - 1e-6) / 1000
+
+
 def codebuild_billed_minutes(seconds: float) -> float:
     """CodeBuild minutes one build is billed: its duration "rounded up to the nearest
     minute" (https://aws.amazon.com/codebuild/pricing/); none for a build that did not run."""

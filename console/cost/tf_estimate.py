@@ -16,7 +16,7 @@ from typing import Any
 from console.cost.lines import CostLine
 from console.cost.price import Bill, price
 from console.cost.prices import PriceTable, price_table
-from console.cost.record import IndexUse, Span, TableUse, TaskUse, UsageRecord
+from console.cost.record import IndexUse, InvocationUse, Span, TableUse, TaskUse, UsageRecord
 from console.cost.rules import SECONDS_PER_HOUR
 
 HOUR = (Span("1 h", SECONDS_PER_HOUR),)
@@ -142,6 +142,16 @@ def estimate(
                     0.0,
                     SECONDS_PER_HOUR,
                     platform.get("cpu_architecture") or "X86_64",
+                )
+                for i in range(task_count)
+            ]
+        elif rtype == "aws_lambda_function":
+            running.invocations += [
+                InvocationUse(
+                    f"{address} #{i}",
+                    _num(after.get("memory_size"), 128) / 1024,
+                    SECONDS_PER_HOUR,
+                    (after.get("architectures") or ["x86_64"])[0].upper(),
                 )
                 for i in range(task_count)
             ]

@@ -55,6 +55,11 @@ class HotbenchOutputs:
     """The role its schedules act as: the per-task StopTask schedules pass it too."""
     backstop_at: str | None = None
     """When the backstop acts (RFC 3339, UTC)."""
+    lambda_function_name: str | None = None
+    """The Lambda fleet's function (modules/lambda-fleet; None: the stack runs ECS)."""
+    lambda_function_arn: str | None = None
+    lambda_role_name: str | None = None
+    lambda_log_group: str | None = None
 
     @property
     def has_fleet(self) -> bool:
@@ -109,4 +114,8 @@ def parse_outputs(raw: Mapping[str, Any]) -> HotbenchOutputs:
         backstop_group=value.get("backstop_group"),
         backstop_role_arn=value.get("backstop_role_arn"),
         backstop_at=value.get("backstop_at"),
+        lambda_function_name=value.get("lambda_function_name"),
+        lambda_function_arn=value.get("lambda_function_arn"),
+        lambda_role_name=value.get("lambda_role_name"),
+        lambda_log_group=value.get("lambda_log_group"),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from console.render.capacity_table import capacity_tables
 from console.render.cells import rate_cell
 from console.render.fitted_tables import Column, fit
 from console.render.iterations_table import has_iterations, hourly_tables, iterations_tables
@@ -187,6 +188,7 @@ def print_results(
     tables = results_tables(result, width)
     if phases or (phases is None and phases_differ(result)):
         tables += phases_tables(result, width)
+    tables += capacity_tables(result, width)
     if has_iterations(result):
         tables += iterations_tables(result, width)
         tables += hourly_tables(result, width)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from console.render.cells import counted
-from console.render.cost_table import cost_text
+from console.render.cost_table import cost_text, places_for
 from console.render.fitted_tables import Column, fit
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
@@ -18,10 +17,10 @@ def _capacity(read: int | None, write: int | None) -> str:
     return f"{write or 0:,} W / {read or 0:,} R"
 
 
-def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
-    """The plan; `worker_kind` is what its target's workers are (the target's own
-    words: Fargate tasks, worker processes). The tables by variant (their names are
-    `<run-id>-<variant>`, said in the title), fitted to the console (render.fitted_tables)."""
+def print_plan(report: PlanReport, console: Console) -> None:
+    """The plan: the tables by variant (their names are `<run-id>-<variant>`, said in the
+    title, fitted to the console: render.fitted_tables), the fleet in its own words, the
+    time, the cost, and what each other AWS fleet would cost instead (and why)."""
     title = f"{report.playbook_name}: plan on {report.target} (tables <run-id>-<variant>)"
     columns = [
         Column("table", justify="left", key=True),
@@ -60,10 +59,7 @@ def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
     for warning in report.warnings:  # under the tables: before anything is made
         console.print(f"[yellow]warning: {warning}[/]", highlight=False)
     fleet = report.fleet
-    console.print(
-        f"fleet: {counted(fleet.workers, 'worker')} ({worker_kind}) of {fleet.vcpu:g} vCPU / "
-        f"{fleet.memory_gb:g} GB {fleet.architecture}"
-    )
+    console.print(f"fleet: {fleet.summary}", highlight=False)
     seeding = f", ~{report.seed_s:,.0f} s of seeding first" if report.seed_s else ""
     console.print(
         f"time: {report.load_s:,.0f} s of load, {report.pauses_s:,.0f} s of pauses{seeding}, "
@@ -82,7 +78,42 @@ def print_plan(report: PlanReport, console: Console, worker_kind: str) -> None:
     )
     verb = "would cost on AWS" if report.hypothetical else "estimated cost"
     print_cost_lines(report.lines, console, verb)
+    for line in fleet_comparison(report):
+        console.print(line, highlight=False)
     _print_prices_and_notes(report, console)
+
+
+def fleet_comparison(report: PlanReport) -> list[str]:
+    """The same run on each AWS fleet: its total, and why the others differ: how long
+    the tables stand (each table run's workers' start, an image built first) at what
+    they cost per hour, and what the workers themselves are billed."""
+    if len(report.fleets) < 2:
+        return []
+    chosen = next(f for f in report.fleets if f.chosen)
+
+    def usd(amount: float) -> str:  # a sub-dollar figure to hundredths of a cent
+        return f"${amount:,.{places_for(chosen.total_usd)}f}"
+
+    totals = ", ".join(
+        f"{f.name} {usd(f.total_usd)}" + (" (this plan)" if f.chosen else "") for f in report.fleets
+    )
+    lines = [f"fleets: {totals}"]
+    for other in (f for f in report.fleets if not f.chosen):
+        longer = other.stand_s - chosen.stand_s
+        if other.image_s > chosen.image_s:
+            image = f"a {other.image_s:,.0f} s image build first; "
+        elif chosen.image_s > other.image_s:
+            image = "no image build; "
+        else:
+            image = ""
+        lines.append(
+            f"  {other.name}: the tables stand {abs(longer) / 60:,.0f} min "
+            f"{'longer' if longer >= 0 else 'less'} at ${report.per_hour_while_up:,.2f}/h "
+            f"({image}{other.worker_kind} start in ~{other.start_s:,.0f} s a table run, "
+            f"{chosen.worker_kind} in ~{chosen.start_s:,.0f} s); workers "
+            f"{usd(other.workers_usd)} against {usd(chosen.workers_usd)}"
+        )
+    return lines
 
 
 def _print_prices_and_notes(priced: PlanReport | CostTally, console: Console) -> None:
@@ -146,6 +177,9 @@ def _sample_fields(s: IndexSample, narrow: bool = False) -> tuple[str, list[str]
         fields.append(f"WCU/s {s.consumed_wcu:>{wide},.1f}")
     if not (narrow and s.consumed_rcu == 0 and s.consumed_wcu):
         fields.append(f"RCU/s {s.consumed_rcu:>{wide - 1},.1f}")
+    if s.capacity_wcu is not None:
+        status = " UPDATING" if s.capacity_status == "UPDATING" else ""
+        fields.append(f"capacity {s.capacity_wcu:,.0f} WCU {s.capacity_rcu or 0:,.0f} RCU{status}")
     if s.p50_ms is not None:
         fields.append(f"p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms")
     reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
@@ -158,6 +192,7 @@ def _sample_fields(s: IndexSample, narrow: bool = False) -> tuple[str, list[str]
         fields.append(
             f"iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
         )
+    fields.extend(f"[capacity: {change}]" for change in s.scaling)
     return head, fields
 
 

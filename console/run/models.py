@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from console.cost.lines import CostLine
-from console.run.settings import TargetName
+from console.run.settings import FleetName, TargetName
 from loadgen.results.records import Leftover
 
 
@@ -50,6 +50,9 @@ class PlannedTable(Frozen):
     on_demand_max_read: int | None = None
     on_demand_max_write: int | None = None
     contributor_insights: str | None = None
+    auto_scaling: bool = False
+    """Application Auto Scaling target tracking on the table or a GSI (Terraform creates
+    it; a first use in the account creates its service-linked role)."""
     gsis: list[PlannedIndex] = Field(default_factory=list)
     seed_items: int = 0
     per_hour_usd: float = 0.0
@@ -57,14 +60,40 @@ class PlannedTable(Frozen):
 
 
 class PlannedFleet(Frozen):
-    """The workers: Fargate tasks on AWS, processes locally."""
+    """The workers: Lambda invocations or Fargate tasks on AWS, processes locally."""
 
     workers: int
     vcpu: float
     memory_gb: float
     architecture: str = "X86_64"
     per_hour_usd: float = 0.0
-    """While the workers run (locally: what the same fleet would cost on Fargate)."""
+    """While the workers run (locally: what the same workers would cost on AWS)."""
+    name: str = "ecs"
+    """The fleet (console/targets/fleets/): local, ecs, lambda."""
+    worker_kind: str = "Fargate tasks"
+    summary: str = ""
+    """One line: what the workers are and why they are this size."""
+    in_flight: int = 0
+    """The most workers running at once (Lambda: twice the workers while a window hands
+    over to the next); what the account's concurrency must allow."""
+
+
+class FleetCost(Frozen):
+    """One AWS fleet's estimate of the same run, for the plan's comparison."""
+
+    name: FleetName
+    worker_kind: str
+    total_usd: float
+    chosen: bool
+    """The fleet this plan is for (the others are what it would cost instead)."""
+    stand_s: float
+    """Seconds the tables stand from apply to destroy with this fleet."""
+    workers_usd: float
+    """What its workers are billed (tasks or invocations)."""
+    start_s: float
+    """Each table run's workers' start, launch to GO (the tables stand through it)."""
+    image_s: float
+    """The worker image's build, when the fleet needs one (the tables stand through it)."""
 
 
 class PlanReport(Frozen):
@@ -91,6 +120,8 @@ class PlanReport(Frozen):
     on it and the wait is the emulator's write speed (loadgen.load.seed.seeding_wall_s)."""
     per_hour_while_up: float
     per_hour_while_running: float
+    fleets: list[FleetCost] = Field(default_factory=list)
+    """Every AWS fleet's estimate of the run, the chosen one first: the comparison."""
     lines: list[CostLine]
     """The estimate of the whole run, line by line."""
     estimated_cost_usd: float

@@ -13,7 +13,8 @@ class UpOptions:
     """Fixed at `up` and kept in the run state (the plan prices them)."""
 
     workers: int = 2
-    """Worker processes locally, Fargate tasks on AWS."""
+    """Worker processes locally; on AWS Fargate tasks, or Lambda invocations at a time (at
+    least enough that none offers more than one worker can, lambda_fleet.py)."""
     scale: float = 0.1
     """Local: the emulator's scale and the fraction of the playbook's rates offered
     (figures are reported in full-scale units). AWS runs at 1."""
@@ -22,6 +23,10 @@ class UpOptions:
     task_memory: int = 2048
     """AWS: Fargate task memory in MiB."""
     cpu_architecture: str = "X86_64"
+    """AWS: the workers' CPU architecture (Fargate tasks and Lambda functions alike)."""
+    lambda_memory_mb: int | None = None
+    """AWS Lambda: each function's memory in MB (CPU grows with it); None: sized to each
+    worker's share of the rate (console/targets/fleets/lambda_fleet.py)."""
     emulator: EmulatorOptions = field(
         default_factory=lambda: EmulatorOptions(store="keys", create_delay_s=0.0)
     )

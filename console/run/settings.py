@@ -27,6 +27,10 @@ TargetName = Literal["local", "aws"]
 """A target's name, as settings, the state and the reports record it (the target itself
 is console.targets.Target)."""
 
+FleetName = Literal["lambda", "ecs"]
+"""An AWS fleet's name, as settings, playbooks and the state record it (the fleet itself is
+console.targets.fleets.FleetKind; a local run's workers are processes, priced as this)."""
+
 TOML_FILE = "hotbench.toml"
 
 DEFAULT_MAX_WALL_S = 4 * 3600.0
@@ -127,6 +131,10 @@ class Settings(BaseSettings):
     reaper_retry_s: float = Field(default=60.0, gt=0)
     """The reaper's first wait between two `down` attempts that left something; it doubles
     each time, up to 15 minutes, until nothing is left or the backstop has acted."""
+    fleet: FleetName | None = None
+    """AWS: what runs the workers, `lambda` (invocations of one function) or `ecs` (Fargate
+    tasks); None: the playbook's `fleet`, else lambda (docs/terraform.md#the-fleet). A local
+    run's workers are processes; its "would cost on AWS" prices them as this fleet."""
     worker_image: str | None = None
     """AWS: a built worker image to run instead of building one (pinned by digest at
     `up`); None: `up` builds it into the run's ECR repository (docs/terraform.md)."""

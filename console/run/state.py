@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from console.run.errors import StateError
-from console.run.settings import TargetName
+from console.run.settings import FleetName, TargetName
 
 FORMAT = "hotbench.run-state/1"
 STATE_FILE = "state.json"
@@ -92,6 +92,16 @@ class IndexState(Model):
     warm_write: int | None = None
 
 
+class CapacityMoveState(Model):
+    """Provisioned capacity of the table (`index` None) or a GSI in force from `at_s`
+    seconds after the table was created (console.cost.record.CapacityMove)."""
+
+    at_s: float
+    index: str | None = None
+    read: float
+    write: float
+
+
 class TableState(Model):
     """One variant's physical table and what it is billed for."""
 
@@ -107,10 +117,18 @@ class TableState(Model):
     warm_write: int | None = None
     contributor_insights: bool = False
     gsis: list[IndexState] = Field(default_factory=list)
+    table_class: Literal["STANDARD", "STANDARD_INFREQUENT_ACCESS"] = "STANDARD"
+    reserved_write: int = 0
+    """Provisioned units covered by reserved capacity (the playbook's reserved_capacity)."""
+    reserved_read: int = 0
+    reserved_term_years: int = 1
     created_at: datetime | None = None
     deleted_at: datetime | None = None
     seeded_items: int | None = None
     """Items seeded so far (None: not seeded yet; seeding is redone from the start)."""
+    moves: list[CapacityMoveState] = Field(default_factory=list)
+    """How its provisioned capacity moved (auto scaling, UpdateTable), as the tally
+    prices it; empty: it stood at read_capacity/write_capacity throughout."""
 
 
 class TaskRecord(Model):
@@ -146,6 +164,32 @@ class Restart(Model):
     """Whose attempt it was (variant#repeat): a later repeat's makes the earlier ones of
     the same table run again, from a new table, so the later one meets its history."""
     table: str = "recreated"
+
+
+class InvocationRecord(Model):
+    """One Lambda invocation: one worker's window of a table run (loadgen.live.windows),
+    how it ended and what it was billed."""
+
+    id: str
+    """`<table run>/w<worker>/j<window>`, or the request id once Lambda gave one."""
+    run_label: str
+    worker: int
+    window: int = 0
+    memory_mb: int
+    architecture: str = "X86_64"
+    started_at: datetime
+    """When the invoke call went out."""
+    ended_at: datetime | None = None
+    """When its answer came (None: still running, or the command was killed first)."""
+    state: str = "invoking"
+    """loadgen.live.lambda_invokes.Invocation.state: invoking, throttled, returned, failed,
+    no answer, not started."""
+    status: str | None = None
+    """The worker's own answer: complete, partial, refused, aborted, failed."""
+    reason: str | None = None
+    billed_ms: int | None = None
+    """Lambda's Billed Duration (its REPORT line); None: not known, priced from the times."""
+    attempts: int = 0
 
 
 class TableRun(Model):
@@ -278,7 +322,13 @@ class RunState(Model):
     scale: float = 1.0
     """Local: the emulator's and the load's scale (AWS runs at 1)."""
     workers: int = 2
-    """Fleet size chosen at `up` and priced by the plan (processes, or Fargate tasks)."""
+    """Fleet size chosen at `up` and priced by the plan (processes, Fargate tasks, or
+    Lambda invocations at a time)."""
+    fleet: FleetName = "ecs"
+    """AWS: the fleet that runs the workers (a local run: the one it is priced as). Runs
+    recorded before there was a choice ran ECS."""
+    worker_memory_mb: int | None = None
+    """Each worker's memory as sized at `up` (a Fargate task's, a Lambda function's)."""
     reaper_pid: int | None = None
     """The detached process that runs `down` at `deadline` if the run is still up."""
     emulator: EmulatorProcess | None = None
@@ -289,6 +339,7 @@ class RunState(Model):
     results_table: str | None = None
     table_runs: list[TableRun] = Field(default_factory=list)
     tasks: list[TaskRecord] = Field(default_factory=list)
+    invocations: list[InvocationRecord] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     leftovers: list[str] = Field(default_factory=list)
     """What the last `down` could not confirm gone (empty: nothing left)."""
@@ -361,6 +412,7 @@ class RunState(Model):
                 and (self.terraform.applied_at is not None or self.record(Step.UP).started_at)
             )
             or any(t.stopped_at is None for t in self.tasks)
+            or any(i.ended_at is None for i in self.invocations)
         )
 
 

@@ -31,4 +31,5 @@ def table_state(spec: TableSpec, name: str, arn: str | None = None) -> TableStat
     and since when."""
     billed = dataclasses.asdict(table_use(spec, name, ()))
     del billed["spans"]
+    del billed["stored_gb"]  # a run's record leaves storage out (docs/cost.md)
     return TableState(variant=spec.name, arn=arn, created_at=utc_now(), **billed)

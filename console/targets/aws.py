@@ -1,22 +1,16 @@
-"""The AWS target: the Terraform kit in the run's account and region, Fargate workers,
-CloudWatch's series, Contributor Insights, and a teardown nothing can block.
+"""The AWS target: the Terraform kit in the run's account and region, the run's fleet
+(Lambda invocations or ECS Fargate tasks: console/targets/fleets/), CloudWatch's series,
+Contributor Insights, and a teardown nothing can block.
 
-What a first run on a real account meets and moto does not (docs/terraform.md):
-- a Fargate task takes minutes from RunTask to RUNNING (ENI, image pull without cache,
-  interpreter start), and may stop before it runs (CannotPullContainerError): the
-  barrier waits `AWS_BARRIER_TIMEOUT_S` from RunTask and fails at once when every task
-  has stopped, with each task's reasons;
-- about an hour after a task stopped, ECS forgets it: DescribeTasks answers a MISSING
-  failure and StopTask InvalidParameterException. `down` describes first, skips what is
-  STOPPED or MISSING, collects StopTask errors per task, and always runs the destroy;
-- the operator's clock may be seconds off the NTP-synced tasks: T0 is taken on the
-  DynamoDB endpoint's clock (its `Date` header), which every worker's clock follows.
+What a first run on a real account meets and moto does not (docs/terraform.md): each
+fleet's own (a task's minutes to RUNNING, an invocation's 15 minutes) in its module; here,
+credentials that expire before the run's deadline, a step in another account, and the
+operator's clock, which may be seconds off the NTP-synced workers: T0 is taken on the
+DynamoDB endpoint's clock (its `Date` header), which every worker's clock follows.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -24,22 +18,18 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from console.infra.tf_errors import TerraformApplyError, TerraformError
 from console.render.cost_table import plan_review
-from console.run.errors import CredentialsError, StateError, WorkflowError
+from console.run.errors import CredentialsError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.models import DownReport, Leftover, PlanReport
-from console.run.options import RunOptions, UpOptions
+from console.run.options import UpOptions
 from console.run.samples import IndexSample
-from console.run.settings import Settings, TargetName
+from console.run.settings import FleetName, Settings, TargetName
 from console.run.state import (
     ImageState,
     RunState,
     StateStore,
-    TableRun,
-    TaskRecord,
     TerraformState,
     utc_now,
 )
@@ -47,33 +37,16 @@ from console.run.tables import find_spec, table_state, variants_in_runs
 from console.targets import aws_kit as kit
 from console.targets import cloudwatch
 from console.targets.awserrors import aws_errors, error_code
-from console.targets.interface import Finding, HotKeyView
+from console.targets.fleets import FleetKind, fleet_named
+from console.targets.interface import Finding, FleetBinding, HotKeyView
 from console.targets.worker_image import (
-    BuildContext,
     ImagePlan,
-    build_image,
-    image_plan,
-    resolve_given,
 )
 from loadgen.format.playbook import load_playbook
-from loadgen.live.fleet import stop_reasons
 
-AWS_BARRIER_TIMEOUT_S = 300.0
-"""From RunTask: ENI attach, an uncached image pull and the interpreter's start commonly
-take 1-3 minutes on Fargate (AWS blog "Speeding up task launch"; no official figure)."""
-SEEN_EVERY_S = 30.0
-"""How often a running fleet's tasks are described into the state (last seen, status),
-so a killed command leaves a bill that ends near when the tasks were last seen."""
 CREDENTIALS_MARGIN_S = 900.0
 """The reaper's `down` must be over before the run's credentials expire: a destroy of the
 kit takes minutes (the deadline moves this long before the expiry)."""
-GONE_CODES = {
-    "ClusterNotFoundException",
-    "InvalidParameterException",
-    "ResourceNotFoundException",
-    "NoSuchEntity",
-}
-"""Errors ECS gives for a task or cluster it no longer knows (forgotten or deleted)."""
 
 
 class AwsTarget:
@@ -85,7 +58,10 @@ class AwsTarget:
     tables_are_modelled = False
     setup_s = 900.0
     """Apply and destroy of the kit take minutes each (an estimate, not measured here)."""
-    worker_kind = "Fargate tasks"
+
+    @classmethod
+    def fleet_kind(cls, fleet: FleetName) -> FleetKind:
+        return fleet_named(fleet)
 
     def __init__(self, settings: Settings, clients: Mapping[str, Any] | None = None) -> None:
         self.settings = settings
@@ -119,28 +95,25 @@ class AwsTarget:
     def identity(self) -> str | None:
         return kit.caller_identity(self.settings, self.session())
 
-    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan:
-        return image_plan(self.settings, say)
+    def worker_image_plan(self, fleet: FleetName, say: Callable[[str], None]) -> ImagePlan | None:
+        return self.fleet_kind(fleet).image_plan(self.settings, say)
 
     def preflight(self, report: PlanReport) -> list[Finding]:
         from console.targets.preflight import preflight
 
-        return preflight(self.session(), self.settings, report)
+        chosen = next(f.name for f in report.fleets if f.chosen)
+        return preflight(self, self.fleet_kind(chosen), report)
 
     # -- up and down ---------------------------------------------------------------------
     def provision(
         self, store: StateStore, state: RunState, options: UpOptions, hooks: Hooks
     ) -> None:
-        """Apply the kit, then get the workers an image pinned by digest: the one given,
-        or one built from the worker's sources (locally or in the account) into the
-        run's repository, and apply again so the task definition names that digest."""
-        plan = self.worker_image_plan(hooks.say)
-        if plan.kind == "given" and state.image is None:  # also on a resumed up
-            assert self.settings.worker_image is not None
-            state.image = resolve_given(self.settings.worker_image, self._ecr_in)
-            hooks.say(f"image: {state.image.reference} (given)")
+        """Apply the kit with the run's fleet: what the fleet needs first (the Lambda
+        function's package), the apply, then what the applied stack still needs (the ECS
+        workers' image, pinned by digest)."""
+        kind = self.fleet_kind(state.fleet)
+        playbook = load_playbook(state.playbook_path)
         if state.terraform is None:
-            playbook = load_playbook(state.playbook_path)
             variants = [s.name for s in variants_in_runs(playbook)]
             caller = kit.caller_identity(self.settings, self.session())
             state.account = _account_of(caller)
@@ -148,119 +121,21 @@ class AwsTarget:
             owner = self.settings.owner or caller
             workdir = kit.copy_stack(store.run_dir(state.run_id), self.settings.plugin_cache)
             variables = kit.tf_variables(
-                state, self.settings, options, owner, variants, _deadline(state), workdir
+                state, self.settings, owner, variants, _deadline(state), workdir
             )
-            if state.image is not None:  # given: the first apply already pins it
-                variables["worker_image"] = state.image.reference
-            variables["image_build"] = plan.kind == "codebuild"
+            variables.update(kind.terraform_variables(self.settings, state, options, playbook))
             state.terraform = TerraformState(workdir=str(workdir), variables=variables)
             store.save(state)  # from here on, `down` knows where to destroy from
-        if state.image is None and plan.kind == "codebuild":
-            self._with_build_project(store, state)  # a resumed up that lost its engine
-        self._apply(store, state, hooks)
-        if state.image is None:
-            self._build(store, state, plan, hooks, rebuild=False)
-        self._pin(store, state, hooks)
+        kind.before_apply(self, store, state, hooks)
+        self.apply(store, state, hooks)
+        kind.after_apply(self, store, state, hooks)
 
     def worker_image(
         self, store: StateStore, state: RunState, hooks: Hooks, rebuild: bool
     ) -> ImageState | None:
-        """`hotbench image build`: build the worker's sources now (again, with
-        `rebuild`) and pin the image in the task definition; a given image is resolved
-        and pinned instead. Creates the in-account build project first when the run was
-        applied without one and no engine is on PATH."""
-        plan = self.worker_image_plan(hooks.say)
-        tf_state = state.terraform
-        if tf_state is None or tf_state.outputs is None:
-            raise StateError(
-                f"run {state.run_id} has no stack yet: `hotbench up --run {state.run_id}` "
-                "finishes its up (and builds the image)"
-            )
-        if plan.kind == "given":
-            assert self.settings.worker_image is not None
-            state.image = resolve_given(self.settings.worker_image, self._ecr_in)
-            store.save(state)
-        else:
-            if plan.kind == "codebuild" and self._with_build_project(store, state):
-                hooks.say("image: creating the in-account build project (terraform apply)")
-                self._apply(store, state, hooks)
-            self._build(store, state, plan, hooks, rebuild)
-        self._pin(store, state, hooks)
-        return state.image
+        return self.fleet_kind(state.fleet).worker_image(self, store, state, hooks, rebuild)
 
-    def _with_build_project(self, store: StateStore, state: RunState) -> bool:
-        """Ask the kit for the in-account build (image_build); True when it had none."""
-        tf_state = state.terraform
-        assert tf_state is not None
-        if tf_state.variables.get("image_build"):
-            return False
-        tf_state.variables = {**tf_state.variables, "image_build": True}
-        store.save(state)
-        return True
-
-    def _ecr_in(self, region: str) -> Any:
-        if region == self.settings.region:
-            return self.client("ecr")
-        return self.session().client("ecr", region_name=region)
-
-    def _build(
-        self, store: StateStore, state: RunState, plan: ImagePlan, hooks: Hooks, rebuild: bool
-    ) -> None:
-        outputs = kit.outputs_from_state(state)
-        if outputs.ecr_repository_url is None:
-            raise StateError(
-                f"run {state.run_id}'s stack has no image repository (applied with "
-                "create_fleet=false): there is nothing to build an image for"
-            )
-        assert state.terraform is not None
-        ctx = BuildContext(
-            repository_url=outputs.ecr_repository_url,
-            architecture=str(state.terraform.variables.get("cpu_architecture", "X86_64")),
-            region=state.region,
-            client=self.client,
-            say=hooks.say,
-            codebuild_project=outputs.image_build_project,
-            source_bucket=outputs.image_source_bucket,
-        )
-        hooks.say(f"image: {plan.label}; {self._image_price(state, plan, ctx.architecture)}")
-        state.image = build_image(plan, ctx, rebuild)
-        store.save(state)
-        hooks.say(f"image: {state.image.reference}")
-
-    def _image_price(self, state: RunState, plan: ImagePlan, architecture: str) -> str:
-        """The build's price before it starts, through the one cost record (the plan
-        priced the same when `up` asked; `hotbench image build` says it here)."""
-        from console.cost import PricesUnknown, price_table
-        from console.cost.estimate import image_estimate
-
-        stand_s = max(0.0, (_deadline(state) - utc_now()).total_seconds())
-        try:
-            bill = image_estimate(
-                plan.kind, architecture, stand_s, price_table(self.settings.prices_region)
-            )
-        except PricesUnknown:
-            return f"not priced (no recorded prices for {self.settings.prices_region})"
-        parts = ", ".join(f"{x.what} ${x.usd:,.4f}" for x in bill.lines)
-        unpriced = f"; {'; '.join(bill.notes)}" if bill.notes else ""
-        return f"estimated at ${bill.total_usd:,.2f} until the run's deadline ({parts}){unpriced}"
-
-    def _pin(self, store: StateStore, state: RunState, hooks: Hooks) -> None:
-        """The task definition names the image by digest: apply again when it does not."""
-        tf_state = state.terraform
-        assert tf_state is not None and state.image is not None
-        if tf_state.variables.get("worker_image") == state.image.reference:
-            return
-        before = (tf_state.outputs or {}).get("task_definition_arn")
-        tf_state.variables = {**tf_state.variables, "worker_image": state.image.reference}
-        store.save(state)
-        hooks.say("terraform apply: the task definition runs the image by digest")
-        self._apply(store, state, hooks)
-        if before and before != (tf_state.outputs or {}).get("task_definition_arn"):
-            # the replaced revision is INACTIVE now: free, but listed for ever
-            for note in self._delete_task_definition(before):
-                hooks.say(note)
-
-    def _apply(self, store: StateStore, state: RunState, hooks: Hooks) -> None:
+    def apply(self, store: StateStore, state: RunState, hooks: Hooks) -> None:
         """Init, plan (printed), apply; the outputs and the tables into the state."""
         tf_state = state.terraform
         assert tf_state is not None
@@ -298,13 +173,10 @@ class AwsTarget:
         removed: list[str] = []
         notes: list[str] = []
         self._same_account(state)
-        try:
-            if any(t.stopped_at is None for t in state.tasks):
-                stopped, problems = stop_tasks(state, self.client("ecs"))
-                removed += [f"task {arn}" for arn in stopped]
-                notes += problems
-        except Exception as exc:  # credentials, throttling: the destroy still runs
-            notes.append(f"could not stop the run's tasks ({_describe_error(exc)})")
+        kind = self.fleet_kind(state.fleet)
+        stopped, problems = kind.stop_all(self, state)  # never raises: the destroy runs
+        removed += stopped
+        notes += problems
         store.save(state)
         tf_state = state.terraform
         if tf_state is not None and tf_state.destroyed_at is None:
@@ -323,12 +195,13 @@ class AwsTarget:
                 for task in state.tasks:
                     if task.stopped_at is None:
                         task.stopped_at = task.last_seen_at or tf_state.destroyed_at
+                for invocation in state.invocations:  # recorded as ended by stop_all
+                    invocation.ended_at = invocation.ended_at or tf_state.destroyed_at
             except (WorkflowError, TerraformError) as exc:
                 notes.append(f"terraform destroy failed: {exc}")
             store.save(state)
         if tf_state is not None and tf_state.destroyed_at is not None:
-            arn = (tf_state.outputs or {}).get("task_definition_arn")
-            notes += self._delete_task_definition(arn) if arn else []
+            notes += kind.after_destroy(self, state)
             freed = sum(kit.forget_providers(Path(w)) for w in self._destroyed_workdirs(store))
             if freed:
                 hooks.say(f"removed the provider copies of destroyed runs ({freed / 1e6:,.0f} MB)")
@@ -409,26 +282,6 @@ class AwsTarget:
         )
         state.deadline = latest
 
-    def _delete_task_definition(self, arn: str) -> list[str]:
-        """Destroy (or a replacing apply) deregisters a task definition, which then stays
-        INACTIVE (free, but listed for ever) unless deleted: DeleteTaskDefinitions, once
-        it is INACTIVE
-        (https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_DeleteTaskDefinitions.html)."""
-        ecs = self.client("ecs")
-        try:
-            described = ecs.describe_task_definition(taskDefinition=arn)["taskDefinition"]
-            if described.get("status") != "INACTIVE":
-                return []  # still registered: the sweep lists it with its commands
-            ecs.delete_task_definitions(taskDefinitions=[arn])
-        except Exception as exc:
-            if error_code(exc) in GONE_CODES | {"ClientException"}:
-                return []  # already deleted, or never registered
-            return [
-                f"the deregistered task definition {arn} was not deleted ({_describe_error(exc)}); "
-                f"free, but listed: aws ecs delete-task-definitions --task-definitions {arn}"
-            ]
-        return []
-
     def sweep(self, state: RunState) -> list[Leftover]:
         from console.targets.sweep import sweep
 
@@ -453,14 +306,33 @@ class AwsTarget:
     def after_prewarm(self, state: RunState, hooks: Hooks) -> None:
         return None  # DynamoDB shows no partition counts
 
-    def fleet(self, store: StateStore, state: RunState) -> EcsFleetBinding:
-        return EcsFleetBinding(self, store, state)
+    def fleet(self, store: StateStore, state: RunState) -> FleetBinding:
+        return self.fleet_kind(state.fleet).binding(self, store, state)
+
+    def endpoint(self, state: RunState) -> str | None:
+        return None  # the region's DynamoDB
+
+    def skipper(self, state: RunState) -> Callable[[float], None] | None:
+        return None  # AWS's clock cannot be skipped
+
+    def clock(self) -> Callable[[], float]:
+        client = self.client("dynamodb")
+        return ServerClock(lambda: _dynamodb_date(client)).now
 
     def metrics_source(self) -> CloudWatchMetrics:
         return CloudWatchMetrics(self)
 
     def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
         return None  # DynamoDB does not publish its partitions
+
+    def table_changer(self, state: RunState, table_name: str) -> Any:
+        """The real UpdateTable (after the table is ACTIVE, as DynamoDB requires) and the
+        capacity from DescribeTable and DescribeScalingActivities."""
+        from console.targets.aws_capacity import aws_changer
+
+        return aws_changer(
+            self.client("dynamodb"), self.client("application-autoscaling"), table_name
+        )
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         """Each Contributor Insights rule of the table and its GSIs (named as DynamoDB
@@ -516,208 +388,6 @@ def _deadline(state: RunState) -> datetime:
 def _describe_error(exc: BaseException) -> str:
     code = error_code(exc)
     return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
-
-
-def describe_tasks(ecs: Any, state: RunState, tasks: list[TaskRecord]) -> None:
-    """Refresh `tasks` in place from DescribeTasks: status, last seen, and for a stopped
-    task its stop time and reasons. A task ECS no longer knows (a MISSING failure, or a
-    cluster deleted) is recorded as stopped when it was last seen: it bills no more."""
-    try:
-        cluster = kit.outputs_from_state(state).cluster_arn
-    except StateError:
-        cluster = None
-    now = utc_now()
-    by_id = {t.id: t for t in tasks}
-    for i in range(0, len(tasks), 100):
-        batch = [t.id for t in tasks[i : i + 100]]
-        try:
-            if cluster is None:
-                raise _Gone("the run has no cluster recorded")
-            described = ecs.describe_tasks(cluster=cluster, tasks=batch)
-        except Exception as exc:
-            if not isinstance(exc, _Gone) and error_code(exc) not in GONE_CODES:
-                raise
-            for arn in batch:  # the cluster is gone, and its tasks with it
-                _forgotten(by_id[arn], now, f"cluster gone ({error_code(exc) or exc})")
-            continue
-        for task in described.get("tasks", []):
-            record = by_id.get(task["taskArn"])
-            if record is None:
-                continue
-            record.last_status = task.get("lastStatus")
-            record.last_seen_at = now
-            record.pull_started_at = (
-                task.get("pullStartedAt") or task.get("createdAt") or record.pull_started_at
-            )
-            if task.get("lastStatus") == "STOPPED":
-                record.stopped_at = task.get("stoppedAt") or now
-                record.stopped_reason = stop_reasons(task)
-        for failure in described.get("failures", []):
-            record = by_id.get(str(failure.get("arn", "")))
-            if record is not None and failure.get("reason") == "MISSING":
-                _forgotten(record, now, "forgotten by ECS (MISSING)")
-
-
-class _Gone(Exception):
-    pass
-
-
-def _forgotten(record: TaskRecord, now: datetime, why: str) -> None:
-    if record.stopped_at is None:
-        record.stopped_at = record.last_seen_at or record.pull_started_at or now
-        record.last_status = "MISSING"
-        record.stopped_reason = record.stopped_reason or why
-
-
-def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> tuple[list[str], list[str]]:
-    """Stop the run's tasks that may still run: describe first, skip STOPPED and MISSING
-    ones, StopTask the rest, one error per task collected, never raised. Returns (ARNs
-    stopped, problems)."""
-    problems: list[str] = []
-    open_tasks = [
-        t for t in state.tasks if t.stopped_at is None and (label is None or t.run_label == label)
-    ]
-    if not open_tasks:
-        return [], problems
-    try:
-        describe_tasks(ecs, state, open_tasks)
-    except Exception as exc:
-        problems.append(f"DescribeTasks failed ({_describe_error(exc)}): stopping each anyway")
-    try:
-        cluster = kit.outputs_from_state(state).cluster_arn
-    except StateError:
-        return [], problems
-    stopped: list[str] = []
-    for task in open_tasks:
-        if task.stopped_at is not None:
-            continue
-        try:
-            ecs.stop_task(cluster=cluster, task=task.id, reason="hotbench: run stopped")
-        except Exception as exc:
-            if error_code(exc) in GONE_CODES:
-                _forgotten(task, utc_now(), f"gone ({error_code(exc)})")
-                continue
-            problems.append(f"StopTask {task.id}: {_describe_error(exc)}")
-            continue
-        task.stopped_at = utc_now()
-        stopped.append(task.id)
-    return stopped, problems
-
-
-class EcsFleetBinding:
-    """Fargate tasks of the run's stack, pointed at the region's DynamoDB."""
-
-    endpoint: str | None = None
-
-    def __init__(self, target: AwsTarget, store: StateStore, state: RunState) -> None:
-        self.target, self.store, self.state = target, store, state
-        self.ecs = target.client("ecs")
-        self._seen_at = 0.0
-
-    def new_fleet(self) -> Any:
-        return kit.make_fleet(self.state, kit.outputs_from_state(self.state), self.ecs)
-
-    def record_started(self, fleet: Any, table_run: TableRun) -> None:
-        known = {t.id for t in self.state.tasks}
-        new = [
-            task_record(self.state, arn, table_run.label)
-            for arn in fleet.task_arns
-            if arn not in known
-        ]
-        self.state.tasks += new
-        self.store.save(self.state)  # first: `down` must know every task at once
-        outputs = kit.outputs_from_state(self.state)
-        for task in new:
-            task.backstop = backstop_stop_task(self.target.client("scheduler"), outputs, task.id)
-        if new:
-            self.store.save(self.state)
-
-    def seen(self, table_run: TableRun) -> None:
-        """Called as the coordinator polls the fleet: every SEEN_EVERY_S, the tasks'
-        lifecycle and last-seen time into the state (watch and the console show it)."""
-        if time.monotonic() - self._seen_at < SEEN_EVERY_S and self._seen_at:
-            return
-        self._seen_at = time.monotonic()
-        # a display and a bill bound: an AWS hiccup here must not fail the run (the next
-        # describe, or the one when the table run ends, records it)
-        with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
-            self._describe(table_run)
-            self.store.save(self.state)
-
-    def record_finished(self, table_run: TableRun) -> None:
-        # best effort: `down` describes the tasks again before it bills or stops them
-        with contextlib.suppress(BotoCoreError, ClientError, WorkflowError):
-            self._describe(table_run)
-
-    def _describe(self, table_run: TableRun) -> None:
-        """The table run's own tasks, described into the state."""
-        tasks = [t for t in self.state.tasks if t.run_label == table_run.label]
-        describe_tasks(self.ecs, self.state, tasks)
-
-    def stop_orphans(self, table_run: TableRun) -> None:
-        stop_tasks(self.state, self.ecs, label=table_run.label)
-
-    def skipper(self) -> Callable[[float], None] | None:
-        return None  # AWS's clock cannot be skipped
-
-    def clock(self) -> Callable[[], float]:
-        client = self.target.client("dynamodb")
-        return ServerClock(lambda: _dynamodb_date(client)).now
-
-    def barrier_timeout_s(self, options: RunOptions) -> float:
-        return options.barrier_timeout_s or AWS_BARRIER_TIMEOUT_S
-
-
-STOP_TASK_TARGET = "arn:aws:scheduler:::aws-sdk:ecs:stopTask"
-"""Scheduler's universal target for ECS StopTask; Input is the API's request, its members
-named as the AWS SDKs' (PascalCase) request shapes name them
-(https://docs.aws.amazon.com/scheduler/latest/UserGuide/managing-targets-universal.html)."""
-
-
-def backstop_stop_task(scheduler: Any, outputs: Any, task_arn: str) -> str:
-    """A one-time schedule in the run's backstop group that stops this task when the
-    backstop acts (the kit's own schedules delete the tables then): a task the laptop
-    can no longer stop still stops. Returns `scheduled`, `none` (the stack has no
-    backstop), or why it could not be made (the run goes on: the worker's own watchdog
-    and `down` stop it too)."""
-    if not (outputs.backstop_group and outputs.backstop_role_arn and outputs.backstop_at):
-        return "none"
-    at = datetime.fromisoformat(str(outputs.backstop_at).replace("Z", "+00:00"))
-    try:
-        scheduler.create_schedule(
-            Name=f"stop-{task_arn.rsplit('/', 1)[-1]}"[:64],
-            GroupName=outputs.backstop_group,
-            ScheduleExpression=f"at({at:%Y-%m-%dT%H:%M:%S})",
-            ScheduleExpressionTimezone="UTC",
-            FlexibleTimeWindow={"Mode": "OFF"},
-            Target={
-                "Arn": STOP_TASK_TARGET,
-                "RoleArn": outputs.backstop_role_arn,
-                "Input": json.dumps(
-                    {
-                        "Cluster": outputs.cluster_arn,
-                        "Task": task_arn,
-                        "Reason": "hotbench backstop: the run's deadline passed",
-                    }
-                ),
-                "RetryPolicy": {"MaximumEventAgeInSeconds": 86400, "MaximumRetryAttempts": 185},
-            },
-        )
-    except Exception as exc:  # AccessDenied, throttling: said in the state, not fatal
-        return f"not scheduled ({_describe_error(exc)})"
-    return "scheduled"
-
-
-def task_record(state: RunState, arn: str, label: str) -> TaskRecord:
-    variables = state.terraform.variables if state.terraform else {}
-    return TaskRecord(
-        id=arn,
-        run_label=label,
-        pull_started_at=utc_now(),
-        vcpu=float(variables.get("task_cpu", 1024)) / 1024,
-        memory_gb=float(variables.get("task_memory", 2048)) / 1024,
-        architecture=str(variables.get("cpu_architecture", "X86_64")),
-    )
 
 
 def _dynamodb_date(client: Any) -> datetime:
@@ -807,4 +477,43 @@ class CloudWatchMetrics:
                 continue
             self.done[key] = s.start
             out.append(s)
+        return self._with_capacity(state, out, start, end)
+
+    def _with_capacity(
+        self, state: RunState, samples: list[IndexSample], start: datetime, end: datetime
+    ) -> list[IndexSample]:
+        """The samples with the capacity in force (DescribeTable, as polled: its units
+        and status) and the scaling activities that started in each minute (Application
+        Auto Scaling). Control-plane reads, not billed; where one fails (a role without
+        application-autoscaling:DescribeScalingActivities), the samples go out without
+        the capacity rather than stop the watch."""
+        from console.targets.aws_capacity import in_force, scaling_activities, scaling_words
+
+        names = {t.variant: t.name for t in state.tables.values() if t.deleted_at is None}
+        capacity: dict[str, Any] = {}
+        activities: dict[str, list[dict[str, Any]]] = {}
+        try:
+            for variant in {s.table for s in samples}:
+                name = names[variant]
+                table = self.target.client("dynamodb").describe_table(TableName=name)["Table"]
+                capacity[variant] = in_force(table)
+                activities[variant] = scaling_activities(
+                    self.target.client("application-autoscaling"),
+                    name,
+                    start.timestamp(),
+                    end.timestamp(),
+                )
+        except Exception:  # the capacity is extra: the consumed series still go out
+            return samples
+        out = []
+        for s in samples:
+            read, write, status = capacity[s.table].get(s.index, (None, None, None))
+            t0 = s.start.timestamp()
+            changes = [
+                scaling_words(a)
+                for a in activities[s.table]
+                if a["index"] == s.index and t0 <= a["at"] < t0 + s.period_s
+            ]
+            update = {"capacity_rcu": read, "capacity_wcu": write, "capacity_status": status}
+            out.append(s.model_copy(update={**update, "scaling": changes}))
         return out

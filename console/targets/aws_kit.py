@@ -1,5 +1,5 @@
 """The AWS kit's parts (the target itself: console/targets/aws.py): credentials, the
-Terraform kit per run, the Fargate fleet of its outputs.
+Terraform kit per run, its outputs.
 
 Each run gets its own copy of the kit (`runs/<id>/terraform/`) and of its playbook
 (`runs/<id>/playbook.yaml`, the spec file the kit reads), so its Terraform state lives
@@ -25,11 +25,9 @@ from typing import Any
 from console.infra import DEFAULT_WORKDIR, HotbenchOutputs, TableOutput, Terraform
 from console.infra.tf_exec import runner_from_env
 from console.run.errors import StateError
-from console.run.options import UpOptions
 from console.run.settings import Settings
 from console.run.state import RunState, TerraformState
 from console.targets.awserrors import aws_errors
-from loadgen.live.fleet import EcsFleet, EcsNetwork
 
 RUN_TAG = "hotbench:run-id"
 """The tag the kit puts on everything of a run (docs/terraform.md); tasks carry it too."""
@@ -92,13 +90,14 @@ def forget_providers(workdir: Path) -> int:
 def tf_variables(
     state: RunState,
     settings: Settings,
-    options: UpOptions,
     owner: str,
     variants: list[str],
     deadline: datetime,
     workdir: Path,
 ) -> dict[str, Any]:
-    variables: dict[str, Any] = {
+    """The run's Terraform variables every fleet shares (the fleet adds its own:
+    console/targets/fleets/)."""
+    return {
         "run_id": state.run_id,
         "owner": owner,
         "expires_at": deadline.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -107,20 +106,7 @@ def tf_variables(
         # every plan, apply and destroy, so it must outlive the original
         "spec_file": os.path.relpath(state.playbook_path, workdir),
         "variants": variants,
-        "task_count": options.workers,
-        "task_cpu": options.task_cpu,
-        "task_memory": options.task_memory,
-        "cpu_architecture": options.cpu_architecture,
     }
-    if settings.worker_image:
-        variables["worker_image"] = settings.worker_image
-    if settings.subnet_ids:
-        variables["subnet_ids"] = list(settings.subnet_ids)
-    if settings.security_group_ids:
-        variables["security_group_ids"] = list(settings.security_group_ids)
-    if settings.assign_public_ip is not None:
-        variables["assign_public_ip"] = settings.assign_public_ip
-    return variables
 
 
 def terraform(tf: TerraformState, settings: Settings, boto_session: Any) -> Terraform:
@@ -156,34 +142,6 @@ def outputs_from_state(state: RunState) -> HotbenchOutputs:
     raw["subnets"] = tuple(raw.get("subnets") or ())
     raw["security_group_ids"] = tuple(raw.get("security_group_ids") or ())
     return HotbenchOutputs(**raw)
-
-
-def make_fleet(state: RunState, outputs: HotbenchOutputs, ecs: Any) -> EcsFleet:
-    """The Fargate fleet of the run's stack; every task tagged with the run id, its
-    owner and its expiry (the kit's tags), so the sweep finds a task nobody stopped."""
-    if not outputs.has_fleet or outputs.container_name is None:
-        raise StateError(
-            f"run {state.run_id}'s stack has no worker fleet (applied with "
-            "create_fleet=false): nothing can run the load"
-        )
-    assert outputs.cluster_arn is not None and outputs.task_definition_arn is not None
-    tags = {RUN_TAG: state.run_id}
-    if state.terraform is not None:
-        tags["hotbench:owner"] = str(state.terraform.variables.get("owner", ""))
-        tags["hotbench:expires-at"] = str(state.terraform.variables.get("expires_at", ""))
-    return EcsFleet(
-        client=ecs,
-        cluster=outputs.cluster_arn,
-        task_definition=outputs.task_definition_arn,
-        container=outputs.container_name,
-        network=EcsNetwork(
-            subnets=list(outputs.subnets),
-            security_groups=list(outputs.security_group_ids)
-            or ([outputs.security_group_id] if outputs.security_group_id else []),
-            assign_public_ip=outputs.assign_public_ip,
-        ),
-        tags=tags,
-    )
 
 
 def named_resources(state: RunState) -> dict[str, str]:

@@ -21,9 +21,11 @@ if TYPE_CHECKING:  # types only: importing console.targets loads no workflow mod
     from console.run.models import DownReport, Leftover, PlanReport
     from console.run.options import RunOptions, UpOptions
     from console.run.samples import IndexSample
-    from console.run.settings import Settings, TargetName
+    from console.run.settings import FleetName, Settings, TargetName
     from console.run.state import ImageState, RunState, StateStore, TableRun
+    from console.targets.fleets import FleetKind
     from console.targets.worker_image import ImagePlan
+    from loadgen.live.segmented_run import TableChanger
 
 
 @dataclass(frozen=True)
@@ -60,34 +62,28 @@ class MetricsSource(Protocol):
 
 
 class FleetBinding(Protocol):
-    """The run step's view of a target's fleet for one run: how to start workers, where
-    they send requests, and what to record so a killed command can stop them."""
+    """The run step's view of a run's fleet for one table run: how to start workers, and
+    what to record so a killed command can stop them (console/targets/fleets/)."""
 
-    endpoint: str | None
-    """The DynamoDB endpoint workers are pointed at (None: the region's own)."""
+    window_s: float | None
+    """The longest stretch of a run one worker process measures (a Lambda invocation's
+    window, loadgen.live.windows); None: the whole run."""
 
     def new_fleet(self) -> Any:
         """A loadgen.live.fleet.Fleet for one table run."""
 
     def record_started(self, fleet: Any, table_run: TableRun) -> None:
-        """Put what `fleet` started (pids, task ARNs) into the state at once."""
+        """Put what `fleet` started (pids, task ARNs, invocations) into the state at once."""
 
     def seen(self, table_run: TableRun) -> None:
         """Called while the coordinator polls the fleet: record the workers' lifecycle
-        and last-seen time (a target may do it only every so often)."""
+        and last-seen time (a fleet may do it only every so often)."""
 
     def record_finished(self, table_run: TableRun) -> None:
         """Each worker's billed span once the table run ended (best effort)."""
 
     def stop_orphans(self, table_run: TableRun) -> None:
         """Stop workers an interrupted table run left (they add load nobody counts)."""
-
-    def skipper(self) -> Callable[[float], None] | None:
-        """Skips seconds on the tables' clock (a pause passes without waiting), or None
-        when time on this target cannot be skipped."""
-
-    def clock(self) -> Callable[[], float]:
-        """The wall clock T0 is taken from: one every worker shares."""
 
     def barrier_timeout_s(self, options: RunOptions) -> float:
         """How long the start barrier waits for workers, from the fleet's start."""
@@ -113,8 +109,12 @@ class Target(Protocol):
     parameters (--params) apply; False: the tables meet the provider's own capacity."""
     setup_s: float
     """Seconds the tables stand before and after the load (creation, destruction)."""
-    worker_kind: str
-    """What a worker is here, for the plan's text."""
+
+    @classmethod
+    def fleet_kind(cls, fleet: FleetName) -> FleetKind:
+        """What runs a run's workers here, given the AWS fleet the run names (`--fleet`,
+        the playbook's, the default; console.targets.fleets.chosen_fleet): that fleet on
+        AWS; processes locally, priced as it. Needs no settings (the tally asks it)."""
 
     # -- before anything exists ----------------------------------------------------------
     def table_name(self, run_id: str, variant: str) -> str: ...
@@ -129,10 +129,10 @@ class Target(Protocol):
         """Who the run's resources would be created as (CredentialsError when unknown);
         None when the target has no identity (local)."""
 
-    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan | None:
-        """How a run here gets its worker image (given, built on this machine, built in
-        the account), decided before anything exists so the plan prices that path; None
-        when this target's workers are not containers (local processes)."""
+    def worker_image_plan(self, fleet: FleetName, say: Callable[[str], None]) -> ImagePlan | None:
+        """How a run here on `fleet` gets its worker image (given, built on this machine,
+        built in the account), decided before anything exists so the plan prices that
+        path; None when the workers are not containers (processes, Lambda)."""
 
     def preflight(self, report: PlanReport) -> list[Finding]:
         """What must be fixed before `up` may create anything (permissions, quotas,
@@ -175,7 +175,18 @@ class Target(Protocol):
     def after_prewarm(self, state: RunState, hooks: Hooks) -> None:
         """Say what pre-warming changed, where the target can show it."""
 
-    def fleet(self, store: StateStore, state: RunState) -> FleetBinding: ...
+    def fleet(self, store: StateStore, state: RunState) -> FleetBinding:
+        """The run's fleet, bound to this run (`fleet_kind(state.fleet).binding`)."""
+
+    def endpoint(self, state: RunState) -> str | None:
+        """The DynamoDB endpoint workers are pointed at (None: the region's own)."""
+
+    def skipper(self, state: RunState) -> Callable[[float], None] | None:
+        """Skips seconds on the tables' clock (a pause passes without waiting), or None
+        when time here cannot be skipped."""
+
+    def clock(self) -> Callable[[], float]:
+        """The wall clock T0 is taken from: one every worker shares."""
 
     def metrics_source(self) -> MetricsSource: ...
 
@@ -184,3 +195,9 @@ class Target(Protocol):
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         """Contributor Insights rules and their top keys (None: not enabled or not here)."""
+
+    def table_changer(self, state: RunState, table_name: str) -> TableChanger:
+        """What makes a playbook's capacity changes on one of the run's tables between
+        the load's segments (its UpdateTable, waiting while the table is UPDATING) and
+        reads the table's capacity series and scaling events for the result
+        (loadgen.live.segmented_run)."""

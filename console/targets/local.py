@@ -14,26 +14,28 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from console.run import processes
 from console.run.errors import ConfigError, InfraError
 from console.run.hooks import Hooks
 from console.run.models import DownReport, Leftover, PlanReport
-from console.run.options import RunOptions, UpOptions
-from console.run.processes import WORKER_MARKER
+from console.run.options import UpOptions
 from console.run.samples import IndexSample
-from console.run.settings import Settings, TargetName
-from console.run.state import ImageState, RunState, StateStore, TableRun, utc_now
+from console.run.settings import FleetName, Settings, TargetName
+from console.run.state import ImageState, RunState, StateStore, utc_now
 from console.run.tables import table_state, variants_in_runs
 from console.targets import emulator_process as emulator
 from console.targets.awserrors import error_code
-from console.targets.interface import Finding, HotKeyView
+from console.targets.fleets import FleetKind, fleet_named
+from console.targets.fleets.process_fleet import LocalFleetKind
+from console.targets.interface import Finding, FleetBinding, HotKeyView
 from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.live.auto_scaling_route import AutoScalingRouteError, put_auto_scaling
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
+    from loadgen.live.segmented_run import TableChanger
 
-LOCAL_BARRIER_TIMEOUT_S = 60.0
-"""A worker process is ready in a second or two; a minute still fails a broken start."""
+_NO_ACCOUNT: Any = None
+"""The local fleet's `stop_all` asks no AWS account (its workers are this machine's)."""
 
 
 class LocalTarget:
@@ -45,7 +47,11 @@ class LocalTarget:
     tables_are_modelled = True
     setup_s = 30.0
     """The emulator starts in seconds; tables are ACTIVE at once (create delay 0)."""
-    worker_kind = "local processes, priced as Fargate tasks"
+
+    @classmethod
+    def fleet_kind(cls, fleet: FleetName) -> FleetKind:
+        """Worker processes on this machine, priced as the AWS fleet `fleet`."""
+        return LocalFleetKind(fleet_named(fleet))
 
     def __init__(self, settings: Settings, clients: object = None) -> None:
         self.settings = settings  # `clients`: AWS clients, none of which are used here
@@ -92,7 +98,7 @@ class LocalTarget:
         hooks.say(f"emulator at {state.emulator.endpoint if state.emulator else '?'}")
         create_tables(store, state, playbook, emulator.client(state), hooks, self.table_name)
 
-    def worker_image_plan(self, say: Callable[[str], None]) -> ImagePlan | None:
+    def worker_image_plan(self, fleet: FleetName, say: Callable[[str], None]) -> ImagePlan | None:
         return None  # local workers are `python -m loadgen.live.worker` processes: no image
 
     def worker_image(
@@ -101,14 +107,9 @@ class LocalTarget:
         return None  # local workers are `python -m loadgen.live.worker` processes: no image
 
     def teardown(self, store: StateStore, state: RunState, hooks: Hooks) -> DownReport:
-        removed: list[str] = []
         leftovers: list[Leftover] = []
         notes: list[str] = []
-        for table_run in state.table_runs:
-            for pid in table_run.worker_pids:
-                if processes.is_ours(pid, WORKER_MARKER):
-                    processes.stop(pid, WORKER_MARKER)
-                    removed.append(f"worker process {pid}")
+        removed, _ = self.fleet_kind(state.fleet).stop_all(_NO_ACCOUNT, state)
         emu = state.emulator
         names = [t.name for t in state.tables.values() if t.deleted_at is None]
         if state.results_table:
@@ -194,11 +195,52 @@ class LocalTarget:
                     f"{index.get('partition_count')} partition(s)"
                 )
 
-    def fleet(self, store: StateStore, state: RunState) -> LocalFleetBinding:
-        return LocalFleetBinding(store, state)
+    def fleet(self, store: StateStore, state: RunState) -> FleetBinding:
+        return self.fleet_kind(state.fleet).binding(None, store, state)
+
+    def endpoint(self, state: RunState) -> str | None:
+        return state.emulator.endpoint if state.emulator else None
+
+    def skipper(self, state: RunState) -> Callable[[float], None] | None:
+        endpoint = self.endpoint(state)
+        if endpoint is None:
+            return None
+        # The process's one client (emulator.http): seeding skips after each batch, and a
+        # client per call would build an SSL context each time.
+        client = emulator.http()
+
+        def skip(seconds: float) -> None:
+            """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
+            import httpx
+
+            try:
+                reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
+                reply.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise InfraError(
+                    f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
+                    "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
+                ) from None
+
+        return skip
+
+    def clock(self) -> Callable[[], float]:
+        return time.time  # workers and coordinator share this machine's clock
 
     def metrics_source(self) -> EmulatorMetrics:
         return EmulatorMetrics()
+
+    def table_changer(self, state: RunState, table_name: str) -> TableChanger:
+        """The emulator's UpdateTable, waited for on its clock (skipped: a split's minutes
+        pass at once), and its /_hotbench/capacity view."""
+        from loadgen.live.segmented_run import emulator_changer
+
+        if state.emulator is None:
+            raise InfraError(f"run {state.run_id} has no emulator: `hotbench up` starts one")
+        endpoint = state.emulator.endpoint
+        return emulator_changer(
+            self.dynamodb_client(state), endpoint, table_name, self.skipper(state)
+        )
 
     def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
         if state.emulator is None or variant not in state.tables:
@@ -222,66 +264,6 @@ class LocalTarget:
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         return None  # the emulator has no Contributor Insights: its partition map shows more
-
-
-class LocalFleetBinding:
-    """Worker processes on this machine, pointed at the run's emulator."""
-
-    def __init__(self, store: StateStore, state: RunState) -> None:
-        self.store, self.state = store, state
-        self.endpoint = state.emulator.endpoint if state.emulator else None
-
-    def new_fleet(self) -> Any:
-        from loadgen.live.fleet import LocalFleet
-        from loadgen.live.playbook_run import LOCAL_CREDENTIALS
-
-        return LocalFleet(
-            log_dir=str(self.store.run_dir(self.state.run_id) / "workers"),
-            extra_env=LOCAL_CREDENTIALS,
-        )
-
-    def record_started(self, fleet: Any, table_run: TableRun) -> None:
-        table_run.worker_pids = [p.pid for p in fleet.procs.values()]
-        self.store.save(self.state)
-
-    def seen(self, table_run: TableRun) -> None:
-        return None  # a process's life is its table run's: nothing to record
-
-    def record_finished(self, table_run: TableRun) -> None:
-        return None  # the table run's own start and end are the workers' span
-
-    def stop_orphans(self, table_run: TableRun) -> None:
-        for pid in table_run.worker_pids:
-            processes.stop(pid, WORKER_MARKER)
-
-    def skipper(self) -> Callable[[float], None] | None:
-        if self.endpoint is None:
-            return None
-        endpoint = self.endpoint
-        # The process's one client (emulator.http): seeding skips after each batch, and a
-        # client per call would build an SSL context each time.
-        client = emulator.http()
-
-        def skip(seconds: float) -> None:
-            """Skip seconds on the emulator's clock (POST /_hotbench/skip)."""
-            import httpx
-
-            try:
-                reply = client.post(f"{endpoint}/_hotbench/skip", params={"seconds": seconds})
-                reply.raise_for_status()
-            except httpx.HTTPError as exc:
-                raise InfraError(
-                    f"could not skip {seconds:.0f} s on the emulator at {endpoint} ({exc}); "
-                    "`hotbench down RUN_ID` stops it, `hotbench up` starts a new one"
-                ) from None
-
-        return skip
-
-    def clock(self) -> Callable[[], float]:
-        return time.time  # workers and coordinator share this machine's clock
-
-    def barrier_timeout_s(self, options: RunOptions) -> float:
-        return options.barrier_timeout_s or LOCAL_BARRIER_TIMEOUT_S
 
 
 class EmulatorMetrics:
@@ -314,6 +296,7 @@ class EmulatorMetrics:
             for index in (table.get("indexes") or {}).values():
                 key = (variant, index.get("index"))
                 done = self.done.get(key, -1)
+                capacity = index_capacity(index)
                 for second in index.get("seconds", []):
                     t = int(second["t"])
                     if t <= done or (t >= int(now_s) and not flush):  # the second goes on
@@ -329,6 +312,10 @@ class EmulatorMetrics:
                             throttled_by_reason=dict(second.get("throttles_by_reason", {})),
                             consumed_wcu=float(second.get("consumed_wcu", 0.0)),
                             consumed_rcu=float(second.get("consumed_rcu", 0.0)),
+                            capacity_rcu=capacity[0],
+                            capacity_wcu=capacity[1],
+                            capacity_status=index.get("capacity_status"),
+                            scaling=scaling_in(index, t),
                         )
                     )
                     self.done[key] = t
@@ -365,6 +352,16 @@ def create_tables(
             state.tables[spec.name] = table_state(spec, name)
             store.save(state)
         wait_active(client, name)
+        if spec.auto_scaling_specs():
+            # Auto scaling is Application Auto Scaling's on AWS (Terraform sets it there);
+            # here the emulator's route (a PUT again on a resumed `up` replaces it).
+            if state.emulator is None:
+                raise InfraError(f"run {state.run_id} has no emulator recorded")
+            try:
+                for line in put_auto_scaling(state.emulator.endpoint, name, spec):
+                    hooks.say(line)
+            except AutoScalingRouteError as exc:
+                raise InfraError(str(exc)) from None
     results = f"{state.run_id}-results"
     if state.results_table is None:
         hooks.say(f"creating {results}")
@@ -374,3 +371,25 @@ def create_tables(
         store.save(state)
     wait_active(client, results)
     hooks.progress("creating tables", 1.0)
+
+
+def index_capacity(index: dict[str, Any]) -> tuple[float | None, float | None]:
+    """(read, write) capacity in force of one index of the emulator's metrics view: its
+    provisioned units, or on demand the ceiling it serves (the capacity it is polled at:
+    a change lands on the sample of the poll that sees it)."""
+    pair = index.get("provisioned") or index.get("on_demand_ceiling") or {}
+    read, write = pair.get("read"), pair.get("write")
+    return (
+        None if read is None else float(read),
+        None if write is None else float(write),
+    )
+
+
+def scaling_in(index: dict[str, Any], second: int) -> list[str]:
+    """The capacity changes asked of an index in one emulator second, in words."""
+    out = []
+    for event in index.get("capacity_events") or []:
+        if int(float(event.get("t", -1))) == second:
+            change = f"{event.get('what')} {event.get('from')} -> {event.get('to')}"
+            out.append(f"{change}: {event.get('cause')}")
+    return out

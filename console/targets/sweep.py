@@ -29,11 +29,13 @@ RESOURCE_TYPES = [
     "ec2:vpc-endpoint",
     "codebuild:project",
     "s3",
+    "lambda:function",
 ]
-"""Every taggable type the kit creates (terraform/): tables, the fleet's cluster, task
+"""Every taggable type the kit creates (terraform/): tables, the ECS fleet's cluster, task
 definition and tasks, its log group and image repository, the workers' security group,
-the optional DynamoDB VPC endpoint, and the in-account image build's CodeBuild project
-and S3 source bucket (`s3` is the Tagging API's filter for buckets)."""
+the optional DynamoDB VPC endpoint, the in-account image build's CodeBuild project and S3
+source bucket (`s3` is the Tagging API's filter for buckets), and the Lambda fleet's
+function (its versions go with it; its log group and role are found as the others')."""
 ROLE_PREFIX = "hotbench-"
 """The kit names every role `hotbench-<run_id>-...`: only those roles' tags are read
 (ListRoleTags is one call per role; an account may have thousands)."""
@@ -156,6 +158,15 @@ class Confirmer:
                 id=arn + (f" ({len(images)} image(s), billed for storage)" if images else ""),
                 # --force: its images too (an image alone is billed for its storage)
                 delete_command=f"aws ecr delete-repository --repository-name {name} --force {r}",
+            )
+        if service == "lambda" and resource.startswith("function:"):
+            function = resource.split(":")[1]
+            self.client("lambda").get_function(FunctionName=function)
+            return Leftover(
+                kind="lambda:function",
+                id=arn,
+                # every version of it goes with it
+                delete_command=f"aws lambda delete-function --function-name {function} {r}",
             )
         if service == "codebuild":
             return self.codebuild_project(name)

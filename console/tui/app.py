@@ -31,6 +31,7 @@ from console.tui.backend import Backend
 from console.tui.screens.base import TuiScreen
 from console.tui.screens.dialogs import destroy_question, quit_question, step_question, sweep_result
 from console.tui.screens.help import HelpScreen
+from console.tui.screens.optimize import OptimizeScreen
 from console.tui.screens.partitions import PartitionsScreen
 from console.tui.screens.plan import PlanScreen
 from console.tui.screens.prewarm import PrewarmScreen
@@ -67,6 +68,7 @@ SCREENS: dict[str, type[TuiScreen]] = {
     "results": ResultsScreen,
     "partitions": PartitionsScreen,
     "runs": RunsScreen,
+    "optimize": OptimizeScreen,
 }
 """The console's screens in the order of a run; keys 1-6 open them."""
 
@@ -95,6 +97,7 @@ class HotbenchApp(App[int]):
         Binding("4", "show('results')", "results", show=False),
         Binding("5", "show('partitions')", "partitions", show=False),
         Binding("6", "show('runs')", "runs", show=False),
+        Binding("7", "show('optimize')", "optimize", show=False),
         Binding("p", "show('partitions')", "partitions", show=False),
         Binding("r", "show('runs')", "runs", show=False),
         Binding("t", "toggle_theme", "theme", show=False),
@@ -482,6 +485,45 @@ class HotbenchApp(App[int]):
             done,
         )
 
+    def action_optimize(self) -> None:
+        """Search the cheapest passing configuration of the playbook (the optimize screen)."""
+        path = self.session.playbook_path
+        if path is None:
+            self.notify("no playbook: start with `hotbench console PLAYBOOK`", severity="warning")
+            return
+        if self.session.optimizing:
+            self.notify("the search is running", severity="warning")
+            return
+        self.session.optimizing = "searching: the playbook as written first"
+        self.search_configurations(path)
+        self.redraw()
+
+    @work(thread=True, group="optimize", exclusive=True)
+    def search_configurations(self, path: Path) -> None:
+        def progress(message: str) -> None:
+            self._later(self._set, optimizing=message)
+
+        report = self._guard("optimize", lambda: self.backend.optimize(path, progress))
+        self._later(self._set, optimized=report, optimizing=None)
+
+    def action_apply_optimized(self) -> None:
+        """Apply the recommendation to the plan: its playbook becomes the console's, and
+        the plan screen shows its tables, cost and preview (nothing is created)."""
+        report = self.session.optimized
+        if report is None or not report.passed:
+            self.notify("no recommendation to apply: o searches first", severity="warning")
+            return
+        if self.session.billable_up:
+            self.notify("a run is up: destroy it (d) before planning another", severity="warning")
+            return
+        path = self._guard("optimize", lambda: self.backend.write_best(report))
+        if path is None:
+            return
+        self.session.playbook_path = path
+        self.session.say(f"plan: the recommended configuration, {path}")
+        self.prepare(path)
+        self.action_show("plan")
+
     def _need_run(self) -> str | None:
         run_id = self.session.run_id
         if run_id is None:
@@ -637,6 +679,7 @@ class HotbenchApp(App[int]):
             ("Up: create what the plan lists", "workflow step up", self.action_up),
             ("Prewarm: warm throughput", "workflow step prewarm", self.action_prewarm),
             ("Run the playbook", "workflow step run", self.action_run),
+            ("Optimize: the cheapest passing configuration", "o", self.action_optimize),
             ("Cancel the running step", "at its next safe point", self.action_cancel_step),
             ("Destroy this run", "workflow step down, then the sweep", self.action_destroy),
             ("Export results as JSON", "console-results.json", lambda: self.action_export("json")),

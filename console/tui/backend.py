@@ -7,10 +7,11 @@ from thread workers only. Snapshot tests subclass this with fixed data.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from console.output import UserError
 from console.targets import Target, target_for, target_named
 from console.workflow import (
     CostTally,
@@ -28,6 +29,9 @@ from console.workflow import steps as workflow
 from emulator.params import DEFAULT_PARAMS, CapacityParams
 from loadgen.format.playbook import Playbook, load_playbook
 from loadgen.results.records import PlaybookResult
+
+if TYPE_CHECKING:  # the search is imported where it runs: the console starts without it
+    from loadgen.analysis.optimize import OptimizeReport
 
 
 class Backend:
@@ -68,6 +72,47 @@ class Backend:
             load = playbook.load.model_copy(update={"runs": runs})
             playbook = playbook.model_copy(update={"load": load})
         return SimulatedRunner(self.params).run(playbook)
+
+    def optimize(self, path: str | Path, progress: Callable[[str], None]) -> OptimizeReport:
+        """`hotbench optimize` of the playbook: the cheapest configuration that passes its
+        criteria, priced with this console's region (docs/optimize.md)."""
+        import yaml
+
+        from console.cost.configuration_cost import configuration_pricing
+        from console.cost.measured_usage import run_cost_at
+        from console.cost.prices import price_table
+        from loadgen.analysis.optimize import OptimizeOptions, optimize
+        from loadgen.analysis.optimize_search import cores
+
+        playbook = load_playbook(path)  # the file's errors first, with their lines
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        prices = price_table(self.settings.prices_region)
+        section = playbook.optimize
+        options = OptimizeOptions(
+            trials=section.trials if section else 40,
+            seed=section.seed if section else 1,
+            jobs=cores(),
+            params=self.params,
+            progress=progress,
+        )
+        return optimize(
+            data, configuration_pricing(prices), run_cost_at(prices), options, str(path)
+        )
+
+    def write_best(self, report: OptimizeReport) -> Path:
+        """The best playbook of a search, as a file the plan can take: in the runs folder
+        (`optimize/<name>.best.yaml`), never over the playbook it came from."""
+        if report.best_text is None:
+            raise UserError("no configuration passed: nothing to apply")
+        folder = self.settings.runs_dir / "optimize"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{report.playbook}.best.yaml"
+        path.write_text(
+            f"# The cheapest configuration of {report.playbook} that passes its criteria in "
+            "simulation (hotbench console: optimize).\n" + report.best_text,
+            encoding="utf-8",
+        )
+        return path
 
     def advice(self, path: str | Path) -> list[str] | None:
         """The advisor's lines for the plan screen: the hottest key's share and the first

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from console.workflow import (
     CostTally,
@@ -24,6 +24,9 @@ from console.workflow import (
 )
 from loadgen.format.playbook import Playbook
 from loadgen.results.records import PlaybookResult
+
+if TYPE_CHECKING:
+    from loadgen.analysis.optimize import OptimizeReport
 
 GO_LINE = re.compile(r"GO: .*T0 in (\d+(?:\.\d+)?) s")
 """The coordinator's start line (loadgen.live.coordinator): `GO: 2 of 2 workers, T0 in
@@ -93,6 +96,10 @@ class Session:
     the line is no longer true and the step line says the load runs instead."""
     error: str | None = None
     exported: list[Path] = field(default_factory=list)
+    optimized: OptimizeReport | None = None
+    """The last `optimize` search of this playbook (the optimize screen)."""
+    optimizing: str | None = None
+    """Its progress while it runs."""
 
     @property
     def billable_up(self) -> bool:

@@ -2,7 +2,8 @@
 
 Everything comes from the state: when each table was created and deleted, its capacity,
 the request units each table and GSI consumed (recorded here as each table run and each
-seeding ends), each task's pull start and stop.
+seeding ends), and the workers as the run's fleet records them (each task's pull start
+and stop, each invocation's billed duration).
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ from console.cost.measured_usage import run_units
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
 from console.cost.record import (
+    CapacityMove,
     ImageUse,
     IndexUse,
     RequestUnits,
     Span,
     TableUse,
-    TaskUse,
     UsageRecord,
 )
-from console.cost.setup import FARGATE_START_S, FleetShape
 from console.run.models import CostTally
-from console.run.state import RunState, TaskRecord, UnitsUsed, Usage, utc_now
+from console.run.state import RunState, UnitsUsed, Usage, utc_now
 from console.targets import target_class
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import RunResult
@@ -82,6 +82,7 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
     for t in state.tables.values():
         billed = t.model_dump(include=BILLED_FIELDS)
         billed["gsis"] = tuple(IndexUse(**g) for g in billed["gsis"])
+        billed["moves"] = tuple(CapacityMove(**m) for m in billed["moves"])
         # by its variant: the tally's title names the run, and `<run-id>-goodGsi` went
         # on over two lines of an 80-column tally
         spans = (Span(t.variant, _seconds(t.created_at, t.deleted_at, now)),)
@@ -106,7 +107,10 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
         deleted = [t.deleted_at for t in state.tables.values()]
         end = None if any(d is None for d in deleted) else max(d for d in deleted if d)
         record.dashboard_s = _seconds(min(created), end, now)
-    record.tasks = _tasks(state, origin, now)
+    # the run's fleet says what its workers used (locally: what they would have used on
+    # the AWS fleet the run is priced as)
+    fleet = target_class(state.target).fleet_kind(state.fleet)
+    record.add_workers(fleet.used(state, origin, now))
     record.image = _image(state, now)
     return record
 
@@ -135,46 +139,6 @@ def _image(state: RunState, now: datetime) -> ImageUse | None:
     )
 
 
-def _tasks(state: RunState, origin: datetime, now: datetime) -> list[TaskUse]:
-    """AWS: each task from DescribeTasks' pull start to its stop (still running: now).
-    Locally: each worker of a table run, priced as a Fargate task started FARGATE_START_S
-    before the run (the same rule the plan uses)."""
-    out: list[TaskUse] = []
-    if target_class(state.target).billed:  # real tasks, described by ECS
-        for t in state.tasks:
-            if t.pull_started_at is None:
-                # launched, but DescribeTasks never said it pulled (stopped before, or
-                # forgotten by ECS): priced at the one-minute minimum rather than as free
-                start = stop = 0.0
-            else:
-                start = _seconds(origin, t.pull_started_at, now)
-                stop = _seconds(origin, _task_end(state, t), now)
-            out.append(TaskUse(t.id, t.vcpu, t.memory_gb, start, stop, t.architecture))
-        return out
-    for run in state.table_runs:
-        if run.started_at is None:
-            continue
-        start = _seconds(origin, run.started_at, now) - FARGATE_START_S
-        stop = _seconds(origin, run.finished_at, now)
-        shape = FleetShape(state.workers)  # the plan's default task shape
-        out += [
-            TaskUse(f"{run.label} worker {w}", shape.vcpu, shape.memory_gb, start, stop)
-            for w in range(shape.workers)
-        ]
-    return out
-
-
-def _task_end(state: RunState, task: TaskRecord) -> datetime | None:
-    """Where a task's bill ends: its recorded stop; else, once ECS has forgotten it or the
-    run is down, the last time DescribeTasks saw it (never "now" for a task that is gone:
-    ECS forgets a task about an hour after it stops, so "now" would bill hours that did
-    not run); else None, still running, billed until now."""
-    if task.stopped_at is not None:
-        return task.stopped_at
-    gone = task.last_status in ("STOPPED", "MISSING") or not state.billable_up
-    return task.last_seen_at if gone and task.last_seen_at is not None else None
-
-
 def tally_state(
     state: RunState,
     prices_region: str | None = None,
@@ -188,10 +152,11 @@ def tally_state(
     notes = list(bill.notes)
     hypothetical = not target_class(state.target).billed
     if hypothetical:
+        fleet = target_class(state.target).fleet_kind(state.fleet)
         notes.append(
             "local target: nothing was billed; this is what the same run would have cost "
-            "on AWS (request units at full scale; workers as Fargate tasks started "
-            f"{FARGATE_START_S:.0f} s before each table run)"
+            f"on AWS (request units at full scale; workers as {fleet.worker_kind}, "
+            f"{fleet.start_note().removeprefix('each fleet start is priced at ')})"
         )
     if state.billable_up:
         notes.append("the run is still up: the total grows until `hotbench down`")

@@ -41,6 +41,7 @@ from console.run.state import (
 from console.run.tables import variants_in_runs
 from console.targets import target_for, target_named
 from console.targets.awserrors import aws_errors
+from console.targets.fleets import chosen_fleet
 from console.targets.interface import Finding
 from console.workflow.bringup import confirm_cost, refuse_over_limit, start_reaper
 from console.workflow.planning import make_plan
@@ -115,7 +116,11 @@ def up(
         if state.emulator is not None and state.emulator.store is not None:
             emulator = dataclasses.replace(emulator, store=state.emulator.store)
         options = dataclasses.replace(
-            options, workers=state.workers, scale=state.scale, emulator=emulator
+            options,
+            workers=state.workers,
+            scale=state.scale,
+            emulator=emulator,
+            lambda_memory_mb=state.worker_memory_mb,
         )
     else:
         target = target_named(settings)
@@ -153,7 +158,9 @@ def up(
             deadline=now + timedelta(seconds=settings.max_wall_s),
             estimated_cost_usd=report.estimated_cost_usd,
             scale=target.run_scale(options),
-            workers=options.workers,
+            workers=report.fleet.workers,
+            fleet=chosen_fleet(settings, playbook),
+            worker_memory_mb=round(report.fleet.memory_gb * 1024),
         )
         state.record(Step.PLAN).status = Status.DONE
         state.record(Step.PLAN).finished_at = now
@@ -224,9 +231,10 @@ def build_image(run_id: str, settings: Settings, hooks: Hooks, rebuild: bool = T
         _refuse_image_of_a_down_run(state)
         target = target_for(state, settings)
         if target.worker_image(store, state, hooks, rebuild) is None:
+            kind = target.fleet_kind(state.fleet)
             raise StateError(
-                f"run {run_id} is on the {state.target} target: its workers are processes "
-                "started from this checkout, there is no image to build"
+                f"run {run_id}'s workers are {kind.worker_kind}, from no container image: "
+                "there is no image to build"
             )
     return state
 

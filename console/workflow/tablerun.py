@@ -60,6 +60,9 @@ class RecordingFleet:
         self.on_poll()
         return n
 
+    def released(self, t0: float, admitted: list[int]) -> None:
+        self.inner.released(t0, admitted)
+
     def stop(self, reason: str) -> None:
         self.inner.stop(reason)
 
@@ -142,15 +145,16 @@ class RecordedTableRun:
         try:
             self.store.save(state)
             assert state.results_table is not None
-            endpoint = self.fleet.endpoint
+            endpoint = self.target.endpoint(state)
             live = LiveOptions(
                 workers=state.workers,
                 scale=state.scale,
                 endpoint=endpoint,
                 region=state.region,
+                window_s=self.fleet.window_s,
                 fleet=FleetOptions(
                     barrier_timeout_s=self.fleet.barrier_timeout_s(self.options),
-                    clock=self.fleet.clock(),
+                    clock=self.target.clock(),
                 ),
                 fleet_factory=lambda: RecordingFleet(
                     self.fleet.new_fleet(),
@@ -170,11 +174,12 @@ class RecordedTableRun:
                 endpoint,
             )
             hooks.say(f"running {table_run.label} with {counted(state.workers, 'worker')}")
-            with aws_errors("ecs:RunTask", state.region):
+            with aws_errors("the fleet's start", state.region):
                 # Local: the emulator's memory bound, once it refuses, stops the run as partial.
                 stop = polled_memory_check(endpoint) if endpoint is not None else None
+                changer = self.target.table_changer(state, table.name)
                 result = run_one(
-                    plan, self.client, state.results_table, endpoint, live, self._say, stop
+                    plan, self.client, state.results_table, endpoint, live, self._say, stop, changer
                 )
         except BaseException as exc:
             table_run.status = Status.FAILED
@@ -220,7 +225,7 @@ class RecordedTableRun:
                 self.state.scale,
                 self.options.seed_items,
                 progress=self._say,  # a bar and the time left; Ctrl-C stops it too
-                skip=self.fleet.skipper(),  # the emulator: its clock keeps the pace
+                skip=self.target.skipper(self.state),  # the emulator: its clock keeps the pace
             )
         table.seeded_items = n
         from console.workflow.run_cost import record_seed_units
@@ -248,7 +253,7 @@ class RecordedTableRun:
             if previous and previous.finished_at
             else 0.0
         )
-        skip = self.fleet.skipper()
+        skip = self.target.skipper(self.state)
         if skip is not None:
             # The tables' clock is ours: `pause_scale` of the pause in real time, the rest
             # skipped on its clock, so the physics (splits, cooling) sees the whole pause,

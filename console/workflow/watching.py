@@ -16,7 +16,7 @@ from console.run.errors import WorkflowError
 from console.run.samples import IndexSample, WatchFrame, WorkerStatus
 from console.run.settings import Settings
 from console.run.state import RunState, StateStore, Status, Step, TableRun, utc_now
-from console.targets import MetricsSource, Target, target_for
+from console.targets import MetricsSource, Target, target_class, target_for
 from loadgen.live.messages import COMPLETE
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.iteration_results import IterationCounts
@@ -250,11 +250,8 @@ class Watcher:
 
 
 def lifecycle(state: RunState, table_run: TableRun) -> dict[str, int]:
-    """How many of the table run's workers are in each lifecycle state as last recorded
-    (ECS's PROVISIONING, PENDING, RUNNING, STOPPED, or MISSING once forgotten): what the
-    watch and the console show while the barrier waits. Empty for processes."""
-    out: dict[str, int] = {}
-    for task in state.tasks:
-        if task.run_label == table_run.label and task.last_status:
-            out[task.last_status] = out.get(task.last_status, 0) + 1
-    return out
+    """How many of the table run's workers are in each state as their fleet last recorded
+    them (ECS's PROVISIONING, PENDING, RUNNING, STOPPED, MISSING; a Lambda invocation's
+    invoking, throttled, complete, failed): what the watch and the console show while
+    the barrier waits. Empty for processes."""
+    return target_class(state.target).fleet_kind(state.fleet).lifecycle(state, table_run)

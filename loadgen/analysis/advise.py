@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from emulator.params import DEFAULT_LATENCY, DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
+from loadgen.analysis.scaling_lag import scaling_lags
 from loadgen.analysis.scenario_advice import RequestTimes, scenario_findings
 from loadgen.format.playbook import (
     Distribution,
@@ -37,12 +38,23 @@ class HotKey:
     """The most frequent value of a key attribute and its share of the requests."""
 
     attribute: str
+    """The attribute's name; for a multi-attribute key, its names in parentheses."""
     value: str
     """The value as sent, or a description when no single value stands out."""
     share: float
+    parts: tuple[HotKey, ...] = ()
+    """A multi-attribute key's hottest value of each attribute, in key order (its
+    share is their product: the attributes are drawn independently)."""
 
     def words(self) -> str:
         return f"{self.attribute}={self.value} ({_pct(self.share)} of requests)"
+
+    def share_of(self, attribute: str) -> float:
+        """The hottest value's share of one of this key's attributes."""
+        for part in self.parts or (self,):
+            if part.attribute == attribute:
+                return part.share
+        raise KeyError(attribute)
 
 
 @dataclass(frozen=True)
@@ -187,6 +199,9 @@ def advise_table(
             f"lands it about {first_split / 60:.0f} minutes after the heat begins): too late "
             "for a launch, and never for a monotonic sort key"
         )
+    # Auto scaling's reaction is run, not reckoned: the model's own policy on this load.
+    for lag in scaling_lags(playbook, table, p):
+        advice.notes.append(f"auto scaling: {lag.words()}")
     return advice
 
 
@@ -209,7 +224,7 @@ def _writes(
     generator = ItemGenerator(attrs, [k.name for k in table.key_attributes()], primary)
     rewrites = rewrite_share(table, phase, generator, primary, rate)
     for gsi in table.gsis:
-        g_hot = hottest(gsi.partition_key.name, attrs, primary)
+        g_hot = hottest_key([k.name for k in gsi.partition_keys], attrs, primary)
         cost = index_cost(index_plan(table, gsi, generator, attrs, p), attrs, rewrites, g_hot)
         _scope_checks(
             advice, table, gsi.name, phase, index, "write", rate, cost.per_write, g_hot, p, cost
@@ -291,9 +306,7 @@ def index_cost(
     put = (1.0 - rewrites) * new_u[1] + rewrites * (moves * moved_u[1] + (1.0 - moves) * stay_put)
     delete = rewrites * moves * moved_u[0]
     # An entry on the hot key moves away unless the new draw keeps every moving value.
-    keeps_hot = (hot.share if plan.pk in plan.moving else 1.0) * math.prod(
-        same[n] for n in plan.moving if n != plan.pk
-    )
+    keeps_hot = math.prod(hot.share_of(n) if n in plan.pk else same[n] for n in plan.moving)
     hot_delete = rewrites * hot.share * (1.0 - keeps_hot) * moved_u[0] if plan.moving else 0.0
     return IndexCost(
         put + delete,
@@ -371,6 +384,13 @@ def _partition_check(
     units on it when they are not that share, a GSI whose entries move)."""
     limit = p.partition_wcu if kind == "write" else p.partition_rcu
     unit = "WCU" if kind == "write" else "RCU"
+    name = f"partition {kind}"
+    if kind == "read" and not (phase.consistent_read and not gsi):
+        # Any replica serves an eventually consistent read (a GSI serves no other kind),
+        # so one partition takes eventual_read_factor times its rate [AWS
+        # reference.md#which-replica-serves-a-read]; the model's own rule.
+        limit *= p.eventual_read_factor
+        name = "partition read (eventually consistent, any replica)"
     if on_key is None or abs(on_key - hot.share * offered) < 1e-9 * max(1.0, offered):
         on_key = hot.share * offered
         arithmetic = (
@@ -403,9 +423,10 @@ def _partition_check(
         )
     elif kind == "write":
         fix = (
-            f"give the index a higher-cardinality partition key, or shard {hot.attribute} in "
-            f"the index key into at least {shards} suffixes: {_num(on_key / shards)} WCU/s "
-            "each (playbooks/gsi-hot-key.yaml)"
+            f"give the index a higher-cardinality partition key, key it on {hot.attribute} "
+            f"together with an attribute of at least {shards} even values (a multi-attribute "
+            f"GSI key), or shard {hot.attribute} in the index key into at least {shards} "
+            f"suffixes: {_num(on_key / shards)} WCU/s each (playbooks/gsi-hot-key.yaml)"
         )
     else:
         fix = (
@@ -416,7 +437,7 @@ def _partition_check(
         phase.name,
         index,
         scope,
-        f"partition {kind}",
+        name,
         on_key,
         limit,
         arithmetic,
@@ -462,19 +483,33 @@ def _table_limits(
         capacity = float((owner.write_capacity if write else owner.read_capacity) or 0)
         pool = p.burst_s * capacity
         seconds = pool / (offered - capacity) if offered > capacity else 0.0
-        check(
-            f"provisioned {field_name}",
-            capacity,
-            seconds,
-            f"provision at least {_round_up(offered)} {unit} "
-            f"({'write' if write else 'read'}_capacity"
-            f"{' of index ' + gsi_name if gsi_name else ''}); the burst pool "
-            f"({p.burst_s:g} s of capacity) only delays the throttling",
+        policy = owner.auto_scaling and (
+            owner.auto_scaling.write if write else owner.auto_scaling.read
         )
+        if policy:
+            at_target = math.ceil(offered / (policy.target_pct / 100.0) - 1e-9)
+            fix = (
+                f"set auto_scaling {field_name} min{' of index ' + gsi_name if gsi_name else ''} "
+                f"to at least {at_target:,} {unit} ({_num(offered)} at "
+                f"{policy.target_pct:g} %) before the launch: the policy starts from "
+                f"{_num(capacity)} and climbs a step every few minutes (the auto scaling note)"
+            )
+        else:
+            fix = (
+                f"provision at least {_round_up(offered)} {unit} "
+                f"({'write' if write else 'read'}_capacity"
+                f"{' of index ' + gsi_name if gsi_name else ''}); the burst pool "
+                f"({p.burst_s:g} s of capacity) only delays the throttling"
+            )
+        check(f"provisioned {field_name}", capacity, seconds, fix)
         return out
     initial = p.ondemand_initial_wcu if write else p.ondemand_initial_rcu
     warm = (owner_warm.write if write else owner_warm.read) if owner_warm else None
-    base = max(initial, float(warm or 0))
+    history = table.table_history() if gsi is None else None
+    # The table's past raises what it takes at once (its previous peak doubled, capacity
+    # provisioned or warm throughput set before): the model's own rule, TableHistory.
+    known = history.warm_floor()[1 if write else 0] if history is not None else 0.0
+    base = max(initial, float(warm or 0), min(known, p.table_quota_units))
     ceiling = base * p.ondemand_headroom
     where = f"warm_throughput {field_name}" + (f" of index {gsi_name}" if gsi_name else "")
     if ceiling >= p.table_quota_units:
@@ -486,7 +521,12 @@ def _table_limits(
             f"ask for a higher per-table {field_name} quota (Service Quotas) before launch",
         )
     else:
-        name = "warm-throughput ceiling" if warm and warm > initial else "new on-demand ceiling"
+        if known > max(initial, float(warm or 0)):
+            name = "history ceiling"  # a table that served this before
+        elif warm and warm > initial:
+            name = "warm-throughput ceiling"
+        else:
+            name = "new on-demand ceiling"
         check(
             f"{name} {field_name}",
             ceiling,
@@ -509,6 +549,25 @@ def _table_limits(
 
 
 # --- key distributions ----------------------------------------------------------------------
+
+
+def hottest_key(names: list[str], attrs: dict[str, Distribution], primary: list[str]) -> HotKey:
+    """The most frequent value of a key of these attributes and its share of requests:
+    one attribute's (`hottest`), or for a multi-attribute GSI key the combination of
+    each attribute's hottest value, whose share is the product of theirs (the load
+    draws each attribute on its own). A hot tenant spread over a second attribute of
+    ten even values puts a tenth of its traffic on each composite key."""
+    if len(names) == 1:
+        return hottest(names[0], attrs, primary)
+    parts = tuple(hottest(name, attrs, primary) for name in names)
+    # A part with no single hot value (spread per item, or unique) reads "any zone".
+    values = [f"any {p.attribute}" if p.value.startswith("(") else p.value for p in parts]
+    return HotKey(
+        f"({', '.join(names)})",
+        f"({', '.join(values)})",
+        math.prod(p.share for p in parts),
+        parts,
+    )
 
 
 def hottest(attribute: str, attrs: dict[str, Distribution], primary: list[str]) -> HotKey:

@@ -17,17 +17,24 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, Union, get_args
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     ValidationError,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
+from emulator.autoscaling import AutoScalingSpec
 from emulator.itemsize import MAX_ITEM_BYTES
+from emulator.tableconfig import MAX_KEY_PARTS, TableHistory
+from loadgen.format.capacity_spec import AutoScalingSettings, History
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
 from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there
+from loadgen.format.optimize_spec import OptimizeSpec, TableClass, optimize_problems
 from loadgen.format.playbook_error import PlaybookError as PlaybookError  # raised here, named there
 from loadgen.format.workload_checks import did_you_mean, workload_problems
 from loadgen.format.workload_spec import AnyStep, FailureReason, RetrySpec, Step, Think, Users
@@ -81,10 +88,37 @@ class WarmThroughput(Throughput):
         return self
 
 
+def _key_form(data: Any) -> str:
+    """The tag of a GSI key's form: a list of attributes, or one attribute's mapping."""
+    return "key=list" if isinstance(data, list) else "key=one"
+
+
+GsiKey = Annotated[
+    Annotated[KeyAttribute, Tag("key=one")] | Annotated[list[KeyAttribute], Tag("key=list")],
+    Discriminator(_key_form),
+]
+"""A GSI's partition or sort key: one attribute, or a list of up to MAX_KEY_PARTS
+(DynamoDB's multi-attribute keys, November 2025). A list picks its form by its shape,
+so an error inside it names the attribute (`partition_key[1].name`), not the union."""
+
+
+class ReservedCapacity(Strict):
+    """Reserved capacity bought for a provisioned base, in blocks of 100 units for a one-
+    or three-year term, a partial upfront payment plus an hourly rate
+    (https://aws.amazon.com/dynamodb/pricing/provisioned/, "Reserved capacity"). It
+    changes the bill, never the throughput."""
+
+    write: int = Field(default=0, ge=0, multiple_of=100)
+    read: int = Field(default=0, ge=0, multiple_of=100)
+    term_years: Literal[1, 3] = 1
+
+
 class GsiSpec(Strict):
     name: str = Field(pattern=NAME_PATTERN)
-    partition_key: KeyAttribute
-    sort_key: KeyAttribute | None = None
+    partition_key: GsiKey
+    """One attribute, or up to four (a multi-attribute key: hashed together)."""
+    sort_key: GsiKey | None = None
+    """One attribute, or up to four (ordered by the first, then the second, ...)."""
     projection: Literal["ALL", "KEYS_ONLY", "INCLUDE"] = "ALL"
     non_key_attributes: list[str] = Field(default_factory=list)
     read_capacity: int | None = Field(default=None, ge=1)
@@ -93,6 +127,51 @@ class GsiSpec(Strict):
     """Provisioned WCU (PROVISIONED tables only)."""
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
+    auto_scaling: AutoScalingSettings | None = None
+    """Target tracking on this GSI's provisioned capacity (PROVISIONED tables only)."""
+
+    @field_validator("partition_key", "sort_key")
+    @classmethod
+    def _within_dynamodbs_limits(
+        cls, key: KeyAttribute | list[KeyAttribute] | None, info: ValidationInfo
+    ) -> KeyAttribute | list[KeyAttribute] | None:
+        # DynamoDB's limits, said here with the field's line rather than by CreateTable.
+        if not isinstance(key, list):
+            return key
+        if not 1 <= len(key) <= MAX_KEY_PARTS:
+            raise ValueError(
+                f"a GSI's {info.field_name} takes 1 to {MAX_KEY_PARTS} attributes "
+                f"(DynamoDB's limit for multi-attribute keys), got {len(key)}"
+            )
+        names = [k.name for k in key]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"attribute {twice[0]!r} is named twice; each key attribute once")
+        return key
+
+    @property
+    def partition_keys(self) -> list[KeyAttribute]:
+        """The partition-key attributes in key-schema order (one for a classic key)."""
+        key = self.partition_key
+        return list(key) if isinstance(key, list) else [key]
+
+    @property
+    def sort_keys(self) -> list[KeyAttribute]:
+        """The sort-key attributes in key-schema order (none, one, or up to four)."""
+        key = self.sort_key
+        if key is None:
+            return []
+        return list(key) if isinstance(key, list) else [key]
+
+    @property
+    def multi_attribute(self) -> bool:
+        """Whether either key has more than one attribute (DynamoDB's multi-attribute
+        keys: the Terraform kit's AWS provider must support them)."""
+        return len(self.partition_keys) > 1 or len(self.sort_keys) > 1
+
+    def key_names(self) -> list[str]:
+        """The index's key attributes: partition keys, then sort keys."""
+        return [k.name for k in (*self.partition_keys, *self.sort_keys)]
 
     @model_validator(mode="after")
     def _include_names_attributes(self) -> GsiSpec:
@@ -110,6 +189,128 @@ class GsiSpec(Strict):
         return self
 
 
+class GsiCapacityChange(Strict):
+    """One GSI's part of a phase's `update_table` (GlobalSecondaryIndexUpdates' Update)."""
+
+    read_capacity: int | None = Field(default=None, ge=1)
+    write_capacity: int | None = Field(default=None, ge=1)
+    """Provisioned units; one side alone keeps the other as it is in force."""
+    warm_throughput: WarmThroughput | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> GsiCapacityChange:
+        if not self.model_fields_set:
+            raise ValueError("give read_capacity, write_capacity or warm_throughput")
+        return self
+
+
+class CapacityChange(Strict):
+    """A phase's `update_table`: the capacity settings an UpdateTable asks for, of the
+    table and its GSIs (docs/playbooks.md#capacity-changes-during-a-run). A side left out
+    keeps what is in force when the phase starts (DynamoDB's ProvisionedThroughput takes
+    both: the runner fills the other from the table as it stands)."""
+
+    read_capacity: int | None = Field(default=None, ge=1)
+    write_capacity: int | None = Field(default=None, ge=1)
+    billing_mode: Literal["PROVISIONED", "PAY_PER_REQUEST"] | None = None
+    warm_throughput: WarmThroughput | None = None
+    on_demand_max: Throughput | None = None
+    gsis: dict[str, GsiCapacityChange] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CapacityChange:
+        if not self.model_fields_set - {"gsis"} and not self.gsis:
+            raise ValueError(
+                "give at least one of read_capacity, write_capacity, billing_mode, "
+                "warm_throughput, on_demand_max or gsis"
+            )
+        units = self.read_capacity is not None or self.write_capacity is not None
+        if self.billing_mode == "PAY_PER_REQUEST" and units:
+            raise ValueError(
+                "billing_mode PAY_PER_REQUEST takes no read_capacity/write_capacity "
+                "(use on_demand_max to cap it)"
+            )
+        if self.billing_mode == "PROVISIONED" and (
+            self.read_capacity is None or self.write_capacity is None
+        ):
+            raise ValueError(
+                "billing_mode PROVISIONED needs read_capacity and write_capacity (and each "
+                "GSI's under gsis)"
+            )
+        if self.billing_mode == "PROVISIONED" and self.on_demand_max is not None:
+            raise ValueError("on_demand_max applies to PAY_PER_REQUEST, not PROVISIONED")
+        return self
+
+    def request(self, table_name: str, in_force: Mapping[str, Any]) -> dict[str, Any]:
+        """The change as a DynamoDB UpdateTable request (boto3 keyword arguments), one
+        for every target and the simulation. `in_force`: the table as DescribeTable
+        describes it when the phase starts; a provisioned side left out is taken from
+        it (ProvisionedThroughput carries both)."""
+
+        def units(entry: Mapping[str, Any], read: int | None, write: int | None) -> dict[str, int]:
+            now = entry.get("ProvisionedThroughput") or {}
+            return {
+                "ReadCapacityUnits": int(
+                    read if read is not None else now.get("ReadCapacityUnits", 0)
+                ),
+                "WriteCapacityUnits": int(
+                    write if write is not None else now.get("WriteCapacityUnits", 0)
+                ),
+            }
+
+        def pair(t: Throughput | None, read: str, write: str) -> dict[str, int] | None:
+            if t is None:
+                return None
+            return {k: v for k, v in ((read, t.read), (write, t.write)) if v is not None}
+
+        req: dict[str, Any] = {"TableName": table_name}
+        if self.billing_mode is not None:
+            req["BillingMode"] = self.billing_mode
+        if self.read_capacity is not None or self.write_capacity is not None:
+            req["ProvisionedThroughput"] = units(in_force, self.read_capacity, self.write_capacity)
+        if warm := pair(self.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
+            req["WarmThroughput"] = warm
+        if odt := pair(self.on_demand_max, "MaxReadRequestUnits", "MaxWriteRequestUnits"):
+            req["OnDemandThroughput"] = odt
+        described = {g.get("IndexName"): g for g in in_force.get("GlobalSecondaryIndexes") or []}
+        updates = []
+        for name, gsi in self.gsis.items():
+            body: dict[str, Any] = {"IndexName": name}
+            if gsi.read_capacity is not None or gsi.write_capacity is not None:
+                body["ProvisionedThroughput"] = units(
+                    described.get(name) or {}, gsi.read_capacity, gsi.write_capacity
+                )
+            if warm := pair(gsi.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
+                body["WarmThroughput"] = warm
+            updates.append({"Update": body})
+        if updates:
+            req["GlobalSecondaryIndexUpdates"] = updates
+        return req
+
+    def words(self) -> str:
+        """The change for people: `write 8,000, read 100 WCU/RCU`, `billing PAY_PER_REQUEST`."""
+        parts = []
+        if self.billing_mode is not None:
+            parts.append(f"billing {self.billing_mode}")
+        for side, value in (("read", self.read_capacity), ("write", self.write_capacity)):
+            if value is not None:
+                parts.append(f"{side} {value:,}")
+        for what, pair in (("warm", self.warm_throughput), ("on-demand max", self.on_demand_max)):
+            if pair is not None:
+                sides = [f"{s} {v:,}" for s, v in (("read", pair.read), ("write", pair.write)) if v]
+                parts.append(f"{what} {' '.join(sides)}")
+        for name, gsi in self.gsis.items():
+            sides = [
+                f"{s} {v:,}"
+                for s, v in (("read", gsi.read_capacity), ("write", gsi.write_capacity))
+                if v is not None
+            ]
+            if gsi.warm_throughput is not None:
+                sides.append("warm")
+            parts.append(f"{name}: {' '.join(sides)}")
+        return ", ".join(parts)
+
+
 class TableSpec(Strict):
     """One table variant."""
 
@@ -123,19 +324,67 @@ class TableSpec(Strict):
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
     contributor_insights: Literal["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"] | None = None
+    auto_scaling: AutoScalingSettings | None = None
+    """Application Auto Scaling target tracking on the table's provisioned capacity
+    (PROVISIONED only; each GSI has its own)."""
+    history: History | None = None
+    """What the table did before the run (its previous on-demand peak, provisioned
+    capacity, warm throughput): it starts with the partitions and ceiling that left."""
     gsis: list[GsiSpec] = Field(default_factory=list)
     item_size_bytes: int = Field(default=1000, ge=1, le=MAX_ITEM_BYTES)
     """Size of each written item, attribute names included (it decides the WCU)."""
     seed_items: int = Field(default=0, ge=0, le=10_000_000)
     """Items written before the load starts (live runs)."""
+    table_class: TableClass = "STANDARD"
+    """STANDARD, or STANDARD_INFREQUENT_ACCESS (storage cheaper, requests and capacity
+    dearer: docs/cost.md); the same throughput either way."""
+    reserved_capacity: ReservedCapacity | None = None
+    """Reserved capacity bought for this table's provisioned base: billing only."""
+
+    @model_validator(mode="after")
+    def _reservation_fits(self) -> TableSpec:
+        reserved = self.reserved_capacity
+        if reserved is None:
+            return self
+        if self.billing_mode != "PROVISIONED" or self.table_class != "STANDARD":
+            raise ValueError(
+                "reserved_capacity applies to PROVISIONED tables of table_class STANDARD "
+                "(https://aws.amazon.com/dynamodb/pricing/provisioned/)"
+            )
+        wcu = (self.write_capacity or 0) + sum(g.write_capacity or 0 for g in self.gsis)
+        rcu = (self.read_capacity or 0) + sum(g.read_capacity or 0 for g in self.gsis)
+        if reserved.write > wcu or reserved.read > rcu:
+            raise ValueError(
+                f"reserved_capacity ({reserved.write:,} write, {reserved.read:,} read) is more "
+                f"than the table and its GSIs provision ({wcu:,} write, {rcu:,} read)"
+            )
+        return self
+
+    @field_validator("partition_key", "sort_key", mode="before")
+    @classmethod
+    def _one_attribute(cls, key: Any, info: ValidationInfo) -> Any:
+        # [AWS] only a GSI's key may have several attributes; a table's is one each.
+        if isinstance(key, list):
+            raise ValueError(
+                f"a table's {info.field_name} is one attribute ({{name: ..., type: ...}}); "
+                "a list of attributes (a multi-attribute key) is for a GSI's keys"
+            )
+        return key
 
     @model_validator(mode="after")
     def _capacity_matches_billing(self) -> TableSpec:
         provisioned = self.billing_mode == "PROVISIONED"
-        owners: list[tuple[str, int | None, int | None]] = [
-            ("table", self.read_capacity, self.write_capacity)
-        ] + [(f"gsi {g.name}", g.read_capacity, g.write_capacity) for g in self.gsis]
-        for where, rcu, wcu in owners:
+        owners: list[tuple[str, int | None, int | None, AutoScalingSettings | None]] = [
+            ("table", self.read_capacity, self.write_capacity, self.auto_scaling)
+        ] + [
+            (f"gsi {g.name}", g.read_capacity, g.write_capacity, g.auto_scaling) for g in self.gsis
+        ]
+        for where, rcu, wcu, scaling in owners:
+            if not provisioned and scaling is not None:
+                raise ValueError(
+                    f"{where}: auto_scaling applies to PROVISIONED capacity; a "
+                    "PAY_PER_REQUEST table scales by itself (use on_demand_max to cap it)"
+                )
             if provisioned and (rcu is None or wcu is None):
                 raise ValueError(f"{where}: PROVISIONED needs read_capacity and write_capacity")
             if not provisioned and (rcu is not None or wcu is not None):
@@ -160,19 +409,37 @@ class TableSpec(Strict):
     def key_attributes(self) -> list[KeyAttribute]:
         keys = [self.partition_key] + ([self.sort_key] if self.sort_key else [])
         for g in self.gsis:
-            keys += [g.partition_key] + ([g.sort_key] if g.sort_key else [])
+            keys += [*g.partition_keys, *g.sort_keys]
         return keys
+
+    def auto_scaling_specs(self) -> dict[str | None, AutoScalingSpec]:
+        """The emulator's auto scaling of the table (key None) and of each GSI that has
+        one (by name): what `CapacityModel.create_table` and the emulator's
+        `/_hotbench/tables/T/auto-scaling` route take."""
+        out: dict[str | None, AutoScalingSpec] = {}
+        if self.auto_scaling is not None:
+            out[None] = self.auto_scaling.spec()
+        for g in self.gsis:
+            if g.auto_scaling is not None:
+                out[g.name] = g.auto_scaling.spec()
+        return out
+
+    def table_history(self) -> TableHistory | None:
+        """The emulator's `TableHistory` of this variant (None: a new table)."""
+        return None if self.history is None else self.history.table_history()
 
     def create_table_request(
         self, table_name: str, tags: dict[str, str] | None = None
     ) -> dict[str, Any]:
-        """This variant as a DynamoDB CreateTable request (boto3 keyword arguments)."""
+        """This variant as a DynamoDB CreateTable request (boto3 keyword arguments). A
+        history travels as the `hotbench:history` tag (`TableHistory.tag`): the emulator
+        reads it, AWS keeps it as a label."""
 
-        def schema(pk: KeyAttribute, sk: KeyAttribute | None) -> list[dict[str, str]]:
-            out = [{"AttributeName": pk.name, "KeyType": "HASH"}]
-            if sk is not None:
-                out.append({"AttributeName": sk.name, "KeyType": "RANGE"})
-            return out
+        def schema(pks: list[KeyAttribute], sks: list[KeyAttribute]) -> list[dict[str, str]]:
+            # A multi-attribute key: every HASH element, in order, then every RANGE one.
+            return [{"AttributeName": k.name, "KeyType": "HASH"} for k in pks] + [
+                {"AttributeName": k.name, "KeyType": "RANGE"} for k in sks
+            ]
 
         def throughput(t: Throughput | None, read: str, write: str) -> dict[str, int] | None:
             if t is None:
@@ -184,7 +451,7 @@ class TableSpec(Strict):
             attrs[key.name] = key.type
         req: dict[str, Any] = {
             "TableName": table_name,
-            "KeySchema": schema(self.partition_key, self.sort_key),
+            "KeySchema": schema([self.partition_key], [self.sort_key] if self.sort_key else []),
             "AttributeDefinitions": [
                 {"AttributeName": n, "AttributeType": t} for n, t in attrs.items()
             ],
@@ -199,6 +466,8 @@ class TableSpec(Strict):
             req["OnDemandThroughput"] = odt
         if warm := throughput(self.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
             req["WarmThroughput"] = warm
+        if self.table_class != "STANDARD":
+            req["TableClass"] = self.table_class
         if self.gsis:
             gsis = []
             for g in self.gsis:
@@ -207,7 +476,7 @@ class TableSpec(Strict):
                     proj["NonKeyAttributes"] = list(g.non_key_attributes)
                 entry: dict[str, Any] = {
                     "IndexName": g.name,
-                    "KeySchema": schema(g.partition_key, g.sort_key),
+                    "KeySchema": schema(g.partition_keys, g.sort_keys),
                     "Projection": proj,
                 }
                 if self.billing_mode == "PROVISIONED":
@@ -225,8 +494,12 @@ class TableSpec(Strict):
                     entry["WarmThroughput"] = gwarm
                 gsis.append(entry)
             req["GlobalSecondaryIndexes"] = gsis
-        if tags:
-            req["Tags"] = [{"Key": k, "Value": v} for k, v in tags.items()]
+        tag_list = [{"Key": k, "Value": v} for k, v in (tags or {}).items()]
+        history = self.table_history()
+        if history is not None:
+            tag_list.append(history.tag())
+        if tag_list:
+            req["Tags"] = tag_list
         return req
 
 
@@ -398,6 +671,12 @@ class Phase(Strict):
     consistent_read: bool = False
     attributes: dict[str, Distribution] = Field(default_factory=dict)
     """Overrides of load.attributes for this phase (e.g. reads over seeded keys)."""
+    update_table: CapacityChange | None = None
+    """A capacity change instead of load: an UpdateTable of the table taking the run,
+    made when the phase starts (docs/playbooks.md#capacity-changes-during-a-run)."""
+    wait: Literal["active", "none"] | None = None
+    """With update_table: `active` (the default) holds the next phase until the table
+    and its GSIs are ACTIVE again; `none` goes on when `duration_s` has passed."""
 
     _kind: PhaseKind | None = PrivateAttr(default=None)
 
@@ -574,6 +853,13 @@ class Playbook(Strict):
     load: LoadSpec
     criteria: list[Criterion] = Field(default_factory=list)
     """What must hold for `hotbench check` to pass (docs/checks.md)."""
+    fleet: Literal["lambda", "ecs"] | None = None
+    """Which AWS fleet runs this playbook's workers on `--target aws` (and prices a local
+    run's "would cost on AWS"): Lambda invocations or ECS Fargate tasks. `--fleet` and
+    HOTBENCH_FLEET override it; None: the default (docs/terraform.md#the-fleet)."""
+    optimize: OptimizeSpec | None = None
+    """What `hotbench optimize` may vary, and how the load becomes a month
+    (docs/optimize.md)."""
 
     @model_validator(mode="after")
     def _unique_tables(self) -> Playbook:
@@ -617,9 +903,13 @@ def reference_problems(playbook: Playbook) -> list[Problem]:
         if table.sort_key is not None:
             keys.append((("tables", i, "sort_key"), table.sort_key))
         for g, gsi in enumerate(table.gsis):
-            keys.append((("tables", i, "gsis", g, "partition_key"), gsi.partition_key))
-            if gsi.sort_key is not None:
-                keys.append((("tables", i, "gsis", g, "sort_key"), gsi.sort_key))
+            for field_name in ("partition_key", "sort_key"):
+                key = getattr(gsi, field_name)
+                at: tuple[int | str, ...] = ("tables", i, "gsis", g, field_name)
+                if isinstance(key, list):  # each attribute at its own line
+                    keys += [((*at, a), attribute) for a, attribute in enumerate(key)]
+                elif key is not None:
+                    keys.append((at, key))
         for loc, key in keys:
             # A mix's or scenario's steps name their keys themselves (workload_checks);
             # a closed loop of one operation draws its primary key, and writes an item
@@ -732,7 +1022,7 @@ _LOCATION_TAGS = frozenset(
 
 
 # Tags of the forms a value may take (a step's op, a rate's shape): not playbook fields.
-_FORM_TAGS = ("op=", "rate=")
+_FORM_TAGS = ("op=", "rate=", "key=")
 
 
 # Names pydantic puts in a (non-discriminated) union's error location: the member types.
@@ -828,6 +1118,8 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     current: Any = Playbook
     for i, part in enumerate(loc):
         tag = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and part.startswith(_FORM_TAGS):
+            continue  # the form a union took (resolved from it at the field before)
         if isinstance(current, type) and issubclass(current, BaseModel):
             if not isinstance(part, str) or part not in current.model_fields:
                 continue  # a union tag such as "weighted": already resolved
@@ -901,6 +1193,7 @@ def parse_playbook(
     problems = reference_problems(playbook)
     problems += [] if problems else workload_problems(playbook)
     problems += [] if problems else criteria_problems(playbook)
+    problems += [] if problems else optimize_problems(playbook, WARM_MINIMUM)
     if problems:
         out = [f"{source}: invalid playbook ({len(problems)} problem(s))"]
         out += [_problem(loc, msg, lines) for loc, msg in problems]

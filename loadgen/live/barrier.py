@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 from loadgen.live.resultstore import ResultStore
+from loadgen.live.windows import Window
 
 START_TOLERANCE_S = 0.25
 """A worker may see GO this long after T0 and still start (polling granularity)."""
@@ -31,18 +32,19 @@ class BarrierAborted(RuntimeError):
     """The barrier was abandoned (coordinator abort or no GO in time)."""
 
 
-def claim_worker(store: ResultStore, candidates: list[int]) -> int:
+def claim_worker(store: ResultStore, candidates: list[int], window: int = 0) -> int:
     """Claim the first unclaimed worker index among `candidates` (one index when the
     launcher set HOTBENCH_WORKER; a batch's range when ECS started the batch with one
-    RunTask call). None left means this is a second start: refuse."""
+    RunTask call), for `window` of a split run. None left means this is a second start:
+    refuse."""
     for worker in candidates:
-        if store.claim_start(worker):
+        if store.claim_start(worker, window):
             return worker
     who = (
         f"worker {candidates[0]}"
         if len(candidates) == 1
         else f"workers {candidates[0]}..{candidates[-1]}"
-    )
+    ) + (f" window {window}" if window else "")
     why = f"{who} of run {store.run_id} already started; refusing to run twice"
     store.put_refusal(candidates[0], why)
     raise BarrierRefused(why)
@@ -81,6 +83,45 @@ def worker_wait(
         time.sleep(poll_s)
 
 
+def successor_wait(
+    store: ResultStore,
+    worker: int,
+    window: Window,
+    timeout_s: float,
+    poll_s: float = 0.2,
+    clock: Callable[[], float] = time.time,
+) -> float:
+    """The barrier of window j > 0 of a split run (loadgen.live.windows): this invocation
+    does not report ready (its worker's window 0 did); it reads the run's GO item (waiting
+    for it, up to `timeout_s`, when it was started before the barrier released the run)
+    and returns T0 when its worker was admitted and its window has not begun yet (it
+    waits for its first due request itself). It refuses when its window began more than
+    START_TOLERANCE_S ago: a late start would send the window's first requests in a
+    burst, not on their schedule."""
+    give_up = clock() + timeout_s
+    while True:
+        message = store.get_abort()
+        if message is not None:
+            raise BarrierAborted(f"coordinator aborted the run: {message}")
+        go = store.get_go()
+        if go is not None:
+            break
+        if clock() > give_up:
+            raise BarrierAborted(f"no GO within {timeout_s:.0f} s of starting")
+        time.sleep(poll_s)
+    if worker not in go.get("workers", []):
+        raise BarrierRefused(f"worker {worker} was not admitted at the barrier")
+    t0 = float(go["t0"])
+    late = clock() - (t0 + window.start)
+    if late > START_TOLERANCE_S:
+        raise BarrierRefused(
+            f"worker {worker} window {window.index}: started {late:.2f} s after its window "
+            f"began (t={window.start:g} s); its share of the window is left out rather than "
+            "sent in a burst"
+        )
+    return t0
+
+
 class BarrierTimeout(RuntimeError):
     """Too few workers were ready at the barrier timeout; the run was aborted."""
 
@@ -104,7 +145,7 @@ def coordinator_go(
     come (all stopped), and the barrier fails with it instead of at the timeout (a fleet
     of Fargate tasks that cannot pull their image would wait minutes for nothing). It
     fails on the second such answer in a row only: one answer may be a fleet's view that
-    has not caught up yet (ECS's DescribeTasks is eventually consistent, loadgen.live.fleet).
+    has not caught up yet (ECS's DescribeTasks is eventually consistent, loadgen.live.ecs_tasks).
     """
     give_up = clock() + timeout_s
     last = -1

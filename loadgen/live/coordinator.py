@@ -17,13 +17,14 @@ with a note, never a silent difference.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from loadgen.live.barrier import coordinator_go
 from loadgen.live.fleet import Fleet
 from loadgen.live.messages import COMPLETE, PhaseShare, RunPlan, WorkerReport
 from loadgen.live.resultstore import ResultStore
+from loadgen.live.windows import Slot, Window, phase_times
 from loadgen.load.arrivals import Schedule
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.iteration_results import at_second, iteration_totals, reconcile_iterations
@@ -77,6 +78,7 @@ def run_fleet(
     options = options or FleetOptions()
     say = notify or (lambda _msg: None)
     stopped: str | None = None
+    collected = False
     store.put_plan(plan)
     try:
         fleet.start(plan.run_id, plan.workers, env)
@@ -92,9 +94,11 @@ def run_fleet(
             gone=lambda: fleet_gone(fleet),
         )
         say(f"GO: {len(admitted)} of {plan.workers} workers, T0 in {t0 - now():.1f} s")
+        fleet.released(t0, admitted)
+        slots = {(w, window.index) for w in admitted for window in plan.windows}
         collect_by = t0 + plan.duration_s + plan.drain_s + options.collect_grace_s
         while now() < collect_by:
-            if set(store.reports("final")) >= set(admitted) or fleet.running() == 0:
+            if set(store.slot_reports("final")) >= slots or fleet.running() == 0:
                 break
             if stopped is None and stop_when is not None:
                 stopped = stop_when()
@@ -107,12 +111,20 @@ def run_fleet(
                     )
                     collect_by = min(collect_by, now() + options.stop_grace_s)
             time.sleep(options.poll_s)
-        finals = store.reports("final")
-        progress = store.reports("progress")
+        finals: Reports = store.slot_reports("final")
+        progress: Reports = store.slot_reports("progress")
         notes = fleet.notes()  # before the stop: its own SIGTERMs are no worker's fault
+        collected = set(finals) >= slots
     finally:
+        # workers still waiting or measuring leave (a fleet that cannot kill its workers,
+        # such as Lambda invocations, relies on it; the others stop sooner)
+        told = (
+            None
+            if collected
+            else tell_to_stop(store, "the coordinator stopped before every worker reported")
+        )
         stop_problem = stop_fleet(fleet, say)
-    notes += [stop_problem] if stop_problem else []
+    notes += [p for p in (told, stop_problem) if p]
     run = aggregate(plan, t0, admitted, finals, progress, notes)
     if stopped is not None:
         run.notes.insert(0, stopped)
@@ -128,6 +140,17 @@ def fleet_gone(fleet: Fleet) -> str | None:
         return None
     reasons = "; ".join(fleet.notes()) or "no reason given"
     return f"every worker stopped before the start barrier: {reasons}"
+
+
+def tell_to_stop(store: ResultStore, why: str) -> str | None:
+    """Write the abort item unless one is there; what went wrong instead, as a note (an
+    interrupted or failed run is being left: this must not hide why)."""
+    try:
+        if store.get_abort() is None:
+            store.put_abort(why)
+    except Exception as exc:  # returned as a note; the run's own error stands
+        return f"could not tell the workers to stop ({type(exc).__name__}: {exc})"
+    return None
 
 
 def stop_fleet(fleet: Fleet, say: Notify) -> str | None:
@@ -147,10 +170,11 @@ def stop_fleet(fleet: Fleet, say: Notify) -> str | None:
 
 
 def _offered_until(
-    plan: RunPlan, worker: int, run_t: float, reported: list[PhaseShare]
+    plan: RunPlan, worker: int, run_t: float, reported: list[PhaseShare], window: Window
 ) -> list[int]:
-    """This worker's share of each phase due before run time `run_t`; a phase of users
-    (a mix or scenario) has no schedule: what its last report says it sent."""
+    """This worker's share of each phase due before run time `run_t` in `window`; a
+    phase of users (a mix or scenario) has no schedule: what its last report says it
+    sent."""
     out = []
     offset = 0.0
     for i, phase in enumerate(plan.playbook.load.phases):
@@ -158,26 +182,37 @@ def _offered_until(
             out.append(reported[i].offered if i < len(reported) else 0)
             offset += phase.duration_s
             continue
-        schedule = Schedule.for_phase(phase, plan.scale)
-        times = schedule.worker_times(worker, plan.workers)
+        times = phase_times(phase, offset, plan.scale, worker, plan.workers, window)
         out.append(sum(1 for t in times if offset + t <= run_t))
         offset += phase.duration_s
     return out
+
+
+Reports = Mapping[int, WorkerReport] | Mapping[Slot, WorkerReport]
+"""Reports by worker (an unsplit run: its window 0) or by (worker, window)."""
+
+
+def _by_slot(reports: Reports) -> dict[Slot, WorkerReport]:
+    return {(k if isinstance(k, tuple) else (k, 0)): r for k, r in reports.items()}
 
 
 def aggregate(
     plan: RunPlan,
     t0: float,
     admitted: list[int],
-    finals: dict[int, WorkerReport],
-    progress: dict[int, WorkerReport],
+    finals: Reports,
+    progress: Reports,
     notes: list[str] | None = None,
 ) -> RunResult:
-    """One RunResult from the workers' items: sums of counts, merged histograms."""
+    """One RunResult from the workers' items: sums of counts, merged histograms. A split
+    run's windows (loadgen.live.windows) are added up as the workers are: each reports
+    for itself, and a lost window is labelled as a lost worker is."""
     run = RunResult(
         plan.table, plan.repeat, plan.duration_s, workers=plan.workers, notes=list(notes or [])
     )
     phases = plan.playbook.load.phases
+    windows = plan.windows
+    final_by, progress_by = _by_slot(finals), _by_slot(progress)
     offered = [0] * len(phases)
     first: list[float | None] = [None] * len(phases)
     latency = LatencyHistogram()
@@ -185,59 +220,102 @@ def aggregate(
         if w not in admitted:
             run.notes.append(f"worker {w} missed the start barrier: its share was not offered")
             continue
-        report = finals.get(w)
-        if report is None:
-            report = progress.get(w)
+        for window in windows:
+            report = _slot_report(plan, t0, w, window, final_by, progress_by, run)
             if report is None:
-                run.notes.append(
-                    f"worker {w}: no report at all (died before its first "
-                    "progress item); its share is missing"
-                )
                 continue
-            at = report.written_at - t0
-            run.notes.append(
-                f"worker {w}: no final report (died or hung); counted up to its "
-                f"last progress item at t={at:.1f} s"
-            )
-            shares = [
-                PhaseShare(p.name, p.kind.iterations.label, 0.0, p.duration_s, offered=n)
-                for p, n in zip(phases, _offered_until(plan, w, at, report.phases), strict=True)
-            ]
-            report = WorkerReport(
-                w,
-                "lost",
-                report.seconds,
-                shares,
-                report.first_throttle_s,
-                report.latency,
-                iterations=report.iterations,
-            )
-        elif report.status != COMPLETE:
-            where = f": {report.snapshot}" if report.snapshot else ""
-            why = "; ".join(report.notes) or report.status
-            run.notes.append(f"worker {w}: {report.status} ({why}){where}")
-        if report.status != COMPLETE:
-            run.partial = True
-        _reconcile_worker(run, report)
-        for t, counts in report.seconds.items():
-            run.second(t).add(counts)
-        for t, its in report.iterations.items():
-            at_second(run.iterations, t).add(its)
-        latency.merge(report.latency)
-        for i, share in enumerate(report.phases[: len(phases)]):
-            offered[i] += share.offered
-            if share.first_throttle_s is not None:
-                first[i] = (
-                    share.first_throttle_s
-                    if first[i] is None
-                    else min(first[i] or 0.0, share.first_throttle_s)
-                )
-        if report.first_throttle_s is not None and (
-            run.first_throttle_s is None or report.first_throttle_s < run.first_throttle_s
-        ):
-            run.first_throttle_s = report.first_throttle_s
+            _add_report(run, report, offered, first, latency)
     if len(admitted) < plan.workers or any(n.startswith("worker") for n in run.notes):
         run.partial = True
+    _phases(plan, run, offered, first)
+    run.latency = latency
+    return run
+
+
+def _slot_report(
+    plan: RunPlan,
+    t0: float,
+    w: int,
+    window: Window,
+    finals: dict[Slot, WorkerReport],
+    progress: dict[Slot, WorkerReport],
+    run: RunResult,
+) -> WorkerReport | None:
+    """The report of worker `w`'s `window`: its final one, else its last progress as a
+    lost report (offered up to when it was written), else None (noted)."""
+    who = f"worker {w}" + (f" window {window.index}" if len(plan.windows) > 1 else "")
+    slot = (w, window.index)
+    report = finals.get(slot)
+    if report is None:
+        report = progress.get(slot)
+        if report is None:
+            run.notes.append(
+                f"{who}: no report at all (died before its first progress item, or never "
+                "started); its share is missing"
+            )
+            return None
+        at = report.written_at - t0
+        run.notes.append(
+            f"{who}: no final report (died or hung); counted up to its "
+            f"last progress item at t={at:.1f} s"
+        )
+        phases = plan.playbook.load.phases
+        until = _offered_until(plan, w, at, report.phases, window)
+        shares = [
+            PhaseShare(p.name, p.kind.iterations.label, 0.0, p.duration_s, offered=n)
+            for p, n in zip(phases, until, strict=True)
+        ]
+        return WorkerReport(
+            w,
+            "lost",
+            report.seconds,
+            shares,
+            report.first_throttle_s,
+            report.latency,
+            iterations=report.iterations,
+            window=window.index,
+        )
+    if report.status != COMPLETE:
+        where = f": {report.snapshot}" if report.snapshot else ""
+        why = "; ".join(report.notes) or report.status
+        run.notes.append(f"{who}: {report.status} ({why}){where}")
+    return report
+
+
+def _add_report(
+    run: RunResult,
+    report: WorkerReport,
+    offered: list[int],
+    first: list[float | None],
+    latency: LatencyHistogram,
+) -> None:
+    """Add one worker's (or one window's) report to the run: counts, offered shares,
+    first throttles, the histogram."""
+    if report.status != COMPLETE:
+        run.partial = True
+    _reconcile_worker(run, report)
+    for t, counts in report.seconds.items():
+        run.second(t).add(counts)
+    for t, its in report.iterations.items():
+        at_second(run.iterations, t).add(its)
+    latency.merge(report.latency)
+    for i, share in enumerate(report.phases[: len(offered)]):
+        offered[i] += share.offered
+        if share.first_throttle_s is not None:
+            first[i] = (
+                share.first_throttle_s
+                if first[i] is None
+                else min(first[i] or 0.0, share.first_throttle_s)
+            )
+    if report.first_throttle_s is not None and (
+        run.first_throttle_s is None or report.first_throttle_s < run.first_throttle_s
+    ):
+        run.first_throttle_s = report.first_throttle_s
+
+
+def _phases(plan: RunPlan, run: RunResult, offered: list[int], first: list[float | None]) -> None:
+    """Each phase's result from the added counts, the schedule and the notes."""
+    phases = plan.playbook.load.phases
     offset = 0.0
     for i, phase in enumerate(phases):
         counts = run.totals_between(offset, phase.duration_s)
@@ -268,8 +346,6 @@ def aggregate(
             f"{full:,} scheduled requests; rates are over what they offered"
         )
     run.notes += [f"not reconciled: {p}" for p in run.reconciliation_problems()]
-    run.latency = latency
-    return run
 
 
 def _reconcile_worker(run: RunResult, report: WorkerReport) -> None:

@@ -46,6 +46,7 @@ from loadgen.live.messages import (
     WorkerReport,
 )
 from loadgen.live.sigv4 import CredentialSource, Signer
+from loadgen.live.windows import phase_in, phase_times
 from loadgen.load.arrivals import Schedule
 from loadgen.load.requests import RequestFactory, tally
 from loadgen.load.scenario import Program
@@ -92,12 +93,18 @@ def phase_op_bound(phase: Phase, scale: float, worker: int, workers: int) -> int
     return int(mine * USER_REQUESTS_PER_S * phase.duration_s)
 
 
-def default_max_ops(plan: RunPlan, worker: int) -> int:
-    """This worker's share of every phase's schedule, plus 5 % and 100 of slack."""
-    share = sum(
-        phase_op_bound(phase, plan.scale, worker, plan.workers)
-        for phase in plan.playbook.load.phases
-    )
+def default_max_ops(plan: RunPlan, worker: int, window: int = 0) -> int:
+    """This worker's share of every phase's schedule in its window (the whole run when
+    unsplit), plus 5 % and 100 of slack."""
+    owned = plan.windows[window]
+    share = 0
+    offset = 0.0
+    for phase in plan.playbook.load.phases:
+        if phase.kind.engine == "requests":
+            share += len(phase_times(phase, offset, plan.scale, worker, plan.workers, owned))
+        elif phase_in(offset, phase, owned):
+            share += phase_op_bound(phase, plan.scale, worker, plan.workers)
+        offset += phase.duration_s
     return int(share * 1.05) + 100
 
 
@@ -110,13 +117,19 @@ class Measurement:
         worker: int,
         credentials: CredentialSource,
         on_progress: Callable[[WorkerReport], None] | None = None,
+        window: int = 0,
     ) -> None:
         self.plan = plan
         self.worker = worker
         self.credentials = credentials
         self.on_progress = on_progress
-        self.report = WorkerReport(worker)
-        self.max_ops = plan.max_ops if plan.max_ops is not None else default_max_ops(plan, worker)
+        self.window = plan.windows[window]
+        """The part of the run this process measures (loadgen.live.windows): the whole
+        run unless the plan is split."""
+        self.report = WorkerReport(worker, window=window)
+        self.max_ops = (
+            plan.max_ops if plan.max_ops is not None else default_max_ops(plan, worker, window)
+        )
         self.sent = 0
         self.now = clock
         """The measuring clock, for the phases that run users (loadgen.live.live_users)."""
@@ -193,7 +206,7 @@ class Measurement:
         self.pool.on_slot_free = self._slot.set
         self.t0 = clock() + (t0_wall - time.time())
         self.t0_wall = t0_wall
-        deadline = self.t0 + self.plan.duration_s + self.plan.drain_s
+        deadline = self.t0 + self.end_s + self.plan.drain_s
         sender = asyncio.create_task(self._send_all())
         progress = asyncio.create_task(self._progress_loop())
         stopper = asyncio.create_task(self._stop.wait())
@@ -233,6 +246,11 @@ class Measurement:
         self.report.status = status
         self.report.written_at = time.time()
         return self.report
+
+    @property
+    def end_s(self) -> float:
+        """Run time at which this process stops sending: its window's end, or the run's."""
+        return self.window.bounded_end(self.plan.duration_s)
 
     def stop_at_op_cap(self) -> None:
         """Leave the op cap's snapshot, once (a phase's users may each find the cap): the
@@ -301,9 +319,19 @@ class Measurement:
 
     async def _send_all(self) -> str:
         """Every phase in turn, on the loop of the engine its kind names
-        (loadgen.format.kinds: `requests`, the schedule; `iterations`, users)."""
+        (loadgen.format.kinds: `requests`, the schedule; `iterations`, users); a phase
+        outside this process's window (loadgen.live.windows) is listed with none offered."""
         offset = 0.0
         for index, phase in enumerate(self.plan.playbook.load.phases):
+            if not phase_in(offset, phase, self.window):
+                # another window's: this process offers none of it (its share is listed
+                # with nothing offered, so every report lists every phase in order)
+                self.report.phases.append(
+                    PhaseShare(phase.name, phase.kind.iterations.label, offset, phase.duration_s)
+                )
+                self._times.append([])
+                offset += phase.duration_s
+                continue
             if phase.kind.engine == "iterations":
                 status = await self._run_users(index, phase, offset)
             else:
@@ -318,8 +346,7 @@ class Measurement:
         request sent at its time."""
         plan, report = self.plan, self.report
         late_s = plan.late_s
-        schedule = Schedule.for_phase(phase, plan.scale)
-        times = schedule.worker_times(self.worker, plan.workers)
+        times = phase_times(phase, offset, plan.scale, self.worker, plan.workers, self.window)
         self._times.append(times)
         share = PhaseShare(
             phase.name, phase.operation, offset, phase.duration_s, offered=len(times)
@@ -368,7 +395,8 @@ class Measurement:
                 await self._slot.wait()
             else:
                 await asyncio.sleep(max(0.0, times[i] - t))
-        wait = start + phase.duration_s - clock()
+        # to the phase's end, or to the window's when the window ends first
+        wait = self.t0 + min(offset + phase.duration_s, self.end_s) - clock()
         if wait > 0:
             await asyncio.sleep(wait)
         return COMPLETE

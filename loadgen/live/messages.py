@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loadgen.format.playbook import Playbook, parse_playbook
+from loadgen.live.windows import Window, split
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.iteration_results import IterationCounts, IterationSeconds
 from loadgen.results.records import Counts, PerSecond
@@ -58,6 +59,10 @@ class RunPlan:
     """Hard cap on requests per worker; default: its share of the schedule + 5 % + 100."""
     late_s: float = 0.010
     progress_s: float = 3.0
+    window_s: float | None = None
+    """Longest stretch of the run one worker process may measure (a Lambda invocation's
+    15 minutes, less its waits); None: the whole run. A longer run is split into windows
+    measured by successive invocations (loadgen.live.windows)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +83,8 @@ class RunPlan:
             "max_ops": self.max_ops,
             "late_s": self.late_s,
             "progress_s": self.progress_s,
+            # only when split: a plan of an unsplit run keeps its form
+            **({"window_s": self.window_s} if self.window_s is not None else {}),
         }
 
     @classmethod
@@ -89,6 +96,11 @@ class RunPlan:
     @property
     def duration_s(self) -> float:
         return sum(p.duration_s for p in self.playbook.load.phases)
+
+    @property
+    def windows(self) -> list[Window]:
+        """The run's windows (one, unless `window_s` splits it): loadgen.live.windows."""
+        return split(self.playbook.load.phases, self.window_s)
 
 
 @dataclass
@@ -123,6 +135,8 @@ class WorkerReport(PerSecond):
     coordinator's view of a worker that later dies is older)."""
     iterations: IterationSeconds = field(default_factory=dict)
     """How the iterations of mix and scenario phases started and ended, by second."""
+    window: int = 0
+    """Which window of a split run these counts are (loadgen.live.windows); 0 unsplit."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,6 +156,7 @@ class WorkerReport(PerSecond):
                 if self.iterations
                 else {}
             ),
+            **({"window": self.window} if self.window else {}),
         }
 
     def dumps(self) -> str:
@@ -164,4 +179,5 @@ class WorkerReport(PerSecond):
                 int(t): IterationCounts.from_json(c)
                 for t, c in (data.get("iterations") or {}).items()
             },
+            window=int(data.get("window", 0)),
         )

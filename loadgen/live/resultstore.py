@@ -14,6 +14,10 @@ partition per run (pk `run_id` S, sk `item` S):
     final#<w>             worker w's last word: status, counts, histogram, snapshot
     refused#<w>#<stamp>   a duplicate start of worker w that refused (and why)
 
+A run split into windows (loadgen.live.windows: a Lambda invocation lasts 15 minutes at
+most) has one claim and one pair of reports per worker and window: window 0 keeps the
+keys above, window j > 0 adds `#w<j>` (`start#3#w1`, `progress#3#w1`, `final#3#w1`).
+
 Bodies are zlib-compressed JSON in a binary attribute `body`; a body over 350 KB is split
 into `<sk>#part#<version>#<i>` items written before its head item, which names the
 version: a reader never sees a head whose parts are missing, nor mixes the parts of two
@@ -35,7 +39,9 @@ import time
 import zlib
 from typing import Any
 
-from loadgen.live.messages import RunPlan, WorkerReport
+from loadgen.live.messages import COMPLETE, RUNNING, PhaseShare, RunPlan, WorkerReport
+from loadgen.live.windows import Slot
+from loadgen.results.iteration_results import at_second
 
 PART_BYTES = 350_000
 ITEM_TTL_S = 7 * 24 * 3600
@@ -220,14 +226,15 @@ class ResultStore:
             raise LookupError(f"run {self.run_id}: no plan item in table {self.table}")
         return RunPlan.from_json(data)
 
-    def claim_start(self, worker: int) -> bool:
-        """Claim worker `worker`'s start; False if another process holds the claim.
+    def claim_start(self, worker: int, window: int = 0) -> bool:
+        """Claim worker `worker`'s start (of its `window`, in a split run); False if
+        another process holds the claim.
 
         The put is conditional on the item not existing. If its first attempt succeeded
         but the reply was lost, botocore's retry finds the item and fails the condition:
         the claim is then read back, and it is ours when it carries our token.
         """
-        sk = f"start#{worker}"
+        sk = slot_key("start", (worker, window))
         if self.put(sk, {"worker": worker, "at": time.time(), "token": self.token}, True):
             return True
         held = self.get(sk)
@@ -254,18 +261,75 @@ class ResultStore:
 
     def put_report(self, kind: str, report: WorkerReport | dict[str, Any]) -> None:
         payload = report.to_json() if isinstance(report, WorkerReport) else report
-        self.put(f"{kind}#{int(payload['worker'])}", payload)
+        slot = (int(payload["worker"]), int(payload.get("window", 0)))
+        self.put(slot_key(kind, slot), payload)
+
+    def slot_reports(self, kind: str) -> dict[Slot, WorkerReport]:
+        """Every (worker, window)'s report of `kind` (`progress` or `final`)."""
+        out: dict[Slot, WorkerReport] = {}
+        for v in self.query(f"{kind}#").values():
+            report = WorkerReport.from_json(v)
+            out[(report.worker, report.window)] = report
+        return out
 
     def reports(self, kind: str) -> dict[int, WorkerReport]:
-        return {
-            int(v["worker"]): WorkerReport.from_json(v) for v in self.query(f"{kind}#").values()
-        }
+        """Each worker's report of `kind`; in a split run, its windows' reports added up
+        (merge_windows). The coordinator, which must tell the windows apart, reads
+        `slot_reports`."""
+        by_worker: dict[int, list[WorkerReport]] = {}
+        for (worker, _window), report in sorted(self.slot_reports(kind).items()):
+            by_worker.setdefault(worker, []).append(report)
+        return {w: merge_windows(reports) for w, reports in by_worker.items()}
 
     def put_refusal(self, worker: int, why: str) -> None:
         self.put(f"refused#{worker}#{time.time():.6f}", {"worker": worker, "why": why})
 
     def refusals(self) -> list[dict[str, Any]]:
         return list(self.query("refused#").values())
+
+
+def slot_key(kind: str, slot: Slot) -> str:
+    """`kind#<w>` for window 0 (an unsplit run's only one), `kind#<w>#w<j>` after it."""
+    worker, window = slot
+    return f"{kind}#{worker}" + (f"#w{window}" if window else "")
+
+
+def merge_windows(reports: list[WorkerReport]) -> WorkerReport:
+    """One worker's reports of several windows as one: counts and iterations added per
+    second, histograms merged, each phase's offered share added, the first throttle the
+    earliest, notes joined; the status is the first that is not `complete`. Each request
+    belongs to one window (its due time), so adding counts none twice."""
+    if len(reports) == 1:
+        return reports[0]
+    first = reports[0]
+    merged = WorkerReport(first.worker, window=first.window)
+    merged.phases = [PhaseShare(**vars(p)) for p in first.phases]
+    merged.first_throttle_s = None
+    for report in reports:
+        for t, counts in report.seconds.items():
+            merged.second(t).add(counts)
+        for t, its in report.iterations.items():
+            at_second(merged.iterations, t).add(its)
+        merged.latency.merge(report.latency)
+        if report is not first:
+            for share, other in zip(merged.phases, report.phases, strict=False):
+                share.offered += other.offered
+                earlier = other.first_throttle_s
+                if earlier is not None and (
+                    share.first_throttle_s is None or earlier < share.first_throttle_s
+                ):
+                    share.first_throttle_s = earlier
+        if report.first_throttle_s is not None and (
+            merged.first_throttle_s is None or report.first_throttle_s < merged.first_throttle_s
+        ):
+            merged.first_throttle_s = report.first_throttle_s
+        merged.notes += report.notes
+        merged.progress_write_failures += report.progress_write_failures
+        merged.written_at = max(merged.written_at, report.written_at)
+        if merged.status == RUNNING or (merged.status == COMPLETE and report.status != COMPLETE):
+            merged.status = report.status
+        merged.snapshot = merged.snapshot or report.snapshot
+    return merged
 
 
 def _part_key(sk: str, version: str, index: int) -> str:

@@ -14,6 +14,8 @@ lives only in the coordinator:
     HOTBENCH_RESULTS_TABLE     --results-table     results table name (required)
     HOTBENCH_CONTROL_ENDPOINT  --control-endpoint  endpoint of the results table (default AWS)
     HOTBENCH_BARRIER_TIMEOUT_S --barrier-timeout   seconds to wait for GO (default 300)
+    HOTBENCH_WINDOW            --window            which window of a split run (default 0;
+                                                   loadgen.live.windows)
     AWS_REGION                                     region (default us-east-1)
 
 The Terraform task definition sets HOTBENCH_RUN_ID, HOTBENCH_RESULTS_TABLE and
@@ -37,7 +39,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from emulator import eventloop
-from loadgen.live.barrier import BarrierAborted, BarrierRefused, claim_worker, worker_wait
+from loadgen.live.barrier import (
+    BarrierAborted,
+    BarrierRefused,
+    claim_worker,
+    successor_wait,
+    worker_wait,
+)
 from loadgen.live.measure import Measurement
 from loadgen.live.messages import COMPLETE, OP_CAP, REFUSED, WATCHDOG, RunPlan, WorkerReport
 from loadgen.live.resultstore import ResultStore, make_client
@@ -59,6 +67,9 @@ class WorkerConfig:
     control_endpoint: str | None
     region: str
     barrier_timeout_s: float
+    window: int = 0
+    """Which window of a split run this process measures (a Lambda invocation's); window
+    j > 0 starts from the run's GO item instead of the barrier."""
 
 
 def parse_config(
@@ -77,6 +88,7 @@ def parse_config(
     p.add_argument(
         "--barrier-timeout", type=float, default=float(env.get("HOTBENCH_BARRIER_TIMEOUT_S", "300"))
     )
+    p.add_argument("--window", type=int, default=int(env.get("HOTBENCH_WINDOW", "0")))
     args = p.parse_args(argv)
     if args.worker is not None:
         candidates = [int(args.worker)]
@@ -104,6 +116,7 @@ def parse_config(
         args.control_endpoint,
         region,
         args.barrier_timeout,
+        args.window,
     )
 
 
@@ -164,12 +177,15 @@ class _Writer:
             self.pool.submit(write)
 
 
-def _backstop(store: ResultStore, writer: _Writer, worker: int, after_s: float) -> threading.Timer:
+def _backstop(
+    store: ResultStore, writer: _Writer, empty: WorkerReport, after_s: float
+) -> threading.Timer:
     """A thread that ends the process if the event loop itself is stuck past the watchdog:
-    it writes the last progress as a final report (status watchdog) and exits."""
+    it writes the last progress (or `empty`, this worker's and window's report with no
+    counts) as a final report (status watchdog) and exits."""
 
     def fire() -> None:
-        payload = dict(writer.last or WorkerReport(worker).to_json())
+        payload = dict(writer.last or empty.to_json())
         payload["status"] = WATCHDOG
         payload["progress_write_failures"] = writer.failures
         payload["snapshot"] = {
@@ -192,18 +208,24 @@ def run_worker(config: WorkerConfig) -> int:
         make_client(config.control_endpoint, config.region), config.results_table, config.run_id
     )
     plan: RunPlan = store.get_plan()
+    window = plan.windows[config.window]
     try:
-        worker = claim_worker(store, config.candidates)
+        worker = claim_worker(store, config.candidates, window.index)
     except BarrierRefused as exc:
         print(f"run {config.run_id}: refused: {exc}", file=sys.stderr, flush=True)
         return EXIT_REFUSED
-    tag = f"worker {worker}/{plan.workers} run {config.run_id}"
+    tag = f"worker {worker}/{plan.workers} run {config.run_id}" + (
+        f" window {window.index}" if window.index else ""
+    )
     try:
-        t0 = worker_wait(store, worker, config.barrier_timeout_s)
+        if window.index == 0:
+            t0 = worker_wait(store, worker, config.barrier_timeout_s)
+        else:  # a later window of a split run: T0 passed, its own start is ahead
+            t0 = successor_wait(store, worker, window, config.barrier_timeout_s)
     except BarrierRefused as exc:
         print(f"{tag}: refused: {exc}", file=sys.stderr, flush=True)
         # It holds the claim, so its final item is its own: say why it did not measure.
-        report = WorkerReport(worker, status=REFUSED, notes=[str(exc)])
+        report = WorkerReport(worker, status=REFUSED, notes=[str(exc)], window=window.index)
         report.written_at = time.time()
         store.put_report("final", report)
         return EXIT_REFUSED
@@ -212,11 +234,17 @@ def run_worker(config: WorkerConfig) -> int:
         return EXIT_ABORTED
     credentials = resolve_credentials()
     writer = _Writer(store)
+    end_s = window.bounded_end(plan.duration_s)
     backstop = _backstop(
-        store, writer, worker, t0 - time.time() + plan.duration_s + plan.drain_s + BACKSTOP_S
+        store,
+        writer,
+        WorkerReport(worker, window=window.index),
+        t0 - time.time() + end_s + plan.drain_s + BACKSTOP_S,
     )
     print(f"{tag}: T0 in {t0 - time.time():.2f} s", file=sys.stderr, flush=True)
-    measurement = Measurement(plan, worker, credentials, on_progress=writer.progress)
+    measurement = Measurement(
+        plan, worker, credentials, on_progress=writer.progress, window=window.index
+    )
     writer.on_abort = measurement.request_stop
     try:
         report = eventloop.run(measurement.run(t0))

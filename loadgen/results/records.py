@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from loadgen.results.capacity_series import ChangeOutcome
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.iteration_results import (
     IterationCounts,
@@ -195,6 +196,8 @@ class PhaseResult:
     """Seconds from the phase start to the first throttled request."""
     iterations: IterationCounts | None = None
     """A mix's or scenario's iterations (None for a phase of one operation)."""
+    change: ChangeOutcome | None = None
+    """A capacity-change phase's UpdateTable and what became of it (None for load)."""
 
     def to_json(self) -> dict[str, Any]:
         achieved = self.counts.succeeded / self.duration_s if self.duration_s else 0.0
@@ -215,6 +218,7 @@ class PhaseResult:
             "first_throttle_s": _round(self.first_throttle_s),
             **self.counts.to_json(),
             **extra,
+            **({"update_table": self.change.to_json()} if self.change is not None else {}),
         }
 
 
@@ -243,6 +247,10 @@ class RunResult(PerSecond):
     """A table run run again on a table made anew after an attempt that may have heated
     it (`{"after": "interrupted", "attempt_of": "hot#1", "table": "recreated"}`), so it
     met what a fresh run meets; None for a first attempt (docs/results.md)."""
+    capacity: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+    """Per table (`$table`) and GSI, the capacity in force as it stepped and every change
+    asked of it, on the run's clock (loadgen.results.capacity_series); None when nothing was
+    asked of it during the run (the result then reads as before capacity could move)."""
 
     @property
     def offered(self) -> int:
@@ -374,6 +382,7 @@ class RunResult(PerSecond):
                 if self.iterations
                 else {}
             ),
+            **({"capacity": self.capacity} if self.capacity is not None else {}),
         }
 
 
@@ -493,6 +502,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         scheduled=None if run.scheduled is None else round(run.scheduled * factor),
         iterations={t: scale_iterations(c, factor) for t, c in run.iterations.items()},
         restart=run.restart,
+        capacity=run.capacity,
     )
     for phase in run.phases:
         counts = out.totals_between(phase.start_s, phase.duration_s)
@@ -508,6 +518,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
                 iterations=None
                 if phase.iterations is None
                 else iteration_totals(out.iterations, phase.start_s, phase.duration_s),
+                change=phase.change,
             )
         )
     return out

@@ -61,7 +61,7 @@ def test_an_arm64_build_is_listed_not_priced() -> None:
 def plan_lines(tmp_path: Path, **settings: object) -> dict[str, float]:
     report = make_plan(
         "playbooks/smoke.yaml",
-        Settings(target="aws", runs_dir=tmp_path, **settings),  # type: ignore[arg-type]
+        Settings(target="aws", runs_dir=tmp_path, fleet="ecs", **settings),  # type: ignore[arg-type]
         UpOptions(workers=1),
     )
     return {x.what: x.usd for x in report.lines if x.what.startswith("image ")}

@@ -40,7 +40,7 @@ STOOD_S = sum(SPANS.values())  # 4,233 s
 @pytest.fixture(scope="module")
 def report() -> PlanReport:
     # CodeBuild named: the plan must not depend on whether this machine has a docker engine
-    settings = Settings(target="aws", image_builder="codebuild")
+    settings = Settings(target="aws", image_builder="codebuild", fleet="ecs")
     return make_plan("playbooks/hot-partition.yaml", settings, UpOptions(workers=4))
 
 
@@ -90,10 +90,72 @@ def test_m1_estimate_adds_up_by_hand(report: PlanReport) -> None:
 
 def test_m1_estimate_prints_its_setup_lines_at_80_columns(report: PlanReport) -> None:
     out = io.StringIO()
-    print_plan(report, Console(file=out, width=80, color_system=None), "Fargate tasks")
+    print_plan(report, Console(file=out, width=80, color_system=None))
     text = out.getvalue().splitlines()
     rows = [r for r in text if " x $" in r]
     assert len(rows) == len(report.lines) and all(len(r) <= 80 for r in rows)
     assert any(r.strip().startswith("capacity, fleet starts") and "$11.93" in r for r in rows)
     assert any("estimated cost =" in r and "$47.85" in r for r in text)
     assert "$39.78/h while up" in "\n".join(text)
+
+
+# -- the same M1 on the Lambda fleet ------------------------------------------------------
+
+LAMBDA_SPANS = {
+    "apply (est.)": 450.0,
+    "seeding": 33.0,  # as above
+    "fleet starts": 6 * 15.0,  # a cold start and the barrier per table run, no image
+    "load": 6 * 120.0,
+    "pauses": 2 * 600.0,
+    "destroy (est.)": 450.0,
+}
+
+
+@pytest.fixture(scope="module")
+def on_lambda() -> PlanReport:
+    return make_plan(
+        "playbooks/hot-partition.yaml", Settings(target="aws", fleet="lambda"), UpOptions(workers=2)
+    )
+
+
+def test_m1_on_lambda_is_sized_to_its_rate(on_lambda: PlanReport) -> None:
+    """4,000 writes/s: --workers 2 would ask 2,000/s of one worker, which offers 1,000: four
+    workers of 1,792 MB (1,769 MB is one vCPU, rounded up to 64 MB)."""
+    fleet = on_lambda.fleet
+    assert (fleet.name, fleet.workers, fleet.memory_gb * 1024) == ("lambda", 4, 1792)
+    assert fleet.in_flight == 4  # one window: no hand-over
+    assert "one offers at most 1,000/s" in fleet.summary
+
+
+def test_m1_on_lambda_adds_up_by_hand(on_lambda: PlanReport) -> None:
+    assert {s.label: s.seconds for s in on_lambda.setup} == pytest.approx(LAMBDA_SPANS, abs=0.5)
+    stood = sum(LAMBDA_SPANS.values())  # 2,943 s: no image, 15 s starts
+    capacity = stood / 3600 * 39.78
+    on_demand = (3 * 480_000 + 15_000) / 1e6 * 0.625
+    # 24 invocations (6 runs x 4 workers), each billed 15 s start + 120 s load + 2 s tail
+    gb_s = 24 * 1.75 * (15 + 120 + 2)
+    lambda_cost = gb_s * 0.0000166667 + 24 / 1e6 * 0.20
+    dashboard = stood / (730 * 3600) * 3.0
+    get_metric_data = 12 * 7 * 34 / 1000 * 0.01  # 34 minutes of starts, load and pauses
+    backstop = (4 + 1 + 1) / 1e6 * 1.00  # tables, results table, dashboard: no tasks
+    expected = capacity + on_demand + lambda_cost + dashboard + get_metric_data + backstop
+    assert expected == pytest.approx(33.56, abs=0.005)
+    assert on_lambda.estimated_cost_usd == pytest.approx(expected, abs=0.001)
+    lines = {x.what: x for x in on_lambda.lines}
+    assert lines["Lambda duration, 24 invocations"].quantity == pytest.approx(gb_s / 1000)
+    assert not any("Fargate" in x.what or "image" in x.what for x in on_lambda.lines)
+
+
+def test_the_plan_compares_the_fleets_and_says_why(on_lambda: PlanReport) -> None:
+    """Each AWS fleet's estimate of the same run, the chosen first; the other's line says
+    how much longer its tables stand and why (its image build, its slower start)."""
+    assert [(f.name, f.chosen) for f in on_lambda.fleets] == [("lambda", True), ("ecs", False)]
+    ecs = on_lambda.fleets[1]
+    assert ecs.total_usd > on_lambda.estimated_cost_usd
+    assert ecs.stand_s - on_lambda.fleets[0].stand_s == pytest.approx(300 + 6 * (180 - 15))
+    out = io.StringIO()
+    print_plan(on_lambda, Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    assert "fleets: lambda $33.56 (this plan), ecs $" in text
+    assert "ecs: the tables stand 22 min longer at $39.78/h (a 300 s image build first; " in text
+    assert "fleet: 4 Lambda workers" in text

@@ -86,7 +86,9 @@ def test_plan_check_and_tally_agree_within_the_setup_time(
     path.write_text(text)
     playbook = load_playbook(path)
 
-    plan = make_plan(path, Settings(target="local"), UpOptions(workers=WORKERS), prices=US_EAST_1)
+    # priced as Fargate tasks, whose seconds this case adds up by hand
+    settings = Settings(target="local", fleet="ecs")
+    plan = make_plan(path, settings, UpOptions(workers=WORKERS), prices=US_EAST_1)
     plan_stood = sum(s.seconds for s in plan.setup)
     plan_task_s = WORKERS * (180.0 + 4.0)
     # the watch's GetMetricData is made only by a watched run on AWS: neither a check
@@ -101,7 +103,7 @@ def test_plan_check_and_tally_agree_within_the_setup_time(
     check_record = record_of_result(playbook, simulated, FleetShape(WORKERS))
     check = price(check_record, US_EAST_1)
 
-    state = cli.json("up", str(path), "--yes", "--workers", str(WORKERS))
+    state = cli.json("up", str(path), "--yes", "--workers", str(WORKERS), "--fleet", "ecs")
     run_id = state["run_id"]
     ran = cli("run", "--run", run_id)
     assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -7,7 +7,7 @@ from typing import Any
 import boto3
 from botocore.stub import ANY, Stubber
 
-from loadgen.live.fleet import EcsFleet, EcsNetwork
+from loadgen.live.ecs_tasks import EcsFleet, EcsNetwork
 
 ENV = {"HOTBENCH_RUN_ID": "run-1", "HOTBENCH_RESULTS_TABLE": "hotbench-results"}
 NET = EcsNetwork(subnets=["subnet-a", "subnet-b"], security_groups=["sg-1"], assign_public_ip=True)

@@ -32,10 +32,12 @@ from console.run.settings import Settings
 from console.run.state import StateStore
 from console.targets.preflight import operator_policy
 from emulator.emulator_options import EmulatorOptions
+from tests.fakes.fake_lambda import LambdaStandIn
 from tests.targets.faults import (
     Backstop,
     CodeBuild,
     Fargate,
+    LambdaFaults,
     aws_quotas,
     enforce_iam,
     service_linked_roles,
@@ -85,6 +87,12 @@ class Rehearsal:
     emulator: Any
     """The DynamoDB endpoint (emulator.server.EmulatorServer): `skip(s)` moves its clock."""
     operator_keys: dict[str, str]
+    lambdas: LambdaFaults
+    """Lambda's invocations, run by the stand-in (tests/fakes/fake_lambda.py)."""
+
+    def lambda_settings(self) -> Settings:
+        """The settings of a run on the Lambda fleet (the cases' default is ECS's)."""
+        return self.settings.model_copy(update={"fleet": "lambda", "worker_image": None})
 
     def admin(self, service: str) -> Any:
         """A client as the account's administrator, for the tests' own look-ups."""
@@ -130,6 +138,21 @@ def iam_users(endpoint: str) -> tuple[dict[str, str], dict[str, str], str]:
     return keys["admin"][0], keys["operator"][0], keys["operator"][1]
 
 
+def fake_wheels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Lambda package's dependencies without PyPI: the rehearsal's invocations run the
+    handler from this checkout (tests/fakes/fake_lambda.py), so the zip only has to be one
+    (its building, with a fake pip: tests/targets/test_lambda_fleet.py)."""
+    from console.targets.fleets import lambda_package
+
+    def dependencies(cache: Path, architecture: str, say: Any, *args: Any) -> Path:
+        site = cache / f"fake-deps-{architecture}"
+        site.mkdir(parents=True, exist_ok=True)
+        (site / "fake_dependency.py").write_text("# stands for the pinned wheels\n")
+        return site
+
+    monkeypatch.setattr(lambda_package, "dependencies", dependencies)
+
+
 @pytest.fixture
 def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehearsal]:
     from moto.server import ThreadedMotoServer
@@ -172,6 +195,9 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb)
     fargate = Fargate(worker_env={"AWS_ENDPOINT_URL_DYNAMODB": dynamodb})
     fargate.install(monkeypatch)
+    lambdas = LambdaFaults(LambdaStandIn(worker_env={"AWS_ENDPOINT_URL_DYNAMODB": dynamodb}))
+    lambdas.install(monkeypatch)
+    fake_wheels(monkeypatch)
     codebuild = CodeBuild()
     codebuild.install(monkeypatch)
     from console.targets import codebuild as codebuild_polls
@@ -196,6 +222,8 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
     playbook.write_text(TINY)
     settings = Settings(
         target="aws",
+        # the ECS fleet's cases; the Lambda fleet's set fleet="lambda"
+        fleet="ecs",
         region="us-east-1",
         runs_dir=tmp_path / "runs",
         terraform_binary=str(script),
@@ -223,8 +251,10 @@ def rehearsal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rehea
             admin_keys,
             emulator,
             operator_keys,
+            lambdas,
         )
     finally:
+        lambdas.standin.close()
         for state in store.all_runs():
             if state.reaper_pid is not None:
                 processes.stop(state.reaper_pid, state.run_id)

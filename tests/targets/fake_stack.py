@@ -206,7 +206,11 @@ def make_backstop(variables: dict[str, Any], playbook: Any) -> dict[str, Any]:
 
 def reapply(variables: dict[str, Any], made: dict[str, Any]) -> dict[str, Any]:
     """A second apply of the same run: what changed is the image (a new task definition
-    revision, the old one deregistered, as Terraform replaces it) and the image build."""
+    revision, the old one deregistered, as Terraform replaces it) and the image build; a
+    Lambda fleet's stack has neither."""
+    if made.get("lambda_function_name"):
+        print("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.", flush=True)
+        return made
     if variables.get("image_build") and not made.get("image_build_project"):
         made.update(image_build(variables, made))
     image = variables.get("worker_image") or f"{made['ecr_repository_url']}:latest"
@@ -245,6 +249,18 @@ def apply(variables: dict[str, Any]) -> dict[str, Any]:
     results = f"{prefix}-results"
     ResultStore(ddb, results, run_id).create_table()
     results_arn = ddb.describe_table(TableName=results)["Table"]["TableArn"]
+    base = {
+        "run_id": run_id,
+        "region": region,
+        "tables": tables,
+        "results_table": {"name": results, "arn": results_arn},
+        "task_count": variables.get("task_count", 1),
+        "dashboard_url": None,
+    }
+    if variables.get("fleet", "lambda") == "lambda":
+        made = lambda_fleet(variables, results)
+        print("Apply complete! Resources: 9 added, 0 changed, 0 destroyed.", flush=True)
+        return backstop | base | made
     ecs = _client("ecs", region_name=region)
     ecs_tags = [{"key": k, "value": v} for k, v in tags.items()]
     cluster = ecs.create_cluster(clusterName=f"{prefix}-fleet", tags=ecs_tags)["cluster"]
@@ -314,6 +330,65 @@ def apply(variables: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def lambda_fleet(variables: dict[str, Any], results_table: str) -> dict[str, Any]:
+    """modules/lambda-fleet: the function's log group and role (tagged), then the function
+    with the package `hotbench up` built, its memory, timeout and environment."""
+    run_id, region = variables["run_id"], variables["region"]
+    prefix = f"hotbench-{run_id}"
+    tags = {TAG: run_id, "hotbench:owner": str(variables.get("owner", ""))}
+    log_group = f"/aws/lambda/{prefix}-worker"
+    _client("logs", region_name=region).create_log_group(logGroupName=log_group, tags=tags)
+    iam = _client("iam", region_name=region)
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": "lambda.amazonaws.com"},
+                "Action": "sts:AssumeRole",
+            }
+        ],
+    }
+    role = iam.create_role(
+        RoleName=f"{prefix}-function",
+        AssumeRolePolicyDocument=json.dumps(trust),
+        Tags=[{"Key": k, "Value": v} for k, v in tags.items()],
+    )["Role"]
+    iam.put_role_policy(
+        RoleName=role["RoleName"],
+        PolicyName="dynamodb-data-plane-and-logs",
+        PolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": "*"}],
+            }
+        ),
+    )
+    package = Path(variables["lambda_package"])
+    function = _client("lambda", region_name=region).create_function(
+        FunctionName=f"{prefix}-worker",
+        Runtime="python3.12",
+        Role=role["Arn"],
+        Handler="loadgen.live.lambda_handler.handler",
+        Code={"ZipFile": package.read_bytes()},
+        MemorySize=int(variables.get("lambda_memory", 1792)),
+        Timeout=int(variables.get("lambda_timeout", 900)),
+        Architectures=["arm64" if variables.get("cpu_architecture") == "ARM64" else "x86_64"],
+        Environment={
+            "Variables": {"HOTBENCH_RUN_ID": run_id, "HOTBENCH_RESULTS_TABLE": results_table}
+        },
+        Tags=tags,
+    )
+    print("module.lambda_fleet[0].aws_lambda_function.worker: Creating...", flush=True)
+    return {
+        "lambda_function_name": function["FunctionName"],
+        "lambda_function_arn": function["FunctionArn"],
+        "lambda_role_name": role["RoleName"],
+        "lambda_log_group": log_group,
+        "log_group_name": log_group,
+    }
+
+
 def _quietly(call: Any, *args: Any, **kwargs: Any) -> None:
     """Terraform treats a resource already gone as destroyed."""
     try:
@@ -328,6 +403,25 @@ def destroy(made: dict[str, Any]) -> None:
     ddb = _client("dynamodb", region_name=region)
     for table in [*(t["name"] for t in made["tables"].values()), made["results_table"]["name"]]:
         _quietly(ddb.delete_table, TableName=table)
+    if made.get("lambda_function_name"):
+        _quietly(
+            _client("lambda", region_name=region).delete_function,
+            FunctionName=made["lambda_function_name"],
+        )
+        iam = _client("iam", region_name=region)
+        _quietly(
+            iam.delete_role_policy,
+            RoleName=made["lambda_role_name"],
+            PolicyName="dynamodb-data-plane-and-logs",
+        )
+        _quietly(iam.delete_role, RoleName=made["lambda_role_name"])
+        _quietly(
+            _client("logs", region_name=region).delete_log_group,
+            logGroupName=made["lambda_log_group"],
+        )
+        _destroy_backstop(made)
+        print("Destroy complete! Resources: 9 destroyed.", flush=True)
+        return
     ecs = _client("ecs", region_name=region)
     _quietly(ecs.deregister_task_definition, taskDefinition=made["task_definition_arn"])
     _quietly(ecs.delete_cluster, cluster=made["cluster_arn"])
@@ -359,7 +453,14 @@ def destroy(made: dict[str, Any]) -> None:
         Filters=[{"Name": "group-id", "Values": [made["security_group_id"]]}]
     )
     _quietly(ec2.delete_security_group, GroupId=made["security_group_id"])
-    if made.get("backstop_group"):  # last: it depends on nothing, the tables on it
+    _destroy_backstop(made)
+    print("Destroy complete! Resources: 12 destroyed.", flush=True)
+
+
+def _destroy_backstop(made: dict[str, Any]) -> None:
+    """Last: it depends on nothing, the tables on it."""
+    region = made["region"]
+    if made.get("backstop_group"):
         _quietly(
             _client("scheduler", region_name=region).delete_schedule_group,
             Name=made["backstop_group"],
@@ -371,7 +472,6 @@ def destroy(made: dict[str, Any]) -> None:
             PolicyName="delete-run-at-deadline",
         )
         _quietly(iam.delete_role, RoleName=made["backstop_role_name"])
-    print("Destroy complete! Resources: 12 destroyed.", flush=True)
 
 
 PROVIDER = "registry.terraform.io/hashicorp/aws/6.41.0/linux_amd64"

@@ -424,10 +424,11 @@ Resource Groups Tagging API signs as `tagging` and is `tag:` in IAM, CloudWatch 
 (https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html)."""
 
 
-ACTION_TO_IAM = {"s3:HeadBucket": "s3:ListBucket"}
-"""moto names S3's HeadBucket after the operation; IAM authorizes it as s3:ListBucket
-("you must have permissions to perform the s3:ListBucket action",
-https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadBucket.html)."""
+ACTION_TO_IAM = {"s3:HeadBucket": "s3:ListBucket", "lambda:Invoke": "lambda:InvokeFunction"}
+"""moto names S3's HeadBucket and Lambda's Invoke after the operation; IAM authorizes them
+as s3:ListBucket ("you must have permissions to perform the s3:ListBucket action",
+https://docs.aws.amazon.com/AmazonS3/latest/API/API_HeadBucket.html) and
+lambda:InvokeFunction (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awslambda.html)."""
 
 
 def enforce_iam(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -450,11 +451,12 @@ def enforce_iam(monkeypatch: pytest.MonkeyPatch) -> None:
     check_signature = IAMRequestBase.check_signature
 
     def signature(self: Any) -> None:
-        # moto recomputes the signature of Scheduler's GET and DELETE requests (a name
-        # in the path, a clientToken in the query) differently from botocore, and answers
-        # SignatureDoesNotMatch to correctly signed ones: a moto limitation, so their
-        # signature is not checked (who calls, and what they may do, still is)
-        if self._service == "scheduler":
+        # moto recomputes the signature of Scheduler's and Lambda's requests that carry a
+        # name in the path (GET, DELETE; a clientToken or a qualifier in the query)
+        # differently from botocore, and answers SignatureDoesNotMatch to correctly
+        # signed ones: a moto limitation, so their signature is not checked (who calls,
+        # and what they may do, still is)
+        if self._service in ("scheduler", "lambda"):
             return
         check_signature(self)
 
@@ -659,3 +661,98 @@ DOCKER_HUB_LIMIT = (
 """Docker Hub's answer to an anonymous pull past its per-address limit
 (https://docs.docker.com/docker-hub/usage/); CodeBuild's addresses are shared by every
 account building in the region, so anonymous pulls from them commonly get it."""
+
+
+# -- Lambda: invocations that run the handler, as Lambda runs it ------------------------------
+
+
+@dataclass
+class LambdaFaults:
+    """Lambda as the API documents it, where moto runs a function's code only in Docker
+    (none here) and has no GetAccountSettings:
+
+    - Invoke runs the real handler in a local execution environment of the stand-in
+      (tests/fakes/fake_lambda.py: cold starts, throttling at the concurrency limit, the
+      function's timeout, a runtime killed mid-phase, each with its source there), with
+      the function's environment, Timeout and MemorySize as the stack created them, and
+      answers as Invoke does: FunctionError, the log tail (LogType=Tail) with its REPORT
+      line, HTTP 429 TooManyRequestsException with its Reason when throttled
+      (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html);
+    - GetAccountSettings answers `account` (AccountLimit: ConcurrentExecutions,
+      UnreservedConcurrentExecutions, CodeSizeZipped, CodeSizeUnzipped;
+      https://docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html); a new
+      account's concurrency can be far below the default 1,000
+      (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html).
+    """
+
+    standin: Any
+    """tests.fakes.fake_lambda.LambdaStandIn."""
+    account: dict[str, int] = field(
+        default_factory=lambda: {
+            "ConcurrentExecutions": 1000,
+            "UnreservedConcurrentExecutions": 1000,
+            "CodeSizeZipped": 52428800,
+            "CodeSizeUnzipped": 262144000,
+            "TotalCodeSize": 80530636800,
+        }
+    )
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import base64
+
+        from moto.awslambda import urls
+        from moto.awslambda.models import LambdaFunction
+        from moto.awslambda.responses import LambdaResponse
+        from moto.core.exceptions import JsonRESTError
+
+        from tests.fakes.fake_lambda import Throttled
+
+        faults = self
+
+        class TooManyRequests(JsonRESTError):
+            code = 429
+
+            def __init__(self, reason: str) -> None:
+                super().__init__("TooManyRequestsException", "Rate Exceeded.")
+                self.description = json.dumps(
+                    {
+                        "__type": "TooManyRequestsException",
+                        "message": "Rate Exceeded.",
+                        "Reason": reason,
+                        "Type": "User",
+                    }
+                )
+
+        def invoke(fn: Any, body: str, request_headers: Any, response_headers: Any) -> bytes:
+            event = json.loads(body) if body else {}
+            try:
+                answer = faults.standin.invoke(
+                    dict(fn.environment_vars or {}),
+                    float(fn.timeout),
+                    int(fn.memory_size),
+                    event,
+                )
+            except Throttled as exc:
+                raise TooManyRequests(exc.reason) from None
+            if answer.function_error:
+                response_headers["x-amz-function-error"] = answer.function_error
+            if request_headers.get("x-amz-log-type") == "Tail":
+                tail = answer.log_tail.encode()[-4096:]
+                response_headers["x-amz-log-result"] = base64.b64encode(tail).decode()
+            payload: bytes = answer.payload
+            return payload
+
+        def get_account_settings(response: Any) -> str:
+            return json.dumps(
+                {"AccountLimit": dict(faults.account), "AccountUsage": {"FunctionCount": 1}}
+            )
+
+        monkeypatch.setattr(LambdaFunction, "invoke", invoke)
+        monkeypatch.setattr(
+            LambdaResponse, "get_account_settings", get_account_settings, raising=False
+        )
+        monkeypatch.setitem(
+            urls.url_paths,
+            r"{0}/(?P<api_version>[^/]+)/account-settings/?$",
+            LambdaResponse.dispatch,
+        )

@@ -92,7 +92,7 @@ def test_the_lifecycle_of_a_run(place: Place) -> None:
             assert client.describe_table(TableName=table.name)["Table"]["TableStatus"] == "ACTIVE"
         assert state.results_table is not None
         # the clock T0 is taken from agrees with this machine's within seconds
-        clock = target.fleet(place.store, state).clock()
+        clock = target.clock()
         assert abs(clock() - time.time()) < 5.0
         # a run completes, and each worker's billed span is bounded by the run
         result = run(RUN_ID, place.settings, hooks, RunOptions())

@@ -399,7 +399,7 @@ def test_the_permission_check_asks_for_the_path_the_run_takes(tmp_path: Path) ->
     from console.run.settings import Settings
     from console.targets.preflight import actions_for, all_actions
 
-    base = Settings(target="aws", runs_dir=tmp_path)
+    base = Settings(target="aws", runs_dir=tmp_path, fleet="ecs")
     in_account = actions_for(base.model_copy(update={"image_builder": "codebuild"}))
     assert {"codebuild:StartBuild", "s3:PutObject", "ecr:PutImage"} <= set(in_account)
     given = actions_for(base.model_copy(update={"worker_image": f"r@{DIGEST}"}))

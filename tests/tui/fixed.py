@@ -25,6 +25,11 @@ from console.workflow import (
 from console.workflow.run_cost import tally_state
 from loadgen.results.records import PlaybookResult
 
+SNAPSHOT_FLEET = "ecs"
+"""The snapshots were drawn with the plan priced on the ECS fleet (its Fargate lines);
+the plan's lines on either fleet come from one cost table (tests/cost)."""
+
+
 TINY = Path(__file__).with_name("tiny.yaml")
 RUN_ID = "hb-1130120000-beef"
 T0 = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
@@ -213,7 +218,7 @@ def snapshot_app(backend: type[Backend], playbook: Path, now: datetime) -> Hotbe
     """The console over `backend` on local settings, at `now`, polling nothing and
     animating nothing (the tab underline slides: a screenshot mid-slide varies)."""
     app = HotbenchApp(
-        backend(load_settings(target="local", runs_dir=Path("runs"))),
+        backend(load_settings(target="local", runs_dir=Path("runs"), fleet=SNAPSHOT_FLEET)),
         playbook_path=playbook,
         poll=False,
         clock=lambda: now,

@@ -33,6 +33,11 @@ from tests.conftest import PLAYBOOKS
 from tests.tui.fixed import PARTITIONS, T0, at, mark_running, replay, snapshot_app
 
 M1 = PLAYBOOKS / "hot-partition.yaml"
+SNAPSHOT_FLEET = "ecs"
+"""The snapshots were drawn with the plan priced on the ECS fleet (its Fargate lines);
+the plan's lines on either fleet come from one cost table (tests/cost)."""
+
+
 PREVIEW = Path(__file__).with_name("m1_preview.json")
 RUN_ID = "hb-1130120000-m1m1"
 STARTS = {
@@ -168,7 +173,7 @@ def fill_m1(app: HotbenchApp, results: bool = False) -> None:
 
 def main() -> None:
     """Rewrite m1_preview.json from the console's own preview of M1."""
-    backend = Backend(load_settings(target="local", runs_dir=Path("runs")))
+    backend = Backend(load_settings(target="local", runs_dir=Path("runs"), fleet=SNAPSHOT_FLEET))
     preview = backend.preview(M1)
     PREVIEW.write_text(
         json.dumps({"runs": [dump_run(r) for r in preview.runs]}, separators=(",", ":")) + "\n",

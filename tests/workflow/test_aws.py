@@ -56,6 +56,44 @@ def test_plan_on_aws_without_credentials_prints_the_plan_then_says_why(
     assert not cli.runs_dir.exists()
 
 
+@pytest.mark.parametrize(
+    ("fleet", "words", "comparison"),
+    [
+        (
+            "lambda",
+            ["fleet: 4 Lambda workers", "Lambda duration, 24 invocations"],
+            [
+                "fleets: lambda $33.56 (this plan), ecs $47.81",
+                "ecs: the tables stand 22 min longer",
+            ],
+        ),
+        (
+            "ecs",
+            ["fleet: 2 Fargate tasks", "Fargate vCPU, 12 tasks"],
+            [
+                "fleets: ecs $47.81 (this plan), lambda $33.56",
+                "lambda: the tables stand 22 min less",
+            ],
+        ),
+    ],
+)
+def test_plan_on_each_fleet_without_credentials_prices_and_compares_then_exits_2(
+    cli: Cli, tmp_path: Path, fleet: str, words: list[str], comparison: list[str]
+) -> None:
+    """`hotbench plan playbooks/hot-partition.yaml --target aws --fleet lambda|ecs` with no
+    credentials: the chosen fleet's workers and cost, the other fleet's estimate of the
+    same run and why it differs, then the credentials message and exit 2
+    (docs/terraform.md#the-fleet prints this output)."""
+    no_credentials_env(cli, tmp_path)
+    out = cli("plan", str(M1), "--target", "aws", "--fleet", fleet)
+    assert out.returncode == EXIT_USAGE == 2, out.stdout + out.stderr
+    for line in words + comparison:
+        assert line in out.stdout, line
+    assert "no AWS credentials found" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+    assert not cli.runs_dir.exists()
+
+
 def test_up_on_aws_without_credentials_creates_nothing(cli: Cli, tmp_path: Path) -> None:
     no_credentials_env(cli, tmp_path)
     out = cli("up", str(M1), "--target", "aws", "--yes")
@@ -262,6 +300,7 @@ def test_up_run_tally_down_on_aws(
     stack_as_terraform_would_make_it()
     settings = Settings(
         target="aws",
+        fleet="ecs",
         region="us-east-1",
         runs_dir=tmp_path / "runs",
         terraform_binary=fake_terraform["binary"],

@@ -31,7 +31,9 @@ def what_destroy_deletes(state: RunState) -> list[str]:
     tf = state.terraform
     if tf is not None and tf.applied_at is not None and tf.destroyed_at is None:
         out.append(f"the Terraform stack in {tf.workdir}, then a sweep by tag {state.run_id}")
-    running = [t.id for t in state.tasks if t.stopped_at is None]
+    running = [t.id for t in state.tasks if t.stopped_at is None] + [
+        i.id for i in state.invocations if i.ended_at is None
+    ]
     if running:
         out.append(f"{len(running)} workers still running")
     out += [f"left over earlier: {item}" for item in state.leftovers]

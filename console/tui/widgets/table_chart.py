@@ -1,5 +1,6 @@
 """A table run's per-second chart: accepted and throttled requests, consumed WCU, against
-the 1,000 WCU/s partition line and the table's own limit."""
+the 1,000 WCU/s partition line and the table's own limit; the capacity in force as it
+steps, with a mark where a change was asked (an UpdateTable phase, auto scaling)."""
 
 from __future__ import annotations
 
@@ -33,10 +34,14 @@ MARKERS = {
     "CloudWatch 1-min WCU": "+",
     "partition": "─",
     "limit": "═",
+    "capacity WCU": "*",
+    "capacity change": "│",
 }
 """Each series its own mark, so the chart and its legend read without colour (a
 terminal without it, a reader who cannot tell red from green): braille dots for the
-accepted requests, the finest line; a letter or a sign for the others."""
+accepted requests, the finest line; a letter or a sign for the others. A label is
+matched whole, else by the longest key it starts with (`limit 4,000`, `capacity change
+(2)`: a change asked is a vertical line)."""
 LIMIT_ROOM = 2.0
 """The table's limit is drawn when within this factor of what the chart shows; above it
 the chart would be scaled to the limit and the 1,000 WCU line drawn on its zero row (a
@@ -44,7 +49,10 @@ the chart would be scaled to the limit and the 1,000 WCU line drawn on its zero 
 
 
 def _marker(label: str) -> str:
-    return MARKERS.get(label, MARKERS.get(label.split(" ")[0], "braille"))
+    if label in MARKERS:
+        return MARKERS[label]
+    prefixes = [key for key in MARKERS if label.startswith(key + " ")]
+    return MARKERS[max(prefixes, key=len)] if prefixes else "braille"
 
 
 def _mark(marker: str) -> str:
@@ -72,6 +80,8 @@ class TableChart(PlotextPlot):
         """label -> colour of what was drawn: the legend beside the plot (`legend`)."""
         self.off_chart: list[str] = []
         """What is not drawn because it is far above the rest (the table's limit)."""
+        self.scaling_marks: list[tuple[float, str]] = []
+        """(seconds since T0, the change in words) of each capacity change drawn."""
 
     def legend(self) -> Text:
         """One line per drawn series, its mark in its colour, for a widget beside the
@@ -91,6 +101,7 @@ class TableChart(PlotextPlot):
         plt.title(title)
         plt.xlabel("s")
         self.lines, self.series_colors, self.off_chart = {}, {}, []
+        self.scaling_marks = []
         if watched is None or watched.first_at is None:
             self.refresh()
             return
@@ -119,6 +130,21 @@ class TableChart(PlotextPlot):
             drawn.append(
                 ("CloudWatch 1-min WCU", xs(minutes), [s.consumed_wcu for s in minutes], "blue")
             )
+        # The capacity in force as it steps (provisioned WCU, or the on-demand ceiling),
+        # from the table side's samples: a change shows where it lands, not where asked.
+        stepped = [s for s in wcu if s.capacity_wcu is not None]
+        if stepped:
+            drawn.append(
+                (
+                    "capacity WCU",
+                    xs(stepped),
+                    [s.capacity_wcu or 0.0 for s in stepped],
+                    "yellow",
+                )
+            )
+        self.scaling_marks = [
+            (max(0.0, x), change) for x, s in zip(xs(wcu), wcu, strict=True) for change in s.scaling
+        ]
         span = level_span(drawn)
         drawn.append(("partition 1,000 WCU", span, [PARTITION_WCU] * 2, "orange"))
         shown_top = max([PARTITION_WCU, *(v for _, _, ys, _ in drawn for v in ys)])
@@ -141,5 +167,9 @@ class TableChart(PlotextPlot):
                 self.series_colors[label] = color
                 top_x = max(top_x, *(a for a, _ in kept))
                 top_y = max(top_y, *(b for _, b in kept))
+        for at, _change in self.scaling_marks:
+            plt.vline(at, "yellow")  # a capacity change asked: UpdateTable or auto scaling
+        if self.scaling_marks:
+            self.series_colors[f"capacity change ({len(self.scaling_marks)})"] = "yellow"
         round_axes(plt, top_x, top_y)
         self.refresh()

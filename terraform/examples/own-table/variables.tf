@@ -1,3 +1,9 @@
+variable "spec_file" {
+  description = "Spec file whose `tables` list to create. null (the default) is my-table.yaml beside this file; `hotbench optimize --out DIR` writes DIR/best.tfvars.json, which sets it to DIR/best.yaml."
+  type        = string
+  default     = null
+}
+
 variable "run_id" {
   description = "Run identifier: lowercase letters, digits and '-', at most 24 characters."
   type        = string

@@ -4,8 +4,12 @@ variable "tables" {
     Each entry: name, partition_key {name, type S|N|B}, optional sort_key, billing_mode PROVISIONED|PAY_PER_REQUEST,
     read_capacity/write_capacity (PROVISIONED only), optional on_demand_max {read, write}, optional
     warm_throughput {read, write}, optional contributor_insights THROTTLED_KEYS|ACCESSED_AND_THROTTLED_KEYS,
+    optional table_class STANDARD|STANDARD_INFREQUENT_ACCESS,
     optional gsis [{name, partition_key, sort_key?, projection ALL|KEYS_ONLY|INCLUDE, non_key_attributes?,
-    read_capacity?, write_capacity?, on_demand_max?, warm_throughput?}]. Other keys (item_size_bytes, seed_items) are ignored.
+    read_capacity?, write_capacity?, on_demand_max?, warm_throughput?, auto_scaling?}], optional auto_scaling
+    {read?, write?: {target_pct, min, max, scale_in_cooldown_s?, scale_out_cooldown_s?, disable_scale_in?}}
+    (PROVISIONED only). Other keys (item_size_bytes, seed_items, history, reserved_capacity: billing only)
+    are ignored.
   EOT
   type        = any
 
@@ -35,12 +39,17 @@ variable "tables" {
     condition = alltrue(flatten([for t in var.tables : concat(
       [try(contains(["S", "N", "B"], t.partition_key.type == false ? "N" : t.partition_key.type), false) && try(length(t.partition_key.name) > 0, false)],
       [try(t.sort_key, null) == null || try(contains(["S", "N", "B"], t.sort_key.type == false ? "N" : t.sort_key.type), false)],
-      [for g in try([for g in t.gsis : g], []) : try(contains(["S", "N", "B"], g.partition_key.type == false ? "N" : g.partition_key.type), false)],
-      [for g in try([for g in t.gsis : g], []) : try(g.sort_key, null) == null || try(contains(["S", "N", "B"], g.sort_key.type == false ? "N" : g.sort_key.type), false)],
+      # A GSI key is one attribute or a list of one to four (multi-attribute keys).
+      [for g in try([for g in t.gsis : g], []) : try(length(flatten([g.partition_key])) <= 4 && alltrue([
+        for k in flatten([g.partition_key]) : contains(["S", "N", "B"], k.type == false ? "N" : k.type) && length(k.name) > 0
+      ]), false)],
+      [for g in try([for g in t.gsis : g], []) : try(length(flatten([for k in [try(g.sort_key, null)] : k if k != null])) <= 4 && alltrue([
+        for k in flatten([for k in [try(g.sort_key, null)] : k if k != null]) : contains(["S", "N", "B"], k.type == false ? "N" : k.type) && length(k.name) > 0
+      ]), false)],
     )]))
     # An unquoted `type: N` reaches Terraform as false: yamldecode follows YAML 1.1 booleans
     # (PyYAML does not), so false is read back as "N" here and in main.tf.
-    error_message = "Every partition_key/sort_key (table and GSI) needs a name and a type of S, N or B."
+    error_message = "Every partition_key/sort_key (table and GSI) needs a name and a type of S, N or B; a GSI's may be a list of up to four such attributes."
   }
   validation {
     condition = alltrue(flatten([for t in var.tables : [
@@ -53,6 +62,10 @@ variable "tables" {
       ["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"], try(t.contributor_insights, "")
     )])
     error_message = "contributor_insights must be THROTTLED_KEYS or ACCESSED_AND_THROTTLED_KEYS (or absent)."
+  }
+  validation {
+    condition     = alltrue([for t in var.tables : contains(["STANDARD", "STANDARD_INFREQUENT_ACCESS"], try(t.table_class, "STANDARD"))])
+    error_message = "table_class must be STANDARD or STANDARD_INFREQUENT_ACCESS (or absent)."
   }
   validation {
     condition = alltrue([for t in var.tables : try(t.billing_mode, "") == "PAY_PER_REQUEST" || (
@@ -68,6 +81,25 @@ variable "tables" {
       (try(w.read, null) == null || try(w.read >= 12000, false)) && (try(w.write, null) == null || try(w.write >= 4000, false))
     ]]))
     error_message = "warm_throughput below DynamoDB's minimum: read must be at least 12000 and write at least 4000 units per second (table and GSIs). Omit a side to keep DynamoDB's own value."
+  }
+  validation {
+    # Application Auto Scaling's bounds for DynamoDB target tracking; the emulator's
+    # TargetTracking (emulator/autoscaling.py) refuses the same, so a playbook valid there is
+    # valid here.
+    condition = alltrue(flatten([for t in var.tables : [
+      for a in concat([try(t.auto_scaling, null)], [for g in try([for g in t.gsis : g], []) : try(g.auto_scaling, null)]) : [
+        for d in ["read", "write"] : try(a[d], null) == null || try(
+          a[d].target_pct >= 20 && a[d].target_pct <= 90 && a[d].min >= 1 && a[d].max >= a[d].min, false
+        )
+      ] if a != null
+    ]]))
+    error_message = "auto_scaling read/write needs target_pct from 20 to 90, min at least 1 and max at least min (table and GSIs)."
+  }
+  validation {
+    condition = alltrue([for t in var.tables : try(t.billing_mode, "") == "PROVISIONED" || (
+      try(t.auto_scaling, null) == null && alltrue([for g in try([for g in t.gsis : g], []) : try(g.auto_scaling, null) == null])
+    )])
+    error_message = "auto_scaling is only valid on PROVISIONED tables and their GSIs (on demand scales by itself)."
   }
 }
 

@@ -25,6 +25,7 @@ variables {
       # Exactly the on-demand defaults: must stay unset (permanent diff otherwise).
       warm_throughput      = { read = 12000, write = 4000 }
       contributor_insights = "THROTTLED_KEYS"
+      table_class          = "STANDARD_INFREQUENT_ACCESS"
     },
     {
       name            = "warm"
@@ -140,6 +141,51 @@ run "gsi_key_schema" {
   assert {
     condition     = alltrue([for t in output.tables : alltrue([for g in t.gsis : !contains(keys(g), "hash_key") && !contains(keys(g), "range_key")])])
     error_message = "GSIs must not carry the deprecated hash_key/range_key."
+  }
+}
+
+# Multi-attribute GSI keys (DynamoDB, November 2025): a key given as a list of up to four
+# attributes becomes one HASH (or RANGE) element each, in order; every one is declared.
+run "multi_attribute_gsi_key_schema" {
+  command = plan
+
+  variables {
+    tables = [
+      {
+        name          = "scores"
+        partition_key = { name = "id", type = "S" }
+        billing_mode  = "PAY_PER_REQUEST"
+        gsis = [
+          {
+            name          = "byTournamentRegion"
+            partition_key = [{ name = "tournament", type = "S" }, { name = "region", type = "S" }]
+            sort_key      = [{ name = "score", type = "N" }, { name = "at", type = "S" }]
+          },
+          { name = "byTournament", partition_key = { name = "tournament", type = "S" } },
+        ]
+      },
+    ]
+  }
+
+  assert {
+    condition = output.tables["scores"].gsis[0].key_schema == [
+      { attribute_name = "tournament", key_type = "HASH" },
+      { attribute_name = "region", key_type = "HASH" },
+      { attribute_name = "score", key_type = "RANGE" },
+      { attribute_name = "at", key_type = "RANGE" },
+    ]
+    error_message = "A multi-attribute key is every HASH element in order, then every RANGE element."
+  }
+  assert {
+    condition     = output.tables["scores"].gsis[1].key_schema == [{ attribute_name = "tournament", key_type = "HASH" }]
+    error_message = "A one-attribute GSI key beside a multi-attribute one keeps its own shape."
+  }
+  assert {
+    condition = output.tables["scores"].attributes == [
+      { name = "at", type = "S" }, { name = "id", type = "S" }, { name = "region", type = "S" },
+      { name = "score", type = "N" }, { name = "tournament", type = "S" },
+    ]
+    error_message = "Every attribute of a multi-attribute key is declared once."
   }
 }
 
@@ -290,6 +336,15 @@ run "on_demand_and_insights" {
   }
 }
 
+run "table_class" {
+  command = plan
+
+  assert {
+    condition     = output.tables["od"].table_class == "STANDARD_INFREQUENT_ACCESS" && output.tables["prov"].table_class == "STANDARD"
+    error_message = "table_class passes through; absent means STANDARD."
+  }
+}
+
 run "variant_selection" {
   command = plan
 
@@ -360,4 +415,73 @@ run "yaml_boolean_n_is_number_type" {
     condition     = output.tables["x"].attributes == [{ name = "pk", type = "N" }]
     error_message = "A boolean false key type must be read as N."
   }
+}
+
+run "auto_scaling_per_dimension" {
+  command = plan
+
+  variables {
+    tables = [
+      {
+        name           = "scaled"
+        partition_key  = { name = "pk", type = "S" }
+        billing_mode   = "PROVISIONED"
+        read_capacity  = 5
+        write_capacity = 100
+        auto_scaling   = { write = { target_pct = 70, min = 100, max = 10000, scale_in_cooldown_s = 60 } }
+        gsis = [
+          { name = "byX", partition_key = { name = "x", type = "S" }, auto_scaling = { read = { target_pct = 50, min = 5, max = 50, disable_scale_in = true } } },
+        ]
+      },
+      { name = "fixed", partition_key = { name = "pk", type = "S" }, billing_mode = "PROVISIONED", read_capacity = 5, write_capacity = 5 },
+    ]
+  }
+
+  assert {
+    condition     = [for a in output.tables["scaled"].auto_scaling : a.key] == ["table-write", "index-byX-read"]
+    error_message = "One entry per scalable dimension: the table's, then each GSI's."
+  }
+  assert {
+    condition = (
+      output.tables["scaled"].auto_scaling[0].scalable_dimension == "dynamodb:table:WriteCapacityUnits" &&
+      output.tables["scaled"].auto_scaling[0].predefined_metric_type == "DynamoDBWriteCapacityUtilization" &&
+      output.tables["scaled"].auto_scaling[0].target_value == 70 &&
+      output.tables["scaled"].auto_scaling[0].min_capacity == 100 &&
+      output.tables["scaled"].auto_scaling[0].scale_in_cooldown == 60 &&
+      output.tables["scaled"].auto_scaling[0].scale_out_cooldown == 0 &&
+      output.tables["scaled"].auto_scaling[0].disable_scale_in == false
+    )
+    error_message = "The table's write policy maps the playbook's fields, defaults as Application Auto Scaling's."
+  }
+  assert {
+    condition = (
+      output.tables["scaled"].auto_scaling[1].scalable_dimension == "dynamodb:index:ReadCapacityUnits" &&
+      output.tables["scaled"].auto_scaling[1].resource_suffix == "/index/byX" &&
+      output.tables["scaled"].auto_scaling[1].predefined_metric_type == "DynamoDBReadCapacityUtilization" &&
+      output.tables["scaled"].auto_scaling[1].disable_scale_in == true
+    )
+    error_message = "A GSI's policy targets table/<name>/index/<gsi>."
+  }
+  assert {
+    condition     = length(output.tables["fixed"].auto_scaling) == 0
+    error_message = "A variant without auto_scaling gets no scaling target."
+  }
+}
+
+run "auto_scaling_out_of_bounds_rejected" {
+  command = plan
+
+  variables {
+    tables = [{ name = "t", partition_key = { name = "pk", type = "S" }, billing_mode = "PROVISIONED", read_capacity = 5, write_capacity = 5, auto_scaling = { write = { target_pct = 95, min = 5, max = 50 } } }]
+  }
+  expect_failures = [var.tables]
+}
+
+run "auto_scaling_on_demand_rejected" {
+  command = plan
+
+  variables {
+    tables = [{ name = "t", partition_key = { name = "pk", type = "S" }, billing_mode = "PAY_PER_REQUEST", auto_scaling = { write = { target_pct = 70, min = 5, max = 50 } } }]
+  }
+  expect_failures = [var.tables]
 }
