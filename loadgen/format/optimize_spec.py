@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from loadgen.format.workload_spec import StrictSpec
 
 if TYPE_CHECKING:
     from loadgen.format.playbook import Playbook, Problem, TableSpec
@@ -41,13 +43,7 @@ BillingMode = Literal["PROVISIONED", "PAY_PER_REQUEST"]
 TableClass = Literal["STANDARD", "STANDARD_INFREQUENT_ACCESS"]
 
 
-class _OptimizeModel(BaseModel):
-    """An optimize section's block: an unknown field is refused, a value kept as read."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class UnitRange(_OptimizeModel):
+class UnitRange(StrictSpec):
     """Units per second from `min` to `max`, both included."""
 
     min: int = Field(ge=1, le=MAX_UNITS)
@@ -60,7 +56,7 @@ class UnitRange(_OptimizeModel):
         return self
 
 
-class ReadWrite(_OptimizeModel):
+class ReadWrite(StrictSpec):
     """A range for each side; a side left out gets the default range (or, where nothing
     uses it, its least value)."""
 
@@ -68,7 +64,7 @@ class ReadWrite(_OptimizeModel):
     write: UnitRange | None = None
 
 
-class WriteShards(_OptimizeModel):
+class WriteShards(StrictSpec):
     """A partition key the application may shard: it appends `suffix` (with `{shard}`
     replaced by a number from 0) to the key's value when it writes, and reads all the
     shards back. `hotbench optimize` then searches the shard count from 1 to `max_shards`,
@@ -107,7 +103,7 @@ def _one_year() -> list[Literal[1, 3]]:
     return [1]
 
 
-class TableSearch(_OptimizeModel):
+class TableSearch(StrictSpec):
     """What may vary on one table, and within which bounds; anything left out is searched
     within the default bounds (docs/optimize.md#the-search-space)."""
 
@@ -141,7 +137,7 @@ class TableSearch(_OptimizeModel):
         return data
 
 
-class MonthSpec(_OptimizeModel):
+class MonthSpec(StrictSpec):
     """How the playbook's load becomes a month of traffic for the monthly price: the
     load's mean units per second (as simulated) for `peak_hours_per_day` hours a day,
     `off_peak_fraction` of it the rest of the day, for `days` days. Provisioned capacity
@@ -177,7 +173,7 @@ class MonthSpec(_OptimizeModel):
         )
 
 
-class OptimizeSpec(_OptimizeModel):
+class OptimizeSpec(StrictSpec):
     """The `optimize:` section (docs/optimize.md)."""
 
     tables: dict[str, TableSearch] | None = None
