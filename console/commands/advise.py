@@ -12,7 +12,6 @@ import json
 import sys
 
 from rich.console import Console
-from rich.text import Text
 
 from console.commands.params import add_params_argument, params_from
 from loadgen.analysis.advise import advise
@@ -28,14 +27,11 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         # The same objects as the check report's `advice` (docs/check-report.schema.json).
         sys.stdout.write(json.dumps([advice_json(a) for a in advice], indent=2) + "\n")
         return 0
+    from console.render.advice_text import advice_text
+
     for table_advice in advice:
-        lines = table_advice.lines()
-        console.print(Text(lines[0], style="bold"))
-        for line in lines[1:]:
-            style = "red" if "-> HIT" in line or line.lstrip().startswith("also hit") else ""
-            if line.lstrip().startswith("=>"):
-                style = "bold red" if table_advice.first_hit else "bold green"
-            console.print(Text(line, style=style))
+        for line in advice_text(table_advice, console.width):
+            console.print(line, soft_wrap=True)  # wrapped already, with its indent
         console.print()
     return 0
 

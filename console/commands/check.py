@@ -14,11 +14,12 @@ from rich.console import Console
 
 from console import exitcodes
 from console.commands.params import add_params_argument, params_from
-from console.output import UserError, print_progress
+from console.commands.trim_args import add_trim_arguments, playbook_of
+from console.output import UserError, check_writable, print_progress
 from console.render.check_reports import (
     CheckOutcome,
     check_reports,
-    verdict_table,
+    verdict_tables,
     write_report,
 )
 from console.render.live_vs_simulated import (
@@ -30,13 +31,15 @@ from console.render.results_table import report_result
 from emulator.params import CapacityParams
 from loadgen.analysis.advise import advise
 from loadgen.analysis.criteria import evaluate
-from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.format.playbook import Playbook
 from loadgen.results.records import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
-    playbook = load_playbook(args.playbook)
+    playbook, trimmed = playbook_of(args)
     params = refuse_what_check_cannot_judge(playbook, args)
+    if trimmed is not None:
+        console.print(f"[yellow]{trimmed.words()}[/]", highlight=False)
     if args.validate:
         console.print(
             f"{args.playbook}: valid playbook {playbook.name!r}: {len(playbook.tables)} "
@@ -50,6 +53,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
         for table_advice in advice:
             console.print(f"[dim]advice: {table_advice.verdict()}[/]", highlight=False)
     result = obtain_result(playbook, args, console, params)
+    if trimmed is not None:  # the report and the results say so too
+        result.notes.append(trimmed.words())
     from console.cost.measured_usage import run_cost_in
     from console.run.settings import load_settings
 
@@ -64,7 +69,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     report_result(result, args.json, console)  # the results table, partial runs' notes
     if args.mode == "live":
         print_live_vs_simulated(simulated_beside(playbook, result, params), console)
-    console.print(verdict_table(outcome))
+    for table in verdict_tables(outcome, console.width):
+        console.print(table)
     style = "green" if outcome.passed else "red"
     console.print(f"[bold {style}]{outcome.headline()}[/]", highlight=False)
     for path in args.report:
@@ -96,6 +102,10 @@ def refuse_what_check_cannot_judge(playbook: Playbook, args: argparse.Namespace)
             "playbooks/prelaunch-template.yaml) or use `hotbench simulate`"
         )
     check_reports(args.report)
+    for path in args.report:  # written after the run: found unwritable before it
+        check_writable(path, "--report")
+    if args.json:
+        check_writable(args.json, "--json")
     params = params_from(args).params  # a bad --params file is refused before anything runs
     if args.mode == "simulate" and args.target is not None:
         raise UserError("--target applies to --mode live; a simulation needs no target")
@@ -122,13 +132,17 @@ def obtain_result(
 
     if target_named(settings_from(args)).runs_through_workflow:
         return _live_on_aws(args, console)
-    from console.commands.run import live_options, run_one_shot
+    from console.commands.run import live_options, run_one_shot, warn_of_scale
 
     def notify(message: str) -> None:
         if not args.quiet:
             print_progress(console, message)
 
-    return run_one_shot(live_options(args), notify, playbook, "run --mode simulate")
+    options = live_options(args)
+    warnings = warn_of_scale(playbook, options.scale, console)
+    result = run_one_shot(options, notify, playbook, "run --mode simulate")
+    result.notes += warnings
+    return result
 
 
 def _live_on_aws(args: argparse.Namespace, console: Console) -> PlaybookResult:
@@ -189,6 +203,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress or advice lines")
     add_params_argument(parser)
+    add_trim_arguments(parser)
     live = parser.add_argument_group("live runs (--mode live)")
     add_live_arguments(live)
     add_store_arguments(

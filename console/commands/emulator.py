@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from console.commands.arg_types import positive_float
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 
@@ -27,8 +28,6 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     from emulator.server.memory import format_size
     from emulator.server.serving import serve_forever
 
-    if args.scale <= 0:
-        raise UserError(f"--scale must be positive, got {args.scale}")
     try:
         latency = Latency.parse(args.latency)
     except ValueError as exc:
@@ -209,7 +208,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any)")
     serve.add_argument(
         "--scale",
-        type=float,
+        type=positive_float,
         default=1.0,
         help="multiply every capacity figure (metrics stay in full-scale units)",
     )

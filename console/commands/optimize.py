@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from console import exitcodes
+from console.commands.arg_types import positive_float, positive_int
 from console.commands.params import add_params_argument, params_from
 from console.output import UserError
 from loadgen.format.optimize_spec import Dimension
@@ -115,7 +116,7 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     from console.cost.configuration_cost import configuration_pricing
     from console.cost.measured_usage import run_cost_at
     from console.cost.prices import price_table
-    from console.render.check_reports import CheckOutcome, verdict_table
+    from console.render.check_reports import CheckOutcome, verdict_tables
     from console.render.optimize_report import (
         criteria_legend,
         final_lines,
@@ -184,7 +185,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             report.final.verdicts,
             advise(best, params),
         )
-        console.print(verdict_table(outcome))
+        for table in verdict_tables(outcome, console.width):
+            console.print(table)
         for line in final_lines(report):
             style = "green" if report.passed else "red"
             console.print(f"[bold {style}]{line}[/]", highlight=False, soft_wrap=True)
@@ -261,7 +263,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the whole report as JSON")
     parser.add_argument(
         "--budget-s",
-        type=float,
+        type=positive_float,
         default=None,
         metavar="N",
         help="stop starting new configurations after N seconds (the result may then "
@@ -269,7 +271,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--trials",
-        type=int,
+        type=positive_int,
         default=None,
         help="configurations to simulate per group of tables (default: optimize.trials, 40)",
     )
@@ -277,9 +279,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--seed", type=int, default=None, help="the search's seed (default: optimize.seed, 1)"
     )
     parser.add_argument(
-        "--jobs", type=int, default=None, help="simulations at once (default: the machine's cores)"
+        "--jobs",
+        type=positive_int,
+        default=None,
+        help="simulations at once (default: the machine's cores)",
     )
-    parser.add_argument("--top", type=int, default=10, help="rows of the ranked table")
+    parser.add_argument("--top", type=positive_int, default=10, help="rows of the ranked table")
     parser.add_argument("--no-chart", action="store_true", help="no terminal chart")
     parser.add_argument("--quiet", action="store_true", help="no progress lines (stderr)")
     parser.add_argument(
@@ -317,7 +322,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--shard", metavar="KEY", help="a partition key the application may write-shard"
     )
     space.add_argument(
-        "--max-shards", type=int, default=10, help="the most shards the application accepts"
+        "--max-shards",
+        type=positive_int,
+        default=10,
+        help="the most shards the application accepts",
     )
     space.add_argument("--shard-suffix", default="#{shard}", help="what the application appends")
     space.add_argument(
@@ -358,6 +366,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tf.add_argument("--run-id", default=None, help="its run_id (default: opt-<playbook name>)")
     tf.add_argument("--owner", default="hotbench-optimize", help="its owner tag")
     tf.add_argument(
-        "--expires-in-h", type=float, default=24.0, help="its expires_at, hours from now"
+        "--expires-in-h", type=positive_float, default=24.0, help="its expires_at, hours from now"
     )
     parser.set_defaults(handler=handle)

@@ -20,8 +20,11 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from console import exitcodes
+from console.commands.arg_types import positive_float, positive_int, scale_fraction
 from console.commands.emulator import emulator_options
+from console.commands.trim_args import add_trim_arguments, playbook_of, trim_of
 from console.commands.workflow import (
+    add_pause_scale_argument,
     add_seed_items_argument,
     add_settings_arguments,
     add_up_arguments,
@@ -30,11 +33,10 @@ from console.commands.workflow import (
     show_plan,
     up_options,
 )
-from console.output import UserError, print_progress
+from console.output import UserError, check_writable, print_progress
 from console.render.results_table import report_result
 from console.render.workflow_output import print_down
 from console.run.options import RunOptions
-from loadgen.format.playbook import load_playbook
 from loadgen.live.op_replies import APPLICATION_ANSWERS
 from loadgen.results.records import PlaybookResult
 
@@ -78,20 +80,16 @@ def report_and_exit_code(result: PlaybookResult, args: argparse.Namespace, conso
     return code
 
 
-def check_live_arguments(args: argparse.Namespace) -> None:
-    if args.workers < 1:
-        raise UserError("--workers must be at least 1")
-    if not 0 < args.scale <= 1:
-        raise UserError(
-            "--scale must be in (0, 1]: the fraction of the playbook's rates this machine offers"
-        )
-    if args.pause_scale < 0:
-        raise UserError("--pause-scale must be >= 0")
-
-
 def handle(args: argparse.Namespace, console: Console) -> int:
-    check_live_arguments(args)
+    if args.json:
+        check_writable(args.json, "--json")
     if args.run is not None:
+        if trim_of(args):
+            raise UserError(
+                f"run {args.run} runs the playbook it was made with: give "
+                "--duration-scale, --table or --phase to `hotbench up` (or to a one-shot "
+                "`hotbench run PLAYBOOK`)"
+            )
         return _run_step(args, console)
     if args.playbook is None:
         raise UserError("give a PLAYBOOK, or --run RUN_ID for a run made by `hotbench up`")
@@ -109,7 +107,6 @@ def live_options(args: argparse.Namespace) -> LiveOptions:
     from loadgen.live.coordinator import FleetOptions
     from loadgen.live.playbook_run import LiveOptions
 
-    check_live_arguments(args)
     emulator = emulator_options(args)
     if emulator.params.path is not None and args.endpoint is not None:
         raise UserError(
@@ -131,13 +128,15 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
     from loadgen.live.coordinator import CLEANUP_FAILED
 
     options = live_options(args)
-    playbook = load_playbook(args.playbook)
+    playbook, trimmed = playbook_of(args)
     settings = settings_from(args)
     if settings.max_cost_usd is not None:  # free here; refused only with --max-cost-of aws
         from console.workflow import plan
         from console.workflow.bringup import refuse_over_limit
 
-        refuse_over_limit(plan(args.playbook, settings, up_options(args)), settings)
+        unguarded = refuse_over_limit(plan(args.playbook, settings, up_options(args)), settings)
+        if unguarded is not None:  # said even with --quiet: the limit the user set
+            console.print(f"[yellow]note: {unguarded}[/]", highlight=False)
 
     def notify(message: str) -> None:
         if message.startswith(CLEANUP_FAILED):  # shown even with --quiet
@@ -146,8 +145,23 @@ def _one_shot_local(args: argparse.Namespace, console: Console) -> int:
             print_progress(console, message)
 
     instead = f"simulate it (`hotbench simulate {args.playbook}`)"
+    warnings = warn_of_scale(playbook, options.scale, console)
     result = run_one_shot(options, notify, playbook, instead)
+    if trimmed is not None:  # never taken for the playbook's own result
+        result.notes.append(trimmed.words())
+    result.notes += warnings
     return report_and_exit_code(result, args, console)
+
+
+def warn_of_scale(playbook: Playbook, scale: float, console: Console) -> list[str]:
+    """What `--scale` does not preserve for this playbook (loadgen.analysis.scale_rule),
+    printed before a live run starts; the run's result carries the same words."""
+    from loadgen.analysis.scale_rule import scale_notes
+
+    words = [note.words for note in scale_notes(playbook, scale)]
+    for line in words:
+        console.print(f"[yellow]warning: {line}[/]", highlight=False)
+    return words
 
 
 def run_one_shot(
@@ -236,24 +250,18 @@ def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bo
     """The options of a live run, shared by `hotbench run` and `hotbench check --mode live`
     (`run` takes --workers and --scale from the workflow's up arguments)."""
     if workers_and_scale:
-        parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+        parser.add_argument(
+            "--workers", type=positive_int, default=2, help="worker processes (default 2)"
+        )
         parser.add_argument(
             "--scale",
-            type=float,
+            type=scale_fraction,
             default=0.1,
             help="fraction of the playbook's rates to offer; the emulator runs at "
             "the same scale and figures are reported in full-scale units "
             "(default 0.1)",
         )
-    parser.add_argument(
-        "--pause-scale",
-        type=float,
-        default=1.0,
-        help="share of each pause between repeats spent in real time (default "
-        "1); with the built-in emulator the rest is skipped on its clock, "
-        "so 0 runs without waiting and with the same physics; with "
-        "--endpoint or --run it shortens the pause itself",
-    )
+    add_pause_scale_argument(parser)
     add_seed_items_argument(parser)
     parser.add_argument(
         "--endpoint",
@@ -262,7 +270,7 @@ def add_live_arguments(parser: argparse._ActionsContainer, workers_and_scale: bo
     )
     parser.add_argument(
         "--barrier-timeout",
-        type=float,
+        type=positive_float,
         default=None,
         metavar="S",
         help=(
@@ -284,11 +292,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--json", metavar="FILE", help="also write results as JSON (format: docs/results.md)"
     )
     parser.add_argument(
-        "--run", metavar="RUN_ID", help="run the load on a run made by `hotbench up` (resumable)"
+        "--run",
+        metavar="RUN_ID",
+        help="run the load on a run made by `hotbench up` (resumable) (default: a one-shot "
+        "run of PLAYBOOK)",
     )
     add_settings_arguments(parser)
     add_up_arguments(parser)
     parser.add_argument("--yes", action="store_true", help="aws one-shot: do not ask first")
     add_live_arguments(parser, workers_and_scale=False)
+    add_trim_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(handler=handle)

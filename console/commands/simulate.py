@@ -11,17 +11,21 @@ from rich.console import Console
 from console import exitcodes, interrupts
 from console.commands import add_playbook_arguments
 from console.commands.params import add_params_argument, params_from
+from console.commands.trim_args import add_trim_arguments, playbook_of
+from console.output import check_writable
 from console.render.results_table import report_result
 from emulator.params import DEFAULT_PARAMS, CapacityParams
-from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.format.playbook import Playbook
 from loadgen.results.records import PlaybookResult
 
 
 def handle(args: argparse.Namespace, console: Console) -> int:
     from loadgen.simulation.simulate import EngineUnavailable
 
-    playbook = load_playbook(args.playbook)
+    playbook, trimmed = playbook_of(args)
     params = params_from(args).params
+    if args.json:
+        check_writable(args.json, "--json")
     try:
         result = simulate_with_progress(
             playbook, console, args.quiet, params, engine=args.engine, always=args.progress
@@ -29,6 +33,8 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     except EngineUnavailable as exc:
         console.print(f"[red]{exc}[/]", highlight=False)
         return exitcodes.USAGE
+    if trimmed is not None:  # never taken for the playbook's own result
+        result.notes.append(trimmed.words())
     report_result(result, args.json, console, phases=args.phases)
     return exitcodes.INTERRUPTED if any(run.partial for run in result.runs) else exitcodes.OK
 
@@ -97,4 +103,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "phases differ in rate or operation)",
     )
     add_params_argument(parser)
+    add_trim_arguments(parser)
     parser.set_defaults(handler=handle)

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from console.commands.params import params_from
 from console.commands.workflow import (
+    add_pause_scale_argument,
     add_seed_items_argument,
     add_settings_arguments,
     add_up_arguments,
@@ -31,8 +32,6 @@ def handle(args: argparse.Namespace, console: Console) -> int:
 
     if args.playbook and args.run:
         raise UserError("give a PLAYBOOK or --run RUN_ID, not both")
-    if args.pause_scale < 0:
-        raise UserError("--pause-scale must be >= 0")
     backend = Backend(settings_from(args), params_from(args).params)
     if args.playbook:
         load_playbook(args.playbook)  # a bad playbook is reported here, before the screen
@@ -66,15 +65,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the operator console: plan, up, prewarm, run, watch, results, destroy (Textual)",
     )
     parser.add_argument("playbook", nargs="?", help="playbook YAML to plan (omit to pick a run)")
-    parser.add_argument("--run", metavar="RUN_ID", help="take up an existing run instead")
+    parser.add_argument(
+        "--run", metavar="RUN_ID", help="take up an existing run instead (default: none)"
+    )
     add_settings_arguments(parser)
     add_up_arguments(parser)
-    parser.add_argument(
-        "--pause-scale",
-        type=float,
-        default=1.0,
-        help="share of each pause between repeats waited in real time (default 1; the "
-        "emulator runs in its own process, so a shorter pause shortens the physics too)",
-    )
+    add_pause_scale_argument(parser)
     add_seed_items_argument(parser)
     parser.set_defaults(handler=handle)

@@ -16,8 +16,16 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
+from console.commands.arg_types import (
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    scale_fraction,
+)
 from console.commands.emulator import add_store_arguments, emulator_options
 from console.commands.params import add_params_argument
+from console.commands.trim_args import add_trim_arguments, trim_of
 from console.output import print_progress
 from console.render.runs_table import ListedRun, runs_table
 from console.render.workflow_output import print_down, print_frame, print_plan, print_tally
@@ -146,6 +154,8 @@ def up_options(args: argparse.Namespace) -> UpOptions:
         cpu_architecture=args.cpu_architecture,
         lambda_memory_mb=getattr(args, "lambda_memory", None),
         emulator=_local_emulator(args),
+        seed_items=getattr(args, "seed_items", None),  # run's and the console's
+        trim=trim_of(args),
     )
 
 
@@ -174,24 +184,40 @@ def add_seed_items_argument(parser: argparse._ActionsContainer) -> None:
     """--seed-items, one definition for `hotbench run`, `check --mode live` and `console`."""
     parser.add_argument(
         "--seed-items",
-        type=int,
+        type=non_negative_int,
         default=None,
         metavar="N",
         help="seed at most N items per table (default: the playbook's seed_items)",
     )
 
 
+def add_pause_scale_argument(parser: argparse._ActionsContainer) -> None:
+    """--pause-scale, one definition for `hotbench run`, `check --mode live` and `console`
+    (what it does depends on whether the tables' clock can be skipped, which the help
+    says for each case)."""
+    parser.add_argument(
+        "--pause-scale",
+        type=non_negative_float,
+        default=1.0,
+        help="share of each pause between repeats waited in real time (default 1). "
+        "Locally (the built-in emulator, or a run made by `up --target local`) the rest "
+        "is skipped on the emulator's clock: 0 runs without waiting and the physics "
+        "still sees the whole pause. On AWS, or with --endpoint, time cannot be "
+        "skipped: a shorter pause shortens the physics too",
+    )
+
+
 def add_up_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=2,
         help="worker processes / Fargate tasks / Lambda invocations at a time (Lambda: at "
         "least one per 1,000 requests/s of the peak)",
     )
     parser.add_argument(
         "--scale",
-        type=float,
+        type=scale_fraction,
         default=0.1,
         help="local: fraction of the playbook's rates offered, and the emulator's scale "
         "(default 0.1; figures are reported in full-scale units)",
@@ -221,14 +247,18 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
     )
     parser.add_argument(
         "--lambda-memory",
-        type=int,
+        type=positive_int,
         default=None,
         metavar="MB",
         help="aws lambda: each function's memory, 128-10240 MB (default: sized to each "
         "worker's share of the peak rate)",
     )
-    parser.add_argument("--task-cpu", type=int, default=1024, help="aws ecs: task CPU units")
-    parser.add_argument("--task-memory", type=int, default=2048, help="aws ecs: task memory MiB")
+    parser.add_argument(
+        "--task-cpu", type=positive_int, default=1024, help="aws ecs: task CPU units"
+    )
+    parser.add_argument(
+        "--task-memory", type=positive_int, default=2048, help="aws ecs: task memory MiB"
+    )
     parser.add_argument(
         "--cpu-architecture",
         choices=["X86_64", "ARM64"],
@@ -238,7 +268,7 @@ def add_fleet_and_cost_arguments(parser: argparse._ActionsContainer) -> None:
     add_image_builder_argument(parser)
     parser.add_argument(
         "--max-cost-usd",
-        type=float,
+        type=non_negative_float,
         default=None,
         help="refuse (exit 3, nothing created) a run whose cost is above this, as "
         "--max-cost-of says (default: none, or HOTBENCH_MAX_COST_USD)",
@@ -292,7 +322,7 @@ def add_create_delay_argument(parser: argparse._ActionsContainer) -> None:
     )
     parser.add_argument(
         "--create-delay",
-        type=float,
+        type=non_negative_float,
         default=0.0,
         metavar="S",
         help="local: the emulator's CreateTable -> ACTIVE delay (default 0; AWS: ~7 s)",
@@ -399,6 +429,8 @@ def handle_prewarm(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+JOIN_S = 2.0
+"""A watch joining a run under way shows the seconds from this long before it joined."""
 IDLE_EVERY_S = 30.0
 """How often `watch` repeats its "waiting for the run step" line while nothing runs."""
 
@@ -406,6 +438,7 @@ IDLE_EVERY_S = 30.0
 def handle_watch(args: argparse.Namespace, console: Console) -> int:
     import threading
     import time
+    from datetime import UTC, datetime, timedelta
 
     from console.run.samples import TimeOrder
     from console.workflow import watch
@@ -413,16 +446,20 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
     settings = settings_from(args)
     stop = threading.Event()
     started = time.monotonic()
-    order = TimeOrder()
+    joined = datetime.now(UTC)
+    # a watch joining a run under way starts at its join, not with the run's backlog
+    order = TimeOrder(since=None if args.from_start else joined - timedelta(seconds=JOIN_S))
+    said_joined = False
     idle_said = -IDLE_EVERY_S
     frames = watch(args.run_id, settings, interval_s=args.interval, stop=stop)
     try:
         for frame in frames:
-            shown = frame.model_copy(update={"samples": order.release(frame)})
-            if args.json:
+            if args.json:  # a script reads the fleet's status as of now, beside the samples
+                shown = frame.model_copy(update={"samples": order.release(frame)})
                 sys.stdout.write(shown.model_dump_json() + "\n")
                 sys.stdout.flush()
             else:
+                parts = order.release_frames(frame)  # samples and status in time order
                 idle = frame.run_label is None and not frame.finished and not frame.samples
                 if idle and time.monotonic() - idle_said >= IDLE_EVERY_S:
                     idle_said = time.monotonic()
@@ -431,7 +468,15 @@ def handle_watch(args: argparse.Namespace, console: Console) -> int:
                         f"(hotbench run --run {args.run_id})[/]",
                         highlight=False,
                     )
-                print_frame(shown, console)
+                if order.skipped and not said_joined:
+                    said_joined = True
+                    console.print(
+                        f"[dim]{joined:%H:%M:%S} joined {frame.run_label or 'the run'} under "
+                        "way: showing from now (--from-start shows it from its start)[/]",
+                        highlight=False,
+                    )
+                for part in parts:
+                    print_frame(part, console)
                 # Line by line through a pipe too (`watch RUN | tee log`): a piped stdout
                 # is block-buffered and would hold every line until the watch ended.
                 console.file.flush()
@@ -499,8 +544,20 @@ def handle_runs(args: argparse.Namespace, console: Console) -> int:
     if not found:
         console.print(f"no runs in {settings.runs_dir_shown}/")
         return 0
-    listed = [ListedRun(s, costs[s.run_id], bool(target_class(s.target).billed)) for s in found]
-    console.print(runs_table(listed, Path(settings.runs_dir_shown)))
+    from console.run.lock import held
+
+    store = settings.runs_dir
+    listed = [
+        ListedRun(
+            s,
+            costs[s.run_id],
+            bool(target_class(s.target).billed),
+            held(Path(store) / s.run_id),
+        )
+        for s in found
+    ]
+    for table in runs_table(listed, Path(settings.runs_dir_shown), console.width):
+        console.print(table)
     return 0
 
 
@@ -512,6 +569,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("playbook", help="playbook YAML")
     add_settings_arguments(p)
     add_up_arguments(p)
+    add_trim_arguments(p)
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(handler=handle_plan)
 
@@ -519,7 +577,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("playbook", help="playbook YAML")
     add_settings_arguments(p)
     add_up_arguments(p)
-    p.add_argument("--run", metavar="RUN_ID", help="resume an interrupted up of this run")
+    add_trim_arguments(p)
+    p.add_argument(
+        "--run",
+        metavar="RUN_ID",
+        help="resume an interrupted up of this run (default: a new run)",
+    )
     p.add_argument("--yes", action="store_true", help="do not ask before creating")
     p.add_argument("--json", action="store_true", help="print the run's state as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -529,10 +592,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("run_id")
     add_settings_arguments(p, target=False)
     p.add_argument("--table", metavar="VARIANT", help="one table (default: the playbook's)")
-    p.add_argument("--index", metavar="GSI", help="a GSI of --table")
-    p.add_argument("--read", type=int, help="read units per second")
-    p.add_argument("--write", type=int, help="write units per second")
-    p.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for ACTIVE")
+    p.add_argument("--index", metavar="GSI", help="a GSI of --table (default: the table itself)")
+    p.add_argument(
+        "--read", type=positive_int, help="read units per second (default: left as it is)"
+    )
+    p.add_argument(
+        "--write", type=positive_int, help="write units per second (default: left as it is)"
+    )
+    p.add_argument(
+        "--timeout", type=positive_float, default=1800.0, help="seconds to wait for ACTIVE"
+    )
     p.add_argument("--json", action="store_true", help="print the run's state as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(handler=handle_prewarm)
@@ -540,15 +609,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("watch", help="per-second samples of a run while it is up")
     p.add_argument("run_id")
     add_settings_arguments(p, target=False)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between frames")
-    p.add_argument("--seconds", type=float, default=None, help="stop after this long")
+    p.add_argument("--interval", type=positive_float, default=1.0, help="seconds between frames")
+    p.add_argument(
+        "--seconds",
+        type=positive_float,
+        default=None,
+        help="stop after this long (default: when the run step ends)",
+    )
+    p.add_argument(
+        "--from-start",
+        action="store_true",
+        help="joining a run under way, show its samples from its start (default: from now)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON frame per line")
     p.set_defaults(handler=handle_watch)
 
     p = sub.add_parser("tally", help="what a run cost (locally: would have cost on AWS)")
     p.add_argument("run_id")
     add_settings_arguments(p, target=False)
-    p.add_argument("--price-region", default=None, help="region whose prices to use")
+    p.add_argument(
+        "--price-region",
+        default=None,
+        help="region whose prices to use (default: the run's region, or HOTBENCH_PRICE_REGION)",
+    )
     p.add_argument(
         "--refresh-prices",
         action="store_true",

@@ -1,7 +1,9 @@
 """The capacity changes of a run, as `simulate`, `run` and `check` print them: each
 change asked of a table or GSI during a run (a playbook's UpdateTable phase, an auto
 scaling action), with when, from, to, why and when it took effect or why DynamoDB
-refused it. Printed only when some run's capacity moved."""
+refused it. Printed only when some run's capacity moved, through `fit` like every
+results table (at 80 columns the why folds, then the less important columns go to a
+second part)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from rich.table import Table
 
+from console.render.fitted_tables import Column, fit
 from loadgen.results.capacity_series import TABLE_KEY
 from loadgen.results.records import PlaybookResult
 
@@ -19,8 +22,9 @@ def _value(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def capacity_table(result: PlaybookResult) -> Table | None:
-    """One row per change asked during a run; None when no run's capacity moved."""
+def capacity_tables(result: PlaybookResult, width: int) -> list[Table]:
+    """One row per change asked during a run, in as many parts as `width` needs; none
+    when no run's capacity moved."""
     rows: list[tuple[str, ...]] = []
     for run in result.runs:
         for phase in run.phases:
@@ -56,12 +60,16 @@ def capacity_table(result: PlaybookResult) -> Table | None:
                     )
                 )
     if not rows:
-        return None
-    table = Table(title="capacity changes", title_justify="left", header_style="bold")
-    for name in ("table", "run", "of", "asked at", "what", "from -> to", "in force from", "why"):
-        table.add_column(name, justify="right" if name in ("run", "asked at") else "left")
-    for row in sorted(
-        rows, key=lambda r: (r[0], int(r[1]), float(r[3].split()[0].replace(",", "")))
-    ):
-        table.add_row(*row)
-    return table
+        return []
+    columns = [
+        Column("table", justify="left", key=True),
+        Column("run", key=True),
+        Column("of", justify="left", key=True),
+        Column("asked at", "at", rank=0),
+        Column("what", justify="left", rank=3, fold_to=12),
+        Column("from -> to", justify="left", rank=1),
+        Column("in force from", "in force", justify="left", rank=2, fold_to=12),
+        Column("why", justify="left", rank=4, fold_to=12),
+    ]
+    ordered = sorted(rows, key=lambda r: (r[0], int(r[1]), float(r[3].split()[0].replace(",", ""))))
+    return fit("capacity changes", columns, ordered, width)

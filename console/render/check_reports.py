@@ -18,6 +18,7 @@ from typing import Any
 from rich.table import Table
 
 from console.output import UserError
+from console.render.fitted_tables import Column, fit
 from loadgen.analysis.advise import TableAdvice
 from loadgen.analysis.criteria import Verdict, unit_of
 from loadgen.results.records import PlaybookResult
@@ -103,22 +104,33 @@ def write_report(path: str, outcome: CheckOutcome) -> None:
 # --- terminal --------------------------------------------------------------------------------
 
 
-def verdict_table(outcome: CheckOutcome) -> Table:
-    table = Table(
-        title=f"{outcome.playbook}: check ({outcome.result.mode}, target "
-        f"{outcome.result.target or '-'})",
-        title_justify="left",
-        header_style="bold",
-    )
-    for column in ("", "criterion", "measured", "expected", "of"):
-        table.add_column(column, overflow="fold")
+def verdict_tables(outcome: CheckOutcome, width: int = 1000) -> list[Table]:
+    """One row a criterion: PASS/FAIL/SKIP, its name, what was measured, what was
+    expected, of what; at `width` the long texts fold (console.render.fitted_tables)."""
+    columns = [
+        Column("", justify="left", key=True),
+        Column("criterion", justify="left", key=True, fold_to=18),
+        Column("measured", justify="left", rank=0, fold_to=14),
+        Column("expected", justify="left", rank=1, fold_to=10),
+        Column("of", justify="left", rank=2, fold_to=10),
+    ]
+    rows = []
     for v in outcome.verdicts:
         style = STATUS_STYLE[v.status]
         measured = v.measured_text + (f" ({v.detail})" if v.detail else "")
-        table.add_row(
-            f"[{style}]{STATUS_MARK[v.status]}[/]", v.criterion.name, measured, v.expected, v.scope
+        rows.append(
+            [
+                f"[{style}]{STATUS_MARK[v.status]}[/]",
+                v.criterion.name,
+                measured,
+                v.expected,
+                v.scope,
+            ]
         )
-    return table
+    title = (
+        f"{outcome.playbook}: check ({outcome.result.mode}, target {outcome.result.target or '-'})"
+    )
+    return fit(title, columns, rows, width)
 
 
 # --- JSON ------------------------------------------------------------------------------------

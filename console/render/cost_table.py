@@ -31,9 +31,13 @@ def _quantity(q: float) -> str:
     return f"{q:,.1f}" if q >= 10_000 else f"{q:,.4f}"
 
 
-def _what(text: str, width: int) -> str:
+def _what(text: str, width: int) -> list[str]:
+    """The label in lines of at most `width`, words whole: a label is never cut (cut,
+    `writes, goodGsi#1` read as `writes, good…`), it takes a second line instead."""
+    import textwrap
+
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
 def rounded(lines: Sequence[CostLine]) -> tuple[list[float], float, int]:
@@ -46,7 +50,8 @@ def rounded(lines: Sequence[CostLine]) -> tuple[list[float], float, int]:
 
 def cost_text(lines: Sequence[CostLine], total_label: str = "total") -> list[str]:
     """One row per line, `what  quantity unit x $price = $amount`, then the total; at
-    most 80 characters wide (the `what` column gives way to wide figures)."""
+    most 80 characters wide (the `what` column gives way to wide figures, and a label
+    longer than its column goes on over a second line, never cut)."""
     amounts, total, places = rounded(lines)
     usd = [f"${a:,.{places}f}" for a in [*amounts, total]]
     quantity = [_quantity(x.quantity) for x in lines]
@@ -57,11 +62,13 @@ def cost_text(lines: Sequence[CostLine], total_label: str = "total") -> list[str
     w_price = max(map(len, price), default=1)
     fixed = 2 + 1 + w_q + 1 + w_unit + 3 + w_price + 3 + w_usd
     w_what = max(8, min(WHAT, WIDTH - fixed))
-    out = [
-        f"  {_what(x.what, w_what):<{w_what}} {q:>{w_q}} {x.unit:<{w_unit}} x {p:<{w_price}}"
-        f" = {u:>{w_usd}}"
-        for x, q, p, u in zip(lines, quantity, price, usd, strict=False)
-    ]
+    out = []
+    for x, q, p, u in zip(lines, quantity, price, usd, strict=False):
+        *first, last = _what(x.what, w_what)
+        out += [f"  {part}" for part in first]
+        out.append(
+            f"  {last:<{w_what}} {q:>{w_q}} {x.unit:<{w_unit}} x {p:<{w_price}} = {u:>{w_usd}}"
+        )
     width = max((len(r) for r in out), default=2 + w_usd + 3 + len(total_label))
     out.append(f"{total_label} = {usd[-1]:>{w_usd}}".rjust(width))
     return out

@@ -15,6 +15,7 @@ from typing import Any
 from rich.table import Table
 
 from console.render.cells import rate_cell
+from console.render.fitted_tables import Column, fit
 from loadgen.results.iteration_results import iteration_totals
 from loadgen.results.records import PlaybookResult
 
@@ -35,19 +36,25 @@ def has_iterations(result: PlaybookResult) -> bool:
     return any(p.iterations is not None for run in result.runs for p in run.phases)
 
 
-def iterations_table(result: PlaybookResult) -> Table:
-    """One row per table run and phase with iterations."""
-    table = Table(
-        title=f"{result.playbook}: iterations (the application's view)",
-        title_justify="left",
-        header_style="bold",
-    )
-    for name in ("table", "run", "phase", "load"):
-        table.add_column(name, no_wrap=True)
-    for name in ("ok/s", "failed", "p50", "p99", "slowest step p99", "dropped", "attempts/op"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("failures by reason")
-    table.add_column("WCU/s", justify="right", no_wrap=True)
+def iterations_tables(result: PlaybookResult, width: int) -> list[Table]:
+    """One row per table run and phase with iterations, at `width`
+    (console.render.fitted_tables)."""
+    columns = [
+        Column("table", justify="left", key=True),
+        Column("run", key=True),
+        Column("phase", justify="left", key=True),
+        Column("load", justify="left", rank=8),
+        Column("ok/s", rank=0),
+        Column("failed", rank=1),
+        Column("p50", rank=3),
+        Column("p99", rank=4),
+        Column("slowest step p99", "slowest p99", justify="left", rank=6),
+        Column("dropped", "drop", rank=5),
+        Column("attempts/op", "att/op", rank=7),
+        Column("failures by reason", "failures", justify="left", rank=2, fold_to=16),
+        Column("WCU/s", rank=9),
+    ]
+    rows = []
     for run in result.runs:
         for phase in run.phases:
             if phase.iterations is None:
@@ -57,28 +64,32 @@ def iterations_table(result: PlaybookResult) -> Table:
             steps = it["step_ms"]
             slowest = max(steps.items(), key=lambda kv: kv[1]["p99"] or 0, default=None)
             rate = it["failure_rate"] * 100
-            table.add_row(
-                run.table,
-                str(run.repeat),
-                phase.name,
-                phase.operation,
-                f"{it['iterations_per_s']:,.3f}",
-                rate_cell(rate),
-                _ms(it["iteration_ms"]["p50"]),
-                _ms(it["iteration_ms"]["p99"]),
-                "-" if slowest is None else f"{slowest[0]} {_ms(slowest[1]['p99'])}",
-                f"{it['dropped']:,}",
-                f"{ops['attempts'] / ops['completed']:.2f}" if ops["completed"] else "-",
-                _reasons(it["failed_by_reason"]),
-                f"{phase.counts.consumed_wcu / phase.duration_s:,.0f}" if phase.duration_s else "-",
+            rows.append(
+                [
+                    run.table,
+                    str(run.repeat),
+                    phase.name,
+                    phase.operation,
+                    f"{it['iterations_per_s']:,.3f}",
+                    rate_cell(rate),
+                    _ms(it["iteration_ms"]["p50"]),
+                    _ms(it["iteration_ms"]["p99"]),
+                    "-" if slowest is None else f"{slowest[0]} {_ms(slowest[1]['p99'])}",
+                    f"{it['dropped']:,}",
+                    f"{ops['attempts'] / ops['completed']:.2f}" if ops["completed"] else "-",
+                    _reasons(it["failed_by_reason"]),
+                    f"{phase.counts.consumed_wcu / phase.duration_s:,.0f}"
+                    if phase.duration_s
+                    else "-",
+                ]
             )
-    return table
+    return fit(f"{result.playbook}: iterations (the application's view)", columns, rows, width)
 
 
-def hourly_table(result: PlaybookResult) -> Table | None:
-    """Iterations per second in each hour of each phase with iterations (None when no
+def hourly_tables(result: PlaybookResult, width: int) -> list[Table]:
+    """Iterations per second in each hour of each phase with iterations (none when no
     such phase lasts more than an hour: the summary row says it all)."""
-    rows: list[tuple[str, str, int, dict[str, Any]]] = []
+    rows: list[list[str]] = []
     for run in result.runs:
         for phase in run.phases:
             if phase.iterations is None or phase.duration_s <= HOUR_S:
@@ -86,26 +97,27 @@ def hourly_table(result: PlaybookResult) -> Table | None:
             for hour in range(int(-(-phase.duration_s // HOUR_S))):
                 start = phase.start_s + hour * HOUR_S
                 span = min(HOUR_S, phase.start_s + phase.duration_s - start)
-                counts = iteration_totals(run.iterations, start, span)
-                rows.append((run.table, phase.name, hour, counts.summary(span)))
+                it = iteration_totals(run.iterations, start, span).summary(span)
+                rows.append(
+                    [
+                        run.table,
+                        phase.name,
+                        str(hour + 1),
+                        f"{it['iterations_per_s']:,.3f}",
+                        f"{it['failure_rate'] * 100:.1f} %",
+                        _ms(it["iteration_ms"]["p50"]),
+                        _reasons(it["failed_by_reason"]),
+                    ]
+                )
     if not rows:
-        return None
-    table = Table(
-        title=f"{result.playbook}: iterations per hour", title_justify="left", header_style="bold"
-    )
-    for name in ("table", "phase", "hour"):
-        table.add_column(name, no_wrap=True)
-    for name in ("ok/s", "failed", "p50"):
-        table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("failures by reason")
-    for table_name, phase_name, hour, it in rows:
-        table.add_row(
-            table_name,
-            phase_name,
-            str(hour + 1),
-            f"{it['iterations_per_s']:,.3f}",
-            f"{it['failure_rate'] * 100:.1f} %",
-            _ms(it["iteration_ms"]["p50"]),
-            _reasons(it["failed_by_reason"]),
-        )
-    return table
+        return []
+    columns = [
+        Column("table", justify="left", key=True),
+        Column("phase", justify="left", key=True),
+        Column("hour", key=True),
+        Column("ok/s", rank=0),
+        Column("failed", rank=1),
+        Column("p50", rank=3),
+        Column("failures by reason", "failures", justify="left", rank=2, fold_to=16),
+    ]
+    return fit(f"{result.playbook}: iterations per hour", columns, rows, width)

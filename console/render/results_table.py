@@ -5,9 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from console.render.capacity_table import capacity_table
+from console.render.capacity_table import capacity_tables
 from console.render.cells import rate_cell
-from console.render.iterations_table import has_iterations, hourly_table, iterations_table
+from console.render.fitted_tables import Column, fit
+from console.render.iterations_table import has_iterations, hourly_tables, iterations_tables
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.records import PlaybookResult
 
@@ -34,47 +35,50 @@ def _num(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def results_table(result: PlaybookResult) -> Table:
+WIDE = 1000
+"""A width no table reaches: one table, every column (a caller that wants them all)."""
+
+
+def results_tables(result: PlaybookResult, width: int = WIDE) -> list[Table]:
+    """The results table at `width` columns: one table where it fits, else its less
+    important columns in a second one (console.render.fitted_tables); the table name, the run and
+    the throttle rate always in the first, whole."""
     title = f"{result.playbook}: {result.mode}"
     if result.scale != 1.0:
         title += f" at scale {result.scale:g} (figures in full-scale units)"
-    table = Table(title=title, title_justify="left", header_style="bold")
     # The unaccounted column appears only when some run has a gap, so it cannot be missed.
     gaps = any(run.totals().unaccounted for run in result.runs)
     # The model sends every request it offers, on time, without errors: those columns say
     # something only about a live run, and a simulation's table stays readable without them.
     live = result.mode != "simulate"
-    table.add_column("table", no_wrap=True)
-    table.add_column("run", justify="right")
-    table.add_column("offered", justify="right")
-    if live:
-        table.add_column("sent", justify="right")
-    table.add_column("succeeded", justify="right")
-    table.add_column("throttled", justify="right")
-    if live:
-        table.add_column("errors", justify="right")
-        table.add_column("timeouts", justify="right")
-        table.add_column("late", justify="right")
-    if gaps:
-        table.add_column("unaccounted", justify="right", style="bold red")
-    table.add_column("rate", justify="right")
-    table.add_column("throttles by reason")
-    table.add_column("WCU peak 1s", justify="right", no_wrap=True)
-    table.add_column("WCU peak 1min", justify="right", no_wrap=True)
     # Read capacity only where some run reads: a write-only playbook keeps its width.
     reads = any(run.totals().consumed_rcu for run in result.runs)
-    if reads:
-        table.add_column("RCU peak 1s", justify="right", no_wrap=True)
-        table.add_column("RCU peak 1min", justify="right", no_wrap=True)
-    table.add_column("first throttle", justify="right", no_wrap=True)
     # Client-side latency of live runs; the simulation has none (no column then).
     timed = any(run.latency is not None and run.latency.count for run in result.runs)
-    if timed:
-        table.add_column("p50", justify="right", no_wrap=True)
-        table.add_column("p99", justify="right", no_wrap=True)
+    columns: list[tuple[Column, bool]] = [
+        (Column("table", justify="left", key=True), True),
+        (Column("run", key=True), True),
+        (Column("offered", "offer", rank=2), True),
+        (Column("sent", rank=8), live),
+        (Column("succeeded", "ok", rank=7), True),
+        (Column("throttled", rank=1), True),
+        (Column("errors", "err", rank=9), live),
+        (Column("timeouts", "t/o", rank=10), live),
+        (Column("late", rank=14), live),
+        (Column("unaccounted", "unacc", rank=3, style="bold red"), gaps),
+        (Column("rate", rank=0), True),
+        (Column("throttles by reason", "reasons", justify="left", rank=5, fold_to=16), True),
+        (Column("WCU peak 1s", "WCU 1s", rank=11), True),
+        (Column("WCU peak 1min", "WCU 1m", rank=6), True),
+        (Column("RCU peak 1s", "RCU 1s", rank=13), reads),
+        (Column("RCU peak 1min", "RCU 1m", rank=12), reads),
+        (Column("first throttle", "1st thr", rank=4), True),
+        (Column("p50", rank=15), timed),
+        (Column("p99", rank=16), timed),
+    ]
+    rows = []
     for run in result.runs:
         data = run.to_json()
-        rate = data["throttle_rate"] * 100
         reasons = (
             ", ".join(
                 f"{short_reason(r)} {_num(n)}" for r, n in data["throttles_by_reason"].items()
@@ -87,28 +91,35 @@ def results_table(result: PlaybookResult) -> Table:
             + (" (partial)" if run.partial else "")
             + ("" if run.reconciled else " (unreconciled)")
         )
-        table.add_row(
+        p50, p99 = _latency(run.latency)
+        cells = [
             label,
             str(run.repeat),
             _num(data["offered"]),
-            *([_num(data["sent"])] if live else []),
+            _num(data["sent"]),
             _num(data["succeeded"]),
             _num(data["throttled"]),
-            *([_num(data[k]) for k in ("errors", "timeouts", "late")] if live else []),
-            *([_num(data["unaccounted"])] if gaps else []),
-            rate_cell(rate),
+            _num(data["errors"]),
+            _num(data["timeouts"]),
+            _num(data["late"]),
+            _num(data["unaccounted"]),
+            rate_cell(data["throttle_rate"] * 100),
             reasons,
             _num(data["consumed_wcu_peak_1s"]),
             _num(data["consumed_wcu_peak_1min"]),
-            *(
-                [_num(data["consumed_rcu_peak_1s"]), _num(data["consumed_rcu_peak_1min"])]
-                if reads
-                else []
-            ),
+            _num(data["consumed_rcu_peak_1s"]),
+            _num(data["consumed_rcu_peak_1min"]),
             "-" if first is None else f"{first:.1f} s",
-            *(_latency(run.latency) if timed else []),
-        )
-    return table
+            p50,
+            p99,
+        ]
+        rows.append([cell for cell, (_, shown) in zip(cells, columns, strict=True) if shown])
+    return fit(title, [c for c, shown in columns if shown], rows, width)
+
+
+def results_table(result: PlaybookResult) -> Table:
+    """The results table whole, every column in one table (for a file or a wide view)."""
+    return results_tables(result)[0]
 
 
 def phases_differ(result: PlaybookResult) -> bool:
@@ -121,14 +132,21 @@ def phases_differ(result: PlaybookResult) -> bool:
     return False
 
 
-def phases_table(result: PlaybookResult) -> Table:
+def phases_tables(result: PlaybookResult, width: int = WIDE) -> list[Table]:
     """One row per table run and phase: what it offered per second, what it got, its
     throttle rate and the consumed units it peaked at (WCU for writes, RCU for reads)."""
-    table = Table(title=f"{result.playbook}: per phase", title_justify="left", header_style="bold")
-    for name in ("table", "run", "phase", "op"):
-        table.add_column(name, no_wrap=True)
-    for name in ("offered/s", "succeeded/s", "rate", "units peak 1s", "first throttle"):
-        table.add_column(name, justify="right", no_wrap=True)
+    columns = [
+        Column("table", justify="left", key=True),
+        Column("run", key=True),
+        Column("phase", justify="left", key=True),
+        Column("op", justify="left", rank=5),
+        Column("offered/s", "offer/s", rank=1),
+        Column("succeeded/s", "ok/s", rank=2),
+        Column("rate", rank=0),
+        Column("units peak 1s", "peak 1s", rank=4),
+        Column("first throttle", "1st thr", rank=3),
+    ]
+    rows = []
     for run in result.runs:
         for phase in run.phases:
             data = phase.to_json()
@@ -137,19 +155,20 @@ def phases_table(result: PlaybookResult) -> Table:
                 "consumed_rcu" if reads else "consumed_wcu", 1, phase.start_s, phase.duration_s
             )
             first = phase.first_throttle_s
-            rate = data["throttle_rate"] * 100
-            table.add_row(
-                run.table,
-                str(run.repeat),
-                phase.name,
-                phase.operation,
-                _num(data["offered_per_s"]),
-                _num(data["succeeded_per_s"]),
-                rate_cell(rate),
-                f"{_num(peak)} {'RCU' if reads else 'WCU'}",
-                "-" if first is None else f"{first:.1f} s",
+            rows.append(
+                [
+                    run.table,
+                    str(run.repeat),
+                    phase.name,
+                    phase.operation,
+                    _num(data["offered_per_s"]),
+                    _num(data["succeeded_per_s"]),
+                    rate_cell(data["throttle_rate"] * 100),
+                    f"{_num(peak)} {'RCU' if reads else 'WCU'}",
+                    "-" if first is None else f"{first:.1f} s",
+                ]
             )
-    return table
+    return fit(f"{result.playbook}: per phase", columns, rows, width)
 
 
 def _latency(histogram: LatencyHistogram | None) -> list[str]:
@@ -165,17 +184,16 @@ def print_results(
     """The results table, then the per-phase one when asked (`phases`) or, by default,
     when the phases differ in rate or operation."""
     console = console or Console()
-    console.print(results_table(result))
+    width = console.width
+    tables = results_tables(result, width)
     if phases or (phases is None and phases_differ(result)):
-        console.print(phases_table(result))
-    changes = capacity_table(result)
-    if changes is not None:
-        console.print(changes)
+        tables += phases_tables(result, width)
+    tables += capacity_tables(result, width)
     if has_iterations(result):
-        console.print(iterations_table(result))
-        hourly = hourly_table(result)
-        if hourly is not None:
-            console.print(hourly)
+        tables += iterations_tables(result, width)
+        tables += hourly_tables(result, width)
+    for table in tables:
+        console.print(table)
     if result.wall_s is not None:
         engines = {r.engine for r in result.runs if r.engine is not None}
         engine = (engines.pop() if len(engines) == 1 else "mixed") if engines else None
@@ -198,10 +216,21 @@ def report_result(
     from console.output import write_json
 
     console = console or Console()
+    for note in result.notes:  # first: what a reader must know before the figures
+        console.print(f"[yellow]{note}[/]", highlight=False)
     print_results(result, console, phases)
     for run in result.runs:
         for note in run.notes:
             console.print(f"[yellow]{run.table} #{run.repeat}:[/] {note}", highlight=False)
+        total = run.totals()
+        if total.counted_wcu:  # where a figure is counted rather than reported, said
+            console.print(
+                f"[dim]{run.table} #{run.repeat}: {total.counted_wcu:,.0f} of its "
+                f"{total.consumed_wcu:,.0f} WCU are counted by the charging rule, not "
+                "reported: failed conditional writes, which DynamoDB charges without "
+                "a ConsumedCapacity[/]",
+                highlight=False,
+            )
     for left in result.left_behind:
         console.print(
             f"[red]left behind:[/] {left.resource} ({left.error}); "

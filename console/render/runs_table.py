@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.table import Table
 
 from console.render.cells import Cells
+from console.render.fitted_tables import Column, fit
 from console.run.models import CostTally
 from console.run.state import RunState
 
@@ -23,6 +24,9 @@ class ListedRun:
     billed: bool
     """Its target charges for what stands (AWS); a local run's cost is what the same run
     would cost on AWS."""
+    busy: bool = False
+    """A live command holds the run now (console.run.lock.held): a step that says
+    `running` without one was killed, and is shown interrupted."""
 
     @property
     def up(self) -> str:
@@ -31,24 +35,45 @@ class ListedRun:
         return "[red]yes, billed[/]" if self.billed else "yes"
 
 
-def runs_table(runs: Sequence[ListedRun], runs_dir: Path) -> Table:
-    table = Table(title=f"runs in {runs_dir}/", title_justify="left", header_style="bold")
-    for col in ("run", "target", "playbook", "step", "next", "up", "cost so far", "created"):
-        table.add_column(col)
+RUNS_COLUMNS = (
+    Column("run", justify="left", key=True),
+    Column("step", justify="left", rank=0),
+    Column("up", justify="left", rank=1),
+    Column("next", justify="left", rank=2),
+    Column("playbook", justify="left", rank=3),
+    Column("target", justify="left", rank=4),
+    Column("cost so far", "cost", justify="left", rank=5, fold_to=6),
+    Column("created", justify="left", rank=6),
+)
+"""The run id is the key, whole in every part (every command takes it; at 80 columns
+rich cut it to `hb-12031…`); then what a reader acts on: its step, whether it is up."""
+
+
+def runs_table(runs: Sequence[ListedRun], runs_dir: Path, width: int) -> list[Table]:
+    """The runs, laid out for `width` (render.fitted_tables)."""
+    rows = []
     for listed in runs:
         s = listed.state
-        record = s.record(s.current_step)
-        table.add_row(
-            s.run_id,
-            s.target,
-            s.playbook_name,
-            f"{s.current_step} {record.status}",
-            str(s.next_step or "-"),
-            listed.up,
-            f"${listed.cost_so_far_usd:,.2f}" + ("" if listed.billed else " (on AWS)"),
-            f"{s.created_at:%Y-%m-%d %H:%M}",
+        rows.append(
+            [
+                s.run_id,
+                s.step_words(listed.busy),
+                listed.up,
+                str(s.next_step or "-"),
+                s.playbook_name,
+                s.target,
+                f"${listed.cost_so_far_usd:,.2f}" + ("" if listed.billed else " (on AWS)"),
+                f"{s.created_at:%m-%d %H:%M}",  # no year: the column stays narrow
+            ]
         )
-    return table
+    # the columns in the order a row reads (run, target, playbook, step, ...)
+    order = [0, 5, 4, 1, 3, 2, 6, 7]
+    return fit(
+        f"runs in {runs_dir}/",
+        [RUNS_COLUMNS[i] for i in order],
+        [[row[i] for i in order] for row in rows],
+        width,
+    )
 
 
 def _tally_cell(tally: CostTally | None) -> str:

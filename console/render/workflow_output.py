@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 
 from console.render.cost_table import cost_text, places_for
+from console.render.fitted_tables import Column, fit
 from console.run.models import CostLine, CostTally, DownReport, PlanReport
 from console.run.samples import IndexSample, WatchFrame
 
@@ -18,28 +18,46 @@ def _capacity(read: int | None, write: int | None) -> str:
 
 
 def print_plan(report: PlanReport, console: Console) -> None:
-    """The plan: the tables, the fleet, the time, the cost, and what each other AWS fleet
-    would cost instead (and why)."""
-    title = f"{report.playbook_name}: plan on {report.target}"
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for col in ("table", "billing", "capacity", "warm", "on-demand max", "GSIs", "$/h"):
-        table.add_column(col, justify="right" if col == "$/h" else "left")
+    """The plan: the tables by variant (their names are `<run-id>-<variant>`, said in the
+    title, fitted to the console: render.fitted_tables), the fleet in its own words, the
+    time, the cost, and what each other AWS fleet would cost instead (and why)."""
+    title = f"{report.playbook_name}: plan on {report.target} (tables <run-id>-<variant>)"
+    columns = [
+        Column("table", justify="left", key=True),
+        Column("capacity", justify="left", rank=1),
+        Column("warm", justify="left", rank=3),
+        Column("on-demand max", "od max", justify="left", rank=4),
+        Column("GSIs", justify="left", rank=2, fold_to=18),
+        Column("$/h", rank=0),
+    ]
+    rows = []
     for t in report.tables:
-        gsis = ", ".join(
+        gsis = "\n".join(  # one a line, names whole, its own capacity under it
             g.name
-            + (f" ({_capacity(g.read_capacity, g.write_capacity)})" if g.write_capacity else "")
+            + (f"\n  {_capacity(g.read_capacity, g.write_capacity)}" if g.write_capacity else "")
             for g in t.gsis
         )
-        table.add_row(
-            t.name,
-            "provisioned" if t.billing_mode == "PROVISIONED" else "on-demand",
-            _capacity(t.read_capacity, t.write_capacity),
-            _capacity(t.warm_read, t.warm_write),
-            _capacity(t.on_demand_max_read, t.on_demand_max_write),
-            gsis or "-",
-            f"{t.per_hour_usd:,.4f}",
+        rows.append(
+            [
+                t.variant,
+                # billing mode and capacity in one: a provisioned table's capacity says it
+                _capacity(t.read_capacity, t.write_capacity)
+                if t.billing_mode == "PROVISIONED"
+                else "on-demand",
+                _capacity(t.warm_read, t.warm_write),
+                _capacity(t.on_demand_max_read, t.on_demand_max_write),
+                gsis or "-",
+                f"{t.per_hour_usd:,.4f}",
+            ]
         )
-    console.print(table)
+    # warm throughput and on-demand maximum only when some table sets them
+    shown = [i for i in range(len(columns)) if i not in (2, 3) or any(r[i] != "-" for r in rows)]
+    columns = [columns[i] for i in shown]
+    rows = [[r[i] for i in shown] for r in rows]
+    for table in fit(title, columns, rows, console.width):
+        console.print(table)
+    for warning in report.warnings:  # under the tables: before anything is made
+        console.print(f"[yellow]warning: {warning}[/]", highlight=False)
     fleet = report.fleet
     console.print(f"fleet: {fleet.summary}", highlight=False)
     seeding = f", ~{report.seed_s:,.0f} s of seeding first" if report.seed_s else ""
@@ -139,35 +157,74 @@ def print_down(report: DownReport, console: Console) -> None:
         )
 
 
-def _sample_line(s: IndexSample) -> str:
+def _sample_fields(s: IndexSample, narrow: bool = False) -> tuple[str, list[str]]:
+    """A sample's line as its head (time, source, table) and its figures, one field each,
+    so a narrow terminal can fold the line between figures and never inside one. Narrow,
+    the columns are padded less and `1s` is left out (CloudWatch's `1min` stays)."""
     where = s.table + (f"/{s.index}" if s.index else "")
-    reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
     per = "1min" if s.period_s == 60 else "1s"
-    text = (
-        f"{s.start:%H:%M:%S} {s.source:<10} {per:<4} {where:<24} accepted {s.accepted:>9,.0f} "
-        f"throttled {s.throttled:>9,.0f}  WCU/s {s.consumed_wcu:>9,.1f} RCU/s "
-        f"{s.consumed_rcu:>8,.1f}"
-    )
+    if narrow:
+        head = f"{s.start:%H:%M:%S} {s.source:<8} " + (f"{per} " if s.period_s != 1 else "")
+        head += f"{where:<10}"
+        wide = 6
+    else:
+        head = f"{s.start:%H:%M:%S} {s.source:<10} {per:<4} {where:<24}"
+        wide = 9
+    fields = [f"accepted {s.accepted:>{wide},.0f}", f"throttled {s.throttled:>{wide},.0f}"]
+    # narrow, a zero WCU or RCU beside a non-zero other is left out (a write load's
+    # RCU/s 0.0 took the room of its latency)
+    if not (narrow and s.consumed_wcu == 0 and s.consumed_rcu):
+        fields.append(f"WCU/s {s.consumed_wcu:>{wide},.1f}")
+    if not (narrow and s.consumed_rcu == 0 and s.consumed_wcu):
+        fields.append(f"RCU/s {s.consumed_rcu:>{wide - 1},.1f}")
     if s.capacity_wcu is not None:
         status = " UPDATING" if s.capacity_status == "UPDATING" else ""
-        text += f"  capacity {s.capacity_wcu:,.0f} WCU {s.capacity_rcu or 0:,.0f} RCU{status}"
+        fields.append(f"capacity {s.capacity_wcu:,.0f} WCU {s.capacity_rcu or 0:,.0f} RCU{status}")
     if s.p50_ms is not None:
-        text += f"  p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms"
+        fields.append(f"p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms")
+    reasons = ", ".join(f"{k} {v:,.0f}" for k, v in sorted(s.throttled_by_reason.items()))
     if reasons:
-        text += f"  ({reasons})"
+        fields.append(f"({reasons})")
     if s.iterations_ok is not None:
         failed = ", ".join(
             f"{k} {v:,.0f}" for k, v in sorted(s.iterations_failed_by_reason.items())
         )
-        text += f"  iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
-    for change in s.scaling:
-        text += f"  [capacity: {change}]"
-    return text
+        fields.append(
+            f"iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
+        )
+    fields.extend(f"[capacity: {change}]" for change in s.scaling)
+    return head, fields
+
+
+FOLD_INDENT = 9
+"""A folded watch line goes on under its source (after `HH:MM:SS `), so the times stay
+the left edge a reader scans."""
+
+
+def _sample_line(s: IndexSample, width: int | None = None) -> str:
+    """The sample's line; wider than `width`, folded between figures onto lines indented
+    under the source (a watch at 80 columns had every line wrapped mid-figure)."""
+    head, fields = _sample_fields(s)
+    text = f"{head} {'  '.join(fields)}"
+    if width is None or len(text) <= width:
+        return text
+    head, fields = _sample_fields(s, narrow=True)
+    lines = [head]
+    for field in fields:
+        joined = f"{lines[-1]}  {field}" if lines[-1].strip() else lines[-1] + field
+        if len(joined) <= width or not lines[-1].strip():
+            lines[-1] = joined
+        else:
+            lines.append(" " * FOLD_INDENT + field)
+    return "\n".join(lines)
 
 
 def print_frame(frame: WatchFrame, console: Console) -> None:
     for sample in frame.samples:
-        console.print(_sample_line(sample), highlight=False, markup=False)
+        # soft_wrap: the line is folded here, at the console's width, between figures
+        console.print(
+            _sample_line(sample, console.width), highlight=False, markup=False, soft_wrap=True
+        )
     if frame.workers is not None:
         w = frame.workers
         console.print(

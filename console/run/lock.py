@@ -52,6 +52,23 @@ def run_lock(run_dir: Path, what: str, interrupt_holder: bool = False) -> Iterat
         os.close(fd)  # releases the flock
 
 
+def held(run_dir: Path) -> bool:
+    """Whether a live command holds the run's lock now (a step that says `running` but
+    whose command was killed holds nothing: the lock died with it). Asked with a shared
+    lock, taken and given back at once, so it never blocks a step; read only."""
+    try:
+        fd = os.open(run_dir / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return False  # no lock file: no step ever held it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # releases the shared lock if taken
+    return False
+
+
 def _try_lock(fd: int) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

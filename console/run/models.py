@@ -131,6 +131,9 @@ class PlanReport(Frozen):
     hypothetical: bool
     """True locally: what the same run would cost on AWS (the emulator is free)."""
     notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    """What the run's `--scale` does not preserve (loadgen.analysis.scale_rule): a lock
+    every user takes, users rounded; shown under the plan's tables."""
 
 
 class CostTally(Frozen):

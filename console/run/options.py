@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from emulator.emulator_options import EmulatorOptions
+from loadgen.format.trim import Trim
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,13 @@ class UpOptions:
     playbook's items are synthetic, so keys by default), its memory bound, its CreateTable
     -> ACTIVE delay (none by default) and its capacity parameters (`--params FILE`, an
     absolute path). AWS has its own."""
+    seed_items: int | None = None
+    """The most items the run will seed per table (`--seed-items` of `run` or the
+    console; None: the playbook's seed_items), so the plan shows, times and prices the
+    seeding the run does."""
+    trim: Trim = field(default_factory=Trim)
+    """The playbook shortened for a first try (`--duration-scale`, `--table`, `--phase`):
+    the plan prices it, and `up` keeps the trimmed playbook as the run's copy."""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ A frame carries everything new since the previous frame; a UI appends, a CLI pri
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from pydantic import Field
@@ -97,6 +97,10 @@ class WatchFrame(Frozen):
     """True on the last frame: the run step ended (or the run is down)."""
     note: str | None = None
     """Why a source is missing (e.g. no credentials for CloudWatch)."""
+    complete_until: datetime | None = None
+    """Every period ending by then has come (the running table run's workers have all
+    reported past it): `TimeOrder` releases up to here, so a worker's late second is
+    never printed after a later one. None: no workers running (the hold alone)."""
 
 
 HOLD_S = 5.0
@@ -106,23 +110,81 @@ within a second; holding every sample 5 s lets the two sources' lines of a secon
 out together and in order, at a fixed, short delay."""
 
 
+STATUS_AFTER = timedelta(seconds=1)
+"""A status line waits until every per-second sample that began before it has ended."""
+STATUS_EVERY = timedelta(seconds=10)
+"""An unchanged fleet status is said again after this long (a sign the watch is alive)."""
+
+
 class TimeOrder:
     """Samples in time order across frames: each frame's new samples are held until
-    `hold_s` after their period ended, then released sorted by start, table, index and
-    source, so the lines of one table never go back in time. The last frame releases
-    everything."""
+    every source has sent what it will of their period (`WatchFrame.complete_until`,
+    the workers' reports; else `hold_s` after the period ended), then released sorted by
+    start, table, index and source, so no line ever goes back in time. Samples that
+    started before `since` (a watch joining a run under way) are left out: the backlog
+    is not dumped on joining. The last frame releases everything."""
 
-    def __init__(self, hold_s: float = HOLD_S) -> None:
+    def __init__(self, hold_s: float = HOLD_S, since: datetime | None = None) -> None:
         self.hold = timedelta(seconds=hold_s)
+        self.since = since
         self.held: list[IndexSample] = []
+        self.skipped = 0
+        """Samples left out as older than `since` (said once by the CLI)."""
+        self.held_status: list[WatchFrame] = []
+        self.status_said: tuple[str | None, WorkerStatus | None] | None = None
+        self.status_said_at = datetime.min.replace(tzinfo=UTC)
+        self.cutoff: datetime | None = None
+        """Up to when the last `release` let samples out (None after the last frame)."""
 
     def release(self, frame: WatchFrame) -> list[IndexSample]:
-        self.held += frame.samples
+        for sample in frame.samples:
+            if self.since is not None and sample.start < self.since:
+                self.skipped += 1
+            else:
+                self.held.append(sample)
         ready: list[IndexSample] = []
         waiting: list[IndexSample] = []
         cutoff = frame.at - self.hold
+        if frame.complete_until is not None:
+            cutoff = min(cutoff, frame.complete_until)
         for sample in self.held:
             ended = sample.start + timedelta(seconds=sample.period_s)
             (ready if frame.finished or ended <= cutoff else waiting).append(sample)
         self.held = waiting
+        self.cutoff = None if frame.finished else cutoff
         return sorted(ready, key=lambda s: (s.start, s.table, s.index or "", s.source))
+
+    def release_frames(self, frame: WatchFrame) -> list[WatchFrame]:
+        """The frame's samples and its fleet's status line, in time order, as frames to
+        print one after the other: a status (`workers 2/2 ready ...` at the frame's time)
+        is held like a sample, and comes out after the samples of the seconds before it
+        (printed at once, it stood above the seconds held before it: 13:55:25 over
+        13:55:20-24). The last frame carries the frame's note and its end."""
+        samples = self.release(frame)
+        if frame.workers is not None and self._news(frame):
+            self.held_status.append(
+                frame.model_copy(update={"samples": [], "note": None, "finished": False})
+            )
+        out: list[WatchFrame] = []
+        waiting: list[WatchFrame] = []
+        for status in self.held_status:
+            # out once every second that began before it has ended: a second that began
+            # at 23.9 is still going on at 24.1
+            if self.cutoff is not None and status.at + STATUS_AFTER > self.cutoff:
+                waiting.append(status)
+                continue
+            before = [s for s in samples if s.start < status.at]
+            samples = samples[len(before) :]
+            out.append(status.model_copy(update={"samples": before}))
+        self.held_status = waiting
+        last = {"samples": samples, "workers": None}
+        return [*out, frame.model_copy(update=last)]
+
+    def _news(self, frame: WatchFrame) -> bool:
+        """Whether the frame's status is worth a line: it changed, or the same was said
+        STATUS_EVERY ago (ten `workers 0/2 ready` lines in ten seconds hid the samples)."""
+        said = (frame.run_label, frame.workers)
+        if said == self.status_said and frame.at - self.status_said_at < STATUS_EVERY:
+            return False
+        self.status_said, self.status_said_at = said, frame.at
+        return True

@@ -154,6 +154,18 @@ class TaskRecord(Model):
     has no backstop), or why it could not be made."""
 
 
+class Restart(Model):
+    """A table run run again on its table deleted and created anew, so that it meets
+    the table a fresh run meets (written to the result: docs/results.md)."""
+
+    after: str
+    """How the attempt that heated the table ended: killed, interrupted or failed."""
+    attempt_of: str
+    """Whose attempt it was (variant#repeat): a later repeat's makes the earlier ones of
+    the same table run again, from a new table, so the later one meets its history."""
+    table: str = "recreated"
+
+
 class InvocationRecord(Model):
     """One Lambda invocation: one worker's window of a table run (loadgen.live.windows),
     how it ended and what it was billed."""
@@ -196,10 +208,23 @@ class TableRun(Model):
     """Local workers, so a resumed command can stop orphans of a killed coordinator."""
     interrupted: bool = False
     """Stopped by Ctrl-C, SIGTERM or SIGHUP (status FAILED): the next `run` says so."""
+    restart: Restart | None = None
+    """Why this table run runs on a table made again: an earlier attempt (its own or a
+    later repeat's) sent load that heated and split it (console/workflow/table_reset.py)."""
 
     @property
     def label(self) -> str:
         return f"{self.variant}#{self.repeat}"
+
+    @property
+    def attempted(self) -> str | None:
+        """How an attempt that may have sent load ended (`killed`, `interrupted`,
+        `failed`), or None: never started, or finished."""
+        if self.status == Status.RUNNING:
+            return "killed"  # the command died (kill -9) with the table run going
+        if self.interrupted:
+            return "interrupted"
+        return "failed" if self.status == Status.FAILED else None
 
 
 class TerraformState(Model):
@@ -277,6 +302,9 @@ class RunState(Model):
     playbook_name: str
     playbook_source: str | None = None
     """Where the playbook was copied from (None: a run made before copies were kept)."""
+    trimmed: str | None = None
+    """What `up --duration-scale/--table/--phase` made of the playbook (the copy is the
+    trimmed one), said in the run's results; None: the playbook as written."""
     aws_profile: str | None = None
     """AWS: the profile the run was created with (None: the standard credential chain);
     every later step of the run uses it."""
@@ -356,6 +384,15 @@ class RunState(Model):
             if started
             else (Step.PLAN)
         )
+
+    def step_words(self, holder_alive: bool) -> str:
+        """The last step started and how it stands, as `hotbench runs` shows it: a step
+        stopped by Ctrl-C, SIGTERM or SIGHUP is `interrupted`, and so is one that says
+        `running` when no live command holds the run (its command was killed)."""
+        record = self.record(self.current_step)
+        stopped = record.status == Status.FAILED and record.error == "interrupted"
+        killed = record.status == Status.RUNNING and not holder_alive
+        return f"{self.current_step} {'interrupted' if stopped or killed else record.status}"
 
     @property
     def billable_up(self) -> bool:

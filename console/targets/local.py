@@ -250,6 +250,8 @@ class LocalTarget:
         recent = emulator.metrics(state.emulator, seconds=1)
         if found is None or recent is None:
             return found
+        # the emulator's clock now: the map's event times (hot since, split at) are on it
+        found["now_s"] = recent.get("now_s")
         # The map's partitions carry units taken since creation; the metrics carry each
         # partition's utilisation over the last second (the heat against its limit).
         indexes = (recent.get("tables", {}).get(name) or {}).get("indexes", {})

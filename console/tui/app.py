@@ -51,6 +51,16 @@ from console.workflow import (
 )
 from loadgen.results.records import PlaybookResult
 
+
+def export_words(path: Path) -> str:
+    """The toast of a written export: the file's name, then its folder on a line of its
+    own (relative where it can be), so an 80-column screen shows both whole."""
+    folder = path.parent
+    with contextlib.suppress(ValueError):
+        folder = folder.relative_to(Path.cwd())
+    return f"written {path.name}\nin {folder}/"
+
+
 SCREENS: dict[str, type[TuiScreen]] = {
     "plan": PlanScreen,
     "prewarm": PrewarmScreen,
@@ -613,7 +623,7 @@ class HotbenchApp(App[int]):
 
     def _exported(self, path: Path) -> None:
         self.session.exported.append(path)
-        self.notify(f"written {path}")
+        self.notify(export_words(path))
         self.redraw()
 
     def action_destroy(self) -> None:

@@ -6,9 +6,10 @@ the screens can draw it; the app fills it from its workers on the UI thread.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,10 @@ from loadgen.results.records import PlaybookResult
 
 if TYPE_CHECKING:
     from loadgen.analysis.optimize import OptimizeReport
+
+GO_LINE = re.compile(r"GO: .*T0 in (\d+(?:\.\d+)?) s")
+"""The coordinator's start line (loadgen.live.coordinator): `GO: 2 of 2 workers, T0 in
+2.0 s`."""
 
 SeriesKey = tuple[str, str, str | None]
 """(source, table variant, index or None)."""
@@ -86,6 +91,9 @@ class Session:
     """What was asked of the running step (cancel, then destroy), shown until it ends."""
     progress: tuple[str, float | None] | None = None
     log: list[str] = field(default_factory=list)
+    go_t0: datetime | None = None
+    """When the last `GO: ... T0 in 2.0 s` line said the load would start: once it has,
+    the line is no longer true and the step line says the load runs instead."""
     error: str | None = None
     exported: list[Path] = field(default_factory=list)
     optimized: OptimizeReport | None = None
@@ -128,6 +136,21 @@ class Session:
     def say(self, line: str) -> None:
         self.log.append(line)
         del self.log[:-200]
+        announced = GO_LINE.match(line)
+        if announced:
+            self.go_t0 = utc_now() + timedelta(seconds=float(announced.group(1)))
+
+    def step_line(self, now: datetime | None = None) -> str | None:
+        """What the running step last said, as it stands now: a GO line whose T0 has
+        passed says the load runs since T0 (left as it was, it told the whole run that
+        T0 was 2 s away)."""
+        if not self.log:
+            return None
+        line = self.log[-1]
+        if self.go_t0 is not None and GO_LINE.match(line) and (now or utc_now()) >= self.go_t0:
+            label = self.current_label or "the table run"
+            return f"{label}: the load runs since T0 {self.go_t0:%H:%M:%S}"
+        return line
 
 
 def utc_now() -> datetime:

@@ -21,15 +21,22 @@ def where(report: PlanReport) -> str:
     return "would cost on AWS" if report.hypothetical else "is estimated at"
 
 
-def refuse_over_limit(report: PlanReport, settings: Settings) -> None:
+def refuse_over_limit(report: PlanReport, settings: Settings) -> str | None:
     """--max-cost-usd against what the run costs on its target (a local run: nothing),
-    or, with --max-cost-of aws, against what it would cost on AWS, local runs included."""
+    or, with --max-cost-of aws, against what it would cost on AWS, local runs included.
+    Returns the line to show when the limit has nothing to guard (a local run compared
+    with its own cost): a limit the user set must not look as if it held anything."""
     limit = settings.max_cost_usd
     if limit is None:
-        return
+        return None
     local_but_aws_asked = report.hypothetical and settings.max_cost_of == "aws"
     if report.hypothetical and not local_but_aws_asked:
-        return  # free where it runs: the limit guards money
+        # free where it runs: the limit guards money, and there is none to guard
+        return (
+            f"--max-cost-usd ${limit:,.2f} guards nothing here: the {report.target} target "
+            f"costs nothing (the same run would cost ${report.estimated_cost_usd:,.2f} on "
+            "AWS; --max-cost-of aws compares the limit with that)"
+        )
     cost = report.estimated_cost_usd
     if cost > limit:
         basis = " (--max-cost-of aws)" if local_but_aws_asked else ""
@@ -38,6 +45,7 @@ def refuse_over_limit(report: PlanReport, settings: Settings) -> None:
             f"${limit:,.2f}{basis}; nothing was created (fewer tables, a shorter "
             "playbook or a higher limit)"
         )
+    return None
 
 
 def confirm_cost(report: PlanReport, hooks: Hooks) -> None:

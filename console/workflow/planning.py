@@ -29,7 +29,9 @@ from console.run.settings import FleetName, Settings
 from console.run.tables import variants_in_runs
 from console.targets import Target, cloudwatch, target_named
 from console.targets.fleets import AWS_FLEETS, chosen_fleet, fleet_named, planned_fleet
-from loadgen.format.playbook import Playbook, TableSpec, load_playbook
+from loadgen.analysis.scale_rule import scale_notes
+from loadgen.format.playbook import Playbook, TableSpec
+from loadgen.format.trim import load_trimmed
 
 if TYPE_CHECKING:
     from console.targets.worker_image import ImagePlan
@@ -68,6 +70,17 @@ def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTabl
     )
 
 
+def seeded_as_run(playbook: Playbook, seed_items: int | None) -> Playbook:
+    """The playbook with each table's seed_items as the run will seed it (at most
+    `seed_items`, run's --seed-items): what the plan shows, times and prices."""
+    if seed_items is None:
+        return playbook
+    tables = [
+        t.model_copy(update={"seed_items": min(t.seed_items, seed_items)}) for t in playbook.tables
+    ]
+    return playbook.model_copy(update={"tables": tables})
+
+
 def make_plan(
     playbook_path: str | Path,
     settings: Settings,
@@ -79,7 +92,8 @@ def make_plan(
     (console.targets.fleets.chosen_fleet); its cost is what the run would be billed on
     AWS (`prices`, or the recorded table of the prices region, refused with a clear
     message when there is none), beside what each other AWS fleet would cost."""
-    playbook = load_playbook(playbook_path)
+    trimmed = load_trimmed(playbook_path, options.trim)
+    playbook = seeded_as_run(trimmed.playbook, options.seed_items)
     target = target_named(settings)  # builds no client: it only names and scales
     prices = prices or price_table(settings.prices_region)
     specs = variants_in_runs(playbook)
@@ -94,7 +108,7 @@ def make_plan(
     }
     est, image, _setup, _start = estimates[chosen]
     scale = target.run_scale(options)  # seeding's wait runs at it
-    notes = list(est.bill.notes)
+    notes = ([trimmed.words()] if options.trim else []) + list(est.bill.notes)
     if any(t.billing_mode != "PROVISIONED" and t.gsis for t in specs):
         notes.append(
             "on-demand GSI writes: one index entry per put of a new item; a rewrite that "
@@ -135,6 +149,7 @@ def make_plan(
         prices_source=prices.source,
         hypothetical=not target.billed,
         notes=notes,
+        warnings=[n.words for n in scale_notes(playbook, scale)],
     )
 
 

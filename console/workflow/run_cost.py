@@ -83,7 +83,9 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
         billed = t.model_dump(include=BILLED_FIELDS)
         billed["gsis"] = tuple(IndexUse(**g) for g in billed["gsis"])
         billed["moves"] = tuple(CapacityMove(**m) for m in billed["moves"])
-        spans = (Span(t.name, _seconds(t.created_at, t.deleted_at, now)),)
+        # by its variant: the tally's title names the run, and `<run-id>-goodGsi` went
+        # on over two lines of an 80-column tally
+        spans = (Span(t.variant, _seconds(t.created_at, t.deleted_at, now)),)
         record.tables.append(TableUse(spans=spans, **billed))
     record.requests = [
         RequestUnits(u.table, u.index, u.write_units, u.read_units, u.label)

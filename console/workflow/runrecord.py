@@ -39,6 +39,7 @@ def dump_run(run: RunResult) -> dict[str, Any]:
         "notes": list(run.notes),
         "workers": run.workers,
         "latency": run.latency.to_json() if run.latency is not None else None,
+        "restart": run.restart,
     }
 
 
@@ -65,6 +66,7 @@ def load_run(data: dict[str, Any]) -> RunResult:
         notes=list(data["notes"]),
         workers=int(data["workers"]),
         latency=LatencyHistogram.from_json(data["latency"]) if data["latency"] else None,
+        restart=data.get("restart"),
     )
 
 

@@ -50,7 +50,8 @@ from console.workflow.runrecord import read_run
 from console.workflow.step_records import refuse_if_down, require_up, step, store_for
 from console.workflow.tablerun import RecordedTableRun
 from console.workflow.warming import raise_warm, wait_warm
-from loadgen.format.playbook import load_playbook
+from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.format.trim import Trim, load_trimmed
 from loadgen.live.playbook_run import item_store_for
 from loadgen.live.runid import new_run_id
 from loadgen.results.records import PlaybookResult
@@ -128,13 +129,16 @@ def up(
             raise ConfigError("--workers must be at least 1")
         run_id = run_id or new_run_id()
         report = make_plan(playbook_path, settings, options, run_id=run_id)
-        refuse_over_limit(report, settings)
+        unguarded = refuse_over_limit(report, settings)
+        if unguarded is not None:
+            hooks.say(unguarded)
         target.identity()  # credentials before the question, and before anything exists
         failed = [f for f in target.preflight(report) if f.blocks]
         if failed:
             raise PreflightFailed(failed)
         confirm_cost(report, hooks)
-        playbook = load_playbook(playbook_path)
+        trimmed = load_trimmed(playbook_path, options.trim)
+        playbook = trimmed.playbook
         store_needed = item_store_for(playbook, options.emulator.store)
         if store_needed != options.emulator.store:
             hooks.say("mix and scenario phases read whole items: the emulator keeps them")
@@ -146,8 +150,9 @@ def up(
             target=settings.target,
             region=settings.region,
             aws_profile=settings.aws_profile,
-            playbook_path=str(keep_playbook(store, run_id, Path(playbook_path))),
+            playbook_path=str(keep_playbook(store, run_id, Path(playbook_path), options.trim)),
             playbook_source=str(Path(playbook_path).resolve()),
+            trimmed=trimmed.words() if options.trim else None,
             playbook_name=playbook.name,
             created_at=now,
             deadline=now + timedelta(seconds=settings.max_wall_s),
@@ -174,12 +179,21 @@ def up(
 PLAYBOOK_COPY = "playbook.yaml"
 
 
-def keep_playbook(store: StateStore, run_id: str, source: Path) -> Path:
+def keep_playbook(store: StateStore, run_id: str, source: Path, trim: Trim | None = None) -> Path:
     """The playbook copied into the run's folder: every later step, `down` and the reaper
-    read the copy, so a playbook moved, edited or deleted after `up` changes nothing."""
+    read the copy, so a playbook moved, edited or deleted after `up` changes nothing. A
+    trimmed playbook (`--duration-scale`, `--table`, `--phase`) is kept as trimmed, with
+    a comment saying so: the run is of that playbook."""
     copy = store.run_dir(run_id) / PLAYBOOK_COPY
     copy.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, copy)
+    if not trim:
+        shutil.copyfile(source, copy)
+        return copy
+    import yaml
+
+    trimmed = load_trimmed(source, trim)
+    text = yaml.safe_dump(trimmed.document, sort_keys=False, allow_unicode=True)
+    copy.write_text(f"# {trimmed.words()}\n# from {source.resolve()}\n{text}", encoding="utf-8")
     return copy
 
 
@@ -337,36 +351,59 @@ def _run_locked(
             for r in playbook.runs()
             for k in range(1, r.repeats + 1)
         ]
+    elif all(tr.status == Status.DONE for tr in state.table_runs):
+        # nothing to run: the result as it was, said so, and the state left as it was
+        result = _playbook_result(store, state, playbook)
+        last = max((tr.finished_at for tr in state.table_runs if tr.finished_at), default=None)
+        result.notes.append(
+            f"nothing ran: every table run of {run_id} had finished"
+            + (f" (the last at {last:%Y-%m-%d %H:%M:%S} UTC)" if last else "")
+            + "; these are its results as they were. `hotbench up` makes a new run"
+        )
+        return result
     with step(store, state, Step.RUN):
         target = target_for(state, settings)
         target.require_alive(state)
         client = target.dynamodb_client(state)
         runner = RecordedTableRun(store, state, target, playbook, options, hooks, client)
+        runner.restore()  # a table an earlier attempt heated is made anew first
         for table_run in state.table_runs:
             if table_run.status == Status.DONE:
                 continue
             hooks.check_cancel()
             runner.run(table_run)
-        result = PlaybookResult(
-            playbook.name,
-            "run",
-            state.scale,
-            runs=[
-                read_run(store.run_dir(run_id) / tr.result_path)
-                for tr in state.table_runs
-                if tr.result_path
-            ],
-            started_at=min(
-                (tr.started_at for tr in state.table_runs if tr.started_at), default=utc_now()
-            ).isoformat(timespec="seconds"),
-            target=state.target,
-        )
-        result.wall_s = sum(
-            (tr.finished_at - tr.started_at).total_seconds()
-            for tr in state.table_runs
-            if tr.finished_at and tr.started_at
-        )
+        result = _playbook_result(store, state, playbook)
         write_json(store.run_dir(run_id) / "result.json", result.to_json())
+    return result
+
+
+def _playbook_result(store: StateStore, state: RunState, playbook: Playbook) -> PlaybookResult:
+    """The playbook's result from its table runs' records in the run folder, with what
+    the reader must know of it (trimmed; what its scale does not preserve)."""
+    result = PlaybookResult(
+        playbook.name,
+        "run",
+        state.scale,
+        runs=[
+            read_run(store.run_dir(state.run_id) / tr.result_path)
+            for tr in state.table_runs
+            if tr.result_path
+        ],
+        started_at=min(
+            (tr.started_at for tr in state.table_runs if tr.started_at), default=utc_now()
+        ).isoformat(timespec="seconds"),
+        target=state.target,
+    )
+    result.wall_s = sum(
+        (tr.finished_at - tr.started_at).total_seconds()
+        for tr in state.table_runs
+        if tr.finished_at and tr.started_at
+    )
+    if state.trimmed:
+        result.notes.append(state.trimmed)
+    from loadgen.analysis.scale_rule import scale_notes  # the analysis: not for `runs`
+
+    result.notes += [note.words for note in scale_notes(playbook, state.scale)]
     return result
 
 

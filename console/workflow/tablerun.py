@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from console.render.cells import counted
 from console.run.errors import InfraError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.options import RunOptions
@@ -76,6 +77,17 @@ class RecordingFleet:
         return list(found()) if callable(found) else []
 
 
+def restart_note(table_run: TableRun) -> str:
+    """The result's note of a table run run on a table made anew."""
+    restart = table_run.restart
+    assert restart is not None
+    whose = "its first attempt" if restart.attempt_of == table_run.label else restart.attempt_of
+    return (
+        f"run again on a table made anew: {whose} was {restart.after} during its table "
+        "run and may have heated the table, so this run met a fresh run's table"
+    )
+
+
 class RecordedTableRun:
     """One table run at a time, as loadgen.live.playbook_run does it, on tables this run owns."""
 
@@ -93,18 +105,28 @@ class RecordedTableRun:
         self.playbook, self.options, self.hooks, self.client = playbook, options, hooks, client
         self.fleet = target.fleet(store, state)
 
+    def restore(self) -> None:
+        """Before a resumed run: stop what an earlier attempt left running (its workers
+        add load nobody counts), then give every table such an attempt may have heated a
+        fresh start (console/workflow/table_reset.py)."""
+        from console.workflow.table_reset import restore_tables
+
+        for table_run in self.state.table_runs:
+            if table_run.attempted is not None:
+                self.fleet.stop_orphans(table_run)
+        restore_tables(
+            self.state,
+            self.playbook,
+            self.client,
+            self.hooks,
+            lambda: self.store.save(self.state),
+        )
+
     def run(self, table_run: TableRun) -> None:
         from loadgen.live.coordinator import FleetOptions
         from loadgen.live.playbook_run import LiveOptions, pause, polled_memory_check, run_one
 
         state, hooks = self.state, self.hooks
-        if table_run.status == Status.RUNNING or table_run.interrupted:
-            # RUNNING: the command was killed (-9); interrupted: Ctrl-C, SIGTERM, SIGHUP
-            self.fleet.stop_orphans(table_run)
-            hooks.say(f"{table_run.label} was interrupted: running it again")
-        elif table_run.status == Status.FAILED:
-            self.fleet.stop_orphans(table_run)
-            hooks.say(f"{table_run.label} failed last time: running it again")
         table_run.interrupted = False
         spec = find_spec(self.playbook, table_run.variant)
         table = state.tables[spec.name]
@@ -151,7 +173,7 @@ class RecordedTableRun:
                 table_run.repeat,
                 endpoint,
             )
-            hooks.say(f"running {table_run.label} with {state.workers} workers")
+            hooks.say(f"running {table_run.label} with {counted(state.workers, 'worker')}")
             with aws_errors("the fleet's start", state.region):
                 # Local: the emulator's memory bound, once it refuses, stops the run as partial.
                 stop = polled_memory_check(endpoint) if endpoint is not None else None
@@ -169,6 +191,9 @@ class RecordedTableRun:
                 raise InfraError(f"{table_run.label} failed: {exc}") from exc
             raise
         full = to_full_scale(result, state.scale)
+        if table_run.restart is not None:
+            full.restart = table_run.restart.model_dump()
+            full.notes.append(restart_note(table_run))
         path = Path("results") / f"{spec.name}-{table_run.repeat}.json"
         save_run(self.store.run_dir(state.run_id) / path, full)
         table_run.result_path = str(path)

@@ -84,12 +84,13 @@ class Watcher:
             and (tr.status == Status.RUNNING or tr.fleet_run_id in self.worker_done)
             and tr.fleet_run_id not in self.worker_flushed
         ]
+        complete_until: datetime | None = None
         for tr in to_read:
             if state.results_table is None:
                 break
             ended = tr.status != Status.RUNNING
             try:
-                found, status = self._workers(state, tr, flush=ended or finished)
+                found, status, through = self._workers(state, tr, flush=ended or finished)
             except WorkflowError as exc:
                 notes.append(f"workers: {exc}")
                 continue
@@ -97,6 +98,8 @@ class Watcher:
                 notes.append(f"workers: {type(exc).__name__}")
                 continue
             samples += found
+            if not ended and through is not None:  # the running one's workers lag
+                complete_until = through
             self.worker_done.setdefault(tr.fleet_run_id or "", -1)
             if ended:
                 self.worker_flushed.add(tr.fleet_run_id or "")
@@ -122,6 +125,7 @@ class Watcher:
             workers=workers,
             finished=finished,
             note="; ".join(notes) or None,
+            complete_until=complete_until,
         )
 
     # -- sources -------------------------------------------------------------------------
@@ -144,7 +148,9 @@ class Watcher:
 
     def _workers(
         self, state: RunState, table_run: TableRun, flush: bool
-    ) -> tuple[list[IndexSample], WorkerStatus]:
+    ) -> tuple[list[IndexSample], WorkerStatus, datetime | None]:
+        """The new complete seconds of `table_run`'s workers, their status, and when the
+        seconds they have all reported end (None before GO: nothing to wait for)."""
         from loadgen.live.resultstore import ResultStore
 
         assert table_run.fleet_run_id is not None and state.results_table is not None
@@ -162,8 +168,10 @@ class Watcher:
             done=len([r for r in finals.values() if r.status == COMPLETE]),
             lost=len([r for r in finals.values() if r.status != COMPLETE]),
         )
-        if go is None or not reports:
-            return [], status
+        if go is None:
+            return [], status, None
+        if not reports:  # GO given, nothing reported yet: nothing from T0 on is complete
+            return [], status, datetime.fromtimestamp(float(go["t0"]), UTC)
         t0 = float(go["t0"])
         now_t = utc_now().timestamp() - t0
         # second t is complete when every worker still reporting has written an item
@@ -219,7 +227,8 @@ class Watcher:
                 )
             )
             self.worker_done[table_run.fleet_run_id] = t
-        return samples, status
+        through = None if flush else datetime.fromtimestamp(t0 + last_complete + 1, UTC)
+        return samples, status, through
 
     def _count_metrics(self, requested: int) -> None:
         """GetMetricData is billed per metric requested: the tally adds these up. The

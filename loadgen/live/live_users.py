@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import math
 import random
 from dataclasses import dataclass
@@ -38,10 +39,12 @@ from typing import TYPE_CHECKING
 from loadgen.format.kinds import ClosedArrivals
 from loadgen.format.playbook import Phase
 from loadgen.live.action_wire import ActionWire
+from loadgen.live.counted_units import failed_write_units
 from loadgen.live.httpclient import TIMEOUT
 from loadgen.live.in_flight import InFlight
 from loadgen.live.messages import COMPLETE, OP_CAP, PhaseShare
-from loadgen.live.op_replies import ERROR, READS, OpReply, read_reply
+from loadgen.live.op_bodies import WireRequest
+from loadgen.live.op_replies import CONDITION_FAILED, ERROR, READS, OpReply, read_reply
 from loadgen.load.arrivals import Schedule
 from loadgen.load.requests import AttemptOutcome as Attempt
 from loadgen.load.scenario import (
@@ -91,7 +94,7 @@ class StepPending(InFlight):
     """A scenario request in flight: counted by the worker as every request is, and
     settling the future its user awaits with the reply in both views."""
 
-    __slots__ = ("future", "http_status", "operation", "reply")
+    __slots__ = ("future", "http_status", "operation", "reply", "request")
 
     def __init__(
         self,
@@ -99,19 +102,27 @@ class StepPending(InFlight):
         counts: Counts,
         phase: PhaseShare,
         run_t: float,
-        operation: str,
+        request: WireRequest,
         future: asyncio.Future[Answer],
     ) -> None:
-        super().__init__(sent_at, counts, phase, run_t, operation not in READS)
-        self.operation = operation
+        super().__init__(sent_at, counts, phase, run_t, request.operation not in READS)
+        self.request = request
+        self.operation = request.operation
         self.future = future
         self.reply: OpReply | None = None
         self.http_status: int | None = None
 
     def read(self, status: int, body: bytes) -> Attempt:
         self.http_status = status
-        self.reply = read_reply(self.operation, status, body)
-        return self.reply.attempt
+        reply = read_reply(self.operation, status, body)
+        if reply.status == CONDITION_FAILED:  # charged, not reported: counted
+            units = failed_write_units(self.request, reply.item)
+            if units:
+                reply = dataclasses.replace(
+                    reply, attempt=dataclasses.replace(reply.attempt, counted=float(units))
+                )
+        self.reply = reply
+        return reply.attempt
 
     def settle(self, error: str | None) -> None:
         reply = self.reply
@@ -180,7 +191,7 @@ class UserPhase:
             await asyncio.wait_for(self.closing.wait(), timeout=seconds)
 
     # --- one request ----------------------------------------------------------------
-    async def _attempt(self, operation: str, target: str, body: bytes) -> Answer | None:
+    async def _attempt(self, request: WireRequest, body: bytes) -> Answer | None:
         m = self.m
         while m.pool.available <= 0:
             m.slot.clear()
@@ -194,8 +205,8 @@ class UserPhase:
         run_t = now - m.t0
         counts = m.report.second(min(int(run_t), self.last_second))
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        ctx = StepPending(now, counts, self.share, run_t, operation, future)
-        m.send(ctx, target, body)
+        ctx = StepPending(now, counts, self.share, run_t, request, future)
+        m.send(ctx, request.target, body)
         self.share.offered += 1  # a phase of users offered what it sent
         return await future
 
@@ -212,10 +223,11 @@ class UserPhase:
             wait = attempts.before_send(self.run_t())  # adaptive mode's rate limiter
             if wait > 0:
                 await self._sleep(wait)
-            answer = await self._attempt(request.operation, request.target, body)
+            answer = await self._attempt(request, body)
             if answer is None:
                 return None
-            consumed += answer.reply.attempt.consumed
+            # what DynamoDB charged the attempt: reported, or counted (a failed condition)
+            consumed += answer.reply.attempt.consumed + answer.reply.attempt.counted
             decision = attempts.after(answer.retry_kind(self.retry.mode), self.run_t())
             if not decision.retry or self.closing.is_set():
                 break

@@ -86,6 +86,16 @@ def _with_condition(body: dict[str, Any], condition: WriteCondition | None) -> d
     return body
 
 
+def _single_conditional(body: dict[str, Any], condition: WriteCondition | None) -> dict[str, Any]:
+    """A single-item write's condition, asking for the item a failure finds: DynamoDB
+    charges a failed conditional write without reporting it, and the worker counts
+    those units from that item's size (loadgen.live.counted_units)."""
+    if condition is None:
+        return body
+    body["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return _with_condition(body, condition)
+
+
 def put_item(
     table: str,
     values: Mapping[str, Value],
@@ -95,7 +105,7 @@ def put_item(
 ) -> WireRequest:
     """PutItem of `values` padded to `size_bytes`, optionally conditional."""
     body = {"TableName": table, "Item": padded_item(dict(values), size_bytes, stamp), **CONSUMED}
-    return WireRequest("PutItem", _with_condition(body, condition))
+    return WireRequest("PutItem", _single_conditional(body, condition))
 
 
 def _set_expression(
@@ -134,14 +144,14 @@ def update_item(
         **_set_expression(key, values, size_bytes, stamp),
         **CONSUMED,
     }
-    return WireRequest("UpdateItem", _with_condition(body, condition))
+    return WireRequest("UpdateItem", _single_conditional(body, condition))
 
 
 def delete_item(
     table: str, key: Mapping[str, Value], condition: WriteCondition | None = None
 ) -> WireRequest:
     body = {"TableName": table, "Key": wire_key(key), **CONSUMED}
-    return WireRequest("DeleteItem", _with_condition(body, condition))
+    return WireRequest("DeleteItem", _single_conditional(body, condition))
 
 
 def get_item(table: str, key: Mapping[str, Value], consistent: bool = False) -> WireRequest:

@@ -63,7 +63,8 @@ class OpReply:
     leftover: dict[str, Any] = field(default_factory=dict)
     """Those unprocessed RequestItems, to resend as they are."""
     item: dict[str, Any] | None = None
-    """The item a GetItem returned (wire form): the application reads its version."""
+    """The item a GetItem returned (wire form): the application reads its version; of a
+    failed conditional write, the item its condition found (loadgen.live.counted_units)."""
 
     @property
     def is_throttle(self) -> bool:
@@ -78,7 +79,11 @@ def read_reply(operation: str, status: int, body: bytes) -> OpReply:
     outcome = classify_parsed(status, data)
     if outcome.kind == "error" and data is not None and status != 200:
         if outcome.name == CONDITION_EXCEPTION:
-            return OpReply(CONDITION_FAILED, outcome)
+            # the item the condition found (ALL_OLD): what the failed write is charged on
+            found = data.get("Item")
+            return OpReply(
+                CONDITION_FAILED, outcome, item=found if isinstance(found, dict) else None
+            )
         if outcome.name == CANCELLED_EXCEPTION:
             return _cancelled(outcome, data)
     if outcome.kind != "ok":

@@ -285,7 +285,8 @@ def run_playbook(
                         repeat,
                         endpoint,
                     )
-                    say(f"running {spec.name} #{repeat} with {options.workers} workers")
+                    workers = f"{options.workers} worker" + ("s" if options.workers != 1 else "")
+                    say(f"running {spec.name} #{repeat} with {workers}")
                     changer = emulator_changer(client, endpoint, table_name, skip)
                     run = run_one(
                         plan,

@@ -71,6 +71,10 @@ class AttemptOutcome:
     index_consumed: tuple[tuple[str, float], ...] = ()
     """Capacity units each GSI consumed (ConsumedCapacity.GlobalSecondaryIndexes, with
     ReturnConsumedCapacity INDEXES): on-demand bills them on top of the table's."""
+    counted: float = 0.0
+    """Write units charged but not reported (a failed conditional write), counted by
+    the charging rule (loadgen.live.counted_units); added to the consumed units and
+    kept apart as counted."""
 
 
 def _exception_name(raw: str) -> str:
@@ -155,6 +159,9 @@ def tally(counts: Counts, outcome: AttemptOutcome, is_write: bool) -> None:
     else:
         counts.errors += 1
         counts.errors_by_type[outcome.name] += 1
+    if outcome.counted:  # charged, never reported: counted, and said to be
+        counts.consumed_wcu += outcome.counted
+        counts.counted_wcu += outcome.counted
 
 
 class RequestFactory:

@@ -44,6 +44,7 @@ class Counts:
         "_index_units",
         "consumed_rcu",
         "consumed_wcu",
+        "counted_wcu",
         "errors",
         "late",
         "sent",
@@ -68,6 +69,7 @@ class Counts:
         by_reason: Counter[str] | None = None,
         by_exception: Counter[str] | None = None,
         errors_by_type: Counter[str] | None = None,
+        counted_wcu: float = 0.0,
     ) -> None:
         self.sent = sent
         self.succeeded = succeeded
@@ -84,6 +86,11 @@ class Counts:
         self._by_reason = by_reason or None
         self._by_exception = by_exception or None
         self._errors_by_type = errors_by_type or None
+        self.counted_wcu = counted_wcu
+        """Of `consumed_wcu`, the units a live worker counted by the charging rule rather
+        than read from a reply: failed conditional writes, which DynamoDB charges without
+        reporting (loadgen.live.counted_units). 0 in simulation, where the model charges
+        every request itself."""
 
     @property
     def consumed_wcu_by_index(self) -> dict[str, float]:
@@ -144,6 +151,7 @@ class Counts:
             self._by_reason or Counter(),
             self._by_exception or Counter(),
             self._errors_by_type or Counter(),
+            self.counted_wcu,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -168,6 +176,7 @@ class Counts:
         self.late += other.late
         self.consumed_wcu += other.consumed_wcu
         self.consumed_rcu += other.consumed_rcu
+        self.counted_wcu += other.counted_wcu
         # Only the mappings the other second has (most seconds have none).
         if other._index_units:
             self.add_index_units(other._index_units.items())
@@ -201,6 +210,10 @@ class Counts:
             out["consumed_wcu_by_index"] = {
                 k: round(v, 3) for k, v in sorted(self._index_units.items())
             }
+        if self.counted_wcu:
+            # only when some units were counted, not reported: every other result keeps
+            # its exact earlier form
+            out["consumed_wcu_counted"] = round(self.counted_wcu, 3)
         return out
 
     def _to_json(self) -> dict[str, Any]:
@@ -234,6 +247,7 @@ class Counts:
             consumed_wcu_by_index={
                 k: float(v) for k, v in (data.get("consumed_wcu_by_index") or {}).items()
             },
+            counted_wcu=float(data.get("consumed_wcu_counted", 0.0)),
             by_reason=Counter(data.get("throttles_by_reason", {})),
             by_exception=Counter(data.get("throttles_by_exception", {})),
             errors_by_type=Counter(data.get("errors_by_type", {})),
@@ -352,6 +366,10 @@ class RunResult(PerSecond):
     workers account for, so the two differ only in a partial run."""
     iterations: IterationSeconds = field(default_factory=dict)
     """Iterations of the run's mix and scenario phases, by second (empty without any)."""
+    restart: dict[str, str] | None = None
+    """A table run run again on a table made anew after an attempt that may have heated
+    it (`{"after": "interrupted", "attempt_of": "hot#1", "table": "recreated"}`), so it
+    met what a fresh run meets; None for a first attempt (docs/results.md)."""
     capacity: dict[str, dict[str, list[dict[str, Any]]]] | None = None
     """Per table (`$table`) and GSI, the capacity in force as it stepped and every change
     asked of it, on the run's clock (loadgen.results.capacity_series); None when nothing was
@@ -475,6 +493,7 @@ class RunResult(PerSecond):
             "partial": self.partial,
             "reconciled": not self.reconciliation_problems(total),
             "notes": list(self.notes),
+            **({"restart": dict(self.restart)} if self.restart is not None else {}),
             **({"scheduled": self.scheduled} if self.scheduled is not None else {}),
             "offered": self.offered,
             "throttle_rate": _rate(total.throttled, self.offered),
@@ -539,9 +558,13 @@ class PlaybookResult:
     target: str | None = None
     left_behind: list[Leftover] = field(default_factory=list)
     """What the clean-up could not remove (empty when everything was)."""
+    notes: list[str] = field(default_factory=list)
+    """What a reader must know of the result as a whole (`nothing ran: ...` when a
+    finished run's result is printed again); written only when there are some."""
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **({"notes": list(self.notes)} if self.notes else {}),
             "format": FORMAT,
             "playbook": self.playbook,
             "mode": self.mode,
@@ -584,6 +607,7 @@ def scale_counts(counts: Counts, factor: float) -> Counts:
         consumed_wcu=counts.consumed_wcu * factor,
         consumed_rcu=counts.consumed_rcu * factor,
         consumed_wcu_by_index={k: v * factor for k, v in counts.consumed_wcu_by_index.items()},
+        counted_wcu=counts.counted_wcu * factor,
         by_reason=by_reason,
         by_exception=by_exception,
         errors_by_type=errors_by_type,
@@ -611,6 +635,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         latency=run.latency,
         scheduled=None if run.scheduled is None else round(run.scheduled * factor),
         iterations={t: scale_iterations(c, factor) for t, c in run.iterations.items()},
+        restart=run.restart,
         capacity=run.capacity,
     )
     for phase in run.phases:

@@ -136,9 +136,14 @@ def test_the_readme_shows_every_command_and_links_the_options_reference() -> Non
 
 
 def test_every_option_with_a_default_says_it_in_its_help() -> None:
+    """Also an option that takes a value and has none unless given (`(default: none)`,
+    or what happens instead: `--seconds`: when the run step ends)."""
     for name, parser in commands().items():
         for action in parser._actions:
-            if action.option_strings and action.default not in (None, False, "==SUPPRESS=="):
+            if not action.option_strings or isinstance(action, argparse._HelpAction):
+                continue
+            takes_value = action.nargs != 0
+            if takes_value or action.default not in (None, False, "==SUPPRESS=="):
                 if isinstance(action.default, list):
                     continue
                 assert "default" in _help(parser, action), f"hotbench {name} {action.dest}"

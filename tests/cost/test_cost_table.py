@@ -32,6 +32,9 @@ def test_rows_fit_80_columns_and_the_printed_amounts_add_up(
     lines = [line(what.replace("\n", " "), q, "vCPU-h", p) for what, q, p in items]
     text = cost_text(lines)
     assert all(len(row) <= 80 for row in text)
+    assert "…" not in "".join(text)  # a long label goes on over more lines, never cut
+    text = [row for row in text if re.search(r"= +\$", row)]  # the rows with figures
+    assert len(text) == len(lines) + 1
     money = [re.findall(r"\$([\d,]+\.\d+)$", row) for row in text]
     amounts = [float(m[0].replace(",", "")) for m in money[:-1]]
     shown_total = float(money[-1][0].replace(",", ""))

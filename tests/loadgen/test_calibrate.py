@@ -272,3 +272,21 @@ def test_the_search_simulates_each_table_with_figures_alone() -> None:
     assert (on_demand.repeats, on_demand.pause_s) == (3, 600)
     only_bad = replace(target, figures=[f for f in target.figures if f[0].run == "bad #1"])
     assert [p.table for p in _parts([only_bad])] == ["bad"]
+
+
+def test_a_parameter_whose_profile_moves_is_never_said_to_barely_move_the_figures() -> None:
+    """The status agrees with the profile printed beside it (docs/model.md's run: grace_s
+    at 0.25, 1 and 4 s gave distances 652, 2.76 and 50.6, and was called "barely
+    moves")."""
+    from loadgen.analysis.calibrate.fit import fit_status
+
+    grace = ((0.25, 652.0), (1.0, 2.76), (4.0, 50.6))
+    said = fit_status(True, False, None, grace)
+    assert said.startswith("bounded, not pinned") and "2.76 to 652" in said
+    isolate = ((0.5, 2.92), (2.0, 2.76), (8.0, 3.42))
+    assert "barely move" in fit_status(True, False, None, isolate)
+    assert fit_status(True, True, None, grace) == "fitted"
+    assert fit_status(False, False, None, grace).startswith("not constrained: no figure")
+    assert "only together with gsi_intake_factor" in fit_status(
+        True, False, ("gsi_intake_factor", -0.99), grace
+    )

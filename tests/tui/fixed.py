@@ -150,6 +150,7 @@ def frames(preview: PlaybookResult) -> list[WatchFrame]:
 
 PARTITIONS: dict[str, Any] = {
     "table": f"{RUN_ID}-hot",
+    "now_s": 612.0,
     "indexes": [
         {
             "index": None,
@@ -163,7 +164,7 @@ PARTITIONS: dict[str, Any] = {
                     "hash_range": ["0000000000000000", "7fffffffffffffff"],
                     "hot_since": None,
                     "split_at": None,
-                    "utilisation_total": 1520.0,
+                    "utilisation_total": 15.2,
                     "utilisation": 0.12,
                 },
                 {
@@ -171,7 +172,7 @@ PARTITIONS: dict[str, Any] = {
                     "hash_range": ["8000000000000000", "ffffffffffffffff"],
                     "hot_since": 61.0,
                     "split_at": 541.0,
-                    "utilisation_total": 41230.0,
+                    "utilisation_total": 412.3,
                     "utilisation": 1.0,
                 },
                 {
@@ -179,7 +180,7 @@ PARTITIONS: dict[str, Any] = {
                     "hash_range": ["9c0f3a1d00000000", "9c0f3a1d00000001"],
                     "hot_since": 70.0,
                     "split_at": None,
-                    "utilisation_total": 20480.0,
+                    "utilisation_total": 204.8,
                     "utilisation": 0.97,
                     "item_collection_of_hash": "9c0f3a1d00000000",
                 },
@@ -188,7 +189,7 @@ PARTITIONS: dict[str, Any] = {
                     "hash_range": ["9c0f3a1d00000000", "9c0f3a1d00000001"],
                     "hot_since": 70.0,
                     "split_at": None,
-                    "utilisation_total": 19870.0,
+                    "utilisation_total": 198.7,
                     "utilisation": 0.91,
                     "item_collection_of_hash": "9c0f3a1d00000000",
                 },

@@ -54,6 +54,9 @@ async def test_the_chart_steps_the_capacity_and_marks_the_change() -> None:
         assert chart.lines["capacity WCU"] == [1000.0] * 3 + [3000.0] * 3
         assert chart.scaling_marks == [(1.0, "write 1000.0 -> 3000.0: UpdateTable")]
         assert "capacity change (1)" in chart.series_colors
+        # the capacity line and the change's mark read without colour, as every series does
+        marks = [line.split(" ")[0] for line in chart.legend().plain.splitlines()]
+        assert len(marks) == len(set(marks)), marks
 
 
 def test_watch_prints_the_capacity_and_the_change() -> None:
@@ -61,6 +64,21 @@ def test_watch_prints_the_capacity_and_the_change() -> None:
     assert "capacity 1,000 WCU 100 RCU" in lines[0]
     assert "[capacity: write 1000.0 -> 3000.0: UpdateTable]" in lines[1]
     assert "UPDATING" in lines[2] and "capacity 3,000 WCU" in lines[3]
+
+
+def test_watch_at_80_columns_folds_between_the_capacity_and_the_other_figures() -> None:
+    for sample in _samples():
+        folded = _sample_line(sample, 80).splitlines()
+        assert all(len(line) <= 80 for line in folded), folded
+        assert any(
+            "capacity 1,000 WCU 100 RCU" in line or "capacity 3,000 WCU" in line for line in folded
+        )
+    changed = _sample_line(_samples()[1], 80)
+    assert any(
+        line.strip() == "[capacity: write 1000.0 -> 3000.0: UpdateTable]"
+        or line.endswith("[capacity: write 1000.0 -> 3000.0: UpdateTable]")
+        for line in changed.splitlines()
+    )
 
 
 def test_the_emulator_view_gives_the_capacity_and_the_second_of_each_change() -> None:

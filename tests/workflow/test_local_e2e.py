@@ -171,11 +171,13 @@ def test_sigkill_inside_a_run_then_run_resumes(cli: Cli, tmp_path: Path) -> None
 
     resumed = cli("run", "--run", run_id, "--json", str(tmp_path / "r.json"))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert f"{interrupted.label} was interrupted: running it again" in resumed.stdout
+    assert f"{interrupted.label} was killed during its table run" in resumed.stdout
     for pid in interrupted.worker_pids:  # the orphans of the killed coordinator
         assert not alive(pid, "loadgen.live.worker")
     result = json.loads((tmp_path / "r.json").read_text())
     assert [(r["table"], r["repeat"]) for r in result["runs"]] == [("hot", 1), ("od", 1)]
+    again = next(r for r in result["runs"] if r["table"] == interrupted.variant)
+    assert again["restart"]["after"] == "killed"  # on a table made anew, and said
     assert all(r["offered"] == 1600 for r in result["runs"])
     assert_nothing_left(cli, run_id)
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -82,6 +83,7 @@ class Report:
 
     def __init__(self, cost: float, hypothetical: bool) -> None:
         self.estimated_cost_usd, self.hypothetical = cost, hypothetical
+        self.target = "local" if hypothetical else "aws"
 
 
 @pytest.mark.parametrize(
@@ -97,9 +99,14 @@ def test_max_cost_applies_to_the_targets_cost_or_to_aws_when_asked(
     if refused:
         with pytest.raises(CostRefused, match=r"\$22.48, over --max-cost-usd \$1.00"):
             refuse_over_limit(report, settings)
-    else:
-        refuse_over_limit(report, settings)
-    refuse_over_limit(Report(0.5, hypothetical), settings)  # type: ignore[arg-type]
+    else:  # nothing to guard: said, not silently passed
+        said = refuse_over_limit(report, settings)
+        assert said == (
+            "--max-cost-usd $1.00 guards nothing here: the local target costs nothing (the "
+            "same run would cost $22.48 on AWS; --max-cost-of aws compares the limit with that)"
+        )
+    under = refuse_over_limit(Report(0.5, hypothetical), settings)  # type: ignore[arg-type]
+    assert (under is not None) == (hypothetical and of == "target")
 
 
 def test_a_local_up_over_the_limit_with_max_cost_of_aws_creates_nothing(tmp_path: Path) -> None:
@@ -155,7 +162,11 @@ def test_sigterm_during_run_then_run_resumes_saying_so(cli: Cli, tmp_path: Path)
     assert next(r for r in rows if r["run_id"] == run_id)["next_step"] == "run"
     again = cli("run", "--run", run_id, timeout=180)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "hot#1 was interrupted: running it again" in again.stdout
+    assert "hot#1 was interrupted during its table run" in again.stdout
+    assert f"{run_id}-hot is made anew" in again.stdout  # not run on a heated table
+    result = json.loads((cli.runs_dir / run_id / "result.json").read_text())
+    restart = {"after": "interrupted", "attempt_of": "hot#1", "table": "recreated"}
+    assert result["runs"][0]["restart"] == restart  # and the result says so
     down = cli("down", run_id)
     assert down.returncode == 0, down.stdout + down.stderr
 

@@ -32,6 +32,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from console.cost.record import TaskUse, UsageRecord
 from console.cost.setup import FARGATE_START_S, FleetShape
 from console.infra import HotbenchOutputs
+from console.render.cells import counted
 from console.run.errors import StateError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.models import PlanReport
@@ -180,7 +181,7 @@ class EcsFleetKind:
             vcpu,
             memory,
             options.cpu_architecture,
-            f"{options.workers} Fargate tasks of {vcpu:g} vCPU / {memory:g} GB "
+            f"{counted(options.workers, 'Fargate task')} of {vcpu:g} vCPU / {memory:g} GB "
             f"{options.cpu_architecture}, each from the worker image, started with RunTask",
         )
 

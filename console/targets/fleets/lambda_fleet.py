@@ -38,6 +38,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from console.cost.record import InvocationUse, UsageRecord
 from console.cost.setup import LAMBDA_START_S, LambdaShape
+from console.render.cells import counted
 from console.run.errors import ConfigError, StateError, WorkflowError
 from console.run.hooks import Hooks
 from console.run.models import PlanReport
@@ -175,7 +176,7 @@ class LambdaFleetKind:
             round(memory / MB_PER_VCPU, 2),
             memory / 1024,
             options.cpu_architecture,
-            f"{workers} Lambda workers{more} of {why} ({memory / MB_PER_VCPU:.2f} vCPU) "
+            f"{counted(workers, 'Lambda worker')}{more} of {why} ({memory / MB_PER_VCPU:.2f} vCPU) "
             f"{options.cpu_architecture}{split_note}",
             # while a window hands over, a worker's next invocation runs beside it
             in_flight=workers * (2 if len(windows) > 1 else 1),

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from console.cost.record import UsageRecord
+from console.render.cells import counted
 from console.run import processes
 from console.run.hooks import Hooks
 from console.run.models import PlanReport
@@ -53,7 +54,8 @@ class LocalFleetKind:
             aws.vcpu,
             aws.memory_gb,
             aws.architecture,
-            f"{options.workers} worker processes on this machine; on AWS: {aws.summary}",
+            f"{counted(options.workers, 'worker process', 'worker processes')} on this "
+            f"machine; on AWS: {aws.summary}",
             aws.in_flight,
         )
 

@@ -15,6 +15,22 @@ from console.tui.screens.base import TuiScreen
 from console.tui.widgets.partition_map import PartitionMap, serving_keys
 
 
+def clock_words(pmap: dict[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """The emulator's clock now, beside the map whose times (hot since, split at) are
+    on it: `hot since 412 s` says nothing without `now 431 s`."""
+    now = (pmap or {}).get("now_s")
+    if now is None:
+        return ()
+    return (
+        ("\nemulator clock now ", "dim"),
+        (f"{now:,.0f} s", "bold"),
+        (
+            "  (hot since, split at: on this clock)",
+            "dim",
+        ),
+    )
+
+
 class PartitionsScreen(TuiScreen):
     TITLE = "PARTITIONS"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -63,8 +79,11 @@ class PartitionsScreen(TuiScreen):
     def show_body(self) -> None:
         head = self.query_one("#partitions-head", Static)
         state, variant = self.session.state, self.variant
-        if state is None or variant is None:
+        if state is None or variant is None or not state.billable_up:
+            # after `down` too: there is no map to wait for
             head.update("Nothing is up: partitions exist once the tables do.")
+            self.query_one(PartitionMap).show(None)
+            self.query_one("#partitions-keys", Static).update("")
             return
         if self.console.backend.target(state).hot_key_view == "insights":
             head.update(
@@ -84,6 +103,7 @@ class PartitionsScreen(TuiScreen):
                 (f"{variant}", "bold"),
                 f" ({self.variants().index(variant) + 1}/{count})  [ ] other tables  ",
                 (f"{state.tables[variant].name}", "dim"),
+                *clock_words(pmap),
             )
         )
         self.query_one(PartitionMap).show(pmap)

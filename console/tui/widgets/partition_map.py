@@ -44,6 +44,15 @@ def heat_bar(utilisation: float | None) -> Text:
     return Text("█" * filled + "░" * (HEAT_BAR - filled) + f" {utilisation * 100:4.0f}%", style)
 
 
+def busy_words(total: float | None) -> str:
+    """A partition's use so far: the emulator's `utilisation_total` is the seconds of its
+    limit it has taken (a second at its full limit is 1), not units; shown as units it read
+    `used 2` for a partition that took 2 seconds of its limit."""
+    if total is None:
+        return "-"
+    return f"{total:,.1f} s" if total < 100 else f"{total:,.0f} s"
+
+
 WIDE = 110
 """From this terminal width the map also shows each partition's hash range and item
 collection (at 80 columns the columns that say where the heat is come first; the hot
@@ -58,7 +67,7 @@ class PartitionMap(FittedTable):
             "id",
             *(["hash range"] if wide else []),
             "heat vs limit",
-            "used",
+            "busy",
             "hot since",
             "split at",
             *(["collection"] if wide else []),
@@ -80,7 +89,7 @@ class PartitionMap(FittedTable):
                         str(part.get("id")),
                         *([f"{lo[:6]}…{hi[:6]}"] if wide else []),
                         heat_bar(part.get("utilisation")),
-                        f"{part.get('utilisation_total', 0.0):,.0f}",
+                        busy_words(part.get("utilisation_total")),
                         "-" if hot is None else f"{hot:,.0f} s",
                         "-" if split is None else f"{split:,.0f} s",
                         *([collection] if wide else []),

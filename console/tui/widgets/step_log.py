@@ -24,6 +24,7 @@ class StepLog(Static):
                 text.append(f"{what}  ")
             # a step's status line belongs to it: once the step is over it goes, or a
             # stale "GO: 2 of 2 workers, T0 in 2.0 s" would stay on every later screen
-            if session.log and session.busy:
-                text.append(session.log[-1], style="dim")
+            line = session.step_line()
+            if line is not None and session.busy:
+                text.append(line, style="dim")
         self.update(text)

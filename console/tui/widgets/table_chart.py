@@ -27,6 +27,47 @@ def in_run(sample: IndexSample, t0: datetime) -> bool:
 _RICH = {"orange": "dark_orange"}
 """plotext colour names that rich spells differently."""
 
+MARKERS = {
+    "accepted/s": "braille",
+    "throttled/s": "x",
+    "WCU/s": "•",
+    "CloudWatch 1-min WCU": "+",
+    "partition": "─",
+    "limit": "═",
+    "capacity WCU": "*",
+    "capacity change": "│",
+}
+"""Each series its own mark, so the chart and its legend read without colour (a
+terminal without it, a reader who cannot tell red from green): braille dots for the
+accepted requests, the finest line; a letter or a sign for the others. A label is
+matched whole, else by the longest key it starts with (`limit 4,000`, `capacity change
+(2)`: a change asked is a vertical line)."""
+LIMIT_ROOM = 2.0
+"""The table's limit is drawn when within this factor of what the chart shows; above it
+the chart would be scaled to the limit and the 1,000 WCU line drawn on its zero row (a
+10,000 WCU table under 4,000 writes/s), so the legend gives the limit instead."""
+
+
+def _marker(label: str) -> str:
+    if label in MARKERS:
+        return MARKERS[label]
+    prefixes = [key for key in MARKERS if label.startswith(key + " ")]
+    return MARKERS[max(prefixes, key=len)] if prefixes else "braille"
+
+
+def _mark(marker: str) -> str:
+    """How the legend shows a series' mark: braille as a braille run."""
+    return "⣀⣀" if marker == "braille" else marker * 2
+
+
+def level_span(drawn: list[tuple[str, list[float], list[float], str]]) -> list[float]:
+    """Where a level (the partition's 1,000 WCU, the table's limit) is drawn: from the
+    first second any series has to its last. The workers' seconds alone come every 3 s
+    (their progress items), so at first the levels were one mark at 0 beside the
+    emulator's line."""
+    every = [max(0.0, x) for _, xs, _, _ in drawn for x in xs]
+    return [min(every), max(every)] if every else [0.0, 1.0]
+
 
 class TableChart(PlotextPlot):
     """Redrawn from the samples each second; `lines` keeps what was drawn (tests read it)."""
@@ -37,16 +78,21 @@ class TableChart(PlotextPlot):
         self.lines: dict[str, list[float]] = {}
         self.series_colors: dict[str, str] = {}
         """label -> colour of what was drawn: the legend beside the plot (`legend`)."""
+        self.off_chart: list[str] = []
+        """What is not drawn because it is far above the rest (the table's limit)."""
         self.scaling_marks: list[tuple[float, str]] = []
         """(seconds since T0, the change in words) of each capacity change drawn."""
 
     def legend(self) -> Text:
-        """One line per drawn series in its colour, for a widget beside the plot: a
-        legend on the plot hides the lines it explains."""
+        """One line per drawn series, its mark in its colour, for a widget beside the
+        plot (a legend on the plot hides the lines it explains); the marks differ, so it
+        reads without colour too."""
         text = Text(no_wrap=True, overflow="ellipsis")
         for label, color in self.series_colors.items():
-            text.append("━━ ", style=_RICH.get(color, color))
+            text.append(_mark(_marker(label)) + " ", style=_RICH.get(color, color))
             text.append(label + "\n")
+        for label in self.off_chart:
+            text.append(f"   {label}\n", style="dim")
         return text
 
     def show(self, watched: Watched | None, limit_wcu: float | None, title: str) -> None:
@@ -54,7 +100,8 @@ class TableChart(PlotextPlot):
         plt.clear_figure()
         plt.title(title)
         plt.xlabel("s")
-        self.lines, self.series_colors = {}, {}
+        self.lines, self.series_colors, self.off_chart = {}, {}, []
+        self.scaling_marks = []
         if watched is None or watched.first_at is None:
             self.refresh()
             return
@@ -98,16 +145,24 @@ class TableChart(PlotextPlot):
         self.scaling_marks = [
             (max(0.0, x), change) for x, s in zip(xs(wcu), wcu, strict=True) for change in s.scaling
         ]
-        span = [max(0.0, min(xs(workers) or [0.0])), max(xs(workers) or [1.0])]
+        span = level_span(drawn)
         drawn.append(("partition 1,000 WCU", span, [PARTITION_WCU] * 2, "orange"))
-        if limit_wcu:
+        shown_top = max([PARTITION_WCU, *(v for _, _, ys, _ in drawn for v in ys)])
+        if limit_wcu and limit_wcu <= LIMIT_ROOM * shown_top:
             drawn.append((f"limit {limit_wcu:,.0f}", span, [limit_wcu] * 2, "magenta"))
+        elif limit_wcu:  # drawn, it would squash the rest onto the zero row
+            self.off_chart.append(f"limit {limit_wcu:,.0f} (above the chart)")
         top_x = top_y = 0.0
         for label, x, y, color in drawn:
             # no negative time: a sample that began before T0 is drawn from 0
             kept = [(max(0.0, a), b) for a, b in zip(x, y, strict=True)]
             if kept:
-                plt.plot([a for a, _ in kept], [b for _, b in kept], color=color, marker="braille")
+                plt.plot(
+                    [a for a, _ in kept],
+                    [b for _, b in kept],
+                    color=color,
+                    marker=_marker(label),
+                )
                 self.lines[label] = [b for _, b in kept]
                 self.series_colors[label] = color
                 top_x = max(top_x, *(a for a, _ in kept))

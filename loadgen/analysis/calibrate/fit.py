@@ -526,18 +526,9 @@ def calibrate(
 
     fits = []
     for i, info in enumerate(infos):
-        if not moves[i]:
-            status = "not constrained: no figure moves with it (left at its prior)"
-        elif i in free and sigma_fit[i] < CONSTRAINED_RATIO * sigma0[i]:
-            status = "fitted"
-        elif i in correlated:
-            j, c = correlated[i]
-            status = (
-                f"not constrained alone: only together with {names[j]} (correlation "
-                f"{c:+.2f}; left at its prior)"
-            )
-        else:
-            status = "not constrained: the figures barely move with it (left at its prior)"
+        pinned = i in free and sigma_fit[i] < CONSTRAINED_RATIO * sigma0[i]
+        partner = (names[correlated[i][0]], correlated[i][1]) if i in correlated else None
+        status = fit_status(bool(moves[i]), pinned, partner, profiles[i])
         if status != "fitted":
             x_fit[i] = x0[i]
         fits.append(
@@ -590,6 +581,42 @@ def calibrate(
     out.simulations = ev.simulations
     out.wall_s = time.perf_counter() - wall0
     return out
+
+
+PROFILE_MOVES = 1.0
+"""A profile whose distance (squared residuals in tolerances) spans more than this over
+the screen has figures that move with the parameter: one tolerance, squared."""
+
+
+def fit_status(
+    moves: bool,
+    pinned: bool,
+    partner: tuple[str, float] | None,
+    profile: tuple[tuple[float, float], ...],
+) -> str:
+    """Why a parameter was fitted or left at its prior, in words that agree with its own
+    profile: one whose figures move with it over the screen (its distance 50-fold from
+    one end of the screen to the prior) is never said to "barely move" them: it is
+    bounded to a range, but not pinned to a value near its prior."""
+    if not moves:
+        return "not constrained: no figure moves with it (left at its prior)"
+    if pinned:
+        return "fitted"
+    if partner is not None:
+        name, c = partner
+        return (
+            f"not constrained alone: only together with {name} (correlation {c:+.2f}; "
+            "left at its prior)"
+        )
+    distances = [c for _, c in profile]
+    low, high = (min(distances), max(distances)) if distances else (0.0, 0.0)
+    if high - low > PROFILE_MOVES:
+        return (
+            f"bounded, not pinned: the figures move with it over the screen (distance "
+            f"{low:.3g} to {high:.3g}) but too little near its prior to fix a value "
+            "(left at its prior)"
+        )
+    return "not constrained: the figures barely move with it (left at its prior)"
 
 
 def _rms(r: np.ndarray) -> float:
