@@ -33,6 +33,7 @@ BUILT_IN_CHECKS = [  # the built-in playbooks that carry criteria
     "gsi-hot-key.yaml",
     "warm-throughput.yaml",
     "ondemand-max.yaml",
+    "auto-scaling-launch.yaml",
 ]
 
 

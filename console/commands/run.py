@@ -158,10 +158,13 @@ def run_one_shot(
     the simulation the command offers)."""
     from botocore.exceptions import BotoCoreError, ClientError
 
+    from loadgen.live.auto_scaling_route import AutoScalingRouteError
     from loadgen.runners import LiveRunner
 
     try:
         return LiveRunner(options, notify).run(playbook)
+    except AutoScalingRouteError as exc:  # its text names the table and the way on
+        raise UserError(f"the live run could not start: {exc}") from None
     except (BotoCoreError, ClientError, TimeoutError, ConnectionError) as exc:
         # The runner has already deleted what it created (its own finally).
         where = options.endpoint or "the in-process emulator"

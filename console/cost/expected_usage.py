@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from console.cost import rules
+from console.cost.capacity_moves import moves_from_records
 from console.cost.record import (
+    CapacityMove,
     ImageUse,
     IndexUse,
     RequestUnits,
@@ -71,6 +73,22 @@ def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
             for g in spec.gsis
         ),
     )
+
+
+def predicted_moves(
+    playbook: Playbook, spec: TableSpec, load_at_s: float
+) -> tuple[CapacityMove, ...]:
+    """How a variant with auto scaling is expected to move, from the model's own policy
+    run on one pass of the load (loadgen.analysis.scaling_lag.run_policy, what `advise`
+    reports), placed at the table's first load; after it the capacity is taken to stay
+    where the pass left it. Empty for a fixed-capacity variant (no model is run)."""
+    if not spec.auto_scaling_specs():
+        return ()
+    from emulator.params import DEFAULT_PARAMS
+    from loadgen.analysis.scaling_lag import run_policy
+
+    run = run_policy(playbook, spec, DEFAULT_PARAMS)
+    return () if run is None else moves_from_records(run.records, load_at_s)
 
 
 def put_units(
@@ -171,6 +189,8 @@ def expected_use(
     seeded: set[str] = set()
     run_s = sum(p.duration_s for p in playbook.load.phases)
     simulated: PlaybookResult | None = None
+    first_load: dict[str, float] = {}
+    """When each table's first load starts, on the tables' clock (from apply)."""
     for run in playbook.runs():
         spec = playbook.table(run.table)
         name = names[spec.name]
@@ -181,6 +201,7 @@ def expected_use(
             t += seconds
             if spec.seed_items:
                 record.requests += seed_units(playbook, spec, name, spec.seed_items)
+        first_load.setdefault(spec.name, t + fleet.start_s)
         for repeat in range(1, run.repeats + 1):
             record.add_workers(fleet.table_run(f"{spec.name}#{repeat}", t, run_s))
             t += fleet.start_s + run_s
@@ -221,7 +242,13 @@ def expected_use(
     ]
     spans = tuple(Span(label, s) for label, s in named if s > 0)
     record.image = expected_image(setup, sum(s.seconds for s in spans))
-    record.tables = [table_use(s, names[s.name], spans) for s in specs]
+    record.tables = [
+        replace(
+            table_use(s, names[s.name], spans),
+            moves=predicted_moves(playbook, s, first_load.get(s.name, 0.0)),
+        )
+        for s in specs
+    ]
     record.dashboard_s = sum(s.seconds for s in spans)
     # the backstop deletes each table, the results table and the dashboard, and stops
     # each task (an invocation ends by itself): priced as if it acted

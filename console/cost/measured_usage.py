@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from console.cost import rules
 from console.cost.expected_usage import table_use
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
-from console.cost.record import RequestUnits, Span, UsageRecord
+from console.cost.record import CapacityMove, RequestUnits, Span, UsageRecord
 from console.cost.setup import FARGATE_START_S, WorkerCost
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import PlaybookResult, RunResult
@@ -24,12 +25,18 @@ def run_units(name: str, run: RunResult) -> list[RequestUnits]:
     ]
 
 
-def record_of_run(spec: TableSpec, run: RunResult) -> UsageRecord:
-    """One run alone: the table standing for the run's seconds and what it consumed."""
-    return UsageRecord(
-        tables=[table_use(spec, spec.name, (Span(spec.name, run.duration_s),))],
-        requests=run_units(spec.name, run),
-    )
+CapacityOf = Callable[[RunResult], tuple[CapacityMove, ...]]
+"""How a run's provisioned capacity moved, on the run's clock (console.cost.capacity_moves
+reads it from a capacity series)."""
+
+
+def record_of_run(
+    spec: TableSpec, run: RunResult, moves: tuple[CapacityMove, ...] = ()
+) -> UsageRecord:
+    """One run alone: the table standing for the run's seconds (its capacity moving by
+    `moves`) and what it consumed."""
+    table = replace(table_use(spec, spec.name, (Span(spec.name, run.duration_s),)), moves=moves)
+    return UsageRecord(tables=[table], requests=run_units(spec.name, run))
 
 
 def record_of_result(
@@ -68,14 +75,18 @@ def run_cost_in(region: str) -> Callable[[TableSpec, RunResult], float]:
     return run_cost
 
 
-def run_cost_at(prices: PriceTable) -> Callable[[TableSpec, RunResult], float]:
+def run_cost_at(
+    prices: PriceTable, capacity_of: CapacityOf | None = None
+) -> Callable[[TableSpec, RunResult], float]:
     """The `cost_usd` criterion's pricing (loadgen.analysis.criteria.evaluate): what one run would
     cost on AWS at `prices`, kept to what the run itself decides so variants compare
     fairly: the table standing for the run's seconds (provisioned capacity, Contributor
-    Insights rules) and the request units it consumed, GSIs included. Not included: the
-    setup around it and the fleet (docs/checks.md#cost)."""
+    Insights rules) and the request units it consumed, GSIs included; `capacity_of`: how
+    the run's provisioned capacity moved (auto scaling), priced step by step. Not
+    included: the setup around it and the fleet (docs/checks.md#cost)."""
 
     def run_cost(spec: TableSpec, run: RunResult) -> float:
-        return price(record_of_run(spec, run), prices).total_usd
+        moves = capacity_of(run) if capacity_of is not None else ()
+        return price(record_of_run(spec, run, moves), prices).total_usd
 
     return run_cost

@@ -70,27 +70,92 @@ def capacity_per_hour(table: TableUse, prices: PriceTable) -> float:
     )
 
 
+def capacity_levels(table: TableUse) -> list[tuple[float, float, float]]:
+    """The provisioned (start second, RCU, WCU) of a table and its GSIs together, step by
+    step as it moved, from 0 (the capacity it was created with) on."""
+    units: dict[str | None, tuple[float, float]] = {
+        None: (float(table.read_capacity or 0), float(table.write_capacity or 0))
+    }
+    for g in table.gsis:
+        units[g.name] = (float(g.read_capacity or 0), float(g.write_capacity or 0))
+    levels = [
+        (0.0, float(sum(r for r, _ in units.values())), float(sum(w for _, w in units.values())))
+    ]
+    for move in sorted(table.moves, key=lambda m: m.at_s):
+        units[move.index] = (move.read, move.write)
+        level = (
+            max(0.0, move.at_s),
+            float(sum(r for r, _ in units.values())),
+            float(sum(w for _, w in units.values())),
+        )
+        if levels[-1][0] == level[0]:
+            levels[-1] = level
+        else:
+            levels.append(level)
+    return levels
+
+
+def moving_capacity_usd(table: TableUse, prices: PriceTable) -> tuple[float, float]:
+    """What a provisioned table whose capacity moved costs over the time it stood: priced
+    by the second at the capacity in force (as a fixed table is), and the upper bound if
+    every started hour were billed in full at the most provisioned during it."""
+    if table.on_demand:
+        return 0.0, 0.0
+    stood = table.stood_s
+    levels = capacity_levels(table)
+    ends = [t for t, _, _ in levels[1:]] + [stood]
+    per_second = 0.0
+    for (start, rcu, wcu), end in zip(levels, ends, strict=True):
+        seconds = max(0.0, min(end, stood) - start)
+        per_second += seconds * (
+            rcu * prices.provisioned_rcu_hour + wcu * prices.provisioned_wcu_hour
+        )
+    upper = 0.0
+    for hour in range(int(rules.started_hours(stood))):
+        h0, h1 = hour * rules.SECONDS_PER_HOUR, (hour + 1) * rules.SECONDS_PER_HOUR
+        during = [
+            (rcu, wcu)
+            for (start, rcu, wcu), end in zip(levels, ends, strict=True)
+            if start < h1 and end > h0
+        ]
+        if during:
+            upper += max(r for r, _ in during) * prices.provisioned_rcu_hour
+            upper += max(w for _, w in during) * prices.provisioned_wcu_hour
+    return per_second / rules.SECONDS_PER_HOUR, upper
+
+
 def _capacity(record: UsageRecord, prices: PriceTable, bill: Bill) -> None:
-    """One line per span label: the hours it lasted x what stood through it per hour."""
+    """One line per span label: the hours it lasted x what stood through it per hour; a
+    table whose capacity moved gets a line of its own, priced step by step."""
     per_hour: dict[tuple[str, float], float] = defaultdict(float)
+    moved = [t for t in record.tables if t.moves and not t.on_demand]
+    upper = 0.0
     for table in record.tables:
+        if table in moved:
+            usd, most = moving_capacity_usd(table, prices)
+            hours = rules.provisioned_hours(table.stood_s)
+            if hours > 0:
+                bill.lines.append(
+                    line(f"capacity as it moved, {table.name}", hours, "h", usd / hours)
+                )
+            upper += most
+            continue
         rate = capacity_per_hour(table, prices)
         if rate:
             for span in table.spans:
                 per_hour[(span.label, span.seconds)] += rate
+        upper += rules.started_hours(table.stood_s) * rate
     for (label, seconds), rate in per_hour.items():
         if seconds > 0:
             bill.lines.append(
                 line(f"capacity, {label}", rules.provisioned_hours(seconds), "h", rate)
             )
     pro_rata = sum(x.usd for x in bill.lines)
-    upper = sum(
-        rules.started_hours(t.stood_s) * capacity_per_hour(t, prices) for t in record.tables
-    )
     if upper - pro_rata >= 0.005:
+        how = "in full" if not moved else "in full at the most provisioned during it"
         bill.notes.append(
             f"provisioned capacity is priced by the second it stands (${pro_rata:,.2f}); "
-            f"if AWS bills every started hour in full it is ${upper:,.2f}"
+            f"if AWS bills every started hour {how} it is ${upper:,.2f}"
         )
 
 

@@ -33,6 +33,18 @@ class IndexUse:
 
 
 @dataclass(frozen=True)
+class CapacityMove:
+    """Provisioned capacity of a table (`index` None) or one GSI in force from `at_s`
+    seconds after the table began to stand (full-scale units): a change by auto scaling
+    or UpdateTable. The capacity before the first move is the TableUse's own."""
+
+    at_s: float
+    index: str | None
+    read: float
+    write: float
+
+
+@dataclass(frozen=True)
 class TableUse:
     """One table as created, and the spans it stood through (created to deleted)."""
 
@@ -57,6 +69,9 @@ class TableUse:
     """Provisioned write units (table and GSIs) covered by reserved capacity."""
     reserved_read: int = 0
     reserved_term_years: int = 1
+    moves: tuple[CapacityMove, ...] = ()
+    """How the provisioned capacity moved while the table stood, in order (empty: it
+    stood at its capacity throughout, as a fixed-capacity variant does)."""
 
     @property
     def on_demand(self) -> bool:

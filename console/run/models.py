@@ -50,6 +50,9 @@ class PlannedTable(Frozen):
     on_demand_max_read: int | None = None
     on_demand_max_write: int | None = None
     contributor_insights: str | None = None
+    auto_scaling: bool = False
+    """Application Auto Scaling target tracking on the table or a GSI (Terraform creates
+    it; a first use in the account creates its service-linked role)."""
     gsis: list[PlannedIndex] = Field(default_factory=list)
     seed_items: int = 0
     per_hour_usd: float = 0.0

@@ -92,6 +92,16 @@ class IndexState(Model):
     warm_write: int | None = None
 
 
+class CapacityMoveState(Model):
+    """Provisioned capacity of the table (`index` None) or a GSI in force from `at_s`
+    seconds after the table was created (console.cost.record.CapacityMove)."""
+
+    at_s: float
+    index: str | None = None
+    read: float
+    write: float
+
+
 class TableState(Model):
     """One variant's physical table and what it is billed for."""
 
@@ -116,6 +126,9 @@ class TableState(Model):
     deleted_at: datetime | None = None
     seeded_items: int | None = None
     """Items seeded so far (None: not seeded yet; seeding is redone from the start)."""
+    moves: list[CapacityMoveState] = Field(default_factory=list)
+    """How its provisioned capacity moved (auto scaling, UpdateTable), as the tally
+    prices it; empty: it stood at read_capacity/write_capacity throughout."""
 
 
 class TaskRecord(Model):

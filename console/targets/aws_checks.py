@@ -32,13 +32,18 @@ SERVICE_LINKED_ROLES: dict[str, str] = {
     "contributorinsights.dynamodb.amazonaws.com": (
         "AWSServiceRoleForDynamoDBCloudWatchContributorInsights"
     ),
+    "dynamodb.application-autoscaling.amazonaws.com": (
+        "AWSServiceRoleForApplicationAutoScaling_DynamoDBTable"
+    ),
 }
 """Roles AWS creates in an account the first time it uses ECS (CreateCluster,
 https://docs.aws.amazon.com/AmazonECS/latest/developerguide/using-service-linked-roles.html)
 and Contributor Insights for DynamoDB
-(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Contributor_Insights_IAM.html),
+(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Contributor_Insights_IAM.html)
+and Application Auto Scaling of a DynamoDB table (RegisterScalableTarget,
+https://docs.aws.amazon.com/autoscaling/application/userguide/application-auto-scaling-service-linked-roles.html),
 as the caller: who may not call iam:CreateServiceLinkedRole then fails half way through
-an apply. The operator policy allows exactly these two."""
+an apply. The operator policy allows exactly these three."""
 
 
 def service_linked_role_arn(service: str, account: str = "*") -> str:

@@ -28,6 +28,7 @@ from console.targets.fleets import FleetKind, fleet_named
 from console.targets.fleets.process_fleet import LocalFleetKind
 from console.targets.interface import Finding, FleetBinding, HotKeyView
 from loadgen.format.playbook import Playbook, load_playbook
+from loadgen.live.auto_scaling_route import AutoScalingRouteError, put_auto_scaling
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
@@ -331,6 +332,16 @@ def create_tables(
             state.tables[spec.name] = table_state(spec, name)
             store.save(state)
         wait_active(client, name)
+        if spec.auto_scaling_specs():
+            # Auto scaling is Application Auto Scaling's on AWS (Terraform sets it there);
+            # here the emulator's route (a PUT again on a resumed `up` replaces it).
+            if state.emulator is None:
+                raise InfraError(f"run {state.run_id} has no emulator recorded")
+            try:
+                for line in put_auto_scaling(state.emulator.endpoint, name, spec):
+                    hooks.say(line)
+            except AutoScalingRouteError as exc:
+                raise InfraError(str(exc)) from None
     results = f"{state.run_id}-results"
     if state.results_table is None:
         hooks.say(f"creating {results}")

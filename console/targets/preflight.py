@@ -80,6 +80,16 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
         "cloudwatch:GetDashboard",
         "cloudwatch:DeleteDashboards",
     ],
+    "terraform: auto scaling of the variants that have it (Application Auto Scaling)": [
+        "application-autoscaling:RegisterScalableTarget",
+        "application-autoscaling:DeregisterScalableTarget",
+        "application-autoscaling:DescribeScalableTargets",
+        "application-autoscaling:PutScalingPolicy",
+        "application-autoscaling:DeleteScalingPolicy",
+        "application-autoscaling:DescribeScalingPolicies",
+        "application-autoscaling:TagResource",
+        "application-autoscaling:ListTagsForResource",
+    ],
     "terraform and run: the backstop (EventBridge Scheduler, created first, removed last)": [
         "scheduler:CreateScheduleGroup",
         "scheduler:DeleteScheduleGroup",
@@ -118,7 +128,6 @@ OPERATOR_ACTIONS: dict[str, list[str]] = {
 its own (`FleetKind.operator_actions`: the ECS fleet's cluster, image and network, the
 Lambda fleet's function and invokes). docs/terraform.md's operator policy is
 `operator_policy()` of them all (a test keeps them equal)."""
-
 
 def all_actions() -> list[str]:
     """Every action of every fleet's runs: what the shipped operator policy allows."""
@@ -184,8 +193,11 @@ def preflight(account: AwsAccount, kind: FleetKind, report: PlanReport) -> list[
     findings = kind.preflight(account, caller, report)
     findings += check_quotas(session.client("dynamodb"), report)
     findings += check_permissions(session.client("iam"), caller, actions_for(settings, kind))
+    services = []
     if any(t.contributor_insights for t in report.tables):
-        findings += check_service_linked_roles(
-            session.client("iam"), caller, ["contributorinsights.dynamodb.amazonaws.com"]
-        )
+        services.append("contributorinsights.dynamodb.amazonaws.com")
+    if any(t.auto_scaling for t in report.tables):
+        services.append("dynamodb.application-autoscaling.amazonaws.com")
+    if services:
+        findings += check_service_linked_roles(session.client("iam"), caller, services)
     return findings

@@ -50,6 +50,7 @@ def planned_table(spec: TableSpec, name: str, prices: PriceTable) -> PlannedTabl
         on_demand_max_read=pair(spec.on_demand_max, "read"),
         on_demand_max_write=pair(spec.on_demand_max, "write"),
         contributor_insights=spec.contributor_insights,
+        auto_scaling=bool(spec.auto_scaling_specs()),
         gsis=[
             PlannedIndex(
                 name=g.name,

@@ -17,6 +17,7 @@ from console.cost.measured_usage import run_units
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
 from console.cost.record import (
+    CapacityMove,
     ImageUse,
     IndexUse,
     RequestUnits,
@@ -81,6 +82,7 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
     for t in state.tables.values():
         billed = t.model_dump(include=BILLED_FIELDS)
         billed["gsis"] = tuple(IndexUse(**g) for g in billed["gsis"])
+        billed["moves"] = tuple(CapacityMove(**m) for m in billed["moves"])
         spans = (Span(t.name, _seconds(t.created_at, t.deleted_at, now)),)
         record.tables.append(TableUse(spans=spans, **billed))
     record.requests = [

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from emulator.params import DEFAULT_LATENCY, DEFAULT_PARAMS, CapacityParams
 from emulator.units import read_units, write_units
+from loadgen.analysis.scaling_lag import scaling_lags
 from loadgen.analysis.scenario_advice import RequestTimes, scenario_findings
 from loadgen.format.playbook import (
     Distribution,
@@ -187,6 +188,9 @@ def advise_table(
             f"lands it about {first_split / 60:.0f} minutes after the heat begins): too late "
             "for a launch, and never for a monotonic sort key"
         )
+    # Auto scaling's reaction is run, not reckoned: the model's own policy on this load.
+    for lag in scaling_lags(playbook, table, p):
+        advice.notes.append(f"auto scaling: {lag.words()}")
     return advice
 
 
@@ -371,6 +375,13 @@ def _partition_check(
     units on it when they are not that share, a GSI whose entries move)."""
     limit = p.partition_wcu if kind == "write" else p.partition_rcu
     unit = "WCU" if kind == "write" else "RCU"
+    name = f"partition {kind}"
+    if kind == "read" and not (phase.consistent_read and not gsi):
+        # Any replica serves an eventually consistent read (a GSI serves no other kind),
+        # so one partition takes eventual_read_factor times its rate [AWS
+        # reference.md#which-replica-serves-a-read]; the model's own rule.
+        limit *= p.eventual_read_factor
+        name = "partition read (eventually consistent, any replica)"
     if on_key is None or abs(on_key - hot.share * offered) < 1e-9 * max(1.0, offered):
         on_key = hot.share * offered
         arithmetic = (
@@ -416,7 +427,7 @@ def _partition_check(
         phase.name,
         index,
         scope,
-        f"partition {kind}",
+        name,
         on_key,
         limit,
         arithmetic,
@@ -462,19 +473,33 @@ def _table_limits(
         capacity = float((owner.write_capacity if write else owner.read_capacity) or 0)
         pool = p.burst_s * capacity
         seconds = pool / (offered - capacity) if offered > capacity else 0.0
-        check(
-            f"provisioned {field_name}",
-            capacity,
-            seconds,
-            f"provision at least {_round_up(offered)} {unit} "
-            f"({'write' if write else 'read'}_capacity"
-            f"{' of index ' + gsi_name if gsi_name else ''}); the burst pool "
-            f"({p.burst_s:g} s of capacity) only delays the throttling",
+        policy = owner.auto_scaling and (
+            owner.auto_scaling.write if write else owner.auto_scaling.read
         )
+        if policy:
+            at_target = math.ceil(offered / (policy.target_pct / 100.0) - 1e-9)
+            fix = (
+                f"set auto_scaling {field_name} min{' of index ' + gsi_name if gsi_name else ''} "
+                f"to at least {at_target:,} {unit} ({_num(offered)} at "
+                f"{policy.target_pct:g} %) before the launch: the policy starts from "
+                f"{_num(capacity)} and climbs a step every few minutes (the auto scaling note)"
+            )
+        else:
+            fix = (
+                f"provision at least {_round_up(offered)} {unit} "
+                f"({'write' if write else 'read'}_capacity"
+                f"{' of index ' + gsi_name if gsi_name else ''}); the burst pool "
+                f"({p.burst_s:g} s of capacity) only delays the throttling"
+            )
+        check(f"provisioned {field_name}", capacity, seconds, fix)
         return out
     initial = p.ondemand_initial_wcu if write else p.ondemand_initial_rcu
     warm = (owner_warm.write if write else owner_warm.read) if owner_warm else None
-    base = max(initial, float(warm or 0))
+    history = table.table_history() if gsi is None else None
+    # The table's past raises what it takes at once (its previous peak doubled, capacity
+    # provisioned or warm throughput set before): the model's own rule, TableHistory.
+    known = history.warm_floor()[1 if write else 0] if history is not None else 0.0
+    base = max(initial, float(warm or 0), min(known, p.table_quota_units))
     ceiling = base * p.ondemand_headroom
     where = f"warm_throughput {field_name}" + (f" of index {gsi_name}" if gsi_name else "")
     if ceiling >= p.table_quota_units:
@@ -486,7 +511,12 @@ def _table_limits(
             f"ask for a higher per-table {field_name} quota (Service Quotas) before launch",
         )
     else:
-        name = "warm-throughput ceiling" if warm and warm > initial else "new on-demand ceiling"
+        if known > max(initial, float(warm or 0)):
+            name = "history ceiling"  # a table that served this before
+        elif warm and warm > initial:
+            name = "warm-throughput ceiling"
+        else:
+            name = "new on-demand ceiling"
         check(
             f"{name} {field_name}",
             ceiling,

@@ -24,7 +24,10 @@ from pydantic import (
     model_validator,
 )
 
+from emulator.autoscaling import AutoScalingSpec
 from emulator.itemsize import MAX_ITEM_BYTES
+from emulator.tableconfig import TableHistory
+from loadgen.format.capacity_spec import AutoScaling, History
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
 from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there
@@ -105,6 +108,8 @@ class GsiSpec(Strict):
     """Provisioned WCU (PROVISIONED tables only)."""
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
+    auto_scaling: AutoScaling | None = None
+    """Target tracking on this GSI's provisioned capacity (PROVISIONED tables only)."""
 
     @model_validator(mode="after")
     def _include_names_attributes(self) -> GsiSpec:
@@ -135,6 +140,12 @@ class TableSpec(Strict):
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
     contributor_insights: Literal["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"] | None = None
+    auto_scaling: AutoScaling | None = None
+    """Application Auto Scaling target tracking on the table's provisioned capacity
+    (PROVISIONED only; each GSI has its own)."""
+    history: History | None = None
+    """What the table did before the run (its previous on-demand peak, provisioned
+    capacity, warm throughput): it starts with the partitions and ceiling that left."""
     gsis: list[GsiSpec] = Field(default_factory=list)
     item_size_bytes: int = Field(default=1000, ge=1, le=MAX_ITEM_BYTES)
     """Size of each written item, attribute names included (it decides the WCU)."""
@@ -168,10 +179,17 @@ class TableSpec(Strict):
     @model_validator(mode="after")
     def _capacity_matches_billing(self) -> TableSpec:
         provisioned = self.billing_mode == "PROVISIONED"
-        owners: list[tuple[str, int | None, int | None]] = [
-            ("table", self.read_capacity, self.write_capacity)
-        ] + [(f"gsi {g.name}", g.read_capacity, g.write_capacity) for g in self.gsis]
-        for where, rcu, wcu in owners:
+        owners: list[tuple[str, int | None, int | None, AutoScaling | None]] = [
+            ("table", self.read_capacity, self.write_capacity, self.auto_scaling)
+        ] + [
+            (f"gsi {g.name}", g.read_capacity, g.write_capacity, g.auto_scaling) for g in self.gsis
+        ]
+        for where, rcu, wcu, scaling in owners:
+            if not provisioned and scaling is not None:
+                raise ValueError(
+                    f"{where}: auto_scaling applies to PROVISIONED capacity; a "
+                    "PAY_PER_REQUEST table scales by itself (use on_demand_max to cap it)"
+                )
             if provisioned and (rcu is None or wcu is None):
                 raise ValueError(f"{where}: PROVISIONED needs read_capacity and write_capacity")
             if not provisioned and (rcu is not None or wcu is not None):
@@ -199,10 +217,28 @@ class TableSpec(Strict):
             keys += [g.partition_key] + ([g.sort_key] if g.sort_key else [])
         return keys
 
+    def auto_scaling_specs(self) -> dict[str | None, AutoScalingSpec]:
+        """The emulator's auto scaling of the table (key None) and of each GSI that has
+        one (by name): what `CapacityModel.create_table` and the emulator's
+        `/_hotbench/tables/T/auto-scaling` route take."""
+        out: dict[str | None, AutoScalingSpec] = {}
+        if self.auto_scaling is not None:
+            out[None] = self.auto_scaling.spec()
+        for g in self.gsis:
+            if g.auto_scaling is not None:
+                out[g.name] = g.auto_scaling.spec()
+        return out
+
+    def table_history(self) -> TableHistory | None:
+        """The emulator's `TableHistory` of this variant (None: a new table)."""
+        return None if self.history is None else self.history.table_history()
+
     def create_table_request(
         self, table_name: str, tags: dict[str, str] | None = None
     ) -> dict[str, Any]:
-        """This variant as a DynamoDB CreateTable request (boto3 keyword arguments)."""
+        """This variant as a DynamoDB CreateTable request (boto3 keyword arguments). A
+        history travels as the `hotbench:history` tag (`TableHistory.tag`): the emulator
+        reads it, AWS keeps it as a label."""
 
         def schema(pk: KeyAttribute, sk: KeyAttribute | None) -> list[dict[str, str]]:
             out = [{"AttributeName": pk.name, "KeyType": "HASH"}]
@@ -263,8 +299,12 @@ class TableSpec(Strict):
                     entry["WarmThroughput"] = gwarm
                 gsis.append(entry)
             req["GlobalSecondaryIndexes"] = gsis
-        if tags:
-            req["Tags"] = [{"Key": k, "Value": v} for k, v in tags.items()]
+        tag_list = [{"Key": k, "Value": v} for k, v in (tags or {}).items()]
+        history = self.table_history()
+        if history is not None:
+            tag_list.append(history.tag())
+        if tag_list:
+            req["Tags"] = tag_list
         return req
 
 

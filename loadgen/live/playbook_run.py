@@ -32,6 +32,7 @@ from typing import Any
 
 from emulator.emulator_options import EmulatorOptions
 from loadgen.format.playbook import Playbook
+from loadgen.live.auto_scaling_route import put_auto_scaling
 from loadgen.live.coordinator import CLEANUP_FAILED, FleetOptions, Notify, StopCheck, run_fleet
 from loadgen.live.fleet import Fleet, LocalFleet
 from loadgen.live.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
@@ -253,6 +254,8 @@ def run_playbook(
                     )
                     created.append(table_name)
                     wait_active(client, table_name)
+                    for line in put_auto_scaling(endpoint, table_name, spec):
+                        say(line)
                     if spec.seed_items:
                         n = seed_table(
                             client,

@@ -586,7 +586,9 @@ class ClosedLoopEngine:
         size = self._size_of(item)
         units = read_units(size, consistent, self.params)
         pk_hash, sk_pos = self._where(key)
-        decision = self.run.model.read(self.table, pk_hash, sk_pos, units, now=self.now)
+        decision = self.run.model.read(
+            self.table, pk_hash, sk_pos, units, now=self.now, consistent=consistent
+        )
         self._record(decision, units, False)
         if not decision.accepted:
             return ActionOutcome("throttled"), self.lat.throttled_s, 0.0
@@ -616,7 +618,13 @@ class ClosedLoopEngine:
         else:
             pk_hash = self.rng.getrandbits(64)  # a scan page: somewhere in the key space
         decision = self.run.model.read(
-            self.table, pk_hash, self._start_of[action.index], units, action.index, now=self.now
+            self.table,
+            pk_hash,
+            self._start_of[action.index],
+            units,
+            action.index,
+            now=self.now,
+            consistent=action.consistent_read,
         )
         self._record(decision, units, False)
         if not decision.accepted:

@@ -229,7 +229,13 @@ class Simulation:
         for run in self.playbook.runs():
             spec = self.playbook.table(run.table)
             if spec.name not in self.model.tables:
-                self.model.create_table(spec.create_table_request(spec.name), self.now)
+                # The history travels in the request's tag; auto scaling, a service apart
+                # from DynamoDB, is put on as a Terraform apply of the variant would.
+                self.model.create_table(
+                    spec.create_table_request(spec.name),
+                    self.now,
+                    auto_scaling=spec.auto_scaling_specs(),
+                )
                 self._prepare_items(spec)
             for repeat in range(1, run.repeats + 1):
                 if repeat > 1 and run.pause_s > 0:
@@ -324,7 +330,9 @@ class Simulation:
         out = PhaseResult(
             phase.name, phase.operation, offset, phase.duration_s, offered=schedule.total
         )
-        tick_of = _Tick(load, table, phase.operation in ("put", "update"), result, out)
+        tick_of = _Tick(
+            load, table, phase.operation in ("put", "update"), result, out, phase.consistent_read
+        )
         phase_start = self.now
         done = 0
         tick = self.tick_s
@@ -557,6 +565,7 @@ class Simulation:
                     count,
                     now=now,
                     part=part,
+                    consistent=tk.consistent,
                 )
                 second.consumed_rcu += decision.accepted * units_r
             if accepted_by_group is not None:
@@ -610,8 +619,12 @@ class _Tick:
         is_write: bool,
         result: RunResult,
         out: PhaseResult,
+        consistent: bool = False,
     ) -> None:
         self.load = load
+        self.consistent = consistent
+        """Reads are strongly consistent (`consistent_read: true`): the partition's leader
+        serves them; else any replica may (emulator `CapacityModel.read`)."""
         self.table = table
         self.is_write = is_write
         self.result = result

@@ -18,13 +18,13 @@ from loadgen.runners import SimulatedRunner
 from tests.conftest import BUILT_IN_CHECKS, PLAYBOOKS
 
 
-def _one_table(table: dict[str, Any], attributes: dict[str, Any], phase: dict[str, Any]) -> Any:
+def _one_table(table: dict[str, Any], attributes: dict[str, Any], *phases: dict[str, Any]) -> Any:
     base = {"name": "t", "partition_key": {"name": "pk"}, "item_size_bytes": 1000}
     return parse_playbook(
         {
             "name": "p",
             "tables": [{**base, **table}],
-            "load": {"attributes": attributes, "phases": [{"name": "rush", **phase}]},
+            "load": {"attributes": attributes, "phases": [{"name": "rush", **p} for p in phases]},
         },
         "<test>",
     )
@@ -112,11 +112,80 @@ def test_a_hot_read_key_is_weighed_against_the_read_limit() -> None:
     one = {"pk": {"dist": "constant", "value": "celebrity"}}
     table = {"billing_mode": "PAY_PER_REQUEST"}
     (advice,) = advise(_one_table(table, one, {"operation": "get", "rate": 8000, "duration_s": 60}))
+    # Eventually consistent: half a read unit per 1 KB item, 4,000 RCU/s, and any replica
+    # serves it, so the partition takes 1.5 x 3,000: not hit.
+    [check] = [c for c in advice.checks if c.limit.startswith("partition read")]
+    assert check.offered_units == pytest.approx(4000)
+    assert check.limit_units == P.partition_rcu * P.eventual_read_factor == 4500
+    assert check.limit == "partition read (eventually consistent, any replica)"
+    assert advice.first_hit is None
+    (hotter,) = advise(
+        _one_table(table, one, {"operation": "get", "rate": 10000, "duration_s": 60})
+    )
+    assert hotter.first_hit is not None and hotter.first_hit.limit_units == 4500
+    assert "cache" in hotter.first_hit.fix
+
+
+def test_a_strongly_consistent_hot_read_meets_the_leaders_limit() -> None:
+    one = {"pk": {"dist": "constant", "value": "celebrity"}}
+    table = {"billing_mode": "PAY_PER_REQUEST"}
+    phase = {"operation": "get", "consistent_read": True, "rate": 4000, "duration_s": 60}
+    (advice,) = advise(_one_table(table, one, phase))
     first = advice.first_hit
     assert first is not None and first.limit == "partition read"
-    # Eventually consistent: half a read unit per 1 KB item.
     assert first.offered_units == pytest.approx(4000) and first.limit_units == P.partition_rcu
-    assert "cache" in first.fix
+
+
+def test_a_tables_history_raises_its_on_demand_ceiling() -> None:
+    uuid = {"pk": {"dist": "uuid"}}
+    launch = {"rate": 7000, "duration_s": 60}
+    (new,) = advise(_one_table({"billing_mode": "PAY_PER_REQUEST"}, uuid, launch))
+    assert new.first_hit is not None and new.first_hit.limit == "new on-demand ceiling write"
+    known = {
+        "billing_mode": "PAY_PER_REQUEST",
+        "history": {"previous_on_demand_peak": {"write": 4000}},
+    }
+    (served,) = advise(_one_table(known, uuid, launch))
+    assert served.first_hit is None
+    [ceiling] = [c for c in served.checks if c.limit == "history ceiling write"]
+    # TableHistory: a previous peak of 4,000 is taken twice over at once.
+    assert ceiling.limit_units == pytest.approx(8000 * P.ondemand_headroom)
+
+
+def test_advise_says_how_far_auto_scaling_lags_a_launch_ramp() -> None:
+    """Run by the model's own policy: the step from 150 to 1,400 writes/s outruns a
+    target-tracking table at 70 % from 300 WCU; a minimum at 2,000 does not."""
+    uuid = {"pk": {"dist": "uuid"}}
+    phases = [
+        {"name": "before", "rate": 150, "duration_s": 120},
+        {"name": "launch", "rate": 1400, "duration_s": 1200},
+    ]
+    low = {
+        "read_capacity": 5,
+        "write_capacity": 300,
+        "auto_scaling": {"write": {"target_pct": 70, "min": 300, "max": 4000}},
+    }
+    (advice,) = advise(_one_table(low, uuid, *phases))
+    [note] = [n for n in advice.notes if n.startswith("auto scaling:")]
+    assert "write auto scaling at 70 % from 300 WCU: scale-out reaches" in note
+    assert "(the 1,400 WCU/s peak fits) ~" in note
+    assert "set the minimum to 2,000 WCU before the launch" in note
+    after = float(note.split(" s after the ramp")[0].rsplit("~", 1)[1].replace(",", ""))
+    throttled = int(note.split(" throttled requests")[0].rsplit("~", 1)[1].replace(",", ""))
+    assert 180 < after < 1200  # the alarm's minutes and the steps of 1/0.7
+    assert throttled > 100_000
+    assert "min to at least 2,000 WCU" in advice.verdict()
+    high = {**low, "write_capacity": 2000}
+    high["auto_scaling"] = {"write": {"target_pct": 70, "min": 2000, "max": 4000}}
+    (fine,) = advise(_one_table(high, uuid, *phases))
+    assert "holds the 1,400 WCU/s peak without a throttle" in " ".join(fine.notes)
+    assert fine.first_hit is None
+    # From 100 WCU, steps of 1/0.7 a few minutes apart do not reach 1,400 in 10 minutes.
+    lower = {**low, "write_capacity": 100}
+    lower["auto_scaling"] = {"write": {"target_pct": 70, "min": 100, "max": 4000}}
+    brief = [{"name": "before", "rate": 50, "duration_s": 120}, {**phases[1], "duration_s": 600}]
+    (short,) = advise(_one_table(lower, uuid, *brief))
+    assert "scale-out reaches only" in " ".join(short.notes)
 
 
 @pytest.mark.parametrize("name", BUILT_IN_CHECKS)

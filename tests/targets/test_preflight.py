@@ -291,17 +291,24 @@ def test_service_linked_roles_exist_or_may_be_created() -> None:
     )
 
 
-def test_the_operator_policy_scopes_service_linked_roles_to_two_services() -> None:
+def test_the_operator_policy_scopes_service_linked_roles_to_three_services() -> None:
     statements = operator_policy()["Statement"]
     scoped = next(s for s in statements if s["Action"] == "iam:CreateServiceLinkedRole")
     assert scoped["Condition"] == {
         "StringEquals": {
             "iam:AWSServiceName": [
                 "contributorinsights.dynamodb.amazonaws.com",
+                "dynamodb.application-autoscaling.amazonaws.com",
                 "ecs.amazonaws.com",
             ]
         }
     }
     assert "iam:CreateServiceLinkedRole" not in statements[0]["Action"]  # never on *
-    for needed in ("ec2:DescribeNetworkInterfaces", "ecr:ListImages", "scheduler:CreateSchedule"):
+    for needed in (
+        "ec2:DescribeNetworkInterfaces",
+        "ecr:ListImages",
+        "scheduler:CreateSchedule",
+        "application-autoscaling:RegisterScalableTarget",
+        "application-autoscaling:PutScalingPolicy",
+    ):
         assert needed in statements[0]["Action"]

@@ -24,6 +24,7 @@ UNTAGGABLE = {
     "aws_cloudwatch_dashboard",
     "aws_scheduler_schedule",
     "aws_dynamodb_contributor_insights",
+    "aws_appautoscaling_policy",
     "aws_iam_role_policy",
     "aws_s3_bucket_public_access_block",
 }
@@ -267,6 +268,37 @@ def test_table_module_optional_blocks_are_dynamic_and_conditional() -> None:
     assert body["deletion_protection_enabled"] is False
     insights = table[("aws_dynamodb_contributor_insights", "this")]
     assert insights["mode"] == "${local.s.contributor_insights_mode}"
+
+
+def test_table_module_creates_target_tracking_per_scalable_dimension() -> None:
+    """aws_appautoscaling_target and _policy for each entry of the spec's auto_scaling
+    (none for a fixed-capacity variant), on the table or its GSI, target tracking on
+    DynamoDB's predefined utilization metric."""
+    table = dict(((t, n), b) for t, n, b in resources(TERRAFORM / "modules" / "table"))
+    target = table[("aws_appautoscaling_target", "this")]
+    policy = table[("aws_appautoscaling_policy", "this")]
+    assert target["for_each"] == policy["for_each"] == "${local.scaling}"
+    assert unq(target["service_namespace"]) == "dynamodb"
+    assert unq(target["resource_id"]) == (
+        "table/${aws_dynamodb_table.this.name}${each.value.resource_suffix}"
+    )
+    assert target["scalable_dimension"] == "${each.value.scalable_dimension}"
+    assert (target["min_capacity"], target["max_capacity"]) == (
+        "${each.value.min_capacity}",
+        "${each.value.max_capacity}",
+    )
+    assert unq(policy["policy_type"]) == "TargetTrackingScaling"
+    assert policy["resource_id"] == "${aws_appautoscaling_target.this[each.key].resource_id}"
+    [config] = policy["target_tracking_scaling_policy_configuration"]
+    assert config["target_value"] == "${each.value.target_value}"
+    assert config["disable_scale_in"] == "${each.value.disable_scale_in}"
+    [metric] = config["predefined_metric_specification"]
+    assert metric["predefined_metric_type"] == "${each.value.predefined_metric_type}"
+    main = (TERRAFORM / "modules" / "table" / "main.tf").read_text()
+    assert "scaling = { for a in local.s.auto_scaling : a.key => a }" in main
+    body = table[("aws_dynamodb_table", "this")]
+    ignored = {i for lc in body.get("lifecycle", []) for i in lc.get("ignore_changes", [])}
+    assert {"read_capacity", "write_capacity"} <= ignored  # auto scaling's to move
 
 
 def test_checkov_skips_have_reasons() -> None:

@@ -35,7 +35,7 @@ def test_fmt_check_detects_bad_formatting(runner: LibterraformRunner, tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("module", "runs"), [("spec", 16), ("dashboard-body", 4), ("fargate-task", 10)]
+    ("module", "runs"), [("spec", 19), ("dashboard-body", 4), ("fargate-task", 10)]
 )
 def test_terraform_test_provider_free_module(
     runner: LibterraformRunner, tmp_path: Path, module: str, runs: int
@@ -130,6 +130,34 @@ def test_own_table_example_matches_python_reading(own_table_outputs: dict[str, A
     orders = own_table_outputs["tables"]["orders"]
     assert orders["contributor_insights_mode"] == "THROTTLED_KEYS"
     assert orders["gsis"][0]["non_key_attributes"] == ["total"]
+
+
+AUTO_SCALING_SPEC = TERRAFORM.parent / "playbooks" / "auto-scaling-launch.yaml"
+
+
+def test_auto_scaling_launch_renders_the_policy_the_simulation_ran(tmp_path: Path) -> None:
+    """The spec module turns the playbook's auto_scaling into the target-tracking settings
+    modules/table creates, field for field what the emulator's AutoScalingSpec ran."""
+    from loadgen.format.playbook import load_playbook
+
+    outputs = apply_spec_module(tmp_path, AUTO_SCALING_SPEC)
+    spec = yaml.safe_load(AUTO_SCALING_SPEC.read_text())
+    playbook = load_playbook(AUTO_SCALING_SPEC)
+    for entry in spec["tables"]:
+        rendered = outputs["tables"][entry["name"]]
+        assert rendered == expected_settings(entry, "m1-ci"), entry["name"]
+        [policy] = rendered["auto_scaling"]
+        modelled = playbook.table(entry["name"]).auto_scaling_specs()[None].write
+        assert modelled is not None
+        assert policy["scalable_dimension"] == "dynamodb:table:WriteCapacityUnits"
+        assert policy["predefined_metric_type"] == "DynamoDBWriteCapacityUtilization"
+        assert (policy["target_value"], policy["min_capacity"], policy["max_capacity"]) == (
+            modelled.target_pct,
+            modelled.min_capacity,
+            modelled.max_capacity,
+        )
+        assert policy["scale_in_cooldown"] == modelled.scale_in_cooldown_s
+        assert policy["disable_scale_in"] is modelled.disable_scale_in
 
 
 def test_real_failed_apply_is_rolled_back(tmp_path: Path) -> None:

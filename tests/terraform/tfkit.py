@@ -114,4 +114,37 @@ def expected_settings(entry: dict[str, Any], run_id: str) -> dict[str, Any]:
         "contributor_insights_mode": entry.get("contributor_insights"),
         "table_class": entry.get("table_class", "STANDARD"),
         "gsis": gsis,
+        "auto_scaling": _auto_scaling(entry) if prov else [],
     }
+
+
+def _auto_scaling(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """One target-tracking entry per scalable dimension of the table, then each GSI."""
+    owners = [(None, entry.get("auto_scaling"))] + [
+        (g["name"], g.get("auto_scaling")) for g in entry.get("gsis") or []
+    ]
+    out = []
+    for index, settings in owners:
+        for d in ("read", "write"):
+            policy = (settings or {}).get(d)
+            if policy is None:
+                continue
+            unit = "Read" if d == "read" else "Write"
+            out.append(
+                {
+                    "key": f"{'table' if index is None else 'index-' + index}-{d}",
+                    "index_name": index,
+                    "resource_suffix": "" if index is None else f"/index/{index}",
+                    "scalable_dimension": (
+                        f"dynamodb:{'table' if index is None else 'index'}:{unit}CapacityUnits"
+                    ),
+                    "predefined_metric_type": f"DynamoDB{unit}CapacityUtilization",
+                    "target_value": policy["target_pct"],
+                    "min_capacity": policy["min"],
+                    "max_capacity": policy["max"],
+                    "scale_in_cooldown": policy.get("scale_in_cooldown_s", 0),
+                    "scale_out_cooldown": policy.get("scale_out_cooldown_s", 0),
+                    "disable_scale_in": policy.get("disable_scale_in", False),
+                }
+            )
+    return out

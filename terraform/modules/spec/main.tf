@@ -73,6 +73,8 @@ locals {
     # other prices: docs/cost.md). reserved_capacity is billing only: nothing to create.
     table_class = try(t.table_class, "STANDARD")
 
+    auto_scaling = local.auto_scaling[t.name]
+
     gsis = [for g in local.gsis_raw[t.name] : {
       name = g.name
       # key_schema, not the hash_key/range_key deprecated since provider 6.29 (and the
@@ -130,6 +132,32 @@ locals {
       }
     )
   ) }
+
+  # Application Auto Scaling target tracking, one entry per scalable dimension of the table
+  # and of each GSI (PROVISIONED only: loadgen/format/playbook.py refuses it on demand). The
+  # fields are the playbook's (loadgen/format/capacity_spec.py), which the emulator's
+  # AutoScalingSpec runs in the simulation: the policy applied is the policy modelled.
+  auto_scaling_owners = { for t in local.selected : t.name => concat(
+    [{ index_name = null, settings = try(t.auto_scaling, null) }],
+    [for g in local.gsis_raw[t.name] : { index_name = g.name, settings = try(g.auto_scaling, null) }],
+  ) }
+  auto_scaling = { for t in local.selected : t.name => flatten([
+    for o in local.auto_scaling_owners[t.name] : [
+      for d in ["read", "write"] : {
+        key                    = "${o.index_name == null ? "table" : "index-${o.index_name}"}-${d}"
+        index_name             = o.index_name
+        resource_suffix        = o.index_name == null ? "" : "/index/${o.index_name}"
+        scalable_dimension     = "dynamodb:${o.index_name == null ? "table" : "index"}:${d == "read" ? "Read" : "Write"}CapacityUnits"
+        predefined_metric_type = "DynamoDB${d == "read" ? "Read" : "Write"}CapacityUtilization"
+        target_value           = o.settings[d].target_pct
+        min_capacity           = o.settings[d].min
+        max_capacity           = o.settings[d].max
+        scale_in_cooldown      = try(o.settings[d].scale_in_cooldown_s, 0)
+        scale_out_cooldown     = try(o.settings[d].scale_out_cooldown_s, 0)
+        disable_scale_in       = try(o.settings[d].disable_scale_in, false)
+      } if t.billing_mode == "PROVISIONED" && try(o.settings[d], null) != null
+    ]
+  ]) }
 
   names = {
     prefix                = local.prefix

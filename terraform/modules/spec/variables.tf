@@ -6,8 +6,10 @@ variable "tables" {
     warm_throughput {read, write}, optional contributor_insights THROTTLED_KEYS|ACCESSED_AND_THROTTLED_KEYS,
     optional table_class STANDARD|STANDARD_INFREQUENT_ACCESS,
     optional gsis [{name, partition_key, sort_key?, projection ALL|KEYS_ONLY|INCLUDE, non_key_attributes?,
-    read_capacity?, write_capacity?, on_demand_max?, warm_throughput?}]. Other keys (item_size_bytes, seed_items,
-    reserved_capacity: billing only) are ignored.
+    read_capacity?, write_capacity?, on_demand_max?, warm_throughput?, auto_scaling?}], optional auto_scaling
+    {read?, write?: {target_pct, min, max, scale_in_cooldown_s?, scale_out_cooldown_s?, disable_scale_in?}}
+    (PROVISIONED only). Other keys (item_size_bytes, seed_items, history, reserved_capacity: billing only)
+    are ignored.
   EOT
   type        = any
 
@@ -74,6 +76,25 @@ variable "tables" {
       (try(w.read, null) == null || try(w.read >= 12000, false)) && (try(w.write, null) == null || try(w.write >= 4000, false))
     ]]))
     error_message = "warm_throughput below DynamoDB's minimum: read must be at least 12000 and write at least 4000 units per second (table and GSIs). Omit a side to keep DynamoDB's own value."
+  }
+  validation {
+    # Application Auto Scaling's bounds for DynamoDB target tracking; the emulator's
+    # TargetTracking (emulator/autoscaling.py) refuses the same, so a playbook valid there is
+    # valid here.
+    condition = alltrue(flatten([for t in var.tables : [
+      for a in concat([try(t.auto_scaling, null)], [for g in try([for g in t.gsis : g], []) : try(g.auto_scaling, null)]) : [
+        for d in ["read", "write"] : try(a[d], null) == null || try(
+          a[d].target_pct >= 20 && a[d].target_pct <= 90 && a[d].min >= 1 && a[d].max >= a[d].min, false
+        )
+      ] if a != null
+    ]]))
+    error_message = "auto_scaling read/write needs target_pct from 20 to 90, min at least 1 and max at least min (table and GSIs)."
+  }
+  validation {
+    condition = alltrue([for t in var.tables : try(t.billing_mode, "") == "PROVISIONED" || (
+      try(t.auto_scaling, null) == null && alltrue([for g in try([for g in t.gsis : g], []) : try(g.auto_scaling, null) == null])
+    )])
+    error_message = "auto_scaling is only valid on PROVISIONED tables and their GSIs (on demand scales by itself)."
   }
 }
 

@@ -18,6 +18,9 @@ locals {
   # Contributor insights for the table and each of its GSIs, when the spec asks for it.
   # "#table" cannot collide with a GSI name ([a-zA-Z0-9_.-]+).
   # A filtered `for` rather than `cond ? {} : {...}`: objects of different shapes do not unify.
+  # Target tracking per scalable dimension of the table and its GSIs (modules/spec).
+  scaling = { for a in local.s.auto_scaling : a.key => a }
+
   insights = {
     for k, v in merge({ "#table" = { index_name = null } }, { for g in local.s.gsis : g.name => { index_name = g.name } }) :
     k => v if local.s.contributor_insights_mode != null
@@ -27,7 +30,6 @@ locals {
 resource "aws_dynamodb_table" "this" {
   #checkov:skip=CKV_AWS_28:Benchmark tables live for hours and hold generated data; point-in-time recovery would only add cost.
   #checkov:skip=CKV_AWS_119:Generated benchmark data; the AWS-owned key avoids a KMS key per run and KMS request charges.
-  #checkov:skip=CKV2_AWS_16:Auto scaling would change the capacity under test; fixed capacity is the point of the benchmark.
   name                        = local.s.name
   billing_mode                = local.s.billing_mode
   hash_key                    = local.s.hash_key
@@ -106,7 +108,10 @@ resource "aws_dynamodb_table" "this" {
     # The spec's values are used at creation only; raises go through prewarm (UpdateTable).
     # GSIs are a set, so the whole block is ignored: a GSI change in the spec needs a new
     # run (destroy and apply), which README.md says.
-    ignore_changes = [warm_throughput, global_secondary_index]
+    # Provisioned capacity moves after creation too: Application Auto Scaling sets it on
+    # a variant with auto_scaling, and a playbook's capacity-change phase by UpdateTable;
+    # a re-apply must not set it back under them (a new capacity needs a new run).
+    ignore_changes = [warm_throughput, global_secondary_index, read_capacity, write_capacity]
   }
 }
 
@@ -116,4 +121,39 @@ resource "aws_dynamodb_contributor_insights" "this" {
   table_name = aws_dynamodb_table.this.name
   index_name = each.value.index_name
   mode       = local.s.contributor_insights_mode
+}
+
+# Application Auto Scaling target tracking, when the variant has `auto_scaling` (table and
+# each GSI, reads and writes apart): the policy the simulation and the emulator run
+# (emulator/autoscaling.py). DynamoDB creates the CloudWatch alarms behind it.
+resource "aws_appautoscaling_target" "this" {
+  for_each = local.scaling
+
+  service_namespace  = "dynamodb"
+  resource_id        = "table/${aws_dynamodb_table.this.name}${each.value.resource_suffix}"
+  scalable_dimension = each.value.scalable_dimension
+  min_capacity       = each.value.min_capacity
+  max_capacity       = each.value.max_capacity
+  tags               = module.spec.tags
+}
+
+resource "aws_appautoscaling_policy" "this" {
+  for_each = local.scaling
+
+  name               = "${local.s.name}-${each.key}"
+  policy_type        = "TargetTrackingScaling"
+  service_namespace  = aws_appautoscaling_target.this[each.key].service_namespace
+  resource_id        = aws_appautoscaling_target.this[each.key].resource_id
+  scalable_dimension = aws_appautoscaling_target.this[each.key].scalable_dimension
+
+  target_tracking_scaling_policy_configuration {
+    target_value       = each.value.target_value
+    scale_in_cooldown  = each.value.scale_in_cooldown
+    scale_out_cooldown = each.value.scale_out_cooldown
+    disable_scale_in   = each.value.disable_scale_in
+
+    predefined_metric_specification {
+      predefined_metric_type = each.value.predefined_metric_type
+    }
+  }
 }

@@ -371,3 +371,72 @@ run "yaml_boolean_n_is_number_type" {
     error_message = "A boolean false key type must be read as N."
   }
 }
+
+run "auto_scaling_per_dimension" {
+  command = plan
+
+  variables {
+    tables = [
+      {
+        name           = "scaled"
+        partition_key  = { name = "pk", type = "S" }
+        billing_mode   = "PROVISIONED"
+        read_capacity  = 5
+        write_capacity = 100
+        auto_scaling   = { write = { target_pct = 70, min = 100, max = 10000, scale_in_cooldown_s = 60 } }
+        gsis = [
+          { name = "byX", partition_key = { name = "x", type = "S" }, auto_scaling = { read = { target_pct = 50, min = 5, max = 50, disable_scale_in = true } } },
+        ]
+      },
+      { name = "fixed", partition_key = { name = "pk", type = "S" }, billing_mode = "PROVISIONED", read_capacity = 5, write_capacity = 5 },
+    ]
+  }
+
+  assert {
+    condition     = [for a in output.tables["scaled"].auto_scaling : a.key] == ["table-write", "index-byX-read"]
+    error_message = "One entry per scalable dimension: the table's, then each GSI's."
+  }
+  assert {
+    condition = (
+      output.tables["scaled"].auto_scaling[0].scalable_dimension == "dynamodb:table:WriteCapacityUnits" &&
+      output.tables["scaled"].auto_scaling[0].predefined_metric_type == "DynamoDBWriteCapacityUtilization" &&
+      output.tables["scaled"].auto_scaling[0].target_value == 70 &&
+      output.tables["scaled"].auto_scaling[0].min_capacity == 100 &&
+      output.tables["scaled"].auto_scaling[0].scale_in_cooldown == 60 &&
+      output.tables["scaled"].auto_scaling[0].scale_out_cooldown == 0 &&
+      output.tables["scaled"].auto_scaling[0].disable_scale_in == false
+    )
+    error_message = "The table's write policy maps the playbook's fields, defaults as Application Auto Scaling's."
+  }
+  assert {
+    condition = (
+      output.tables["scaled"].auto_scaling[1].scalable_dimension == "dynamodb:index:ReadCapacityUnits" &&
+      output.tables["scaled"].auto_scaling[1].resource_suffix == "/index/byX" &&
+      output.tables["scaled"].auto_scaling[1].predefined_metric_type == "DynamoDBReadCapacityUtilization" &&
+      output.tables["scaled"].auto_scaling[1].disable_scale_in == true
+    )
+    error_message = "A GSI's policy targets table/<name>/index/<gsi>."
+  }
+  assert {
+    condition     = length(output.tables["fixed"].auto_scaling) == 0
+    error_message = "A variant without auto_scaling gets no scaling target."
+  }
+}
+
+run "auto_scaling_out_of_bounds_rejected" {
+  command = plan
+
+  variables {
+    tables = [{ name = "t", partition_key = { name = "pk", type = "S" }, billing_mode = "PROVISIONED", read_capacity = 5, write_capacity = 5, auto_scaling = { write = { target_pct = 95, min = 5, max = 50 } } }]
+  }
+  expect_failures = [var.tables]
+}
+
+run "auto_scaling_on_demand_rejected" {
+  command = plan
+
+  variables {
+    tables = [{ name = "t", partition_key = { name = "pk", type = "S" }, billing_mode = "PAY_PER_REQUEST", auto_scaling = { write = { target_pct = 70, min = 5, max = 50 } } }]
+  }
+  expect_failures = [var.tables]
+}
