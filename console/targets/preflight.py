@@ -129,6 +129,7 @@ its own (`FleetKind.operator_actions`: the ECS fleet's cluster, image and networ
 Lambda fleet's function and invokes). docs/terraform.md's operator policy is
 `operator_policy()` of them all (a test keeps them equal)."""
 
+
 def all_actions() -> list[str]:
     """Every action of every fleet's runs: what the shipped operator policy allows."""
     found = {a for actions in OPERATOR_ACTIONS.values() for a in actions}

@@ -228,6 +228,11 @@ class RunResult(PerSecond):
     workers account for, so the two differ only in a partial run."""
     iterations: IterationSeconds = field(default_factory=dict)
     """Iterations of the run's mix and scenario phases, by second (empty without any)."""
+    capacity: dict[str, Any] = field(default_factory=dict)
+    """How the provisioned capacity moved during the run, where auto scaling moves it: the
+    emulator's capacity record as JSON by index (`$table` or the GSI's name: `{series:
+    [{t, kind, read, write}]}`, full-scale units), `t` in seconds from the run's start and
+    the first point the capacity in force at it. Empty for a fixed-capacity table."""
 
     @property
     def offered(self) -> int:
@@ -358,6 +363,7 @@ class RunResult(PerSecond):
                 if self.iterations
                 else {}
             ),
+            **({"capacity": self.capacity} if self.capacity else {}),
         }
 
 
@@ -471,6 +477,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
         latency=run.latency,
         scheduled=None if run.scheduled is None else round(run.scheduled * factor),
         iterations={t: scale_iterations(c, factor) for t, c in run.iterations.items()},
+        capacity=run.capacity,
     )
     for phase in run.phases:
         counts = out.totals_between(phase.start_s, phase.duration_s)

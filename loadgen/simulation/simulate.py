@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from emulator.capacity import TableCapacity
+from emulator.capacity_record import PROVISIONED_SERIES, CapacityRecord
 from emulator.keyspace import Partition, key_bytes, partition_hash, sort_position
 from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
@@ -190,6 +191,28 @@ def _group(
     return first, counts, inverse.reshape(-1)
 
 
+def run_capacity(
+    records: dict[str | None, CapacityRecord], start: float, end: float
+) -> dict[str, Any]:
+    """The provisioned capacity of a table and its GSIs from `start` to `end` (model
+    seconds) in the capacity record's JSON shape, on the run's clock: the point in force at
+    `start` at 0, then every later change before `end` (what a run's cost prices step by
+    step, console.cost.capacity_moves)."""
+    out: dict[str, Any] = {}
+    for index, record in records.items():
+        first = record.at(start)
+        points = [p for p in record.points if start < p.t < end]
+        series = ([first] if first is not None else []) + points
+        out[index or "$table"] = {
+            "series": [
+                {**p.as_dict(), "t": round(max(0.0, p.t - start), 3)}
+                for p in series
+                if p.kind == PROVISIONED_SERIES
+            ]
+        }
+    return out
+
+
 class Simulation:
     """Runs a playbook in virtual time; one model for the whole playbook."""
 
@@ -304,10 +327,15 @@ class Simulation:
     def run_once(self, spec: TableSpec, repeat: int) -> RunResult:
         phases = self.playbook.load.phases
         result = RunResult(spec.name, repeat, sum(p.duration_s for p in phases))
+        started = self.now
         offset = 0.0
         for phase in phases:
             result.phases.append(self._phase(spec, phase, offset, result))
             offset += phase.duration_s
+        if spec.auto_scaling_specs():
+            result.capacity = run_capacity(
+                self.model.capacity_records(spec.name), started, self.now
+            )
         return result
 
     def _phase(

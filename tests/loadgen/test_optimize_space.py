@@ -92,10 +92,10 @@ def test_the_section_is_optional_and_has_defaults() -> None:
             17,
             "{shard}",
         ),
-        (  # designed, not yet searchable: said as such, not as a typo
-            "  tables:\n    t: {auto_scaling: {write: {target_pct: 70}}}\n",
+        (  # a target Application Auto Scaling would refuse
+            "  tables:\n    t: {auto_scaling: {write: {target_pct: {min: 10}}}}\n",
             16,
-            "auto_scaling is not searched yet",
+            "auto_scaling.write.target_pct.min",
         ),
     ],
 )
