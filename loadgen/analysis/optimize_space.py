@@ -527,9 +527,10 @@ class AutoScaling(Dimension):
         )
 
     def edge(self, values: Values) -> str | None:
-        if values.get(self.key) and values.get(self.key + "_max") == self.high.high:
-            if self.high.field and not self.high.fixed and self.high.high < MAX_UNITS:
-                return f"raise {self.high.field}.max (the closest sits at {self.high.high:,})"
+        high = self.high
+        at_top = values.get(self.key) and values.get(self.key + "_max") == high.high
+        if at_top and high.field and not high.fixed and high.high < MAX_UNITS:
+            return f"raise {self.high.field}.max (the closest sits at {self.high.high:,})"
         return None
 
 

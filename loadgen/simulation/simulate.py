@@ -199,9 +199,9 @@ def run_capacity(
     `start` at 0, then every later change before `end` (what a run's cost prices step by
     step, console.cost.capacity_moves)."""
     out: dict[str, Any] = {}
-    for index, record in records.items():
-        first = record.at(start)
-        points = [p for p in record.points if start < p.t < end]
+    for index, kept in records.items():
+        first = kept.at(start)
+        points = [p for p in kept.points if start < p.t < end]
         series = ([first] if first is not None else []) + points
         out[index or "$table"] = {
             "series": [
