@@ -14,36 +14,12 @@ import pytest
 import yaml
 
 from console.cli import main
+from tests.conftest import PLAYBOOKS
 from tests.terraform.tfkit import expected_settings
 
 pytestmark = pytest.mark.slow(realtime=False)
 
-RAMP = """\
-name: tiny-ramp
-tables:
-  - name: t
-    partition_key: {name: id, type: S}
-    billing_mode: PROVISIONED
-    read_capacity: 1
-    write_capacity: 50
-    item_size_bytes: 900
-load:
-  attributes:
-    id: {dist: uuid}
-  phases:
-    - {name: ramp, operation: put, ramp: {start: 40, end: 400}, duration_s: 60}
-    - {name: launch, operation: put, rate: 400, duration_s: 300}
-criteria:
-  - {name: no more than 0.1 % throttled, metric: throttle_rate, table: t, max: 0.001}
-optimize:
-  tables:
-    t:
-      billing_modes: [PROVISIONED]
-      keep: [table_class, reserved]
-      step: 50
-      auto_scaling: {write: {}}
-  month: {peak_hours_per_day: 4, off_peak_fraction: 0.1}
-"""
+RAMP = (PLAYBOOKS / "optimize-auto-scaling.yaml").read_text()
 """A launch ramp to 400 writes/s for five minutes, four hours a day and a tenth of it the
 rest: fixed capacity must hold the peak all month, a policy only while it lasts."""
 
