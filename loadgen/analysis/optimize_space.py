@@ -7,7 +7,7 @@ words. A simulated dimension changes the physics (billing mode, capacity, warm
 throughput, on-demand maximum, write shards); a priced one only the bill (table class,
 reserved capacity), so every simulated configuration is priced with each of its
 options without another simulation. A new dimension (auto scaling: target, minimum,
-maximum: `AutoScaling`) is one more class here and one more entry in `table_space`.
+maximum: `AutoScalingPolicy`) is one more class here and one more entry in `table_space`.
 
 Bounds come from `optimize_bounds` (what the advice's arithmetic proves); values are
 multiples of the table's `step`. Pure: no I/O.
@@ -201,7 +201,7 @@ class Capacity(Dimension):
             self.keep_name = "gsi_capacity"
 
     def active(self, values: Values) -> bool:
-        # under auto scaling the side's capacity is the policy's minimum (AutoScaling)
+        # under auto scaling the side's capacity is the policy's minimum (AutoScalingPolicy)
         scaled = self.gsi is None and bool(values.get(f"scaling_{self.side}"))
         return bool(values.get("billing_mode") == PROVISIONED) and not scaled
 
@@ -422,7 +422,7 @@ class WriteShardCount(Dimension):
         return None
 
 
-class AutoScaling(Dimension):
+class AutoScalingPolicy(Dimension):
     """Target tracking of one side of the table: none (the capacity stays as the Capacity
     dimension draws it), or a policy of target, minimum and maximum, the table created at
     its minimum. Simulated: the model runs the policy as Application Auto Scaling does."""
@@ -705,7 +705,7 @@ class TableSpace:
         scaled = dict(values)
         found = False
         for dim in self.simulated:
-            if isinstance(dim, AutoScaling):
+            if isinstance(dim, AutoScalingPolicy):
                 low = dim.low.low if lift == 1.0 else math.sqrt(dim.low.low * dim.low.high)
                 scaled.update(dim.on_at(int(low)))
                 found = True
@@ -763,14 +763,14 @@ def _keys(dim: Dimension) -> list[str]:
         return ["billing_mode"]
     if isinstance(dim, WriteShardCount):
         return ["shards"]
-    if isinstance(dim, AutoScaling):
+    if isinstance(dim, AutoScalingPolicy):
         return dim.keys()
     return [dim.key] if hasattr(dim, "key") else []
 
 
 def _has(dim: Dimension, values: Values) -> bool:
     keys = _keys(dim)
-    if isinstance(dim, AutoScaling):
+    if isinstance(dim, AutoScalingPolicy):
         keys = [dim.key]
     elif isinstance(dim, TableClass):
         keys = ["table_class"]
@@ -1050,7 +1050,7 @@ def _scaling_dim(
     p: CapacityParams,
     step: int,
     where: str,
-) -> AutoScaling | str:
+) -> AutoScalingPolicy | str:
     """One side's policy with its ranges, or why it is left out: the minimum from what
     the scaler's lag proves (`scaling_refused`) to the naive fixed size (a minimum there
     is fixed capacity), the maximum from the peak at the highest target."""
@@ -1081,7 +1081,7 @@ def _scaling_dim(
         f"{where}.{side}.min",
         f"at least {low:,} (arithmetic)" if low > step else "",
     )
-    return AutoScaling(
+    return AutoScalingPolicy(
         side, low_range, Range(top_low, top_high, step, f"{where}.{side}.max"), targets
     )
 

@@ -88,6 +88,7 @@ def test_every_built_in_playbook_parses_into_kinds() -> None:
             found.setdefault(phase.kind.name, phase.kind.engine)
     assert found == {
         "constant rate x one operation": "requests",
+        "ramp x one operation": "requests",
         "users x scenario": "iterations",
         "users x mix": "iterations",
     }
