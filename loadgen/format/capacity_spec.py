@@ -36,7 +36,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ScalingPolicy(_Strict):
+class TargetTrackingSettings(_Strict):
     """Target tracking on one dimension (reads or writes) of a table or GSI: what
     RegisterScalableTarget (min, max) and PutScalingPolicy (the rest) are given."""
 
@@ -51,7 +51,7 @@ class ScalingPolicy(_Strict):
     disable_scale_in: bool = False
 
     @model_validator(mode="after")
-    def _as_the_emulator_takes_it(self) -> ScalingPolicy:
+    def _as_the_emulator_takes_it(self) -> TargetTrackingSettings:
         self.target_tracking()
         return self
 
@@ -71,14 +71,14 @@ class ScalingPolicy(_Strict):
             raise ValueError(_in_playbook_words(str(bad))) from None
 
 
-class AutoScaling(_Strict):
+class AutoScalingSettings(_Strict):
     """`auto_scaling:` of a table or GSI: a policy for reads, writes or both."""
 
-    read: ScalingPolicy | None = None
-    write: ScalingPolicy | None = None
+    read: TargetTrackingSettings | None = None
+    write: TargetTrackingSettings | None = None
 
     @model_validator(mode="after")
-    def _one_at_least(self) -> AutoScaling:
+    def _one_at_least(self) -> AutoScalingSettings:
         if self.read is None and self.write is None:
             raise ValueError("auto_scaling needs read, write or both (each {target_pct, min, max})")
         return self

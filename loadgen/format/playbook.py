@@ -27,7 +27,7 @@ from pydantic import (
 from emulator.autoscaling import AutoScalingSpec
 from emulator.itemsize import MAX_ITEM_BYTES
 from emulator.tableconfig import TableHistory
-from loadgen.format.capacity_spec import AutoScaling, History
+from loadgen.format.capacity_spec import AutoScalingSettings, History
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
 from loadgen.format.kinds.rate_ramp import Ramp as Ramp  # the ramp form's field, named there
@@ -108,7 +108,7 @@ class GsiSpec(Strict):
     """Provisioned WCU (PROVISIONED tables only)."""
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
-    auto_scaling: AutoScaling | None = None
+    auto_scaling: AutoScalingSettings | None = None
     """Target tracking on this GSI's provisioned capacity (PROVISIONED tables only)."""
 
     @model_validator(mode="after")
@@ -140,7 +140,7 @@ class TableSpec(Strict):
     on_demand_max: Throughput | None = None
     warm_throughput: WarmThroughput | None = None
     contributor_insights: Literal["THROTTLED_KEYS", "ACCESSED_AND_THROTTLED_KEYS"] | None = None
-    auto_scaling: AutoScaling | None = None
+    auto_scaling: AutoScalingSettings | None = None
     """Application Auto Scaling target tracking on the table's provisioned capacity
     (PROVISIONED only; each GSI has its own)."""
     history: History | None = None
@@ -179,7 +179,7 @@ class TableSpec(Strict):
     @model_validator(mode="after")
     def _capacity_matches_billing(self) -> TableSpec:
         provisioned = self.billing_mode == "PROVISIONED"
-        owners: list[tuple[str, int | None, int | None, AutoScaling | None]] = [
+        owners: list[tuple[str, int | None, int | None, AutoScalingSettings | None]] = [
             ("table", self.read_capacity, self.write_capacity, self.auto_scaling)
         ] + [
             (f"gsi {g.name}", g.read_capacity, g.write_capacity, g.auto_scaling) for g in self.gsis
