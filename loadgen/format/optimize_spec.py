@@ -42,11 +42,11 @@ BillingMode = Literal["PROVISIONED", "PAY_PER_REQUEST"]
 TableClass = Literal["STANDARD", "STANDARD_INFREQUENT_ACCESS"]
 
 
-class _Strict(BaseModel):
+class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class UnitRange(_Strict):
+class UnitRange(_Section):
     """Units per second from `min` to `max`, both included."""
 
     min: int = Field(ge=1, le=MAX_UNITS)
@@ -59,7 +59,7 @@ class UnitRange(_Strict):
         return self
 
 
-class ReadWrite(_Strict):
+class ReadWrite(_Section):
     """A range for each side; a side left out gets the default range (or, where nothing
     uses it, its least value)."""
 
@@ -67,7 +67,7 @@ class ReadWrite(_Strict):
     write: UnitRange | None = None
 
 
-class WriteShards(_Strict):
+class WriteShards(_Section):
     """A partition key the application may shard: it appends `suffix` (with `{shard}`
     replaced by a number from 0) to the key's value when it writes, and reads all the
     shards back. `hotbench optimize` then searches the shard count from 1 to `max_shards`,
@@ -102,7 +102,7 @@ class WriteShards(_Strict):
         return "{key}" + self.suffix
 
 
-class TargetRange(_Strict):
+class TargetRange(_Section):
     """Target utilization, percent, searched in steps of 5 (Application Auto Scaling takes
     20 to 90 for DynamoDB, as the emulator checks)."""
 
@@ -116,7 +116,7 @@ class TargetRange(_Strict):
         return self
 
 
-class ScalingSide(_Strict):
+class ScalingSide(_Section):
     """What target tracking of one side may be: its target, its minimum (MinCapacity, the
     capacity the table is created with) and its maximum (MaxCapacity); a range left out
     is searched within defaults (the minimum from what the lag arithmetic proves)."""
@@ -126,7 +126,7 @@ class ScalingSide(_Strict):
     max: UnitRange | None = None
 
 
-class ScalingSearch(_Strict):
+class ScalingSearch(_Section):
     """`auto_scaling:` of a table's search: the sides whose policy may vary; each is
     searched with and without a policy (docs/optimize.md#auto-scaling)."""
 
@@ -144,7 +144,7 @@ def _one_year() -> list[Literal[1, 3]]:
     return [1]
 
 
-class TableSearch(_Strict):
+class TableSearch(_Section):
     """What may vary on one table, and within which bounds; anything left out is searched
     within the default bounds (docs/optimize.md#the-search-space)."""
 
@@ -168,7 +168,7 @@ class TableSearch(_Strict):
     search keeps capacity fixed."""
 
 
-class MonthSpec(_Strict):
+class MonthSpec(_Section):
     """How the playbook's load becomes a month of traffic for the monthly price: the
     load's mean units per second (as simulated) for `peak_hours_per_day` hours a day,
     `off_peak_fraction` of it the rest of the day, for `days` days. Provisioned capacity
@@ -204,7 +204,7 @@ class MonthSpec(_Strict):
         )
 
 
-class OptimizeSpec(_Strict):
+class OptimizeSpec(_Section):
     """The `optimize:` section (docs/optimize.md)."""
 
     tables: dict[str, TableSearch] | None = None
