@@ -13,7 +13,9 @@ keep-alive client pinned to core 1 (so the client is never the bottleneck's susp
 Two more for a change to the endpoint (issue 41):
 
   emulator+stream  the emulator, its table with a NEW_AND_OLD_IMAGES stream (nobody reads
-                   it: its records fill the budget and the oldest are trimmed)
+                   it: its records fill the budget and the oldest are trimmed); with
+                   `emulator` in the same run it prints `emulator+stream / emulator per
+                   round`, a stream's cost as a ratio
   baseline         the emulator of another checkout (--baseline DIR, e.g. a worktree of
                    main), the same PutItems: before against after, in one run
 
@@ -352,6 +354,21 @@ def measure(
             proc.kill()
 
 
+def per_round(runs: dict[str, list[float]], numerator: str, denominator: str) -> str | None:
+    """`A / B per round: r1, r2, ... (median m)` for two targets of one run, each round's
+    rates divided (the two ran back to back in it); None unless both ran."""
+    if numerator not in runs or denominator not in runs:
+        return None
+    pairs = zip(runs[numerator], runs[denominator], strict=True)
+    ratios = [a / b for a, b in pairs if b]
+    if not ratios:
+        return None
+    shown = ", ".join(f"{r:.2f}" for r in ratios)
+    return (
+        f"{numerator} / {denominator} per round: {shown} (median {statistics.median(ratios):.2f})"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -404,11 +421,12 @@ def main() -> int:
         vs_moto = f"{rate / rates['moto']:.1f}x" if rates.get("moto") else "-"
         vs_emulator = f"{rate / rates['emulator']:.2f}x" if rates.get("emulator") else "-"
         print(f"{kind:16s} {rate:10.0f} {vs_bare:>9s} {vs_moto:>9s} {vs_emulator:>12s}")
-    if "baseline" in runs and "emulator" in runs:
-        # Per round (the two ran back to back), so a neighbour's load shows as spread.
-        ratios = [a / b for a, b in zip(runs["emulator"], runs["baseline"], strict=True) if b]
-        shown = ", ".join(f"{r:.2f}" for r in ratios)
-        print(f"emulator / baseline per round: {shown} (median {statistics.median(ratios):.2f})")
+    # Per round (each pair ran back to back), so a neighbour's load shows as spread:
+    # this branch against another checkout, and a stream's cost (on against off).
+    for numerator, denominator in (("emulator", "baseline"), ("emulator+stream", "emulator")):
+        line = per_round(runs, numerator, denominator)
+        if line is not None:
+            print(line)
     ok = True
     if "emulator" in rates and "bare" in rates:
         ok &= rates["emulator"] >= 0.5 * rates["bare"]

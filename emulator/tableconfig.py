@@ -20,6 +20,15 @@ class TableConfigError(ValueError):
     """A table description the model cannot accept; the text names the field."""
 
 
+MAX_KEY_PARTS: Final = 4
+"""[AWS] a GSI's partition key and its sort key are each at most four attributes
+(multi-attribute keys, November 2025:
+https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.DesignPattern.MultiAttributeKeys.html);
+a table's and an LSI's are one attribute each. Here, beside the model's reading of a
+KeySchema and away from numpy: the endpoint and the playbook format check the same
+limit (the format without loading the model or the server)."""
+
+
 def _key_names(schema: Any, where: str) -> tuple[list[str], list[str]]:
     """The partition-key and sort-key attribute names of a KeySchema, in order (a GSI may
     have up to four of each: multi-attribute keys)."""

@@ -7,7 +7,9 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import stat
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +37,27 @@ BUILT_IN_CHECKS = [  # the built-in playbooks that carry criteria
     "ondemand-max.yaml",
     "auto-scaling-launch.yaml",
 ]
+
+
+def serve_emulator(
+    *flags: str, env: dict[str, str] | None = None
+) -> tuple[int, subprocess.Popen[str]]:
+    """`hotbench emulator serve` with these flags on a free port, pure Python (no build),
+    its output (the banner first) on stdout: the port and the process (kill it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {**(os.environ if env is None else env), "HOTBENCH_PURE": "1", "COLUMNS": "300"}
+    command = [sys.executable, "-m", "console.cli", "emulator", "serve", "--port", str(port)]
+    proc = subprocess.Popen(
+        [*command, *flags],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    return port, proc
 
 
 def make_playbook(

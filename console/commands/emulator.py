@@ -1,7 +1,8 @@
 """`hotbench emulator serve`: the capacity model as a DynamoDB endpoint on loopback.
 
-Point any SDK at the printed URL (any credentials; SigV4 is not verified) and it meets
-the throttling the model predicts for AWS. Ctrl-C stops it; items live in memory.
+Point any SDK at the printed URL (any credentials; SigV4 is verified only with
+--check-signatures) and it meets the throttling the model predicts for AWS. Ctrl-C stops
+it; items live in memory.
 """
 
 from __future__ import annotations
@@ -66,6 +67,13 @@ def handle(args: argparse.Namespace, console: Console) -> int:
             f"{url}/_hotbench/memory",
             highlight=False,
         )
+        streams = format_size(service.state.stream_budget.limit_bytes)
+        console.print(
+            f"  streams: records kept up to {streams}"
+            f"{'' if options.stream_bytes is not None else ' (default)'}; signatures: "
+            f"{SIGNATURES_LINE[options.check_signatures]}",
+            highlight=False,
+        )
         if kept is None:
             console.print("  Ctrl-C to stop (items are kept in memory only)")
         else:
@@ -108,24 +116,32 @@ STORE_HELP = {
 }
 
 
-def memory_bound(text: str | None) -> int | None:
-    """--max-memory in bytes (None: the emulator's default), or a UserError."""
+SIGNATURES_LINE = {
+    False: "not checked (--check-signatures to verify them)",
+    True: "checked against AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (x / x when unset)",
+}
+
+
+def memory_bound(text: str | None, flag: str = "--max-memory") -> int | None:
+    """--max-memory (or another size flag, named in the message) in bytes (None: the
+    emulator's default), or a UserError (exit 2)."""
     if text is None:
         return None
     # imported here: it loads the whole endpoint package, which `plan` and `up` need not
     from emulator.server.memory import parse_size
 
     try:
-        return parse_size(text)
+        return parse_size(text, flag)
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
 
 def emulator_options(args: argparse.Namespace) -> EmulatorOptions:
     """The emulator's options from the flags that set them (--params, --scale,
-    --create-delay, --store, --max-memory), read and checked once: for `emulator serve`,
-    the in-process emulator of `run` and `check --mode live`, and the one `up` starts
-    (a bad --params file or --max-memory is a UserError, exit 2)."""
+    --create-delay, --store, --max-memory; `serve`'s --stream-memory and
+    --check-signatures), read and checked once: for `emulator serve` (also as the process
+    `up` starts, from EmulatorOptions.argv), the in-process emulator of `run` and `check
+    --mode live` (a bad --params file or size is a UserError, exit 2)."""
     from emulator.emulator_options import EmulatorOptions
 
     return EmulatorOptions(
@@ -134,6 +150,10 @@ def emulator_options(args: argparse.Namespace) -> EmulatorOptions:
         create_delay_s=getattr(args, "create_delay", None),
         store=args.store,
         max_memory=memory_bound(args.max_memory),
+        # Only `serve` has these two: a playbook's tables have no stream, and the workers
+        # of `run` and `up` sign with the run's own fixed keys.
+        stream_bytes=memory_bound(getattr(args, "stream_memory", None), "--stream-memory"),
+        check_signatures=getattr(args, "check_signatures", False),
     )
 
 
@@ -154,6 +174,26 @@ def add_store_arguments(parser: argparse._ActionsContainer, default: str, note: 
         default=None,
         help="the emulator's memory bound, e.g. 4G or 1500M: past it writes of new items "
         f"are refused with a ValidationException (default: half the machine's memory){note}",
+    )
+
+
+def add_endpoint_arguments(parser: argparse._ActionsContainer) -> None:
+    """--stream-memory and --check-signatures: what `emulator serve` offers beyond the
+    store and the bound, as EmulatorOptions.argv writes them for the process `up` starts
+    (docs/emulator.md, Streams and Signatures)."""
+    parser.add_argument(
+        "--stream-memory",
+        metavar="SIZE",
+        default=None,
+        help="what the records of all streams may take, e.g. 64M or 1G: past it the oldest "
+        "records are trimmed, as if their 24 hours had passed (default 256M)",
+    )
+    parser.add_argument(
+        "--check-signatures",
+        action="store_true",
+        help="verify each request's SigV4 signature as DynamoDB does, against "
+        "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (x / x when unset): a wrong one is "
+        "refused with InvalidSignatureException (default: any credentials are taken)",
     )
 
 
@@ -186,6 +226,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="CreateTable -> ACTIVE delay (default: the model's 7.4 s)",
     )
     add_store_arguments(serve, default="full")
+    add_endpoint_arguments(serve)
     serve.add_argument(
         "--data-dir",
         metavar="DIR",

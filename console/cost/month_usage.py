@@ -17,6 +17,7 @@ from dataclasses import replace
 from console.cost.expected_usage import table_use
 from console.cost.measured_usage import run_units
 from console.cost.record import CapacityMove, RequestUnits, Span, UsageRecord
+from emulator.capacity_record import PROVISIONED_SERIES
 from loadgen.format.optimize_spec import MonthSpec
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import PlaybookResult, RunResult
@@ -77,9 +78,11 @@ def month_moves(
     profile: list[CapacityMove] = []
     offset = 0.0
     for run in runs:
-        for key, entry in run.capacity.items():
+        for key, entry in (run.capacity or {}).items():
             index = None if key == "$table" else key
             for point in entry.get("series") or []:
+                if point.get("kind") != PROVISIONED_SERIES:
+                    continue
                 profile.append(
                     CapacityMove(
                         offset + float(point["t"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from console.render.capacity_table import capacity_table
 from console.render.cells import rate_cell
 from console.render.iterations_table import has_iterations, hourly_table, iterations_table
 from loadgen.results.histogram import LatencyHistogram
@@ -167,6 +168,9 @@ def print_results(
     console.print(results_table(result))
     if phases or (phases is None and phases_differ(result)):
         console.print(phases_table(result))
+    changes = capacity_table(result)
+    if changes is not None:
+        console.print(changes)
     if has_iterations(result):
         console.print(iterations_table(result))
         hourly = hourly_table(result)

@@ -148,6 +148,9 @@ def _sample_line(s: IndexSample) -> str:
         f"throttled {s.throttled:>9,.0f}  WCU/s {s.consumed_wcu:>9,.1f} RCU/s "
         f"{s.consumed_rcu:>8,.1f}"
     )
+    if s.capacity_wcu is not None:
+        status = " UPDATING" if s.capacity_status == "UPDATING" else ""
+        text += f"  capacity {s.capacity_wcu:,.0f} WCU {s.capacity_rcu or 0:,.0f} RCU{status}"
     if s.p50_ms is not None:
         text += f"  p50 {s.p50_ms:.1f} ms p99 {(s.p99_ms or 0):.1f} ms"
     if reasons:
@@ -157,6 +160,8 @@ def _sample_line(s: IndexSample) -> str:
             f"{k} {v:,.0f}" for k, v in sorted(s.iterations_failed_by_reason.items())
         )
         text += f"  iterations {s.iterations_ok:,.0f}" + (f" failed: {failed}" if failed else "")
+    for change in s.scaling:
+        text += f"  [capacity: {change}]"
     return text
 
 

@@ -51,6 +51,15 @@ class IndexSample(Frozen):
     for a phase of one operation, which has no iterations)."""
     iterations_failed_by_reason: dict[str, float] = Field(default_factory=dict)
     """Iterations that failed in the period, by reason (lock_timeout, ...)."""
+    capacity_wcu: float | None = None
+    """Write capacity in force (provisioned WCU, or on demand the ceiling it serves
+    before throttling), full scale; None where the source does not say."""
+    capacity_rcu: float | None = None
+    capacity_status: str | None = None
+    """ACTIVE, or UPDATING while a capacity change is applied."""
+    scaling: list[str] = Field(default_factory=list)
+    """Capacity changes asked in the period, in words (`write 1,000 -> 3,000:
+    UpdateTable`)."""
 
 
 class WorkerStatus(Frozen):

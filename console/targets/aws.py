@@ -325,6 +325,15 @@ class AwsTarget:
     def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
         return None  # DynamoDB does not publish its partitions
 
+    def table_changer(self, state: RunState, table_name: str) -> Any:
+        """The real UpdateTable (after the table is ACTIVE, as DynamoDB requires) and the
+        capacity from DescribeTable and DescribeScalingActivities."""
+        from console.targets.aws_capacity import aws_changer
+
+        return aws_changer(
+            self.client("dynamodb"), self.client("application-autoscaling"), table_name
+        )
+
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         """Each Contributor Insights rule of the table and its GSIs (named as DynamoDB
         DescribeContributorInsights lists them) with its top contributors over the last
@@ -468,4 +477,43 @@ class CloudWatchMetrics:
                 continue
             self.done[key] = s.start
             out.append(s)
+        return self._with_capacity(state, out, start, end)
+
+    def _with_capacity(
+        self, state: RunState, samples: list[IndexSample], start: datetime, end: datetime
+    ) -> list[IndexSample]:
+        """The samples with the capacity in force (DescribeTable, as polled: its units
+        and status) and the scaling activities that started in each minute (Application
+        Auto Scaling). Control-plane reads, not billed; where one fails (a role without
+        application-autoscaling:DescribeScalingActivities), the samples go out without
+        the capacity rather than stop the watch."""
+        from console.targets.aws_capacity import in_force, scaling_activities, scaling_words
+
+        names = {t.variant: t.name for t in state.tables.values() if t.deleted_at is None}
+        capacity: dict[str, Any] = {}
+        activities: dict[str, list[dict[str, Any]]] = {}
+        try:
+            for variant in {s.table for s in samples}:
+                name = names[variant]
+                table = self.target.client("dynamodb").describe_table(TableName=name)["Table"]
+                capacity[variant] = in_force(table)
+                activities[variant] = scaling_activities(
+                    self.target.client("application-autoscaling"),
+                    name,
+                    start.timestamp(),
+                    end.timestamp(),
+                )
+        except Exception:  # the capacity is extra: the consumed series still go out
+            return samples
+        out = []
+        for s in samples:
+            read, write, status = capacity[s.table].get(s.index, (None, None, None))
+            t0 = s.start.timestamp()
+            changes = [
+                scaling_words(a)
+                for a in activities[s.table]
+                if a["index"] == s.index and t0 <= a["at"] < t0 + s.period_s
+            ]
+            update = {"capacity_rcu": read, "capacity_wcu": write, "capacity_status": status}
+            out.append(s.model_copy(update={**update, "scaling": changes}))
         return out

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # types only: importing console.targets loads no workflow mod
     from console.run.state import ImageState, RunState, StateStore, TableRun
     from console.targets.fleets import FleetKind
     from console.targets.worker_image import ImagePlan
+    from loadgen.live.segmented_run import TableChanger
 
 
 @dataclass(frozen=True)
@@ -194,3 +195,9 @@ class Target(Protocol):
 
     def insights(self, state: RunState, variant: str) -> list[dict[str, Any]] | None:
         """Contributor Insights rules and their top keys (None: not enabled or not here)."""
+
+    def table_changer(self, state: RunState, table_name: str) -> TableChanger:
+        """What makes a playbook's capacity changes on one of the run's tables between
+        the load's segments (its UpdateTable, waiting while the table is UPDATING) and
+        reads the table's capacity series and scaling events for the result
+        (loadgen.live.segmented_run)."""

@@ -32,6 +32,7 @@ from loadgen.live.auto_scaling_route import AutoScalingRouteError, put_auto_scal
 
 if TYPE_CHECKING:  # types only: a local run builds no image
     from console.targets.worker_image import ImagePlan
+    from loadgen.live.segmented_run import TableChanger
 
 _NO_ACCOUNT: Any = None
 """The local fleet's `stop_all` asks no AWS account (its workers are this machine's)."""
@@ -229,6 +230,18 @@ class LocalTarget:
     def metrics_source(self) -> EmulatorMetrics:
         return EmulatorMetrics()
 
+    def table_changer(self, state: RunState, table_name: str) -> TableChanger:
+        """The emulator's UpdateTable, waited for on its clock (skipped: a split's minutes
+        pass at once), and its /_hotbench/capacity view."""
+        from loadgen.live.segmented_run import emulator_changer
+
+        if state.emulator is None:
+            raise InfraError(f"run {state.run_id} has no emulator: `hotbench up` starts one")
+        endpoint = state.emulator.endpoint
+        return emulator_changer(
+            self.dynamodb_client(state), endpoint, table_name, self.skipper(state)
+        )
+
     def partition_map(self, state: RunState, variant: str) -> dict[str, Any] | None:
         if state.emulator is None or variant not in state.tables:
             return None
@@ -281,6 +294,7 @@ class EmulatorMetrics:
             for index in (table.get("indexes") or {}).values():
                 key = (variant, index.get("index"))
                 done = self.done.get(key, -1)
+                capacity = index_capacity(index)
                 for second in index.get("seconds", []):
                     t = int(second["t"])
                     if t <= done or (t >= int(now_s) and not flush):  # the second goes on
@@ -296,6 +310,10 @@ class EmulatorMetrics:
                             throttled_by_reason=dict(second.get("throttles_by_reason", {})),
                             consumed_wcu=float(second.get("consumed_wcu", 0.0)),
                             consumed_rcu=float(second.get("consumed_rcu", 0.0)),
+                            capacity_rcu=capacity[0],
+                            capacity_wcu=capacity[1],
+                            capacity_status=index.get("capacity_status"),
+                            scaling=scaling_in(index, t),
                         )
                     )
                     self.done[key] = t
@@ -351,3 +369,25 @@ def create_tables(
         store.save(state)
     wait_active(client, results)
     hooks.progress("creating tables", 1.0)
+
+
+def index_capacity(index: dict[str, Any]) -> tuple[float | None, float | None]:
+    """(read, write) capacity in force of one index of the emulator's metrics view: its
+    provisioned units, or on demand the ceiling it serves (the capacity it is polled at:
+    a change lands on the sample of the poll that sees it)."""
+    pair = index.get("provisioned") or index.get("on_demand_ceiling") or {}
+    read, write = pair.get("read"), pair.get("write")
+    return (
+        None if read is None else float(read),
+        None if write is None else float(write),
+    )
+
+
+def scaling_in(index: dict[str, Any], second: int) -> list[str]:
+    """The capacity changes asked of an index in one emulator second, in words."""
+    out = []
+    for event in index.get("capacity_events") or []:
+        if int(float(event.get("t", -1))) == second:
+            change = f"{event.get('what')} {event.get('from')} -> {event.get('to')}"
+            out.append(f"{change}: {event.get('cause')}")
+    return out

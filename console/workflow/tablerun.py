@@ -155,8 +155,9 @@ class RecordedTableRun:
             with aws_errors("the fleet's start", state.region):
                 # Local: the emulator's memory bound, once it refuses, stops the run as partial.
                 stop = polled_memory_check(endpoint) if endpoint is not None else None
+                changer = self.target.table_changer(state, table.name)
                 result = run_one(
-                    plan, self.client, state.results_table, endpoint, live, self._say, stop
+                    plan, self.client, state.results_table, endpoint, live, self._say, stop, changer
                 )
         except BaseException as exc:
             table_run.status = Status.FAILED

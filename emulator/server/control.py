@@ -42,6 +42,7 @@ from emulator.server.table import (
 )
 from emulator.server.table_settings import tags_of
 from emulator.tableconfig import PAY_PER_REQUEST, PROVISIONED, TableConfig, TableConfigError
+from emulator.update_request import NOT_FOUND, merged_settings
 
 MAX_TABLES_PAGE = 100
 DELETE_DESCRIPTION: Final = (
@@ -459,53 +460,15 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
         _apply_stream_update(state, table, stream_change, now)
         if all(k not in req for k in (*CAPACITY_MEMBERS, "GlobalSecondaryIndexUpdates")):
             return {"TableDescription": describe(state, table, now)}
-    new = copy.deepcopy(sync_request(state, table))
-    billing = member(req, "BillingMode", str)
-    switching = billing is not None and billing != (new.get("BillingMode") or PROVISIONED)
-    if billing is not None:
-        if billing not in (PROVISIONED, PAY_PER_REQUEST):
-            raise validation(
-                f"1 validation error detected: Value '{billing}' at 'billingMode' "
-                "failed to satisfy constraint: Member must satisfy enum value set: "
-                "[PROVISIONED, PAY_PER_REQUEST]"
-            )
-        new["BillingMode"] = billing
+    member(req, "BillingMode", str)
+    member(req, "AttributeDefinitions", list)
+    try:
+        new, switching = merged_settings(sync_request(state, table), req)
+    except ChangeRefused as exc:
+        if exc.error == NOT_FOUND:
+            raise not_found(exc.message) from None
+        raise validation(exc.message) from None
     mode = new.get("BillingMode") or PROVISIONED
-    if "ProvisionedThroughput" in req:
-        if mode != PROVISIONED:
-            raise validation(
-                "One or more parameter values were invalid: Neither "
-                "ReadCapacityUnits nor WriteCapacityUnits can be specified when "
-                "BillingMode is PAY_PER_REQUEST"
-            )
-        if not switching:
-            _check_throughput_changes(new.get("ProvisionedThroughput") or {}, req)
-        new["ProvisionedThroughput"] = req["ProvisionedThroughput"]
-    elif mode == PAY_PER_REQUEST:
-        new.pop("ProvisionedThroughput", None)
-    elif switching:
-        raise validation(
-            "One or more parameter values were invalid: ProvisionedThroughput "
-            "must be specified when BillingMode is PROVISIONED"
-        )
-    _check_on_demand_maximum(req, mode)
-    for key in ("OnDemandThroughput", "WarmThroughput"):
-        if key in req:
-            merged = {**(new.get(key) or {}), **req[key]}
-            new[key] = merged
-    defs = member(req, "AttributeDefinitions", list)
-    if defs:
-        known = {d["AttributeName"]: d for d in new.get("AttributeDefinitions", [])}
-        for d in defs:
-            if isinstance(d, dict) and isinstance(d.get("AttributeName"), str):
-                known[d["AttributeName"]] = d
-        new["AttributeDefinitions"] = list(known.values())
-    _apply_gsi_updates(
-        new, member(req, "GlobalSecondaryIndexUpdates", list, default=[]), mode, switching
-    )
-    if mode == PAY_PER_REQUEST:
-        for gsi in new.get("GlobalSecondaryIndexes") or []:
-            gsi.pop("ProvisionedThroughput", None)
     _check_warm_updates(state, table, req, mode == PAY_PER_REQUEST)
     quotas.check_bounds(new)
     quotas.check_quotas(new, _other_requests(state, name), state.params.table_quota_units)
@@ -530,37 +493,6 @@ def update_table(state: EmulatorState, req: dict[str, Any]) -> dict[str, Any]:
     if switching:
         table.billing_switched_epoch = state.epoch(now)
     return {"TableDescription": describe(state, table, now)}
-
-
-def _check_throughput_changes(current: dict[str, Any], req: dict[str, Any]) -> None:
-    """[AWS] an UpdateTable to the capacity in force is refused, in DynamoDB's words."""
-    asked = req["ProvisionedThroughput"]
-    if not isinstance(asked, dict):
-        return
-    read, write = current.get("ReadCapacityUnits"), current.get("WriteCapacityUnits")
-    if (asked.get("ReadCapacityUnits"), asked.get("WriteCapacityUnits")) == (read, write):
-        raise validation(
-            "The provisioned throughput for the table will not change. The requested value "
-            "equals the current value. Current ReadCapacityUnits provisioned for the table: "
-            f"{read}. Requested ReadCapacityUnits: {read}. Current WriteCapacityUnits "
-            f"provisioned for the table: {write}. Requested WriteCapacityUnits: {write}. "
-            "Refer to the Amazon DynamoDB Developer Guide for current limits and how to "
-            "request higher limits."
-        )
-
-
-def _check_on_demand_maximum(req: dict[str, Any], mode: str) -> None:
-    """[3P reference.md#capacity-changes-updatetable] OnDemandThroughput on a table that is
-    (or stays) PROVISIONED is refused, naming its first member, in DynamoDB's words."""
-    odt = req.get("OnDemandThroughput")
-    if mode != PROVISIONED or not isinstance(odt, dict):
-        return
-    for unit in ("MaxReadRequestUnits", "MaxWriteRequestUnits"):
-        if unit in odt:
-            raise validation(
-                f"One or more parameter values were invalid: {unit} for OnDemandThroughput "
-                "cannot be specified when the table BillingMode is PROVISIONED"
-            )
 
 
 ON_DEMAND_INITIAL_WARM: Final = {
@@ -632,50 +564,6 @@ def _check_warm_updates(
                     f"Requested {unit} for WarmThroughput for {where} is lower than current "
                     "WarmThroughput, decreasing WarmThroughput is not supported"
                 )
-
-
-def _apply_gsi_updates(new: dict[str, Any], updates: list[Any], mode: str, switching: bool) -> None:
-    gsis: list[dict[str, Any]] = new.setdefault("GlobalSecondaryIndexes", [])
-    by_name = {g["IndexName"]: g for g in gsis}
-    for update in updates:
-        if not isinstance(update, dict) or len(update) != 1:
-            raise validation(
-                "Each GlobalSecondaryIndexUpdates entry needs exactly one of "
-                "Create, Update or Delete"
-            )
-        ((action, body),) = update.items()
-        if not isinstance(body, dict) or not isinstance(body.get("IndexName"), str):
-            raise validation(f"GlobalSecondaryIndexUpdates {action} needs an IndexName")
-        index = body["IndexName"]
-        if action == "Create":
-            if index in by_name:
-                raise validation(
-                    f"One or more parameter values were invalid: Index already exists: {index}"
-                )
-            by_name[index] = copy.deepcopy(body)
-            gsis.append(by_name[index])
-        elif action == "Delete":
-            if index not in by_name:
-                raise not_found(f"Requested index {index} not found")
-            gsis.remove(by_name.pop(index))
-        elif action == "Update":
-            if index not in by_name:
-                raise not_found(f"Requested index {index} not found")
-            for key in ("ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput"):
-                if key in body:
-                    by_name[index][key] = {**(by_name[index].get(key) or {}), **body[key]}
-        else:
-            raise validation(f"Unknown GlobalSecondaryIndexUpdates action: {action}")
-    if switching and mode == PROVISIONED:
-        for gsi in gsis:
-            if "ProvisionedThroughput" not in gsi:
-                raise validation(
-                    "One or more parameter values were invalid: "
-                    "ProvisionedThroughput must be specified for index: "
-                    f"{gsi['IndexName']}"
-                )
-    if not gsis:
-        new.pop("GlobalSecondaryIndexes")
 
 
 # --- DescribeTable ---------------------------------------------------------------------------

@@ -41,12 +41,13 @@ _UNITS: Final = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _SIZE: Final = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*$", re.IGNORECASE)
 
 
-def parse_size(text: str) -> int:
-    """A size such as 2G, 1500M, 512MiB or 1073741824 (bytes), in bytes."""
+def parse_size(text: str, flag: str = "--max-memory") -> int:
+    """A size such as 2G, 1500M, 512MiB or 1073741824 (bytes), in bytes; `flag` names the
+    option it came from in the message of a ValueError."""
     match = _SIZE.match(text)
     if match is None or float(match.group(1)) <= 0:
         raise ValueError(
-            f"--max-memory {text!r} is not a size: give a positive number of bytes with "
+            f"{flag} {text!r} is not a size: give a positive number of bytes with "
             "an optional unit K, M, G or T (powers of 1024), e.g. 2G or 1500M"
         )
     return int(float(match.group(1)) * _UNITS[match.group(2).upper()])

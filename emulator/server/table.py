@@ -8,11 +8,12 @@ by UpdateTable, so the model and DescribeTable always read the same settings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from emulator.server.items import ItemStore, KeyDef, KeySchema
 from emulator.server.protocol import check_name, invalid_parameter, validation
 from emulator.server.streams import Stream
+from emulator.tableconfig import MAX_KEY_PARTS
 
 MAX_KEY_NAME_BYTES = 255
 """[AWS] the name of a key attribute of a table or index is at most 255 bytes (other
@@ -136,13 +137,6 @@ def attribute_types(request: dict[str, Any]) -> dict[str, str]:
             raise validation(f"Attribute Name is duplicated: {name}")
         out[name] = kind
     return out
-
-
-MAX_KEY_PARTS: Final = 4
-"""[AWS] a GSI's partition key and its sort key are each at most four attributes
-(multi-attribute keys, November 2025:
-https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.DesignPattern.MultiAttributeKeys.html);
-a table's and an LSI's are one attribute each."""
 
 
 def key_schema(raw: Any, types: dict[str, str], where: str, multi: bool = False) -> KeySchema:

@@ -38,12 +38,23 @@ class HotKey:
     """The most frequent value of a key attribute and its share of the requests."""
 
     attribute: str
+    """The attribute's name; for a multi-attribute key, its names in parentheses."""
     value: str
     """The value as sent, or a description when no single value stands out."""
     share: float
+    parts: tuple[HotKey, ...] = ()
+    """A multi-attribute key's hottest value of each attribute, in key order (its
+    share is their product: the attributes are drawn independently)."""
 
     def words(self) -> str:
         return f"{self.attribute}={self.value} ({_pct(self.share)} of requests)"
+
+    def share_of(self, attribute: str) -> float:
+        """The hottest value's share of one of this key's attributes."""
+        for part in self.parts or (self,):
+            if part.attribute == attribute:
+                return part.share
+        raise KeyError(attribute)
 
 
 @dataclass(frozen=True)
@@ -213,7 +224,7 @@ def _writes(
     generator = ItemGenerator(attrs, [k.name for k in table.key_attributes()], primary)
     rewrites = rewrite_share(table, phase, generator, primary, rate)
     for gsi in table.gsis:
-        g_hot = hottest(gsi.partition_key.name, attrs, primary)
+        g_hot = hottest_key([k.name for k in gsi.partition_keys], attrs, primary)
         cost = index_cost(index_plan(table, gsi, generator, attrs, p), attrs, rewrites, g_hot)
         _scope_checks(
             advice, table, gsi.name, phase, index, "write", rate, cost.per_write, g_hot, p, cost
@@ -295,9 +306,7 @@ def index_cost(
     put = (1.0 - rewrites) * new_u[1] + rewrites * (moves * moved_u[1] + (1.0 - moves) * stay_put)
     delete = rewrites * moves * moved_u[0]
     # An entry on the hot key moves away unless the new draw keeps every moving value.
-    keeps_hot = (hot.share if plan.pk in plan.moving else 1.0) * math.prod(
-        same[n] for n in plan.moving if n != plan.pk
-    )
+    keeps_hot = math.prod(hot.share_of(n) if n in plan.pk else same[n] for n in plan.moving)
     hot_delete = rewrites * hot.share * (1.0 - keeps_hot) * moved_u[0] if plan.moving else 0.0
     return IndexCost(
         put + delete,
@@ -414,9 +423,10 @@ def _partition_check(
         )
     elif kind == "write":
         fix = (
-            f"give the index a higher-cardinality partition key, or shard {hot.attribute} in "
-            f"the index key into at least {shards} suffixes: {_num(on_key / shards)} WCU/s "
-            "each (playbooks/gsi-hot-key.yaml)"
+            f"give the index a higher-cardinality partition key, key it on {hot.attribute} "
+            f"together with an attribute of at least {shards} even values (a multi-attribute "
+            f"GSI key), or shard {hot.attribute} in the index key into at least {shards} "
+            f"suffixes: {_num(on_key / shards)} WCU/s each (playbooks/gsi-hot-key.yaml)"
         )
     else:
         fix = (
@@ -539,6 +549,25 @@ def _table_limits(
 
 
 # --- key distributions ----------------------------------------------------------------------
+
+
+def hottest_key(names: list[str], attrs: dict[str, Distribution], primary: list[str]) -> HotKey:
+    """The most frequent value of a key of these attributes and its share of requests:
+    one attribute's (`hottest`), or for a multi-attribute GSI key the combination of
+    each attribute's hottest value, whose share is the product of theirs (the load
+    draws each attribute on its own). A hot tenant spread over a second attribute of
+    ten even values puts a tenth of its traffic on each composite key."""
+    if len(names) == 1:
+        return hottest(names[0], attrs, primary)
+    parts = tuple(hottest(name, attrs, primary) for name in names)
+    # A part with no single hot value (spread per item, or unique) reads "any zone".
+    values = [f"any {p.attribute}" if p.value.startswith("(") else p.value for p in parts]
+    return HotKey(
+        f"({', '.join(names)})",
+        f"({', '.join(values)})",
+        math.prod(p.share for p in parts),
+        parts,
+    )
 
 
 def hottest(attribute: str, attrs: dict[str, Distribution], primary: list[str]) -> HotKey:

@@ -1107,7 +1107,7 @@ def _least_shards(
             (shard_refused(p, lambda ph: ph.hot_share * ph.write_units), "the table's key")
         )
     for gsi in spec.gsis:
-        if gsi.partition_key.name == shards.key:
+        if [k.name for k in gsi.partition_keys] == [shards.key]:  # a key of one attribute
             refusals.append((index_shard_refused(p, gsi.name), f"index {gsi.name}'s key"))
     for refused, what in refusals:
         least = math.ceil(demand.least(refused, float(shards.max_shards + 1)) - 1e-9)

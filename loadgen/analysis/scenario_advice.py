@@ -264,17 +264,22 @@ def _constant_index_keys(given: _PhaseLoad) -> list[ScenarioFinding]:
     iterations_per_s, params = given.iterations_per_s, given.params
     found = []
     for gsi in table.gsis:
-        name = gsi.partition_key.name
+        names = [k.name for k in gsi.partition_keys]
         per_iteration = 0.0
         value: str | None = None
         size = table.item_size_bytes
         for step in steps:
             for key, attributes, items, bytes_ in _writes_of(step):
-                template = attributes.get(name, key.get(name))
-                constant = constant_value(template, variables) if template is not None else None
-                if constant is None:
+                # A multi-attribute key is one key only when every attribute is constant.
+                constants = []
+                for name in names:
+                    template = attributes.get(name, key.get(name))
+                    constants.append(
+                        constant_value(template, variables) if template is not None else None
+                    )
+                if any(c is None for c in constants):
                     continue
-                value = constant
+                value = constants[0] if len(names) == 1 else f"({', '.join(map(str, constants))})"
                 per_iteration += items
                 size = bytes_ or size
         if value is None:
@@ -303,7 +308,8 @@ def _growing_collections(given: _PhaseLoad) -> list[ScenarioFinding]:
             gsi = next((g for g in table.gsis if g.name == query.index), None)
             if gsi is None:
                 continue
-            pk, sk = gsi.partition_key.name, gsi.sort_key
+            # (a step cannot query a multi-attribute GSI: workload_checks refuses it)
+            pk, sk = gsi.partition_keys[0].name, (gsi.sort_keys[0] if gsi.sort_keys else None)
         read_key = query.key.get(pk)
         if read_key is None or sk is None:
             continue

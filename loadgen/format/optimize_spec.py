@@ -264,7 +264,11 @@ def _shard_problems(
     """A shardable key must be a partition key of the table or one of its GSIs, drawn from
     a finite distribution in load.attributes by one-operation phases (a mix's or
     scenario's steps name their keys themselves), and the sharded attribute new."""
-    keys = [table.partition_key.name] + [g.partition_key.name for g in table.gsis]
+    # A GSI's key of one attribute (a multi-attribute key spreads by its other
+    # attributes: shard one of them by adding an attribute to the key instead).
+    keys = [table.partition_key.name] + [
+        g.partition_keys[0].name for g in table.gsis if len(g.partition_keys) == 1
+    ]
     if shards.key not in keys:
         return [
             (

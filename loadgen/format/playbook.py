@@ -17,16 +17,19 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Self, Union, get_args
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
     PrivateAttr,
+    Tag,
     ValidationError,
     ValidationInfo,
+    field_validator,
     model_validator,
 )
 
 from emulator.autoscaling import AutoScalingSpec
 from emulator.itemsize import MAX_ITEM_BYTES
-from emulator.tableconfig import TableHistory
+from emulator.tableconfig import MAX_KEY_PARTS, TableHistory
 from loadgen.format.capacity_spec import AutoScalingSettings, History
 from loadgen.format.kinds import PhaseKind, RateField, kind_of, prepare_phase
 from loadgen.format.kinds.rate_curve import DIRECTORY
@@ -85,6 +88,20 @@ class WarmThroughput(Throughput):
         return self
 
 
+def _key_form(data: Any) -> str:
+    """The tag of a GSI key's form: a list of attributes, or one attribute's mapping."""
+    return "key=list" if isinstance(data, list) else "key=one"
+
+
+GsiKey = Annotated[
+    Annotated[KeyAttribute, Tag("key=one")] | Annotated[list[KeyAttribute], Tag("key=list")],
+    Discriminator(_key_form),
+]
+"""A GSI's partition or sort key: one attribute, or a list of up to MAX_KEY_PARTS
+(DynamoDB's multi-attribute keys, November 2025). A list picks its form by its shape,
+so an error inside it names the attribute (`partition_key[1].name`), not the union."""
+
+
 class ReservedCapacity(Strict):
     """Reserved capacity bought for a provisioned base, in blocks of 100 units for a one-
     or three-year term, a partial upfront payment plus an hourly rate
@@ -98,8 +115,10 @@ class ReservedCapacity(Strict):
 
 class GsiSpec(Strict):
     name: str = Field(pattern=NAME_PATTERN)
-    partition_key: KeyAttribute
-    sort_key: KeyAttribute | None = None
+    partition_key: GsiKey
+    """One attribute, or up to four (a multi-attribute key: hashed together)."""
+    sort_key: GsiKey | None = None
+    """One attribute, or up to four (ordered by the first, then the second, ...)."""
     projection: Literal["ALL", "KEYS_ONLY", "INCLUDE"] = "ALL"
     non_key_attributes: list[str] = Field(default_factory=list)
     read_capacity: int | None = Field(default=None, ge=1)
@@ -110,6 +129,49 @@ class GsiSpec(Strict):
     warm_throughput: WarmThroughput | None = None
     auto_scaling: AutoScalingSettings | None = None
     """Target tracking on this GSI's provisioned capacity (PROVISIONED tables only)."""
+
+    @field_validator("partition_key", "sort_key")
+    @classmethod
+    def _within_dynamodbs_limits(
+        cls, key: KeyAttribute | list[KeyAttribute] | None, info: ValidationInfo
+    ) -> KeyAttribute | list[KeyAttribute] | None:
+        # DynamoDB's limits, said here with the field's line rather than by CreateTable.
+        if not isinstance(key, list):
+            return key
+        if not 1 <= len(key) <= MAX_KEY_PARTS:
+            raise ValueError(
+                f"a GSI's {info.field_name} takes 1 to {MAX_KEY_PARTS} attributes "
+                f"(DynamoDB's limit for multi-attribute keys), got {len(key)}"
+            )
+        names = [k.name for k in key]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"attribute {twice[0]!r} is named twice; each key attribute once")
+        return key
+
+    @property
+    def partition_keys(self) -> list[KeyAttribute]:
+        """The partition-key attributes in key-schema order (one for a classic key)."""
+        key = self.partition_key
+        return list(key) if isinstance(key, list) else [key]
+
+    @property
+    def sort_keys(self) -> list[KeyAttribute]:
+        """The sort-key attributes in key-schema order (none, one, or up to four)."""
+        key = self.sort_key
+        if key is None:
+            return []
+        return list(key) if isinstance(key, list) else [key]
+
+    @property
+    def multi_attribute(self) -> bool:
+        """Whether either key has more than one attribute (DynamoDB's multi-attribute
+        keys: the Terraform kit's AWS provider must support them)."""
+        return len(self.partition_keys) > 1 or len(self.sort_keys) > 1
+
+    def key_names(self) -> list[str]:
+        """The index's key attributes: partition keys, then sort keys."""
+        return [k.name for k in (*self.partition_keys, *self.sort_keys)]
 
     @model_validator(mode="after")
     def _include_names_attributes(self) -> GsiSpec:
@@ -125,6 +187,128 @@ class GsiSpec(Strict):
                 f"non_key_attributes apply to projection INCLUDE, not {self.projection}"
             )
         return self
+
+
+class GsiCapacityChange(Strict):
+    """One GSI's part of a phase's `update_table` (GlobalSecondaryIndexUpdates' Update)."""
+
+    read_capacity: int | None = Field(default=None, ge=1)
+    write_capacity: int | None = Field(default=None, ge=1)
+    """Provisioned units; one side alone keeps the other as it is in force."""
+    warm_throughput: WarmThroughput | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> GsiCapacityChange:
+        if not self.model_fields_set:
+            raise ValueError("give read_capacity, write_capacity or warm_throughput")
+        return self
+
+
+class CapacityChange(Strict):
+    """A phase's `update_table`: the capacity settings an UpdateTable asks for, of the
+    table and its GSIs (docs/playbooks.md#capacity-changes-during-a-run). A side left out
+    keeps what is in force when the phase starts (DynamoDB's ProvisionedThroughput takes
+    both: the runner fills the other from the table as it stands)."""
+
+    read_capacity: int | None = Field(default=None, ge=1)
+    write_capacity: int | None = Field(default=None, ge=1)
+    billing_mode: Literal["PROVISIONED", "PAY_PER_REQUEST"] | None = None
+    warm_throughput: WarmThroughput | None = None
+    on_demand_max: Throughput | None = None
+    gsis: dict[str, GsiCapacityChange] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CapacityChange:
+        if not self.model_fields_set - {"gsis"} and not self.gsis:
+            raise ValueError(
+                "give at least one of read_capacity, write_capacity, billing_mode, "
+                "warm_throughput, on_demand_max or gsis"
+            )
+        units = self.read_capacity is not None or self.write_capacity is not None
+        if self.billing_mode == "PAY_PER_REQUEST" and units:
+            raise ValueError(
+                "billing_mode PAY_PER_REQUEST takes no read_capacity/write_capacity "
+                "(use on_demand_max to cap it)"
+            )
+        if self.billing_mode == "PROVISIONED" and (
+            self.read_capacity is None or self.write_capacity is None
+        ):
+            raise ValueError(
+                "billing_mode PROVISIONED needs read_capacity and write_capacity (and each "
+                "GSI's under gsis)"
+            )
+        if self.billing_mode == "PROVISIONED" and self.on_demand_max is not None:
+            raise ValueError("on_demand_max applies to PAY_PER_REQUEST, not PROVISIONED")
+        return self
+
+    def request(self, table_name: str, in_force: Mapping[str, Any]) -> dict[str, Any]:
+        """The change as a DynamoDB UpdateTable request (boto3 keyword arguments), one
+        for every target and the simulation. `in_force`: the table as DescribeTable
+        describes it when the phase starts; a provisioned side left out is taken from
+        it (ProvisionedThroughput carries both)."""
+
+        def units(entry: Mapping[str, Any], read: int | None, write: int | None) -> dict[str, int]:
+            now = entry.get("ProvisionedThroughput") or {}
+            return {
+                "ReadCapacityUnits": int(
+                    read if read is not None else now.get("ReadCapacityUnits", 0)
+                ),
+                "WriteCapacityUnits": int(
+                    write if write is not None else now.get("WriteCapacityUnits", 0)
+                ),
+            }
+
+        def pair(t: Throughput | None, read: str, write: str) -> dict[str, int] | None:
+            if t is None:
+                return None
+            return {k: v for k, v in ((read, t.read), (write, t.write)) if v is not None}
+
+        req: dict[str, Any] = {"TableName": table_name}
+        if self.billing_mode is not None:
+            req["BillingMode"] = self.billing_mode
+        if self.read_capacity is not None or self.write_capacity is not None:
+            req["ProvisionedThroughput"] = units(in_force, self.read_capacity, self.write_capacity)
+        if warm := pair(self.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
+            req["WarmThroughput"] = warm
+        if odt := pair(self.on_demand_max, "MaxReadRequestUnits", "MaxWriteRequestUnits"):
+            req["OnDemandThroughput"] = odt
+        described = {g.get("IndexName"): g for g in in_force.get("GlobalSecondaryIndexes") or []}
+        updates = []
+        for name, gsi in self.gsis.items():
+            body: dict[str, Any] = {"IndexName": name}
+            if gsi.read_capacity is not None or gsi.write_capacity is not None:
+                body["ProvisionedThroughput"] = units(
+                    described.get(name) or {}, gsi.read_capacity, gsi.write_capacity
+                )
+            if warm := pair(gsi.warm_throughput, "ReadUnitsPerSecond", "WriteUnitsPerSecond"):
+                body["WarmThroughput"] = warm
+            updates.append({"Update": body})
+        if updates:
+            req["GlobalSecondaryIndexUpdates"] = updates
+        return req
+
+    def words(self) -> str:
+        """The change for people: `write 8,000, read 100 WCU/RCU`, `billing PAY_PER_REQUEST`."""
+        parts = []
+        if self.billing_mode is not None:
+            parts.append(f"billing {self.billing_mode}")
+        for side, value in (("read", self.read_capacity), ("write", self.write_capacity)):
+            if value is not None:
+                parts.append(f"{side} {value:,}")
+        for what, pair in (("warm", self.warm_throughput), ("on-demand max", self.on_demand_max)):
+            if pair is not None:
+                sides = [f"{s} {v:,}" for s, v in (("read", pair.read), ("write", pair.write)) if v]
+                parts.append(f"{what} {' '.join(sides)}")
+        for name, gsi in self.gsis.items():
+            sides = [
+                f"{s} {v:,}"
+                for s, v in (("read", gsi.read_capacity), ("write", gsi.write_capacity))
+                if v is not None
+            ]
+            if gsi.warm_throughput is not None:
+                sides.append("warm")
+            parts.append(f"{name}: {' '.join(sides)}")
+        return ", ".join(parts)
 
 
 class TableSpec(Strict):
@@ -176,6 +360,17 @@ class TableSpec(Strict):
             )
         return self
 
+    @field_validator("partition_key", "sort_key", mode="before")
+    @classmethod
+    def _one_attribute(cls, key: Any, info: ValidationInfo) -> Any:
+        # [AWS] only a GSI's key may have several attributes; a table's is one each.
+        if isinstance(key, list):
+            raise ValueError(
+                f"a table's {info.field_name} is one attribute ({{name: ..., type: ...}}); "
+                "a list of attributes (a multi-attribute key) is for a GSI's keys"
+            )
+        return key
+
     @model_validator(mode="after")
     def _capacity_matches_billing(self) -> TableSpec:
         provisioned = self.billing_mode == "PROVISIONED"
@@ -214,7 +409,7 @@ class TableSpec(Strict):
     def key_attributes(self) -> list[KeyAttribute]:
         keys = [self.partition_key] + ([self.sort_key] if self.sort_key else [])
         for g in self.gsis:
-            keys += [g.partition_key] + ([g.sort_key] if g.sort_key else [])
+            keys += [*g.partition_keys, *g.sort_keys]
         return keys
 
     def auto_scaling_specs(self) -> dict[str | None, AutoScalingSpec]:
@@ -240,11 +435,11 @@ class TableSpec(Strict):
         history travels as the `hotbench:history` tag (`TableHistory.tag`): the emulator
         reads it, AWS keeps it as a label."""
 
-        def schema(pk: KeyAttribute, sk: KeyAttribute | None) -> list[dict[str, str]]:
-            out = [{"AttributeName": pk.name, "KeyType": "HASH"}]
-            if sk is not None:
-                out.append({"AttributeName": sk.name, "KeyType": "RANGE"})
-            return out
+        def schema(pks: list[KeyAttribute], sks: list[KeyAttribute]) -> list[dict[str, str]]:
+            # A multi-attribute key: every HASH element, in order, then every RANGE one.
+            return [{"AttributeName": k.name, "KeyType": "HASH"} for k in pks] + [
+                {"AttributeName": k.name, "KeyType": "RANGE"} for k in sks
+            ]
 
         def throughput(t: Throughput | None, read: str, write: str) -> dict[str, int] | None:
             if t is None:
@@ -256,7 +451,7 @@ class TableSpec(Strict):
             attrs[key.name] = key.type
         req: dict[str, Any] = {
             "TableName": table_name,
-            "KeySchema": schema(self.partition_key, self.sort_key),
+            "KeySchema": schema([self.partition_key], [self.sort_key] if self.sort_key else []),
             "AttributeDefinitions": [
                 {"AttributeName": n, "AttributeType": t} for n, t in attrs.items()
             ],
@@ -281,7 +476,7 @@ class TableSpec(Strict):
                     proj["NonKeyAttributes"] = list(g.non_key_attributes)
                 entry: dict[str, Any] = {
                     "IndexName": g.name,
-                    "KeySchema": schema(g.partition_key, g.sort_key),
+                    "KeySchema": schema(g.partition_keys, g.sort_keys),
                     "Projection": proj,
                 }
                 if self.billing_mode == "PROVISIONED":
@@ -476,6 +671,12 @@ class Phase(Strict):
     consistent_read: bool = False
     attributes: dict[str, Distribution] = Field(default_factory=dict)
     """Overrides of load.attributes for this phase (e.g. reads over seeded keys)."""
+    update_table: CapacityChange | None = None
+    """A capacity change instead of load: an UpdateTable of the table taking the run,
+    made when the phase starts (docs/playbooks.md#capacity-changes-during-a-run)."""
+    wait: Literal["active", "none"] | None = None
+    """With update_table: `active` (the default) holds the next phase until the table
+    and its GSIs are ACTIVE again; `none` goes on when `duration_s` has passed."""
 
     _kind: PhaseKind | None = PrivateAttr(default=None)
 
@@ -702,9 +903,13 @@ def reference_problems(playbook: Playbook) -> list[Problem]:
         if table.sort_key is not None:
             keys.append((("tables", i, "sort_key"), table.sort_key))
         for g, gsi in enumerate(table.gsis):
-            keys.append((("tables", i, "gsis", g, "partition_key"), gsi.partition_key))
-            if gsi.sort_key is not None:
-                keys.append((("tables", i, "gsis", g, "sort_key"), gsi.sort_key))
+            for field_name in ("partition_key", "sort_key"):
+                key = getattr(gsi, field_name)
+                at: tuple[int | str, ...] = ("tables", i, "gsis", g, field_name)
+                if isinstance(key, list):  # each attribute at its own line
+                    keys += [((*at, a), attribute) for a, attribute in enumerate(key)]
+                elif key is not None:
+                    keys.append((at, key))
         for loc, key in keys:
             # A mix's or scenario's steps name their keys themselves (workload_checks);
             # a closed loop of one operation draws its primary key, and writes an item
@@ -817,7 +1022,7 @@ _LOCATION_TAGS = frozenset(
 
 
 # Tags of the forms a value may take (a step's op, a rate's shape): not playbook fields.
-_FORM_TAGS = ("op=", "rate=")
+_FORM_TAGS = ("op=", "rate=", "key=")
 
 
 # Names pydantic puts in a (non-discriminated) union's error location: the member types.
@@ -913,6 +1118,8 @@ def _model_at(loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     current: Any = Playbook
     for i, part in enumerate(loc):
         tag = loc[i + 1] if i + 1 < len(loc) else None
+        if isinstance(part, str) and part.startswith(_FORM_TAGS):
+            continue  # the form a union took (resolved from it at the field before)
         if isinstance(current, type) and issubclass(current, BaseModel):
             if not isinstance(part, str) or part not in current.model_fields:
                 continue  # a union tag such as "weighted": already resolved

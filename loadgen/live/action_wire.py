@@ -57,7 +57,8 @@ class ActionWire:
         self._types = {k.name: k.type for k in spec.key_attributes()}
         self._sort_keys: dict[str | None, str | None] = {
             None: spec.sort_key.name if spec.sort_key else None,
-            **{g.name: g.sort_key.name if g.sort_key else None for g in spec.gsis},
+            # (a step cannot query a multi-attribute GSI: workload_checks refuses it)
+            **{g.name: g.sort_keys[0].name if g.sort_keys else None for g in spec.gsis},
         }
 
     def _stamp(self) -> str:

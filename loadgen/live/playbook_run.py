@@ -38,6 +38,12 @@ from loadgen.live.fleet import Fleet, LocalFleet
 from loadgen.live.messages import CONCURRENCY, DRAIN_S, TIMEOUT_S, RunPlan
 from loadgen.live.resultstore import ResultStore, make_client, wait_active
 from loadgen.live.runid import new_run_id
+from loadgen.live.segmented_run import (
+    TableChanger,
+    emulator_changer,
+    has_changes,
+    run_in_segments,
+)
 from loadgen.results.records import Leftover, PlaybookResult, to_full_scale
 
 LOCAL_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "hotbench", "AWS_SECRET_ACCESS_KEY": "local"}
@@ -280,8 +286,16 @@ def run_playbook(
                         endpoint,
                     )
                     say(f"running {spec.name} #{repeat} with {options.workers} workers")
+                    changer = emulator_changer(client, endpoint, table_name, skip)
                     run = run_one(
-                        plan, client, results_table, endpoint, options, say, target.stop_check
+                        plan,
+                        client,
+                        results_table,
+                        endpoint,
+                        options,
+                        say,
+                        target.stop_check,
+                        changer,
                     )
                     result.runs.append(to_full_scale(run, options.scale))
                     if run.partial and target.stop_check() is not None:
@@ -348,11 +362,25 @@ def run_one(
     options: LiveOptions,
     say: Notify,
     stop_check: StopCheck | None = None,
+    changer: TableChanger | None = None,
 ) -> Any:
     """One table run on a fresh fleet (options.fleet_factory, default local processes);
     also the workflow's `run` step on tables it provisioned. `endpoint` None: the
     workers use the region's AWS endpoint (a Fargate fleet). `stop_check` (e.g. the
-    emulator's memory bound) stops the run as partial when it gives a reason."""
+    emulator's memory bound) stops the run as partial when it gives a reason. A load
+    with capacity changes runs in segments, `changer` (the target's) making each change
+    between them (loadgen.live.segmented_run)."""
+    if has_changes(plan.playbook):
+        if changer is None:
+            raise ValueError("this load changes the table's capacity: the run needs a changer")
+
+        def segment(playbook: Playbook, number: int) -> Any:
+            part = dataclasses.replace(plan, run_id=f"{plan.run_id}-s{number}", playbook=playbook)
+            return run_one(part, client, results_table, endpoint, options, say, stop_check)
+
+        return run_in_segments(
+            plan.playbook, plan.table, plan.repeat, plan.table_name, segment, changer, say
+        )
     store = ResultStore(client, results_table, plan.run_id)
     fleet = (
         options.fleet_factory()

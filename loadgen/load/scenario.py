@@ -256,10 +256,7 @@ class _Context:
         # rendering (it holds nothing but the counter).
         self.seq = _Lazy(itertools.count())
         self.primary = table.primary_key_names()
-        self.index_keys = {
-            g.name: [g.partition_key.name] + ([g.sort_key.name] if g.sort_key else [])
-            for g in table.gsis
-        }
+        self.index_keys = {g.name: g.key_names() for g in table.gsis}
 
     def env(self, user: UserState, n: int | None = None) -> dict[str, Any]:
         env = {**user.vars, "user": user.user, "iteration": user.iteration}

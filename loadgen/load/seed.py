@@ -99,10 +99,11 @@ def spread_stride(count: int) -> int:
 def seed_rate(playbook: Playbook, spec: TableSpec, scale: float) -> float:
     """Items per second that stay at half of what the hottest key and the table take."""
     attributes = {**playbook.load.attributes, **playbook.load.seed_attributes}
-    pk_names = [spec.partition_key.name] + [g.partition_key.name for g in spec.gsis]
-    distinct = min(
-        ItemGenerator(attributes, pk_names, []).samplers[n].finite or 10**9 for n in pk_names
-    )
+    # The fewest distinct partition keys of the table or an index (a multi-attribute
+    # key's values combine: as many keys as the product of its attributes' values).
+    keys = [[spec.partition_key.name]] + [[k.name for k in g.partition_keys] for g in spec.gsis]
+    samplers = ItemGenerator(attributes, [n for key in keys for n in key], []).samplers
+    distinct = min(math.prod(samplers[n].finite or 10**9 for n in key) for key in keys)
     units = write_units(spec.item_size_bytes, DEFAULT_PARAMS)
     limits = [DEFAULT_PARAMS.partition_wcu * distinct]
     if spec.billing_mode == "PROVISIONED":

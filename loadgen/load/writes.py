@@ -65,8 +65,10 @@ class IndexPlan:
     """One GSI of one table under one phase's distributions."""
 
     name: str
-    pk: str
-    sk: str | None
+    pk: tuple[str, ...]
+    """The partition-key attributes (several for a multi-attribute key: hashed together)."""
+    sk: tuple[str, ...]
+    """The sort-key attributes (none, one, or several: ordered left to right)."""
     moving: tuple[str, ...]
     """Index key attributes drawn per request (not the table's key, not per_item): a
     rewrite that draws another value moves the entry."""
@@ -92,7 +94,7 @@ def index_plan(
 ) -> IndexPlan:
     """How the load's writes change one GSI, and what each class of write costs it."""
     primary = set(spec.primary_key_names())
-    keys = [gsi.partition_key.name] + ([gsi.sort_key.name] if gsi.sort_key else [])
+    keys = gsi.key_names()
 
     def churns(name: str) -> bool:
         return name in generator.samplers and name not in primary and not attributes[name].per_item
@@ -115,8 +117,8 @@ def index_plan(
             entry += max(0, spec.item_size_bytes - everything)
     return IndexPlan(
         gsi.name,
-        gsi.partition_key.name,
-        gsi.sort_key.name if gsi.sort_key else None,
+        tuple(k.name for k in gsi.partition_keys),
+        tuple(k.name for k in gsi.sort_keys),
         moving,
         watched,
         always,

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from loadgen.results.capacity_series import ChangeOutcome
 from loadgen.results.histogram import LatencyHistogram
 from loadgen.results.iteration_results import (
     IterationCounts,
@@ -184,6 +185,8 @@ class PhaseResult:
     """Seconds from the phase start to the first throttled request."""
     iterations: IterationCounts | None = None
     """A mix's or scenario's iterations (None for a phase of one operation)."""
+    change: ChangeOutcome | None = None
+    """A capacity-change phase's UpdateTable and what became of it (None for load)."""
 
     def to_json(self) -> dict[str, Any]:
         achieved = self.counts.succeeded / self.duration_s if self.duration_s else 0.0
@@ -204,6 +207,7 @@ class PhaseResult:
             "first_throttle_s": _round(self.first_throttle_s),
             **self.counts.to_json(),
             **extra,
+            **({"update_table": self.change.to_json()} if self.change is not None else {}),
         }
 
 
@@ -228,11 +232,10 @@ class RunResult(PerSecond):
     workers account for, so the two differ only in a partial run."""
     iterations: IterationSeconds = field(default_factory=dict)
     """Iterations of the run's mix and scenario phases, by second (empty without any)."""
-    capacity: dict[str, Any] = field(default_factory=dict)
-    """How the provisioned capacity moved during the run, where auto scaling moves it: the
-    emulator's capacity record as JSON by index (`$table` or the GSI's name: `{series:
-    [{t, kind, read, write}]}`, full-scale units), `t` in seconds from the run's start and
-    the first point the capacity in force at it. Empty for a fixed-capacity table."""
+    capacity: dict[str, dict[str, list[dict[str, Any]]]] | None = None
+    """Per table (`$table`) and GSI, the capacity in force as it stepped and every change
+    asked of it, on the run's clock (loadgen.results.capacity_series); None when nothing was
+    asked of it during the run (the result then reads as before capacity could move)."""
 
     @property
     def offered(self) -> int:
@@ -363,7 +366,7 @@ class RunResult(PerSecond):
                 if self.iterations
                 else {}
             ),
-            **({"capacity": self.capacity} if self.capacity else {}),
+            **({"capacity": self.capacity} if self.capacity is not None else {}),
         }
 
 
@@ -493,6 +496,7 @@ def to_full_scale(run: RunResult, scale: float) -> RunResult:
                 iterations=None
                 if phase.iterations is None
                 else iteration_totals(out.iterations, phase.start_s, phase.duration_s),
+                change=phase.change,
             )
         )
     return out

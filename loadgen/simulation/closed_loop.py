@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.capacity import TableCapacity
+from emulator.compositekey import composite_partition_hash, composite_sort_position
 from emulator.keyspace import key_bytes, partition_hash, sort_position
 from emulator.model import CapacityModel, Decision, GsiWrite
 from emulator.params import DEFAULT_LATENCY, CapacityParams, LatencyParams
@@ -159,7 +160,7 @@ class ClosedLoopEngine:
         self.pk = spec.partition_key.name
         self.sk = spec.sort_key.name if spec.sort_key else None
         self.gsis = [
-            (g.name, g.partition_key.name, g.sort_key.name if g.sort_key else None, g)
+            (g.name, tuple(k.name for k in g.partition_keys), tuple(k.name for k in g.sort_keys))
             for g in spec.gsis
         ]
         retry = run.phase.retry
@@ -171,7 +172,8 @@ class ClosedLoopEngine:
             None: _start_position(spec.sort_key.type if spec.sort_key else None)
         }
         for g in spec.gsis:
-            self._start_of[g.name] = _start_position(g.sort_key.type if g.sort_key else None)
+            # (a step cannot query a multi-attribute GSI: workload_checks refuses it)
+            self._start_of[g.name] = _start_position(g.sort_keys[0].type if g.sort_keys else None)
         self._track_collections()
 
     # --- set-up ----------------------------------------------------------------------
@@ -435,12 +437,23 @@ class ClosedLoopEngine:
         return (item.version if item else 0) == condition.version
 
     def _gsi_keys(self, values: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Each GSI's (partition key, sort key) of an item, or None where the item is not
+        in that (sparse) index. A key of one attribute is its value; a multi-attribute
+        key the tuple of its values (hashed and ordered as the endpoint does)."""
         out: list[tuple[Any, Any] | None] = []
-        for _, pk, sk, _ in self.gsis:
-            if pk in values and (sk is None or sk in values):
-                out.append((values[pk], values[sk] if sk else None))
+        for _, pks, sks in self.gsis:
+            if all(n in values for n in pks) and all(n in values for n in sks):
+                pk = values[pks[0]] if len(pks) == 1 else tuple(values[n] for n in pks)
+                sk = (
+                    None
+                    if not sks
+                    else values[sks[0]]
+                    if len(sks) == 1
+                    else tuple(values[n] for n in sks)
+                )
+                out.append((pk, sk))
             else:
-                out.append(None)  # not in this (sparse) index
+                out.append(None)
         return tuple(out)
 
     def _gsi_writes(
@@ -453,7 +466,7 @@ class ClosedLoopEngine:
         writes: list[GsiWrite] = []
         entries: list[EntryWrite] = []
         old_size = old.size if old is not None else 0
-        for g, (name, _, _, _) in enumerate(self.gsis):
+        for g, (name, _, _) in enumerate(self.gsis):
             before = old.gsi_keys[g] if old is not None else None
             after = new_keys[g] if new_keys is not None else None
             if before is None and after is None:
@@ -465,9 +478,9 @@ class ClosedLoopEngine:
             old_units, new_units = index_write_units(change, self.params)
             gw = GsiWrite(name, 0, NO_SORT_KEY, new_units, old_units=old_units)
             if after is not None:
-                gw.pk_hash, gw.sk_pos = _hash(after[0]), _sk(after[1])
+                gw.pk_hash, gw.sk_pos = _index_hash(after[0]), _index_sk(after[1])
             if before is not None and old_units:  # the old entry's delete, on its partition
-                gw.old_pk_hash, gw.old_sk_pos = _hash(before[0]), _sk(before[1])
+                gw.old_pk_hash, gw.old_sk_pos = _index_hash(before[0]), _index_sk(before[1])
             writes.append(gw)
             if after is not None and before == after:  # the entry is rewritten in place
                 entries.append(
@@ -763,6 +776,17 @@ def _start_position(kind: str | None) -> Any:
 
 def _sk(value: Any) -> Any:
     return NO_SORT_KEY if value is None else _sort(value)
+
+
+def _index_hash(key: Any) -> int:
+    """A GSI key's hash: one value's, or a multi-attribute key's (a tuple of values)
+    by the endpoint's own function."""
+    return composite_partition_hash(key) if isinstance(key, tuple) else _hash(key)
+
+
+def _index_sk(key: Any) -> Any:
+    """A GSI sort key's position: one value's, or a multi-attribute key's (a tuple)."""
+    return composite_sort_position(key) if isinstance(key, tuple) else _sk(key)
 
 
 def _kind(status: str) -> AttemptKind:

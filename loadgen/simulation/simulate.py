@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from emulator.capacity import TableCapacity
-from emulator.capacity_record import PROVISIONED_SERIES, CapacityRecord
+from emulator.compositekey import composite_partition_hash
 from emulator.keyspace import Partition, key_bytes, partition_hash, sort_position
 from emulator.model import CapacityModel, GsiWrite
 from emulator.params import DEFAULT_PARAMS, CapacityParams
@@ -38,9 +38,11 @@ from loadgen.load.writes import (
     store_key,
     table_plan,
 )
+from loadgen.results.capacity_series import moved, run_capacity
 from loadgen.results.records import PhaseResult, PlaybookResult, RunResult
 from loadgen.simulation.closed_loop import EngineOptions, PhaseRun, simulate_phase
 from loadgen.simulation.item_collections import ItemCollections
+from loadgen.simulation.model_update import apply_change, wait_active
 
 TICK_S = 0.05
 PRECOMPUTE_LIMIT = 200_000
@@ -114,6 +116,90 @@ class KeyMapper:
         return self._positions[idx]
 
 
+EXACT_COMBINATIONS = 1_000_000
+"""A multi-attribute key of at most this many value combinations is hashed exactly, each
+combination the first time the load draws it (so at most this many cached hashes)."""
+
+
+class CompositeKeyMapper:
+    """Several attributes' value indices as one multi-attribute key (a GSI's partition
+    key of up to four attributes, or its sort key): one hash and one position, as
+    KeyMapper gives for one attribute.
+
+    The combinations are numbered in mixed radix (the first attribute's index most
+    significant). Up to EXACT_COMBINATIONS of them, each combination the load draws is
+    rendered once and hashed by the endpoint's own function
+    (`emulator.compositekey.composite_partition_hash`), so a composite key lands on the
+    partition the emulator puts it on; a larger or never-repeating space uses a hash of
+    the combination, as KeyMapper does for one such attribute. Positions are the parts'
+    positions combined left to right: with each part's rank that is exactly the order of
+    `composite_sort_position` (DynamoDB's: by the first attribute, then the second, ...).
+    Hashed as drawn, not all at once: rendering and hashing 200,000 combinations of four
+    attributes took 10 s, most of them never drawn.
+    """
+
+    def __init__(self, parts: list[KeyMapper]) -> None:
+        self.parts = parts
+        self.radices = [p.sampler.finite for p in parts]
+        finite = math.prod(r or 0 for r in self.radices) if all(self.radices) else None
+        self.exact = finite is not None and finite <= EXACT_COMBINATIONS
+        self._hashes: dict[int, int] = {}
+
+    def combined(self, cols: list[np.ndarray]) -> np.ndarray:
+        """Each request's combination: its mixed-radix number where the combinations
+        are hashed exactly, else a 64-bit mix of the parts' indices."""
+        if self.exact:
+            out = np.zeros(len(cols[0]), dtype=np.int64)
+            for col, radix in zip(cols, self.radices, strict=True):
+                out = out * np.int64(radix or 1) + col
+            return out
+        mixed = np.zeros(len(cols[0]), dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for col in cols:
+                mixed = mix64(mixed * np.uint64(1_000_003) + col.astype(np.uint64))
+        return mixed
+
+    def _hash_of(self, combination: int) -> int:
+        """One combination's hash, from its values as the endpoint would see them."""
+        values = []
+        for part, radix in zip(reversed(self.parts), reversed(self.radices), strict=True):
+            combination, index = divmod(combination, int(radix or 1))
+            values.append(part.sampler.render(index))
+        return composite_partition_hash(values[::-1])
+
+    def hashes(self, cols: list[np.ndarray]) -> np.ndarray:
+        combined = self.combined(cols)
+        if not self.exact:
+            return mix64(combined)
+        seen, inverse = np.unique(combined, return_inverse=True)
+        cache = self._hashes
+        out = np.fromiter(
+            (
+                cache[c] if c in cache else cache.setdefault(c, self._hash_of(c))
+                for c in seen.tolist()
+            ),
+            dtype=np.uint64,
+            count=len(seen),
+        )
+        return out[inverse.reshape(-1)]
+
+    def positions(self, cols: list[np.ndarray]) -> np.ndarray:
+        out = np.zeros(len(cols[0]), dtype=np.float64)
+        for part, col, radix in zip(self.parts, cols, self.radices, strict=True):
+            out = out * float(radix or (1 << 32)) + part.positions(col)
+        return out
+
+
+COMPOSITE_SEPARATOR = "\x1f"
+"""Joins a multi-attribute key's attribute names (a control character no playbook's
+attribute name has)."""
+
+
+def composite_name(names: tuple[str, ...]) -> str:
+    """The name a multi-attribute key is tracked by in an item's past (ItemStates)."""
+    return COMPOSITE_SEPARATOR.join(names)
+
+
 @dataclass
 class _TableLoad:
     """What one table needs to turn drawn items into model calls."""
@@ -126,6 +212,31 @@ class _TableLoad:
     states: ItemStates | None
     """The items of a finite primary-key space (None: every item is new)."""
     primary: list[str]
+    composites: dict[str, tuple[tuple[str, ...], CompositeKeyMapper]]
+    """The GSIs' multi-attribute keys by composite_name: their attributes and mapper."""
+
+    def key_columns(
+        self, names: tuple[str, ...], idx: dict[str, np.ndarray], n: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Hashes and positions of a key of these attributes (none: no sort key)."""
+        if not names:
+            return np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.float64)
+        if len(names) == 1:
+            m = self.mappers[names[0]]
+            return m.hashes(idx[names[0]]), m.positions(idx[names[0]])
+        _, mapper = self.composites[composite_name(names)]
+        cols = [idx[name] for name in names]
+        return mapper.hashes(cols), mapper.positions(cols)
+
+    def tracked_columns(
+        self, name: str, idx: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """An attribute's (or a multi-attribute key's) current hashes and positions."""
+        if name in self.composites:
+            names, _ = self.composites[name]
+            return self.key_columns(names, idx, len(idx[names[0]]))
+        m = self.mappers[name]
+        return m.hashes(idx[name]), m.positions(idx[name])
 
 
 def _table_load(
@@ -135,6 +246,7 @@ def _table_load(
     cache: dict[tuple[str, str], KeyMapper],
     params: CapacityParams,
     stores: dict[str, ItemStates | None] | None = None,
+    composite_cache: dict[tuple[str, str], CompositeKeyMapper] | None = None,
 ) -> _TableLoad:
     attributes = {**playbook.load.attributes, **phase.attributes}
     key_names = [k.name for k in spec.key_attributes()]
@@ -149,13 +261,49 @@ def _table_load(
         mappers[name] = mapper
     is_write = phase.operation in ("put", "update")
     plan = table_plan(spec, generator, attributes, phase.consistent_read, is_write, params)
+    kept = {} if composite_cache is None else composite_cache
+    composites = composite_mappers(plan, mappers, kept, phase)
     states = None
     if stores is not None:
         states = stores.get(store_key(spec.name, attributes, primary))
         if states is not None:
-            for name in plan.tracked:
+            for name in (*plan.tracked, *moving_composites(plan)):
                 states.track(name)
-    return _TableLoad(spec, generator, mappers, plan, states, primary)
+    return _TableLoad(spec, generator, mappers, plan, states, primary, composites)
+
+
+def composite_mappers(
+    plan: TablePlan,
+    mappers: dict[str, KeyMapper],
+    cache: dict[tuple[str, str], CompositeKeyMapper],
+    phase: Phase,
+) -> dict[str, tuple[tuple[str, ...], CompositeKeyMapper]]:
+    """A CompositeKeyMapper per multi-attribute key of the table's GSIs, kept across the
+    phases that draw its attributes alike (its rendered combinations are the work)."""
+    out: dict[str, tuple[tuple[str, ...], CompositeKeyMapper]] = {}
+    for g in plan.indexes:
+        for names in (g.pk, g.sk):
+            if len(names) < 2:
+                continue
+            name = composite_name(names)
+            key = (phase.name if any(n in phase.attributes for n in names) else "", name)
+            mapper = cache.get(key)
+            if mapper is None:
+                mapper = cache[key] = CompositeKeyMapper([mappers[n] for n in names])
+            out[name] = (names, mapper)
+    return out
+
+
+def moving_composites(plan: TablePlan) -> list[str]:
+    """The multi-attribute keys whose entries can move (an attribute drawn per request):
+    their previous value per item is kept, as an attribute's is, to delete the old entry
+    on its own partition."""
+    return [
+        composite_name(names)
+        for g in plan.indexes
+        for names in (g.pk, g.sk)
+        if len(names) > 1 and any(n in g.moving for n in names)
+    ]
 
 
 def _new_states(spec: TableSpec, generator: ItemGenerator, primary: list[str]) -> ItemStates | None:
@@ -164,7 +312,15 @@ def _new_states(spec: TableSpec, generator: ItemGenerator, primary: list[str]) -
     if any(r is None for r in radices):
         return None
     tracked = [n for n in generator.names if n not in primary]
+    tracked += [composite_name(names) for names in composite_keys(spec)]
     return ItemStates([int(r or 0) for r in radices], tracked)
+
+
+def composite_keys(spec: TableSpec) -> list[tuple[str, ...]]:
+    """The multi-attribute keys (partition or sort) of a table's GSIs, as attribute names."""
+    keys = [tuple(k.name for k in g.partition_keys) for g in spec.gsis]
+    keys += [tuple(k.name for k in g.sort_keys) for g in spec.gsis]
+    return [names for names in keys if len(names) > 1]
 
 
 def _group(
@@ -191,28 +347,6 @@ def _group(
     return first, counts, inverse.reshape(-1)
 
 
-def run_capacity(
-    records: dict[str | None, CapacityRecord], start: float, end: float
-) -> dict[str, Any]:
-    """The provisioned capacity of a table and its GSIs from `start` to `end` (model
-    seconds) in the capacity record's JSON shape, on the run's clock: the point in force at
-    `start` at 0, then every later change before `end` (what a run's cost prices step by
-    step, console.cost.capacity_moves)."""
-    out: dict[str, Any] = {}
-    for index, kept in records.items():
-        first = kept.at(start)
-        points = [p for p in kept.points if start < p.t < end]
-        series = ([first] if first is not None else []) + points
-        out[index or "$table"] = {
-            "series": [
-                {**p.as_dict(), "t": round(max(0.0, p.t - start), 3)}
-                for p in series
-                if p.kind == PROVISIONED_SERIES
-            ]
-        }
-    return out
-
-
 class Simulation:
     """Runs a playbook in virtual time; one model for the whole playbook."""
 
@@ -236,12 +370,16 @@ class Simulation:
         self.now = 0.0
         self.seq = 0
         self._mappers: dict[tuple[str, str], KeyMapper] = {}
+        self._composites: dict[tuple[str, str], CompositeKeyMapper] = {}
         self._stores: dict[str, ItemStates | None] = {}
         """Item states by table and primary-key distributions (loadgen.load.writes.store_key),
         for the tables whose charges depend on the items' past."""
         self._closed_state: dict[str, tuple[ItemCollections, dict[Any, Any]]] = {}
         """The closed-loop engine's growing state per table: collections and items,
         kept across its phases and repeats as the table keeps its data."""
+        self._requests: dict[str, dict[str, Any]] = {}
+        """Each table's settings as UpdateTable left them (CreateTable-shaped), for the
+        playbook's capacity changes."""
 
     def run(self) -> PlaybookResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
@@ -254,8 +392,9 @@ class Simulation:
             if spec.name not in self.model.tables:
                 # The history travels in the request's tag; auto scaling, a service apart
                 # from DynamoDB, is put on as a Terraform apply of the variant would.
+                self._requests[spec.name] = spec.create_table_request(spec.name)
                 self.model.create_table(
-                    spec.create_table_request(spec.name),
+                    self._requests[spec.name],
                     self.now,
                     auto_scaling=spec.auto_scaling_specs(),
                 )
@@ -304,10 +443,18 @@ class Simulation:
                 states = self._stores[key]
                 if states is None:
                     return
-                mappers = {n: self._mapper(("seed", n), generator) for n in states.hashes}
-                current = {
-                    n: (m.hashes(block[n]), m.positions(block[n])) for n, m in mappers.items()
-                }
+                current = {}
+                for n in states.hashes:
+                    names = n.split(COMPOSITE_SEPARATOR)
+                    parts = [self._mapper(("seed", a), generator) for a in names]
+                    cols = [block[a] for a in names]
+                    if len(parts) == 1:
+                        current[n] = (parts[0].hashes(cols[0]), parts[0].positions(cols[0]))
+                    else:  # a multi-attribute GSI key of the seeded item
+                        both = self._composites.get(("seed", n))
+                        if both is None:
+                            both = self._composites[("seed", n)] = CompositeKeyMapper(parts)
+                        current[n] = (both.hashes(cols), both.positions(cols))
                 rows = states.rows_of(states.ids(block, primary))
                 record(states, rows, np.ones(len(rows), dtype=bool), current)
         except ValueError:
@@ -327,32 +474,64 @@ class Simulation:
     def run_once(self, spec: TableSpec, repeat: int) -> RunResult:
         phases = self.playbook.load.phases
         result = RunResult(spec.name, repeat, sum(p.duration_s for p in phases))
-        started = self.now
         offset = 0.0
+        start = self.now
         for phase in phases:
-            result.phases.append(self._phase(spec, phase, offset, result))
-            offset += phase.duration_s
-        if spec.auto_scaling_specs():
-            result.capacity = run_capacity(
-                self.model.capacity_records(spec.name), started, self.now
-            )
+            out = self._phase(spec, phase, offset, result)
+            result.phases.append(out)
+            offset += out.duration_s  # a change's phase lasts as long as DynamoDB takes
+        result.duration_s = offset
+        capacity = run_capacity(self.model.capacity_view(spec.name)["indexes"], start, self.now)
+        if moved(capacity):
+            result.capacity = capacity
         return result
 
     def _phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
     ) -> PhaseResult:
         """The phase on the engine its kind names (loadgen.format.kinds: `requests`, this
-        module's vectorised open loop; `iterations`, the closed-loop engine)."""
-        if phase.kind.engine == "iterations":
-            return self._closed_loop_phase(spec, phase, offset, result)
-        return self._open_loop_phase(spec, phase, offset, result)
+        module's vectorised open loop; `iterations`, the closed-loop engine; `control`, a
+        capacity change: loadgen.simulation.model_update)."""
+        engines = {
+            "iterations": self._closed_loop_phase,
+            "control": self._control_phase,
+            "requests": self._open_loop_phase,
+        }
+        return engines[phase.kind.engine](spec, phase, offset, result)
+
+    def _control_phase(
+        self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
+    ) -> PhaseResult:
+        """The phase's UpdateTable at its start; with `wait: active`, the phase lasts
+        until the table and its GSIs are ACTIVE again (at least its duration_s)."""
+        control = phase.kind.capacity_change()
+        start = self.now
+        self.model.advance(start)
+        # No UpdateTable on an UPDATING table: the change waits for the one before it, as
+        # every target's changer does (loadgen.live.segmented_run).
+        asked = start + wait_active(self.model, spec.name, start)
+        outcome = apply_change(self.model, self._requests, control, spec.name, asked)
+        waited = asked - start
+        if outcome.accepted and control.waits:
+            outcome.active_after_s = wait_active(self.model, spec.name, asked)
+            waited += outcome.active_after_s
+        duration = float(math.ceil(max(phase.duration_s, waited) - 1e-9))
+        self.now = start + duration
+        self.model.advance(self.now)
+        for second in range(int(offset), int(offset + duration)):
+            result.second(second)
+        if self.progress is not None:
+            self.progress(f"{spec.name} #{result.repeat} {phase.name}", 1.0)
+        return PhaseResult(phase.name, control.label, offset, duration, offered=0, change=outcome)
 
     def _open_loop_phase(
         self, spec: TableSpec, phase: Phase, offset: float, result: RunResult
     ) -> PhaseResult:
         """One operation at open arrivals: every tick's due requests drawn, located and
         admitted in bulk."""
-        load = _table_load(spec, phase, self.playbook, self._mappers, self.params, self._stores)
+        load = _table_load(
+            spec, phase, self.playbook, self._mappers, self.params, self._stores, self._composites
+        )
         table = self.model.tables[spec.name]
         schedule = Schedule.for_phase(phase)
         out = PhaseResult(
@@ -464,8 +643,7 @@ class Simulation:
             # The item's past: whether it existed, and its tracked attributes' values.
             if tk.is_write:
                 for name in states.hashes:
-                    m = load.mappers[name]
-                    current[name] = (m.hashes(idx[name]), m.positions(idx[name]))
+                    current[name] = load.tracked_columns(name, idx)
                 existed, before = previous(states, rows, current)
             else:
                 existed = states.existed[rows]
@@ -480,12 +658,8 @@ class Simulation:
         if tk.is_write:
             changed = {name: before[name][0] != h for name, (h, _) in current.items()}
             for g, gks in zip(plan.indexes, tk.gsi_keyspaces, strict=True):
-                ghash = load.mappers[g.pk].hashes(idx[g.pk])
-                gpos = (
-                    load.mappers[g.sk].positions(idx[g.sk])
-                    if g.sk
-                    else np.zeros(n, dtype=np.float64)
-                )
+                ghash = load.key_columns(g.pk, idx, n)[0]
+                gpos = load.key_columns(g.sk, idx, n)[1]
                 gpids = gks.locate_many(ghash, gpos)
                 sentinel = len(gks.all)
                 radices.append(sentinel + 1)
@@ -501,8 +675,9 @@ class Simulation:
                 if old_u.any():
                     # A moved entry's delete lands on its OLD key's partition.
                     moved_any = True
-                    old_h = before[g.pk][0] if g.pk in before else ghash
-                    old_p = before[g.sk][1] if g.sk is not None and g.sk in before else gpos
+                    pk_name, sk_name = composite_name(g.pk), composite_name(g.sk)
+                    old_h = before[pk_name][0] if pk_name in before else ghash
+                    old_p = before[sk_name][1] if g.sk and sk_name in before else gpos
                     old_pids = gks.locate_many(old_h, old_p)
                     cols.append(np.where(old_u > 0, old_pids, sentinel))
                     radices.append(sentinel + 1)

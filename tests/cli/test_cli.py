@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from console.cli import main
-from tests.conftest import BUILT_IN_SIMULATIONS, PLAYBOOKS, ROOT
+from tests.conftest import BUILT_IN_SIMULATIONS, PLAYBOOKS, ROOT, serve_emulator
 
 
 @BUILT_IN_SIMULATIONS
@@ -67,22 +67,9 @@ def test_unwritable_json_path_is_a_clear_error(
 
 
 def test_emulator_serve_says_what_runs_and_stops_cleanly_on_ctrl_c() -> None:
-    import os
     import signal
-    import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "HOTBENCH_PURE": "1", "COLUMNS": "300"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "console.cli", "emulator", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    port, proc = serve_emulator()
     try:
         assert proc.stdout is not None
         banner = [proc.stdout.readline() for _ in range(6)]

@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from loadgen.format.playbook import Playbook, load_playbook, parse_playbook
+from loadgen.results.records import PlaybookResult
 from loadgen.simulation.simulate import simulate
 from tests.loadgen.virtual_live import PhaseCounts, Runs, run_on_endpoint, simulated_runs
 
@@ -107,9 +108,31 @@ def disagreements(sim: Runs, live: Runs) -> list[str]:
 
 
 def compare(playbook: Playbook) -> tuple[Runs, Runs, list[str]]:
-    sim = simulated_runs(simulate(playbook, tick_s=TICK_S))
-    live = run_on_endpoint(playbook, SCALE)
-    return sim, live, disagreements(sim, live)
+    result = simulate(playbook, tick_s=TICK_S)
+    sim = simulated_runs(result)
+    outcomes: dict[tuple[str, int, int], Any] = {}
+    live = run_on_endpoint(playbook, SCALE, outcomes)
+    return sim, live, disagreements(sim, live) + change_disagreements(result, outcomes)
+
+
+def change_disagreements(
+    result: PlaybookResult, outcomes: dict[tuple[str, int, int], Any]
+) -> list[str]:
+    """Capacity changes the two paths decided differently (applied or refused, and with
+    which of DynamoDB's errors)."""
+    out = []
+    for run in result.runs:
+        for index, phase in enumerate(run.phases):
+            if phase.change is None:
+                continue
+            key = (run.table, run.repeat, index)
+            live = outcomes[key]
+            if phase.change.error != live.error:
+                out.append(
+                    f"{key}: the change was {phase.change.words()} simulated, "
+                    f"{live.words()} on the endpoint"
+                )
+    return out
 
 
 # --- the judged pair: index keys that move, and a control whose keys never move ------------
@@ -255,11 +278,81 @@ def generated_playbook(draw: st.DrawFn) -> dict[str, Any]:
         table["gsis"] = gsis
     if draw(st.booleans()):
         table["seed_items"] = draw(st.integers(1, 400))
+    if draw(st.integers(0, 2)) == 0:
+        phases = _with_capacity_change(draw, phases, table, gsis, provisioned, rate * units)
     return {
         "name": "generated",
         "tables": [table],
         "load": {"attributes": attributes, "phases": phases, "seed": draw(st.integers(1, 10**6))},
     }
+
+
+def _with_capacity_change(
+    draw: st.DrawFn,
+    phases: list[dict[str, Any]],
+    table: dict[str, Any],
+    gsis: list[dict[str, Any]],
+    provisioned: bool,
+    units_per_s: float,
+) -> list[dict[str, Any]]:
+    """The phases with a phase-level UpdateTable before the last one (a first phase is
+    added when there is one only): provisioned units up or down (a GSI's too), a switch of
+    billing mode, a new on-demand maximum, with `wait` active or none; a change DynamoDB
+    refuses (the same units again) is as much a case as one it takes."""
+    change: dict[str, Any]
+    if provisioned:
+        choice = draw(st.sampled_from(["units", "units", "gsi", "switch", "same"]))
+        if choice == "gsi" and gsis:
+            gsi = gsis[0]
+            change = {"gsis": {gsi["name"]: {"write_capacity": gsi["write_capacity"] * 2}}}
+        elif choice == "switch":
+            change = {"billing_mode": "PAY_PER_REQUEST"}
+        elif choice == "same":
+            change = {"write_capacity": table["write_capacity"]}  # refused: no change
+        else:
+            factor = draw(st.sampled_from([0.5, 2.0, 4.0]))
+            change = {"write_capacity": max(1, round(table["write_capacity"] * factor))}
+    else:
+        change = {"on_demand_max": {"write": max(1, round(units_per_s * 0.5))}}
+    control = {"name": "change", "update_table": change}
+    if draw(st.booleans()):
+        control["wait"] = "none"
+    if len(phases) == 1:
+        first = {**phases[0], "name": "p-before"}
+        return [first, control, phases[0]]
+    return [phases[0], control, *phases[1:]]
+
+
+def test_phase_level_capacity_changes_agree_in_simulation_and_on_the_endpoint() -> None:
+    """A raise of provisioned capacity between two phases: the same outcome (applied,
+    ACTIVE after the model's time) and the same throttling before and after it."""
+    playbook = load_playbook(HERE / "capacity-change.yaml")
+    sim_result = simulate(playbook, tick_s=TICK_S)
+    outcomes: dict[tuple[str, int, int], Any] = {}
+    live = run_on_endpoint(playbook, SCALE, outcomes)
+    sim = simulated_runs(sim_result)
+    assert not disagreements(sim, live)
+    simulated = sim_result.runs[0].phases[1].change
+    assert simulated is not None and simulated.accepted
+    assert outcomes[("raise", 1, 1)].accepted
+    assert sim[("raise", 1, 2)].throttle_rate == live[("raise", 1, 2)].throttle_rate == 0
+    capacity = sim_result.runs[0].capacity
+    assert capacity is not None
+    assert [p["write"] for p in capacity["$table"]["series"]] == [1000.0, 2000.0]
+
+
+def test_a_refused_change_is_refused_alike_and_leaves_the_capacity() -> None:
+    data = yaml.safe_load((HERE / "capacity-change.yaml").read_text())
+    data["load"]["phases"][1]["update_table"] = {"write_capacity": 1000}  # as it is
+    playbook = parse_playbook(data, "<same>")
+    result = simulate(playbook, tick_s=TICK_S)
+    outcomes: dict[tuple[str, int, int], Any] = {}
+    live = run_on_endpoint(playbook, SCALE, outcomes)
+    change = result.runs[0].phases[1].change
+    assert change is not None and change.error == outcomes[("raise", 1, 1)].error
+    assert change.error == "ValidationException"
+    assert "will not change" in (change.message or "")
+    assert not disagreements(simulated_runs(result), live)
 
 
 def _keep(data: dict[str, Any], problems: list[str]) -> Path:

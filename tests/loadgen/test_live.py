@@ -135,3 +135,34 @@ def test_every_operation_succeeds_against_the_emulator() -> None:
         assert c.sent == c.succeeded == 100, (phase, c.to_json())
     assert report.seconds[0].consumed_wcu == 100.0  # 1,000-byte items: 1 WCU each
     assert report.seconds[2].consumed_rcu == 50.0  # eventually consistent: 0.5 RCU
+
+
+@pytest.mark.slow
+def test_a_capacity_change_live_is_made_between_segments_and_carried_by_the_result() -> None:
+    """A raise that splits (1,000 -> 3,000 WCU: 300 s UPDATING) live on the in-process
+    emulator: the load runs in two segments, the change between them waits for ACTIVE on
+    the emulator's skipped clock (no real 300 s), and the result carries the change's
+    outcome and the capacity series as the simulation's does."""
+    playbook = load_playbook(ROOT / "tests" / "loadgen" / "differential" / "capacity-change.yaml")
+    data = playbook.model_dump(mode="json", exclude_unset=True)
+    data["load"]["phases"][1]["update_table"] = {"write_capacity": 3000}
+    from loadgen.format.playbook import parse_playbook
+
+    playbook = parse_playbook(data)
+    live = run_playbook(playbook, LiveOptions(workers=1, scale=0.1, pause_scale=0))
+    sim = simulate(playbook)
+    (run,) = live.runs
+    assert not run.partial, run.notes
+    change = run.phases[1].change
+    assert change is not None and change.accepted
+    assert change.active_after_s is not None and change.active_after_s >= 300
+    assert [p.name for p in run.phases] == ["before", "raise", "after"]
+    assert run.phases[2].start_s == run.phases[1].start_s + run.phases[1].duration_s
+    assert run.phases[2].offered == sim.runs[0].phases[2].offered == 6000
+    assert run.capacity is not None
+    steps = [p["write"] for p in run.capacity["$table"]["series"]]
+    assert (
+        steps
+        == [1000.0, 3000.0]
+        == [p["write"] for p in (sim.runs[0].capacity or {})["$table"]["series"]]
+    )

@@ -15,8 +15,10 @@ client timing noise to widen the tolerance.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from emulator.emulator_options import EmulatorOptions
 from emulator.server import Service
 from emulator.wire import TARGET_PREFIX
 from loadgen.format.playbook import Playbook, TableSpec
+from loadgen.live.segmented_run import ClientChanger
 from loadgen.load.arrivals import Schedule
 from loadgen.load.requests import RequestFactory, classify
 from loadgen.load.seed import seed_items, seed_rate
@@ -80,10 +83,44 @@ def _seed(service: Service, clock: VirtualClock, playbook: Playbook, spec: Table
     clock.now += SEED_SETTLE_S
 
 
-def run_on_endpoint(playbook: Playbook, scale: float = 0.25) -> Runs:
-    """Every run of the playbook through one in-process endpoint; counts per phase."""
+class ServiceClient:
+    """The two calls a capacity change makes (DescribeTable, UpdateTable), boto3-shaped,
+    on the in-process service: a refusal raises botocore's ClientError as boto3 would."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    def _call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
+        from botocore.exceptions import ClientError
+
+        status, body = self.service.handle(TARGET_PREFIX + operation, json.dumps(request).encode())
+        reply: dict[str, Any] = json.loads(body)
+        if status != 200:
+            code = str(reply.get("__type", "")).rsplit("#", 1)[-1]
+            message = reply.get("message") or reply.get("Message") or ""
+            raise ClientError({"Error": {"Code": code, "Message": message}}, operation)
+        return reply
+
+    def describe_table(self, **request: Any) -> dict[str, Any]:
+        return self._call("DescribeTable", request)
+
+    def update_table(self, **request: Any) -> dict[str, Any]:
+        return self._call("UpdateTable", request)
+
+
+def run_on_endpoint(
+    playbook: Playbook, scale: float = 0.25, outcomes: dict[tuple[str, int, int], Any] | None = None
+) -> Runs:
+    """Every run of the playbook through one in-process endpoint; counts per phase (and,
+    into `outcomes`, each capacity change's outcome, made as a live run makes it:
+    loadgen.live.segmented_run.ClientChanger, on the virtual clock)."""
     clock = VirtualClock()
     service = Service(EmulatorOptions(scale=scale, create_delay_s=0, store="keys"), clock=clock)
+
+    def sleep(seconds: float) -> None:
+        clock.now += seconds
+
+    changer = ClientChanger(ServiceClient(service), sleep, 1.0, clock)
     out: Runs = {}
     created: set[str] = set()
     for run in playbook.runs():
@@ -96,6 +133,14 @@ def run_on_endpoint(playbook: Playbook, scale: float = 0.25) -> Runs:
             if repeat > 1 and run.pause_s > 0:
                 clock.now += run.pause_s
             for index, phase in enumerate(playbook.load.phases):
+                if phase.kind.engine == "control":
+                    start = clock.now
+                    outcome = changer.change(phase.kind.capacity_change(), spec.name)
+                    out.setdefault((spec.name, repeat, index), PhaseCounts())
+                    if outcomes is not None:
+                        outcomes[(spec.name, repeat, index)] = outcome
+                    clock.now = start + math.ceil(max(phase.duration_s, clock.now - start) - 1e-9)
+                    continue
                 rng = np.random.default_rng([playbook.load.seed, repeat, 0, index])
                 factory = RequestFactory(playbook, spec, phase, spec.name, rng)
                 schedule = Schedule.for_phase(phase, scale)

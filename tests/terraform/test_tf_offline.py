@@ -35,7 +35,7 @@ def test_fmt_check_detects_bad_formatting(runner: LibterraformRunner, tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("module", "runs"), [("spec", 19), ("dashboard-body", 4), ("fargate-task", 10)]
+    ("module", "runs"), [("spec", 20), ("dashboard-body", 4), ("fargate-task", 10)]
 )
 def test_terraform_test_provider_free_module(
     runner: LibterraformRunner, tmp_path: Path, module: str, runs: int

@@ -1,5 +1,6 @@
 """A table run's per-second chart: accepted and throttled requests, consumed WCU, against
-the 1,000 WCU/s partition line and the table's own limit."""
+the 1,000 WCU/s partition line and the table's own limit; the capacity in force as it
+steps, with a mark where a change was asked (an UpdateTable phase, auto scaling)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class TableChart(PlotextPlot):
         self.lines: dict[str, list[float]] = {}
         self.series_colors: dict[str, str] = {}
         """label -> colour of what was drawn: the legend beside the plot (`legend`)."""
+        self.scaling_marks: list[tuple[float, str]] = []
+        """(seconds since T0, the change in words) of each capacity change drawn."""
 
     def legend(self) -> Text:
         """One line per drawn series in its colour, for a widget beside the plot: a
@@ -80,6 +83,21 @@ class TableChart(PlotextPlot):
             drawn.append(
                 ("CloudWatch 1-min WCU", xs(minutes), [s.consumed_wcu for s in minutes], "blue")
             )
+        # The capacity in force as it steps (provisioned WCU, or the on-demand ceiling),
+        # from the table side's samples: a change shows where it lands, not where asked.
+        stepped = [s for s in wcu if s.capacity_wcu is not None]
+        if stepped:
+            drawn.append(
+                (
+                    "capacity WCU",
+                    xs(stepped),
+                    [s.capacity_wcu or 0.0 for s in stepped],
+                    "yellow",
+                )
+            )
+        self.scaling_marks = [
+            (max(0.0, x), change) for x, s in zip(xs(wcu), wcu, strict=True) for change in s.scaling
+        ]
         span = [max(0.0, min(xs(workers) or [0.0])), max(xs(workers) or [1.0])]
         drawn.append(("partition 1,000 WCU", span, [PARTITION_WCU] * 2, "orange"))
         if limit_wcu:
@@ -94,5 +112,9 @@ class TableChart(PlotextPlot):
                 self.series_colors[label] = color
                 top_x = max(top_x, *(a for a, _ in kept))
                 top_y = max(top_y, *(b for _, b in kept))
+        for at, _change in self.scaling_marks:
+            plt.vline(at, "yellow")  # a capacity change asked: UpdateTable or auto scaling
+        if self.scaling_marks:
+            self.series_colors[f"capacity change ({len(self.scaling_marks)})"] = "yellow"
         round_axes(plt, top_x, top_y)
         self.refresh()

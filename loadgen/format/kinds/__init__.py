@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Discriminator, Tag
 
+from loadgen.format.kinds.capacity_change import ChangeStep, UpdateTable, control_defaults
 from loadgen.format.kinds.constant_rate import ConstantRate, RateNumber
 from loadgen.format.kinds.families import (
     Arrivals,
     ClosedArrivals,
+    Control,
     Engine,
     Iterations,
+    NoArrivals,
     OpenArrivals,
     RateSegment,
     whole_arrivals,
@@ -48,11 +51,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ARRIVAL_FORMS",
+    "CONTROL_FORMS",
     "DEFAULT_MAX_USERS",
     "ITERATION_FORMS",
     "KIND_FIELDS",
     "Arrivals",
     "ClosedArrivals",
+    "Control",
     "Engine",
     "Iterations",
     "OpenArrivals",
@@ -70,6 +75,11 @@ ARRIVAL_FORMS: tuple[type[Arrivals], ...] = (ConstantRate, RateCurve, RateRamp, 
 ITERATION_FORMS: tuple[type[Iterations], ...] = (OneOperation, WeightedMix, NamedScenario)
 """What an iteration does; the first is the default (a phase that names none of them
 puts)."""
+
+CONTROL_FORMS: tuple[type[Control], ...] = (UpdateTable,)
+"""What a phase that offers no load does instead (the runner's own work: an UpdateTable).
+A phase of one of these has no arrival or iteration form of its own (`NoArrivals`,
+`ChangeStep`) and runs on the `control` engine."""
 
 
 def _rate_shape(value: Any) -> str:
@@ -90,7 +100,7 @@ DEFAULT_MAX_USERS = 1000
 maxVUs default is the preallocated count; 1000 keeps a worker's tasks bounded)."""
 
 KIND_FIELDS: frozenset[str] = frozenset(
-    {f for form in (*ARRIVAL_FORMS, *ITERATION_FORMS) for f in form.fields}
+    {f for form in (*ARRIVAL_FORMS, *ITERATION_FORMS, *CONTROL_FORMS) for f in form.fields}
     - {"operation", "consistent_read"}  # one operation's parameters: never empty
     | {"max_users", "retry"}
 )
@@ -114,6 +124,9 @@ class PhaseKind:
     iterations: Iterations
     retry: RetrySpec
     max_users: int | None = None
+    control: Control | None = None
+    """The runner's own work at the phase's start (an UpdateTable), for a phase that
+    offers no load."""
 
     @property
     def name(self) -> str:
@@ -125,6 +138,8 @@ class PhaseKind:
         """`requests` for one operation at open arrivals with no application retries (the
         load of every playbook before load models, run vectorised and unchanged:
         tests/golden); `iterations` for everything else."""
+        if self.control is not None:
+            return "control"
         plain = self.iterations.one_request and self.retry.mode == "none"
         return "requests" if isinstance(self.arrivals, OpenArrivals) and plain else "iterations"
 
@@ -133,6 +148,12 @@ class PhaseKind:
         """Users available to open arrivals of iterations (k6's maxVUs): `max_users`,
         else DEFAULT_MAX_USERS; an arrival with none free is a dropped iteration."""
         return self.max_users or DEFAULT_MAX_USERS
+
+    def capacity_change(self) -> Control:
+        """The change a `control` phase makes; ValueError for a phase of load."""
+        if self.control is None:
+            raise ValueError(f"{self.name}: a phase of load makes no capacity change")
+        return self.control
 
     def rate_segments(self, duration_s: float, scale: float = 1.0) -> list[RateSegment]:
         """The open arrivals' rate curve (loadgen.load.arrivals.Schedule); a population
@@ -152,7 +173,7 @@ class PhaseKind:
         """The requests the phase sends when each arrival is one request (the schedule's
         count, which a plan prices); None when they depend on how its iterations go,
         which only a run (or the simulation) tells."""
-        if self.engine != "requests":
+        if self.engine == "iterations":
             return None
         total = 0.0
         for segment in self.rate_segments(duration_s, scale):  # summed as the schedule does
@@ -170,6 +191,8 @@ class PhaseKind:
 
     def words(self) -> str:
         """The arrivals in words, with the pool of users open iterations run on."""
+        if self.control is not None:
+            return self.control.words()
         shown = self.arrivals.words()
         if isinstance(self.arrivals, OpenArrivals) and not self.iterations.one_request:
             return f"{shown} arrivals onto up to {self.user_pool:,} users"
@@ -182,12 +205,19 @@ class PhaseKind:
 
     def problems(self, playbook: Playbook, index: int) -> list[Problem]:
         """What is wrong with the phase's forms within the playbook, located."""
+        if self.control is not None:
+            return self.control.problems(playbook, index)
         return self.arrivals.problems(playbook, index) + self.iterations.problems(playbook, index)
 
 
 def kind_of(phase: Phase) -> PhaseKind:
     """The phase's kind from its fields; ValueError with the playbook's message when they
     ask for no arrival form or two, or two iteration forms, or do not go together."""
+    controls = [form for form in CONTROL_FORMS if form.selected(phase)]
+    if controls:
+        return _control_kind(phase, controls[0])
+    if phase.wait is not None:
+        raise ValueError("wait applies to a phase with update_table")
     # Forms are tried in the registry's order: the first that a phase's fields select is
     # its form; fields of two forms (rate and users) are a mistake.
     arrivals = [form for form in ARRIVAL_FORMS if form.selected(phase)]
@@ -218,7 +248,19 @@ def kind_of(phase: Phase) -> PhaseKind:
     return kind
 
 
-FIELD_DEFAULTS = (phase_defaults,)
+def _control_kind(phase: Phase, form: type[Control]) -> PhaseKind:
+    """A phase that changes the table: none of the load's fields go with it."""
+    load = (KIND_FIELDS - set(form.fields) - {"retry"}) | {"operation"}
+    given = sorted(load & phase.model_fields_set)
+    if given:
+        raise ValueError(
+            f"{form.fields[0]} changes the table and offers no load: drop {', '.join(given)} "
+            "(put the load in a phase of its own)"
+        )
+    return PhaseKind(NoArrivals(), ChangeStep.read(phase), phase.retry, None, form.read(phase))
+
+
+FIELD_DEFAULTS = (phase_defaults, control_defaults)
 """What forms fill in of a phase's raw fields before they are validated (a curve's
 duration)."""
 

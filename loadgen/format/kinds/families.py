@@ -28,7 +28,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:
     from typing import Self
@@ -36,12 +36,14 @@ if TYPE_CHECKING:
     from loadgen.format.playbook import Phase, Playbook, Problem, Scenario
     from loadgen.format.workload_spec import AnyStep
 
-Engine = Literal["requests", "iterations"]
+Engine = Literal["requests", "iterations", "control"]
 """How the runners run a phase. `requests`: each arrival is one request sent on the
 schedule (the vectorised open-loop simulation, loadgen.simulation.simulate; the live
 worker's schedule loop). `iterations`: each arrival, or each user's next turn, is an
 iteration of the scenario interpreter (the closed-loop engine,
-loadgen.simulation.closed_loop; the live users, loadgen.live.live_users)."""
+loadgen.simulation.closed_loop; the live users, loadgen.live.live_users). `control`: no
+requests; the runner itself changes the table (a `Control` form: an UpdateTable) between
+the workers' phases (loadgen.simulation.model_update; loadgen.live.segmented_run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,53 @@ class ClosedArrivals(Arrivals):
     @abstractmethod
     def pause_s(self, iteration_s: float, rng: random.Random) -> float:
         """A user's wait before its next iteration, after one that took `iteration_s`."""
+
+
+class Control(Form):
+    """Work the runner does itself at a phase's start instead of offering load: a change
+    of the table (an UpdateTable). Such a phase sends no requests; its arrivals are none
+    (`NoArrivals`) for everything that reads a phase's schedule."""
+
+    @property
+    @abstractmethod
+    def label(self) -> str:
+        """The result's `operation` of the phase (`update_table`)."""
+
+    @property
+    @abstractmethod
+    def waits(self) -> bool:
+        """Whether the next phase waits until the table and its GSIs are ACTIVE again."""
+
+    @abstractmethod
+    def words(self) -> str:
+        """The change for people (the plan's line, the results' phase)."""
+
+    @abstractmethod
+    def request(self, table_name: str, in_force: Mapping[str, Any]) -> dict[str, Any]:
+        """The DynamoDB request the runner makes, given the table as DescribeTable shows
+        it when the phase starts."""
+
+
+class NoArrivals(OpenArrivals):
+    """The arrivals of a phase that offers no load (a `Control` phase): none, over its
+    duration, so every reader of a phase's schedule sees an idle phase."""
+
+    name = "no load"
+    fields = ()
+
+    @classmethod
+    def selected(cls, phase: Phase) -> bool:
+        return False
+
+    @classmethod
+    def read(cls, phase: Phase) -> NoArrivals:
+        return cls()
+
+    def segments(self, duration_s: float, scale: float = 1.0) -> list[RateSegment]:
+        return [RateSegment(0.0, duration_s, 0.0, 0.0)]
+
+    def words(self) -> str:
+        return "no load"
 
 
 class Iterations(Form):

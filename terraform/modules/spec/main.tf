@@ -23,15 +23,24 @@ locals {
   # GSIs, normalised: a missing or null `gsis` key is an empty list.
   gsis_raw = { for t in local.selected : t.name => try([for g in t.gsis : g], []) }
 
+  # Each GSI's partition-key and sort-key attributes in key order. A key is one attribute
+  # ({name, type}) or, for a multi-attribute key (DynamoDB, November 2025; the provider's
+  # GSI `key_schema` blocks since 6.29.0, #45357), a list of up to four: flatten() takes
+  # both shapes without a conditional between tuples of different lengths.
+  gsi_keys = merge([for t in local.selected : { for g in local.gsis_raw[t.name] : "${t.name}/${g.name}" => {
+    hash  = flatten([g.partition_key])
+    range = flatten([for k in [try(g.sort_key, null)] : k if k != null])
+    all   = concat(flatten([g.partition_key]), flatten([for k in [try(g.sort_key, null)] : k if k != null]))
+  } }]...)
+
   # Every key attribute of a table and its GSIs, before dedupe. yamldecode reads an unquoted
   # `type: N` as the YAML 1.1 boolean false, so false means "N".
   key_attributes = { for t in local.selected : t.name => concat(
     [{ name = t.partition_key.name, type = t.partition_key.type == false ? "N" : t.partition_key.type }],
     try(t.sort_key.name, null) == null ? [] : [{ name = t.sort_key.name, type = t.sort_key.type == false ? "N" : t.sort_key.type }],
-    flatten([for g in local.gsis_raw[t.name] : concat(
-      [{ name = g.partition_key.name, type = g.partition_key.type == false ? "N" : g.partition_key.type }],
-      try(g.sort_key.name, null) == null ? [] : [{ name = g.sort_key.name, type = g.sort_key.type == false ? "N" : g.sort_key.type }],
-    )]),
+    flatten([for g in local.gsis_raw[t.name] : [
+      for k in local.gsi_keys["${t.name}/${g.name}"].all : { name = k.name, type = k.type == false ? "N" : k.type }
+    ]]),
   ) }
 
   # name -> distinct types; more than one type for a name is a spec error (see outputs.tf).
@@ -79,9 +88,10 @@ locals {
       name = g.name
       # key_schema, not the hash_key/range_key deprecated since provider 6.29 (and the
       # "Unmatched indexes" error a GSI without a range key met in 6.29-6.40).
+      # A multi-attribute key: every HASH element in order, then every RANGE element.
       key_schema = concat(
-        [{ attribute_name = g.partition_key.name, key_type = "HASH" }],
-        try(g.sort_key.name, null) == null ? [] : [{ attribute_name = g.sort_key.name, key_type = "RANGE" }],
+        [for k in local.gsi_keys["${t.name}/${g.name}"].hash : { attribute_name = k.name, key_type = "HASH" }],
+        [for k in local.gsi_keys["${t.name}/${g.name}"].range : { attribute_name = k.name, key_type = "RANGE" }],
       )
       projection_type    = try(g.projection, "ALL")
       non_key_attributes = try(g.projection, "ALL") == "INCLUDE" ? try([for a in g.non_key_attributes : a], []) : null

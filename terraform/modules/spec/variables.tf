@@ -39,12 +39,17 @@ variable "tables" {
     condition = alltrue(flatten([for t in var.tables : concat(
       [try(contains(["S", "N", "B"], t.partition_key.type == false ? "N" : t.partition_key.type), false) && try(length(t.partition_key.name) > 0, false)],
       [try(t.sort_key, null) == null || try(contains(["S", "N", "B"], t.sort_key.type == false ? "N" : t.sort_key.type), false)],
-      [for g in try([for g in t.gsis : g], []) : try(contains(["S", "N", "B"], g.partition_key.type == false ? "N" : g.partition_key.type), false)],
-      [for g in try([for g in t.gsis : g], []) : try(g.sort_key, null) == null || try(contains(["S", "N", "B"], g.sort_key.type == false ? "N" : g.sort_key.type), false)],
+      # A GSI key is one attribute or a list of one to four (multi-attribute keys).
+      [for g in try([for g in t.gsis : g], []) : try(length(flatten([g.partition_key])) <= 4 && alltrue([
+        for k in flatten([g.partition_key]) : contains(["S", "N", "B"], k.type == false ? "N" : k.type) && length(k.name) > 0
+      ]), false)],
+      [for g in try([for g in t.gsis : g], []) : try(length(flatten([for k in [try(g.sort_key, null)] : k if k != null])) <= 4 && alltrue([
+        for k in flatten([for k in [try(g.sort_key, null)] : k if k != null]) : contains(["S", "N", "B"], k.type == false ? "N" : k.type) && length(k.name) > 0
+      ]), false)],
     )]))
     # An unquoted `type: N` reaches Terraform as false: yamldecode follows YAML 1.1 booleans
     # (PyYAML does not), so false is read back as "N" here and in main.tf.
-    error_message = "Every partition_key/sort_key (table and GSI) needs a name and a type of S, N or B."
+    error_message = "Every partition_key/sort_key (table and GSI) needs a name and a type of S, N or B; a GSI's may be a list of up to four such attributes."
   }
   validation {
     condition = alltrue(flatten([for t in var.tables : [

@@ -144,6 +144,51 @@ run "gsi_key_schema" {
   }
 }
 
+# Multi-attribute GSI keys (DynamoDB, November 2025): a key given as a list of up to four
+# attributes becomes one HASH (or RANGE) element each, in order; every one is declared.
+run "multi_attribute_gsi_key_schema" {
+  command = plan
+
+  variables {
+    tables = [
+      {
+        name          = "scores"
+        partition_key = { name = "id", type = "S" }
+        billing_mode  = "PAY_PER_REQUEST"
+        gsis = [
+          {
+            name          = "byTournamentRegion"
+            partition_key = [{ name = "tournament", type = "S" }, { name = "region", type = "S" }]
+            sort_key      = [{ name = "score", type = "N" }, { name = "at", type = "S" }]
+          },
+          { name = "byTournament", partition_key = { name = "tournament", type = "S" } },
+        ]
+      },
+    ]
+  }
+
+  assert {
+    condition = output.tables["scores"].gsis[0].key_schema == [
+      { attribute_name = "tournament", key_type = "HASH" },
+      { attribute_name = "region", key_type = "HASH" },
+      { attribute_name = "score", key_type = "RANGE" },
+      { attribute_name = "at", key_type = "RANGE" },
+    ]
+    error_message = "A multi-attribute key is every HASH element in order, then every RANGE element."
+  }
+  assert {
+    condition     = output.tables["scores"].gsis[1].key_schema == [{ attribute_name = "tournament", key_type = "HASH" }]
+    error_message = "A one-attribute GSI key beside a multi-attribute one keeps its own shape."
+  }
+  assert {
+    condition = output.tables["scores"].attributes == [
+      { name = "at", type = "S" }, { name = "id", type = "S" }, { name = "region", type = "S" },
+      { name = "score", type = "N" }, { name = "tournament", type = "S" },
+    ]
+    error_message = "Every attribute of a multi-attribute key is declared once."
+  }
+}
+
 # Warm values for both billing modes, tables and GSIs, given one side, both or none: never
 # below the provider's minimum (12,000 read / 4,000 write), whatever the capacity.
 run "warm_never_below_minimum" {
