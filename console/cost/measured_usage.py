@@ -96,7 +96,9 @@ def run_cost_at(
     included: the setup around it and the fleet (docs/checks.md#cost)."""
 
     def run_cost(spec: TableSpec, run: RunResult) -> float:
-        moves = capacity_of(run) if capacity_of is not None else moves_from_series(run.capacity or {})
+        moves = (
+            capacity_of(run) if capacity_of is not None else moves_from_series(run.capacity or {})
+        )
         return price(record_of_run(spec, run, moves), prices).total_usd
 
     return run_cost
