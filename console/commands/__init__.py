@@ -29,6 +29,7 @@ COMMANDS = {
     "calibrate": "calibrate",
     "optimize": "optimize",  # the cheapest configuration that passes (docs/optimize.md)
     "import": "import_account",  # read a table and its traffic from an account (docs/import.md)
+    "backtest": "backtest",  # an imported playbook replayed beside its recording (docs/import.md)
 }
 """Which module registers each command, in the order `hotbench --help` lists them
 (tests/cli/test_cli.py keeps it equal to what the modules register). A command line that

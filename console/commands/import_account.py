@@ -25,8 +25,10 @@ def _out_path(out: str, table: str, several: bool) -> Path:
 def handle(args: argparse.Namespace, console: Console) -> int:
     from console.importer.import_result import to_jsonable
     from console.importer.import_run import ImportOptions, run_import
-    from console.importer.playbook_draft import draft
+    from console.importer.playbook_draft import WhatIf, render
+    from console.importer.recorded import recorded
     from console.importer.summary import lines
+    from loadgen.format.kinds.rate_curve import write_rate_csv
 
     options = ImportOptions(
         tables=tuple(args.tables),
@@ -51,24 +53,52 @@ def handle(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         write_json(args.json, json.loads(json.dumps(to_jsonable(result))))
         console.print(Text(f"wrote {args.json} (the import result)"), highlight=False)
+    what_if = WhatIf(scale=args.scale, peak=args.peak)
     if args.out:
         several = len(result.tables) > 1
         for table in result.tables:
             name = table.definition.name
-            text, _ = draft(result, name)
             path = _out_path(args.out, name, several)
+            rendered = render(result, name, what_if, csv_stem=path.stem)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                path.write_text(rendered.text, encoding="utf-8")
+                for csv_name, rates in rendered.csvs.items():
+                    write_rate_csv(path.parent / csv_name, rates)
+                write_json(
+                    str(recorded_path(path)), recorded(result, table, what_if.words()).to_json()
+                )
             except OSError as exc:
                 raise UserError(
                     f"cannot write {path}: {exc.strerror}; choose another --out", exitcodes.USAGE
                 ) from None
+            phases = len(rendered.playbook.load.phases)
+            files = f" and {len(rendered.csvs)} rate CSV(s)" if rendered.csvs else ""
             console.print(
-                Text(f"wrote {path}: a draft playbook in today's format (docs/import.md)"),
+                Text(
+                    f"wrote {path}: the window as per-minute curves in {phases} phase(s){files}"
+                    f" ({what_if.words()}); {recorded_path(path)}: the recorded minutes for "
+                    f"hotbench backtest {path}"
+                ),
                 highlight=False,
+                soft_wrap=True,
             )
     return exitcodes.OK
+
+
+def recorded_path(playbook: Path) -> Path:
+    """Where an imported playbook's recorded minutes sit: beside it, `<stem>.recorded.json`."""
+    return playbook.with_name(f"{playbook.stem}.recorded.json")
+
+
+def _factor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (e.g. 3 or 1.5)") from None
+    if not 0 < value <= 1000:
+        raise argparse.ArgumentTypeError(f"{value:g} is not a factor from above 0 to 1000")
+    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -122,7 +152,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the hash key, for hashes stable across imports (default: "
         "HOTBENCH_ANONYMIZE_SALT, else a random one per run)",
     )
-    parser.add_argument("--out", metavar="FILE", help="write a draft playbook (one per table)")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the playbook that replays the window (one per table), its rate CSVs and "
+        "FILE's .recorded.json beside it",
+    )
+    parser.add_argument(
+        "--scale",
+        type=_factor,
+        default=1.0,
+        metavar="X",
+        help="launch what-if: every minute's requests times X (3: three of these days at once)",
+    )
+    parser.add_argument(
+        "--peak",
+        type=_factor,
+        default=1.0,
+        metavar="X",
+        help="launch what-if: the busiest minute X times as high, each minute raised in "
+        "proportion to how far it stands above the quietest",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the import result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(handler=handle)

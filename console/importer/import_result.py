@@ -2,11 +2,9 @@
 is rendered from.
 
 Everything here is what was read or fitted, with where it came from; nothing here knows
-the playbook format (console/importer/playbook_draft.py renders today's format as far as
-it reaches; the per-minute rate curve, auto scaling and history blocks come with the
-playbook changes that hold them). Times are aware UTC datetimes. A piece of data the
-account did not give is never silently filled: it is a `MissingData` saying what is
-missing and what the playbook assumes instead.
+the playbook format (console/importer/playbook_draft.py renders it). Times are aware
+UTC datetimes. A piece of data the account did not give is never silently filled: it is
+a `MissingData` saying what is missing and what the playbook assumes instead.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def revive(service: str, operation: str, answer: dict[str, Any]) -> dict[str, An
 
 
 @dataclass
-class Recorded:
+class RecordedCall:
     service: str
     operation: str
     params: dict[str, Any]
@@ -117,7 +117,7 @@ class Recorder:
     """Passes every call to `inner` and keeps its answer (or error) for `write`."""
 
     inner: AwsCalls
-    calls: list[Recorded] = field(default_factory=list)
+    calls: list[RecordedCall] = field(default_factory=list)
 
     def call(self, service: str, operation: str, params: Mapping[str, Any]) -> dict[str, Any]:
         kept = json.loads(canonical(params))
@@ -125,10 +125,14 @@ class Recorder:
             answer = self.inner.call(service, operation, params)
         except CallFailed as exc:
             self.calls.append(
-                Recorded(service, operation, kept, error={"code": exc.code, "message": exc.message})
+                RecordedCall(
+                    service, operation, kept, error={"code": exc.code, "message": exc.message}
+                )
             )
             raise
-        self.calls.append(Recorded(service, operation, kept, response=json.loads(dumps(answer))))
+        self.calls.append(
+            RecordedCall(service, operation, kept, response=json.loads(dumps(answer)))
+        )
         return answer
 
     def write(self, folder: Path, manifest: dict[str, Any]) -> Path:

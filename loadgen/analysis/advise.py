@@ -180,16 +180,20 @@ def advise_table(
             # operation and is not applied to them.
             for finding in scenario_findings(playbook, table, phase, p, times):
                 advice.notes.append(f"[{finding.phase}] {finding.kind}: {finding.words}")
+            # A mix's plain entries (an imported day's operations) at their shares of the
+            # phase's rate: the same arithmetic as a phase of that one operation.
+            peak = phase.kind.arrivals.peak_rate()
+            for step, share in phase.kind.iterations.operation_shares():
+                as_phase = phase.model_copy(
+                    update={
+                        "operation": step.op,
+                        "mix": None,
+                        "consistent_read": bool(getattr(step, "consistent_read", False)),
+                    }
+                )
+                _operation(advice, playbook, table, as_phase, index, peak * share, p)
             continue
-        rate = phase.kind.arrivals.peak_rate()
-        if rate <= 0:
-            continue
-        attrs = {**playbook.load.attributes, **phase.attributes}
-        primary = table.primary_key_names()
-        if phase.operation in ("put", "update"):
-            _writes(advice, table, phase, index, rate, attrs, primary, p)
-        else:
-            _reads(advice, table, phase, index, rate, attrs, primary, p)
+        _operation(advice, playbook, table, phase, index, phase.kind.arrivals.peak_rate(), p)
     if table.sort_key is not None and any(
         c.hot_key and c.scope == "table" for c in advice.hot_keys
     ):
@@ -206,6 +210,31 @@ def advise_table(
 
 
 # --- the two kinds of phase -----------------------------------------------------------------
+
+
+def _plural(operation: str) -> str:
+    """`puts`, `gets`, `queries`."""
+    return f"{operation[:-1]}ies" if operation.endswith("y") else f"{operation}s"
+
+
+def _operation(
+    advice: TableAdvice,
+    playbook: Playbook,
+    table: TableSpec,
+    phase: Phase,
+    index: int,
+    rate: float,
+    p: CapacityParams,
+) -> None:
+    """The partition and table arithmetic of `phase`'s one operation at `rate`/s."""
+    if rate <= 0:
+        return
+    attrs = {**playbook.load.attributes, **phase.attributes}
+    primary = table.primary_key_names()
+    if phase.operation in ("put", "update"):
+        _writes(advice, table, phase, index, rate, attrs, primary, p)
+    else:
+        _reads(advice, table, phase, index, rate, attrs, primary, p)
 
 
 def _writes(
@@ -353,7 +382,7 @@ def _scope_checks(
     offered = rate * units
     shown = f"{units:g}" if units == int(units) else f"{units:.2f}"
     per_request = (
-        f"{_num(rate)} {phase.operation}s/s x {shown} {'WCU' if kind == 'write' else 'RCU'}"
+        f"{_num(rate)} {_plural(phase.operation)}/s x {shown} {'WCU' if kind == 'write' else 'RCU'}"
     )
     on_key = rate * cost.on_hot_key if cost is not None else None
     advice.checks.append(

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from emulator.autoscaling import AutoScalingError, AutoScalingSpec, TargetTracking
 from emulator.tableconfig import TableConfigError, TableHistory
+from loadgen.format.workload_spec import StrictSpec
 
 _PLAYBOOK_NAMES: Final = (
     ("TargetValue", "target_pct"),
@@ -32,11 +33,7 @@ def _in_playbook_words(message: str) -> str:
     return message
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class TargetTrackingSettings(_Strict):
+class TargetTrackingSettings(StrictSpec):
     """Target tracking on one dimension (reads or writes) of a table or GSI: what
     RegisterScalableTarget (min, max) and PutScalingPolicy (the rest) are given."""
 
@@ -71,7 +68,7 @@ class TargetTrackingSettings(_Strict):
             raise ValueError(_in_playbook_words(str(bad))) from None
 
 
-class AutoScalingSettings(_Strict):
+class AutoScalingSettings(StrictSpec):
     """`auto_scaling:` of a table or GSI: a policy for reads, writes or both."""
 
     read: TargetTrackingSettings | None = None
@@ -91,14 +88,14 @@ class AutoScalingSettings(_Strict):
         )
 
 
-class HistoryUnits(_Strict):
+class HistoryUnits(StrictSpec):
     """Read and write units per second (full scale); either may be omitted."""
 
     read: float | None = Field(default=None, ge=0)
     write: float | None = Field(default=None, ge=0)
 
 
-class History(_Strict):
+class History(StrictSpec):
     """`history:` of a table that existed before the run (docs/model.md
     #how-partitions-are-made, rule 3): each value raises what it takes at once."""
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from loadgen.format.workload_spec import StrictSpec
 
 if TYPE_CHECKING:
     from loadgen.format.playbook import Playbook, Problem, TableSpec
@@ -42,11 +44,7 @@ BillingMode = Literal["PROVISIONED", "PAY_PER_REQUEST"]
 TableClass = Literal["STANDARD", "STANDARD_INFREQUENT_ACCESS"]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class UnitRange(_Section):
+class UnitRange(StrictSpec):
     """Units per second from `min` to `max`, both included."""
 
     min: int = Field(ge=1, le=MAX_UNITS)
@@ -59,7 +57,7 @@ class UnitRange(_Section):
         return self
 
 
-class ReadWrite(_Section):
+class ReadWrite(StrictSpec):
     """A range for each side; a side left out gets the default range (or, where nothing
     uses it, its least value)."""
 
@@ -67,7 +65,7 @@ class ReadWrite(_Section):
     write: UnitRange | None = None
 
 
-class WriteShards(_Section):
+class WriteShards(StrictSpec):
     """A partition key the application may shard: it appends `suffix` (with `{shard}`
     replaced by a number from 0) to the key's value when it writes, and reads all the
     shards back. `hotbench optimize` then searches the shard count from 1 to `max_shards`,
@@ -102,7 +100,7 @@ class WriteShards(_Section):
         return "{key}" + self.suffix
 
 
-class TargetRange(_Section):
+class TargetRange(StrictSpec):
     """Target utilization, percent, searched in steps of 5 (Application Auto Scaling takes
     20 to 90 for DynamoDB, as the emulator checks)."""
 
@@ -116,7 +114,7 @@ class TargetRange(_Section):
         return self
 
 
-class ScalingSide(_Section):
+class ScalingSide(StrictSpec):
     """What target tracking of one side may be: its target, its minimum (MinCapacity, the
     capacity the table is created with) and its maximum (MaxCapacity); a range left out
     is searched within defaults (the minimum from what the lag arithmetic proves)."""
@@ -126,7 +124,7 @@ class ScalingSide(_Section):
     max: UnitRange | None = None
 
 
-class ScalingSearch(_Section):
+class ScalingSearch(StrictSpec):
     """`auto_scaling:` of a table's search: the sides whose policy may vary; each is
     searched with and without a policy (docs/optimize.md#auto-scaling)."""
 
@@ -144,7 +142,7 @@ def _one_year() -> list[Literal[1, 3]]:
     return [1]
 
 
-class TableSearch(_Section):
+class TableSearch(StrictSpec):
     """What may vary on one table, and within which bounds; anything left out is searched
     within the default bounds (docs/optimize.md#the-search-space)."""
 
@@ -168,7 +166,7 @@ class TableSearch(_Section):
     search keeps capacity fixed."""
 
 
-class MonthSpec(_Section):
+class MonthSpec(StrictSpec):
     """How the playbook's load becomes a month of traffic for the monthly price: the
     load's mean units per second (as simulated) for `peak_hours_per_day` hours a day,
     `off_peak_fraction` of it the rest of the day, for `days` days. Provisioned capacity
@@ -204,7 +202,7 @@ class MonthSpec(_Section):
         )
 
 
-class OptimizeSpec(_Section):
+class OptimizeSpec(StrictSpec):
     """The `optimize:` section (docs/optimize.md)."""
 
     tables: dict[str, TableSearch] | None = None

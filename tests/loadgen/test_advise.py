@@ -244,3 +244,38 @@ def test_a_keys_only_index_costs_rewrites_nothing_when_its_keys_do_not_change() 
     index = next(c for c in advice.checks if c.scope == "index byShelf" and "ceiling" in c.limit)
     assert index.offered_units == pytest.approx(0.0)
     assert any("costs it nothing" in n for n in advice.notes)
+
+
+def test_a_mix_of_plain_operations_is_weighed_as_its_operations_at_their_shares() -> None:
+    # An imported day is a mix of the operations served together: each at its share of
+    # the phase's rate meets the same arithmetic as a phase of that one operation.
+    provisioned = {"billing_mode": "PROVISIONED", "read_capacity": 5000, "write_capacity": 1000}
+    uuid = {"pk": {"dist": "uuid"}}
+    mix = [{"op": "get", "weight": 60}, {"op": "put", "weight": 40}]
+    (advice,) = advise(_one_table(provisioned, uuid, {"mix": mix, "rate": 5000, "duration_s": 600}))
+    by_limit = {c.limit: c for c in advice.checks}
+    assert by_limit["provisioned write"].offered_units == pytest.approx(2000)
+    assert by_limit["provisioned read"].offered_units == pytest.approx(3000 * 0.5)
+    first = advice.first_hit
+    assert first is not None and first.limit == "provisioned write"
+    # The same load as two phases of one operation each gets the same figures.
+    (apart,) = advise(
+        _one_table(
+            provisioned,
+            uuid,
+            {"operation": "get", "rate": 3000, "duration_s": 600},
+            {"operation": "put", "rate": 2000, "duration_s": 600},
+        )
+    )
+    assert {c.limit: c.offered_units for c in apart.checks} == {
+        c.limit: c.offered_units for c in advice.checks
+    }
+    # An entry that calls a scenario, or sets its own key, is not an operation of the
+    # phase's keys: it is left to the scenario advice.
+    keyed = [*mix, {"op": "get", "name": "one", "weight": 10, "key": {"pk": "one"}}]
+    (partial,) = advise(
+        _one_table(provisioned, uuid, {"mix": keyed, "rate": 5500, "duration_s": 600})
+    )
+    assert {c.limit: c for c in partial.checks}["provisioned write"].offered_units == (
+        pytest.approx(2000)
+    )

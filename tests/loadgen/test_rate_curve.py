@@ -5,6 +5,7 @@ take a constant rate."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from loadgen.format.playbook import Playbook, PlaybookError, load_playbook
 from loadgen.live.coordinator import _offered_until
 from loadgen.live.measure import phase_op_bound
 from loadgen.live.messages import RunPlan
+from loadgen.live.windows import Window
 from loadgen.load.arrivals import Schedule
 from loadgen.simulation.simulate import simulate
 
@@ -103,7 +105,8 @@ def test_the_live_worker_sends_the_curve_from_its_schedule(tmp_path: Path) -> No
     assert per_minute == [20 * 60, 0, 50 * 60]  # every minute at half its rate
     assert sum(phase_op_bound(phase, plan.scale, w, 2) for w in range(2)) == len(times)
     # a worker lost after minute 1 had offered its share of minute 0 and nothing more
-    assert _offered_until(plan, 0, 119.0, []) == [600]
+    whole_run = Window(0, 0.0, math.inf)  # one window: a local or ECS worker's whole run
+    assert _offered_until(plan, 0, 119.0, [], whole_run) == [600]
 
 
 def test_a_curve_in_a_csv_beside_the_playbook_travels_to_the_workers_as_rates(

@@ -246,6 +246,13 @@ class Iterations(Form):
         """The steps the plan lists under the phase's line."""
         return []
 
+    def operation_shares(self) -> list[tuple[AnyStep, float]]:
+        """The entries that are one request of a plain operation (get, put, update or
+        query, with keys drawn as the phase's attributes are), each with its share of the
+        iterations: what advise's per-operation arithmetic can take of a form whose
+        iterations are not all one request (an imported day is a mix of them). None here."""
+        return []
+
     def listed_scenarios(self) -> list[str]:
         """The scenarios whose steps the plan lists under the phase's line."""
         return []

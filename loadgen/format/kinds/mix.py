@@ -53,6 +53,12 @@ class WeightedMix(Iterations):
     def listed_scenarios(self) -> list[str]:
         return [e.scenario for e in self.mix if isinstance(e, ScenarioCall)]
 
+    def operation_shares(self) -> list[tuple[AnyStep, float]]:
+        total = sum(e.weight or 0.0 for e in self.mix)
+        if total <= 0:
+            return []
+        return [(e, (e.weight or 0.0) / total) for e in self.mix if _plain(e)]
+
     def problems(self, playbook: Playbook, index: int) -> list[Problem]:
         return list(self._problems(playbook, index))
 
@@ -77,3 +83,17 @@ class WeightedMix(Iterations):
                 continue
             captured = set(step.capture)
             yield from step_problems(playbook, loc, step, [phase], captured | {"version"})
+
+
+PLAIN_OPERATIONS = ("get", "put", "update", "query")
+"""The operations a phase of one operation runs (Phase.operation)."""
+
+PLAIN_FIELDS = frozenset({"op", "weight", "name", "consistent_read"})
+"""A mix entry that sets nothing else draws its keys as a phase of its operation does."""
+
+
+def _plain(step: AnyStep) -> bool:
+    """Whether `step` is one request a phase of one operation could send."""
+    if isinstance(step, ScenarioCall) or step.op not in PLAIN_OPERATIONS:
+        return False
+    return set(step.model_dump(exclude_defaults=True)) <= PLAIN_FIELDS
