@@ -4,7 +4,8 @@ time as a ratio to one simulation of the same playbook, measured in the same run
 Run: .venv/bin/python benchmarks/optimize.py [--jobs N] [--trials N] [NAME ...]
 
 The examples are docs/optimize.md's: warm-throughput.yaml (the `warm` table),
-launch-spike.yaml and M1's `bad` table with warehouseId shardable. For each, in one
+launch-spike.yaml, M1's `bad` table with warehouseId shardable, and
+optimize-auto-scaling.yaml (auto scaling searched on a launch ramp). For each, in one
 process: one simulation of the whole playbook (what `hotbench simulate` and `check` run:
 the baseline), then the search with its verification, as `hotbench optimize` runs it.
 The ratio is the search's wall time over the baseline's: how many simulations' worth of
@@ -55,6 +56,7 @@ EXAMPLES = [
         "hot-partition.yaml",
         {"table": ["bad"], "shard": "warehouseId", "max_shards": 10},
     ),
+    Example("auto-scaling", "optimize-auto-scaling.yaml", {}),
 ]
 
 

@@ -22,7 +22,7 @@ TABLE_KEY = "$table"
 
 
 def moves_from_series(
-    indexes: Mapping[str | None, Mapping[str, Any]], offset_s: float = 0.0
+    indexes: Mapping[Any, Mapping[str, Any]], offset_s: float = 0.0
 ) -> tuple[CapacityMove, ...]:
     """The provisioned steps of each index's `series` after its first point (the first
     is the capacity the table was created with, the TableUse's own), each at

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from console.cost import rules
+from console.cost.capacity_moves import moves_from_series
 from console.cost.expected_usage import table_use
 from console.cost.price import price
 from console.cost.prices import PriceTable, price_table
@@ -47,10 +48,15 @@ def record_of_result(
     them, launched its start time before each run."""
     record = UsageRecord()
     stood: dict[str, float] = {}
+    moves: dict[str, list[CapacityMove]] = {}
     t = 0.0
     for run in result.runs:
         spec = playbook.table(run.table)
         pause = next((r.pause_s for r in playbook.runs() if r.table == run.table), 0.0)
+        if run.capacity:  # auto scaling moved it: its steps on the table's clock
+            moves.setdefault(spec.name, []).extend(
+                moves_from_series(run.capacity, stood.get(spec.name, 0.0))
+            )
         stood[spec.name] = stood.get(spec.name, 0.0) + run.duration_s
         stood[spec.name] += pause if run.repeat > 1 else 0.0
         record.requests += run_units(spec.name, run)
@@ -58,7 +64,10 @@ def record_of_result(
             record.add_workers(fleet.table_run(f"{spec.name}#{run.repeat}", t, run.duration_s))
         t += (fleet.start_s if fleet is not None else FARGATE_START_S) + run.duration_s
     record.tables = [
-        table_use(s, s.name, (Span(s.name, stood[s.name]),))
+        replace(
+            table_use(s, s.name, (Span(s.name, stood[s.name]),)),
+            moves=tuple(moves.get(s.name, ())),
+        )
         for s in playbook.tables
         if s.name in stood
     ]
@@ -82,11 +91,14 @@ def run_cost_at(
     cost on AWS at `prices`, kept to what the run itself decides so variants compare
     fairly: the table standing for the run's seconds (provisioned capacity, Contributor
     Insights rules) and the request units it consumed, GSIs included; `capacity_of`: how
-    the run's provisioned capacity moved (auto scaling), priced step by step. Not
+    the run's provisioned capacity moved (auto scaling), priced step by step (default:
+    the run's own `capacity`, what the simulation recorded). Not
     included: the setup around it and the fleet (docs/checks.md#cost)."""
 
     def run_cost(spec: TableSpec, run: RunResult) -> float:
-        moves = capacity_of(run) if capacity_of is not None else ()
+        moves = (
+            capacity_of(run) if capacity_of is not None else moves_from_series(run.capacity or {})
+        )
         return price(record_of_run(spec, run, moves), prices).total_usd
 
     return run_cost

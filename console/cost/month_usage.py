@@ -11,11 +11,13 @@ price function, like the plan's, the check's and the tally's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from console.cost.expected_usage import table_use
 from console.cost.measured_usage import run_units
-from console.cost.record import RequestUnits, Span, UsageRecord
+from console.cost.record import CapacityMove, RequestUnits, Span, UsageRecord
+from emulator.capacity_record import PROVISIONED_SERIES
 from loadgen.format.optimize_spec import MonthSpec
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import PlaybookResult, RunResult
@@ -46,6 +48,7 @@ def month_record(
             replace(
                 table_use(spec, name, (Span("month", month.seconds),)),
                 stored_gb=stored,
+                moves=month_moves(spec, runs, month),
             )
         )
         if load_s <= 0:
@@ -61,6 +64,92 @@ def month_record(
                 )
             )
     return record
+
+
+def month_moves(
+    spec: TableSpec, runs: list[RunResult], month: MonthSpec
+) -> tuple[CapacityMove, ...]:
+    """How auto scaling moves the table's capacity through the month, from the capacity
+    the policy moved in the simulation (each run's `capacity`): the runs' steps repeated
+    through each day's peak hours, as the month repeats their load; the rest of the day
+    at what the policy settles at under `off_peak_fraction` of the load (its mean
+    consumption over the target, no lower than the minimum, no higher than the maximum).
+    Empty for a table whose capacity stood still (priced as a fixed table is)."""
+    profile: list[CapacityMove] = []
+    offset = 0.0
+    for run in runs:
+        for key, entry in (run.capacity or {}).items():
+            index = None if key == "$table" else key
+            for point in entry.get("series") or []:
+                if point.get("kind") != PROVISIONED_SERIES:
+                    continue
+                profile.append(
+                    CapacityMove(
+                        offset + float(point["t"]),
+                        index,
+                        float(point["read"]),
+                        float(point["write"]),
+                    )
+                )
+        offset += run.duration_s
+    load_s = offset
+    if not profile or load_s <= 0 or not spec.auto_scaling_specs():
+        return ()
+    profile.sort(key=lambda m: m.at_s)
+    settled = _settled(spec, runs, load_s, month.off_peak_fraction)
+    day_s = 24 * 3600.0
+    peak_s = month.peak_hours_per_day * 3600.0
+    moves: list[CapacityMove] = []
+    for day in range(math.ceil(month.days)):
+        start = day * day_s
+        for repeat in range(math.ceil(peak_s / load_s)):
+            base = start + repeat * load_s
+            moves += [
+                replace(m, at_s=base + m.at_s) for m in profile if m.at_s + repeat * load_s < peak_s
+            ]
+        if peak_s < day_s:
+            moves += [replace(m, at_s=start + peak_s) for m in settled]
+    return tuple(m for m in moves if m.at_s < month.seconds)
+
+
+def _settled(
+    spec: TableSpec, runs: list[RunResult], load_s: float, fraction: float
+) -> list[CapacityMove]:
+    """The capacity of the table and each GSI off peak: a side under a policy where the
+    policy settles for `fraction` of the runs' mean consumption, a fixed side as written."""
+    totals = [r.totals() for r in runs]
+    specs = spec.auto_scaling_specs()
+    owners: list[tuple[str | None, int | None, int | None, float, float]] = [
+        (
+            None,
+            spec.read_capacity,
+            spec.write_capacity,
+            sum(t.consumed_rcu for t in totals) / load_s,
+            sum(t.consumed_wcu for t in totals) / load_s,
+        )
+    ] + [
+        (
+            g.name,
+            g.read_capacity,
+            g.write_capacity,
+            0.0,
+            sum(t.consumed_wcu_by_index.get(g.name, 0.0) for t in totals) / load_s,
+        )
+        for g in spec.gsis
+    ]
+    out = []
+    for index, rcu, wcu, read_mean, write_mean in owners:
+        policy = specs.get(index)
+        sides = []
+        for side, fixed, mean in (("read", rcu, read_mean), ("write", wcu, write_mean)):
+            tracking = getattr(policy, side) if policy is not None else None
+            if tracking is None:
+                sides.append(float(fixed or 0))
+                continue
+            wanted = math.ceil(fraction * mean / (tracking.target_pct / 100.0))
+            sides.append(float(min(tracking.max_capacity, max(tracking.min_capacity, wanted))))
+        out.append(CapacityMove(0.0, index, sides[0], sides[1]))
+    return out
 
 
 def _units(name: str, runs: list[RunResult]) -> list[RequestUnits]:

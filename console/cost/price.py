@@ -104,23 +104,28 @@ def moving_capacity_usd(table: TableUse, prices: PriceTable) -> tuple[float, flo
     stood = table.stood_s
     levels = capacity_levels(table)
     ends = [t for t, _, _ in levels[1:]] + [stood]
+    rates = class_prices(table.table_class, prices)  # Standard-IA's capacity costs more
     per_second = 0.0
     for (start, rcu, wcu), end in zip(levels, ends, strict=True):
         seconds = max(0.0, min(end, stood) - start)
         per_second += seconds * (
-            rcu * prices.provisioned_rcu_hour + wcu * prices.provisioned_wcu_hour
+            rcu * rates.provisioned_rcu_hour + wcu * rates.provisioned_wcu_hour
         )
     upper = 0.0
+    first = 0  # levels are in order: each hour's scan starts where the last one's began
     for hour in range(int(rules.started_hours(stood))):
         h0, h1 = hour * rules.SECONDS_PER_HOUR, (hour + 1) * rules.SECONDS_PER_HOUR
-        during = [
-            (rcu, wcu)
-            for (start, rcu, wcu), end in zip(levels, ends, strict=True)
-            if start < h1 and end > h0
-        ]
+        while first < len(levels) and ends[first] <= h0:
+            first += 1
+        during = []
+        i = first
+        while i < len(levels) and levels[i][0] < h1:
+            if ends[i] > h0:
+                during.append((levels[i][1], levels[i][2]))
+            i += 1
         if during:
-            upper += max(r for r, _ in during) * prices.provisioned_rcu_hour
-            upper += max(w for _, w in during) * prices.provisioned_wcu_hour
+            upper += max(r for r, _ in during) * rates.provisioned_rcu_hour
+            upper += max(w for _, w in during) * rates.provisioned_wcu_hour
     return per_second / rules.SECONDS_PER_HOUR, upper
 
 

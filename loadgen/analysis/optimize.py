@@ -484,13 +484,17 @@ def _month_short(
         if month.peak_hours_per_day * 3600 <= load_s + DEFAULT_PARAMS.burst_s:
             continue
         totals = [r.totals() for r in runs]
+        scaled = spec.auto_scaling_specs().get(None)
+        # a side under auto scaling follows the load up to its maximum
+        w_top = scaled.write.max_capacity if scaled and scaled.write else spec.write_capacity
+        r_top = scaled.read.max_capacity if scaled and scaled.read else spec.read_capacity
         owners: list[tuple[str, float, float, int | None, int | None]] = [
             (
                 name,
                 sum(t.consumed_wcu for t in totals) / load_s,
                 sum(t.consumed_rcu for t in totals) / load_s,
-                spec.write_capacity,
-                spec.read_capacity,
+                w_top,
+                r_top,
             )
         ]
         for g in spec.gsis:

@@ -305,3 +305,35 @@ def round_up(value: float, step: int) -> int:
 
 def round_down(value: float, step: int) -> int:
     return int(math.floor(value / step + 1e-9) * step)
+
+
+def scaling_refused(
+    p: CapacityParams,
+    units: Callable[[PhaseDemand], float],
+    phases: list[PhaseDemand],
+) -> Refusal:
+    """Auto scaling's minimum M: target tracking acts only after `autoscale_out_datapoints`
+    one-minute datapoints over its target (emulator/autoscaling.py), so for the run's first
+    datapoints x period seconds the table stands at M whatever the target: the excess
+    over M then, less a full burst pool per phase (more than the one pool there is, so a
+    lower bound)."""
+    lag_s = p.autoscale_out_datapoints * p.autoscale_period_s
+    starts: dict[int, float] = {}
+    t = 0.0
+    for phase in phases:
+        starts[phase.index] = t
+        t += phase.duration_s
+
+    def refused(phase: PhaseDemand, limit: float) -> float:
+        u = units(phase)
+        if u <= 0:
+            return 0.0
+        t0 = starts.get(phase.index, lag_s)
+        excess = 0.0
+        for rate, seconds in phase.profile:
+            inside = max(0.0, min(t0 + seconds, lag_s) - t0)
+            excess += max(0.0, rate * u - limit) * inside
+            t0 += seconds
+        return max(0.0, excess - p.burst_s * limit) / u
+
+    return refused

@@ -7,7 +7,7 @@ words. A simulated dimension changes the physics (billing mode, capacity, warm
 throughput, on-demand maximum, write shards); a priced one only the bill (table class,
 reserved capacity), so every simulated configuration is priced with each of its
 options without another simulation. A new dimension (auto scaling: target, minimum,
-maximum) is one more class here and one more entry in `table_space`.
+maximum: `AutoScalingPolicy`) is one more class here and one more entry in `table_space`.
 
 Bounds come from `optimize_bounds` (what the advice's arithmetic proves); values are
 multiples of the table's `step`. Pure: no I/O.
@@ -33,12 +33,14 @@ from loadgen.analysis.optimize_bounds import (
     provisioned_refused,
     round_down,
     round_up,
+    scaling_refused,
     shard_refused,
     table_demand,
 )
 from loadgen.format.optimize_spec import (
     MAX_UNITS,
     MonthSpec,
+    ScalingSide,
     TableSearch,
     UnitRange,
     WriteShards,
@@ -199,7 +201,9 @@ class Capacity(Dimension):
             self.keep_name = "gsi_capacity"
 
     def active(self, values: Values) -> bool:
-        return bool(values.get("billing_mode") == PROVISIONED)
+        # under auto scaling the side's capacity is the policy's minimum (AutoScalingPolicy)
+        scaled = self.gsi is None and bool(values.get(f"scaling_{self.side}"))
+        return bool(values.get("billing_mode") == PROVISIONED) and not scaled
 
     def suggest(self, trial: Suggest, prefix: str, values: Values) -> None:
         values[self.key] = self.bounds.draw(trial, prefix + self.key)
@@ -418,6 +422,118 @@ class WriteShardCount(Dimension):
         return None
 
 
+class AutoScalingPolicy(Dimension):
+    """Target tracking of one side of the table: none (the capacity stays as the Capacity
+    dimension draws it), or a policy of target, minimum and maximum, the table created at
+    its minimum. Simulated: the model runs the policy as Application Auto Scaling does."""
+
+    keep_name = "auto_scaling"
+
+    def __init__(self, side: str, low: Range, high: Range, targets: tuple[int, int]) -> None:
+        self.side = side
+        self.low = low
+        """The minimum's range (its low end what the lag arithmetic proves)."""
+        self.high = high
+        """The maximum's range (its low end the peak at the highest target)."""
+        self.targets = targets
+        self.key = f"scaling_{side}"
+
+    def keys(self) -> list[str]:
+        k = self.key
+        return [k, f"{k}_target", f"{k}_min", f"{k}_max"]
+
+    def active(self, values: Values) -> bool:
+        return bool(values.get("billing_mode") == PROVISIONED)
+
+    def suggest(self, trial: Suggest, prefix: str, values: Values) -> None:
+        on = bool(trial.suggest_categorical(prefix + self.key, [False, True]))
+        values[self.key] = on
+        if not on:
+            return
+        lo, hi = self.targets
+        target = (
+            lo
+            if lo == hi
+            else int(trial.suggest_int(prefix + self.key + "_target", lo, hi, step=5))
+        )
+        values[self.key + "_target"] = target
+        values[self.key + "_min"] = self.low.draw(trial, prefix + self.key + "_min")
+        values[self.key + "_max"] = max(
+            values[self.key + "_min"], self.high.draw(trial, prefix + self.key + "_max")
+        )
+        values[f"{self.side}_capacity"] = values[self.key + "_min"]
+
+    def params(self, prefix: str, values: Values) -> dict[str, Any]:
+        out: dict[str, Any] = {prefix + self.key: bool(values.get(self.key))}
+        if not values.get(self.key):
+            return out
+        if self.targets[0] != self.targets[1]:
+            out[prefix + self.key + "_target"] = values[self.key + "_target"]
+        if not self.low.fixed:
+            out[prefix + self.key + "_min"] = values[self.key + "_min"]
+        if not self.high.fixed:
+            out[prefix + self.key + "_max"] = values[self.key + "_max"]
+        return out
+
+    def written(self, spec: TableSpec) -> Values:
+        policy = getattr(spec.auto_scaling, self.side) if spec.auto_scaling else None
+        if policy is None:
+            return {self.key: False}
+        return {
+            self.key: True,
+            self.key + "_target": policy.target_pct,
+            self.key + "_min": policy.min,
+            self.key + "_max": policy.max,
+        }
+
+    def least(self, values: Values) -> Values:
+        return {self.key: False}
+
+    def on_at(self, min_units: int) -> Values:
+        """A policy at the highest target, the minimum at `min_units` (on the minimum's
+        grid and in its range), the maximum as high as it may go: a seed."""
+        low = min(self.low.high, max(self.low.low, round_up(min_units, self.low.step)))
+        return {
+            self.key: True,
+            self.key + "_target": self.targets[1],
+            self.key + "_min": low,
+            self.key + "_max": max(low, self.high.high),
+            f"{self.side}_capacity": low,
+        }
+
+    def apply(self, values: Values, entry: dict[str, Any], data: dict[str, Any]) -> None:
+        scaling = dict(entry.get("auto_scaling") or {})
+        if values.get(self.key) and values.get("billing_mode") == PROVISIONED:
+            scaling[self.side] = {
+                "target_pct": values[self.key + "_target"],
+                "min": int(values[self.key + "_min"]),
+                "max": int(values[self.key + "_max"]),
+            }
+            entry[f"{self.side}_capacity"] = int(values[self.key + "_min"])
+        else:
+            scaling.pop(self.side, None)
+        if scaling:
+            entry["auto_scaling"] = scaling
+        else:
+            entry.pop("auto_scaling", None)
+
+    def words(self, values: Values) -> str | None:
+        if not values.get(self.key):
+            return None
+        unit = "WCU" if self.side == "write" else "RCU"
+        return (
+            f"{self.side} auto scaling at {values[self.key + '_target']:g} % from "
+            f"{values[self.key + '_min']:,} to {values[self.key + '_max']:,} {unit}"
+        )
+
+    def edge(self, values: Values) -> str | None:
+        high = self.high
+        at_top = values.get(self.key) and values.get(self.key + "_max") == high.high
+        if at_top and high.field and not high.fixed and high.high < MAX_UNITS:
+            return f"raise {self.high.field}.max (the closest sits at {self.high.high:,})"
+        return None
+
+
 class TableClass(Dimension):
     """STANDARD or STANDARD_INFREQUENT_ACCESS: the bill only."""
 
@@ -463,6 +579,8 @@ class Reserved(Dimension):
             "STANDARD",
         ):
             return out
+        if any(v is True for k, v in values.items() if k.startswith("scaling_")):
+            return out  # capacity that moves is priced step by step, reservations aside
         write, read = _reservable(values)
         if write or read:
             out += [{"reserved_term": t} for t in self.terms]
@@ -575,7 +693,23 @@ class TableSpace:
                     least = dim.least(values)
                     values.update({k: _lifted(dim, v, lift) for k, v in least.items()})
                 out.append(values)
+                if mode == PROVISIONED:
+                    out += self._scaled_seeds(values, lift)
         return out
+
+    def _scaled_seeds(self, values: Values, lift: float) -> list[Values]:
+        """The provisioned seed with each side's policy on, at the highest target: its
+        minimum at the proven bound (lift 1), or halfway up its range on a log scale
+        (the burst pool must carry the load until the scaler acts, which the bound only
+        counts for its first datapoints)."""
+        scaled = dict(values)
+        found = False
+        for dim in self.simulated:
+            if isinstance(dim, AutoScalingPolicy):
+                low = dim.low.low if lift == 1.0 else math.sqrt(dim.low.low * dim.low.high)
+                scaled.update(dim.on_at(int(low)))
+                found = True
+        return [scaled] if found else []
 
     def apply(self, values: Values, data: dict[str, Any]) -> None:
         entry = next(t for t in data["tables"] if t["name"] == self.name)
@@ -629,12 +763,16 @@ def _keys(dim: Dimension) -> list[str]:
         return ["billing_mode"]
     if isinstance(dim, WriteShardCount):
         return ["shards"]
+    if isinstance(dim, AutoScalingPolicy):
+        return dim.keys()
     return [dim.key] if hasattr(dim, "key") else []
 
 
 def _has(dim: Dimension, values: Values) -> bool:
     keys = _keys(dim)
-    if isinstance(dim, TableClass):
+    if isinstance(dim, AutoScalingPolicy):
+        keys = [dim.key]
+    elif isinstance(dim, TableClass):
         keys = ["table_class"]
     elif isinstance(dim, Reserved):
         keys = ["reserved_term"]
@@ -780,6 +918,24 @@ def table_space(
             if r is None:
                 ok_modes.remove(PROVISIONED)
         capacity_dims.append(Capacity(side, r or Range(step, step, step, ""), gsi=gsi_name))
+    scaling_dims: list[Dimension] = []
+    if search.auto_scaling is not None and PROVISIONED in ok_modes and "auto_scaling" not in keep:
+        for side in ("write", "read"):
+            wanted: ScalingSide | None = getattr(search.auto_scaling, side)
+            if wanted is None:
+                continue
+            dim = _scaling_dim(
+                side, wanted, getattr(peaks, side), demand, p, step, f"{field_of}.auto_scaling"
+            )
+            if isinstance(dim, str):
+                space.notes.append(dim)
+            else:
+                scaling_dims.append(dim)
+                if dim.low.proven:
+                    space.notes.append(
+                        f"auto scaling {side}: the minimum {dim.low.proven}: the table stands "
+                        f"at it for the scaler's first {p.autoscale_out_datapoints} datapoints"
+                    )
     # warm throughput (on demand: it lifts the new table's ceiling; provisioned: it
     # pre-splits partitions beyond the capacity's), of the table and of each GSI
     warm_dims: list[Dimension] = []
@@ -872,7 +1028,7 @@ def table_space(
             if low > 1:
                 space.notes.append(f"write shards: {proven}")
     dims.append(BillingMode(ok_modes, name))
-    dims += shard_dims + capacity_dims + warm_dims + odm_dims
+    dims += shard_dims + scaling_dims + capacity_dims + warm_dims + odm_dims
     classes: list[str] = (
         [spec.table_class]
         if "table_class" in keep
@@ -884,6 +1040,50 @@ def table_space(
     space.dims = dims
     space.naive_values = _naive(spec, peaks, step)
     return space
+
+
+def _scaling_dim(
+    side: str,
+    wanted: ScalingSide,
+    peak: float,
+    demand: TableDemand,
+    p: CapacityParams,
+    step: int,
+    where: str,
+) -> AutoScalingPolicy | str:
+    """One side's policy with its ranges, or why it is left out: the minimum from what
+    the scaler's lag proves (`scaling_refused`) to the naive fixed size (a minimum there
+    is fixed capacity), the maximum from the peak at the highest target."""
+    targets = (wanted.target_pct.min // 5 * 5 or 20, wanted.target_pct.max // 5 * 5)
+    targets = (max(20, targets[0]), max(max(20, targets[0]), targets[1]))
+    least = demand.least(scaling_refused(p, _units_of(side), demand.phases), MAX_UNITS)
+    proven = max(step, round_up(least, step)) if least > 0 else step
+    naive = max(step, round_up(peak / NAIVE_UTILISATION, step)) if peak > 0 else step
+    low = max(wanted.min.min if wanted.min else step, proven)
+    high = min(MAX_UNITS, wanted.min.max if wanted.min else naive)
+    if low > high:
+        return (
+            f"auto scaling {side} left out: its minimum must be at least {low:,} (the "
+            f"scaler's first {p.autoscale_out_datapoints} datapoints), above the range's {high:,}"
+        )
+    reach = max(step, round_up(peak / (targets[1] / 100.0), step)) if peak > 0 else step
+    top_low = max(low, wanted.max.min if wanted.max else reach)
+    top_high = min(MAX_UNITS, wanted.max.max if wanted.max else max(top_low, 2 * naive))
+    if top_low > top_high:
+        return (
+            f"auto scaling {side} left out: its maximum must reach {top_low:,} for the "
+            f"peak at {targets[1]} %, above the range's {top_high:,}"
+        )
+    low_range = Range(
+        low,
+        high,
+        step,
+        f"{where}.{side}.min",
+        f"at least {low:,} (arithmetic)" if low > step else "",
+    )
+    return AutoScalingPolicy(
+        side, low_range, Range(top_low, top_high, step, f"{where}.{side}.max"), targets
+    )
 
 
 def _units_of(side: str) -> Callable[[PhaseDemand], float]:
@@ -955,6 +1155,8 @@ def _naive(spec: TableSpec, peaks: Peaks, step: int) -> Values:
         "warm_read": WARM_MINIMUM["read"],
         "table_class": "STANDARD",
         "reserved_term": 0,
+        "scaling_write": False,
+        "scaling_read": False,
     }
     for g in spec.gsis:
         values[f"gsi.{g.name}.write_capacity"] = size(peaks.index_write.get(g.name, 0.0))

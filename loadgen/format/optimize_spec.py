@@ -36,6 +36,7 @@ Dimension = Literal[
     "table_class",
     "write_shards",
     "reserved",
+    "auto_scaling",
 ]
 """What `keep:` may name: a dimension left as the playbook has it."""
 
@@ -99,6 +100,44 @@ class WriteShards(StrictSpec):
         return "{key}" + self.suffix
 
 
+class TargetRange(StrictSpec):
+    """Target utilization, percent, searched in steps of 5 (Application Auto Scaling takes
+    20 to 90 for DynamoDB, as the emulator checks)."""
+
+    min: int = Field(default=20, ge=20, le=90)
+    max: int = Field(default=90, ge=20, le=90)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TargetRange:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}")
+        return self
+
+
+class ScalingSide(StrictSpec):
+    """What target tracking of one side may be: its target, its minimum (MinCapacity, the
+    capacity the table is created with) and its maximum (MaxCapacity); a range left out
+    is searched within defaults (the minimum from what the lag arithmetic proves)."""
+
+    target_pct: TargetRange = Field(default_factory=TargetRange)
+    min: UnitRange | None = None
+    max: UnitRange | None = None
+
+
+class ScalingSearch(StrictSpec):
+    """`auto_scaling:` of a table's search: the sides whose policy may vary; each is
+    searched with and without a policy (docs/optimize.md#auto-scaling)."""
+
+    read: ScalingSide | None = None
+    write: ScalingSide | None = None
+
+    @model_validator(mode="after")
+    def _one_side(self) -> ScalingSearch:
+        if self.read is None and self.write is None:
+            raise ValueError("auto_scaling needs read, write or both, e.g. {write: {}}")
+        return self
+
+
 def _one_year() -> list[Literal[1, 3]]:
     return [1]
 
@@ -122,19 +161,9 @@ class TableSearch(StrictSpec):
     """Terms of reserved capacity offered for a provisioned base; [] offers none."""
     step: int = Field(default=100, ge=1, le=10_000)
     """Capacity, warm throughput and maxima are searched in multiples of this."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_auto_scaling_yet(cls, data: object) -> object:
-        """Auto scaling is designed (docs/optimize.md, "Auto scaling") but not searched
-        until a playbook can give a table a policy: said as such, not as a typo."""
-        if isinstance(data, dict) and "auto_scaling" in data:
-            raise ValueError(
-                "auto_scaling is not searched yet: a playbook cannot give a table an auto "
-                "scaling policy to simulate (docs/optimize.md#auto-scaling); search "
-                "`capacity` (the provisioned units a policy would move between) instead"
-            )
-        return data
+    auto_scaling: ScalingSearch | None = None
+    """Target tracking searched for the sides it names (provisioned only); without it the
+    search keeps capacity fixed."""
 
 
 class MonthSpec(StrictSpec):

@@ -139,3 +139,43 @@ def test_a_class_without_prices_is_not_priced() -> None:
     refreshed = replace(US_EAST_1, infrequent_access=None)
     assert configuration_pricing(refreshed)(playbook, result, ["t"]) is None
     assert configuration_pricing(US_EAST_1)(playbook, result, ["t"]) is not None
+
+
+def test_a_month_of_auto_scaling_repeats_the_runs_steps_and_settles_off_peak() -> None:
+    """A 600 s run that scaled 100 -> 500 WCU at 300 s, repeated through 1 peak hour a day
+    (6 runs: 300 WCU on average), the other 23 h at what the policy settles at for a tenth
+    of the run's mean 400 WCU/s at 50 %: 80, so the minimum of 100. 2 days: 2 x (300 +
+    23 x 100) WCU-hours = 5,200 x $0.00065 = $3.38, and 48 RCU-hours x $0.00013."""
+    from console.cost.month_usage import month_moves
+    from loadgen.format.optimize_spec import MonthSpec
+    from loadgen.results.records import Counts, RunResult
+
+    spec = parse_playbook(
+        yaml.safe_load(
+            LAUNCH.replace(
+                "billing_mode: PAY_PER_REQUEST",
+                "billing_mode: PROVISIONED\n    read_capacity: 1\n    write_capacity: 100\n"
+                "    auto_scaling: {write: {target_pct: 50, min: 100, max: 1000}}",
+            )
+        )
+    ).tables[0]
+    point = {"kind": "provisioned", "read": 1.0}
+    run = RunResult("t", 1, 600.0)
+    run.seconds = {s: Counts(consumed_wcu=400.0) for s in range(600)}
+    run.capacity = {
+        "$table": {
+            "series": [{**point, "t": 0.0, "write": 100.0}, {**point, "t": 300.0, "write": 500.0}]
+        }
+    }
+    month = MonthSpec(peak_hours_per_day=1, off_peak_fraction=0.1, days=2)
+    moves = month_moves(spec, [run], month)
+    assert len(moves) == 2 * (6 * 2 + 1)
+    assert [(m.at_s, m.write) for m in moves[:3]] == [(0.0, 100.0), (300.0, 500.0), (600.0, 100.0)]
+    assert (moves[12].at_s, moves[12].write) == (3600.0, 100.0)  # settled off peak
+    table = replace(
+        TableUse("t", "PROVISIONED", False, (Span("month", month.seconds),), 1, 100),
+        moves=moves,
+    )
+    assert total(UsageRecord(tables=[table])) == pytest.approx(5200 * 0.00065 + 48 * 0.00013)
+    fixed = replace(table, moves=())
+    assert total(UsageRecord(tables=[fixed])) == pytest.approx(4800 * 0.00065 + 48 * 0.00013)

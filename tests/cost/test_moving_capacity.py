@@ -133,3 +133,34 @@ def test_the_check_prices_a_runs_moves_and_the_tally_a_tables_recorded_moves() -
     )
     tally = tally_state(state, now=t0 + timedelta(hours=2))
     assert tally.total_usd == pytest.approx(moving, abs=0.01)
+
+
+def test_a_simulated_run_carries_the_capacity_its_policy_moved_and_its_cost_follows() -> None:
+    """optimize-auto-scaling.yaml's ramp under a policy from 100 WCU: the simulation's run
+    holds the steps (from 100, on the run's clock), and the run's cost (`check`'s
+    cost_usd) prices them step by step: above 100 WCU standing still, below the highest
+    step standing the whole run."""
+    import yaml
+
+    from loadgen.format.playbook import parse_playbook
+    from loadgen.simulation.simulate import simulate
+
+    data = yaml.safe_load((PLAYBOOKS / "optimize-auto-scaling.yaml").read_text())
+    data["tables"][0]["write_capacity"] = 100
+    data["tables"][0]["auto_scaling"] = {"write": {"target_pct": 70, "min": 100, "max": 1000}}
+    data.pop("optimize")
+    playbook = parse_playbook(data)
+    spec = playbook.tables[0]
+    (run,) = simulate(playbook).runs
+    series = run.capacity["$table"]["series"]
+    assert series[0] == {"t": 0.0, "kind": "provisioned", "read": 1.0, "write": 100.0}
+    assert len(series) > 1 and all(0 < p["t"] < run.duration_s for p in series[1:])
+    top = max(p["write"] for p in series)
+    assert top > 100
+    moved = run_cost_at(US_EAST_1)(spec, run)
+    still = price(record_of_run(spec, run), US_EAST_1).total_usd
+    at_top = price(
+        record_of_run(spec, run, (CapacityMove(0.0, None, 1.0, top),)), US_EAST_1
+    ).total_usd
+    assert still < moved < at_top
+    assert run.to_json()["capacity"] == run.capacity  # the result file keeps it

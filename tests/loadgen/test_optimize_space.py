@@ -92,10 +92,10 @@ def test_the_section_is_optional_and_has_defaults() -> None:
             17,
             "{shard}",
         ),
-        (  # designed, not yet searchable: said as such, not as a typo
-            "  tables:\n    t: {auto_scaling: {write: {target_pct: 70}}}\n",
+        (  # a target Application Auto Scaling would refuse
+            "  tables:\n    t: {auto_scaling: {write: {target_pct: {min: 10}}}}\n",
             16,
-            "auto_scaling is not searched yet",
+            "auto_scaling.write.target_pct.min",
         ),
     ],
 )
@@ -350,3 +350,30 @@ def test_the_bounds_see_each_rate_forms_load_from_below(phase: dict[str, Any], e
     assert offered == pytest.approx(sent) if exact else offered >= 0.95 * sent
     assert max(r for r, _ in profile) <= first.kind.arrivals.peak_rate()
     assert profile_of(users) == [(0.0, 30.0)]
+
+
+def test_auto_scaling_is_a_dimension_whose_minimum_the_lag_bounds() -> None:
+    """optimize-auto-scaling.yaml: for the scaler's first two datapoints (120 s: the ramp
+    and a minute at 400 writes/s) the table stands at its minimum M with a burst pool of
+    300 M: the minute at 400 alone refuses 60 (400 - M) - 300 M > 0 below M = 66.7, so
+    no minimum under 100 (the grid of 50) is simulated; the seeds start there and at
+    sqrt(100 x 600) on the grid."""
+    from loadgen.analysis.optimize_space import AutoScalingPolicy, Reserved
+
+    playbook = load_playbook(PLAYBOOKS / "optimize-auto-scaling.yaml")
+    space = _space(playbook, "t", playbook.optimize.month if playbook.optimize else None)
+    (dim,) = [d for d in space.dims if isinstance(d, AutoScalingPolicy)]
+    assert (dim.low.low, dim.low.high, dim.targets) == (100, 600, (20, 90))
+    assert dim.high.low == 450  # 400 WCU/s at 90 %, on the grid
+    assert any("minimum at least 100" in n for n in space.notes)
+    scaled = [s for s in space.seeds() if s.get("scaling_write")]
+    assert [s["scaling_write_min"] for s in scaled] == [100, 250]
+    assert all(s["write_capacity"] == s["scaling_write_min"] for s in scaled)
+    data = yaml.safe_load((PLAYBOOKS / "optimize-auto-scaling.yaml").read_text())
+    out = apply_all(data, [space], {"t": {**scaled[0], "table_class": "STANDARD"}})
+    entry = out["tables"][0]
+    assert entry["auto_scaling"] == {"write": {"target_pct": 90, "min": 100, "max": 1200}}
+    assert entry["write_capacity"] == 100
+    assert parse_playbook(out).tables[0].auto_scaling is not None
+    reserved = next(d for d in space.dims if isinstance(d, Reserved))
+    assert reserved.options({**scaled[0], "table_class": "STANDARD"}) == [{"reserved_term": 0}]
