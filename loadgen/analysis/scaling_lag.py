@@ -106,7 +106,7 @@ class ScalingLag:
 
 
 @dataclass(frozen=True)
-class _Second:
+class _OfferedSecond:
     """What the load offers in one second: writes and reads (requests), and what a read
     costs and whether it is strongly consistent (from its phase)."""
 
@@ -121,7 +121,7 @@ class PolicyRun:
     """The model's policy run on one pass of a playbook's load: the load second by
     second, the capacity records of the table and its GSIs, and the requests refused."""
 
-    load: list[_Second]
+    load: list[_OfferedSecond]
     records: dict[str | None, CapacityRecord]
     throttled: dict[str, int]
 
@@ -213,15 +213,15 @@ def _share(requests: float, k: int) -> int:
     return whole // KEYS + (1 if k < whole % KEYS else 0)
 
 
-def _offered(playbook: Playbook, table: TableSpec, p: CapacityParams) -> list[_Second]:
+def _offered(playbook: Playbook, table: TableSpec, p: CapacityParams) -> list[_OfferedSecond]:
     """The load of one run of the phases, second by second."""
-    out: list[_Second] = []
+    out: list[_OfferedSecond] = []
     for phase in playbook.load.phases:
         if phase.operation in ("put", "update"):
-            out += [_Second(writes=r) for r in _per_second(phase)]
+            out += [_OfferedSecond(writes=r) for r in _per_second(phase)]
         else:
             units = read_units(table.item_size_bytes, phase.consistent_read, p)
-            out += [_Second(0.0, r, units, phase.consistent_read) for r in _per_second(phase)]
+            out += [_OfferedSecond(0.0, r, units, phase.consistent_read) for r in _per_second(phase)]
     return out
 
 
