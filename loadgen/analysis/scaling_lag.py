@@ -221,7 +221,9 @@ def _offered(playbook: Playbook, table: TableSpec, p: CapacityParams) -> list[_O
             out += [_OfferedSecond(writes=r) for r in _per_second(phase)]
         else:
             units = read_units(table.item_size_bytes, phase.consistent_read, p)
-            out += [_OfferedSecond(0.0, r, units, phase.consistent_read) for r in _per_second(phase)]
+            out += [
+                _OfferedSecond(0.0, r, units, phase.consistent_read) for r in _per_second(phase)
+            ]
     return out
 
 
