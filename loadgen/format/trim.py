@@ -94,15 +94,18 @@ def trim_document(original: Playbook, document: dict[str, Any], trim: Trim, sour
                     f"{source}: --table {', '.join(trim.tables)}: the playbook's runs use "
                     f"none of them (they run {', '.join(r.table for r in original.runs())})"
                 )
+    # The parsed phases' names: a phase may leave its name to the default.
+    named_phases = list(zip(load["phases"], (p.name for p in original.load.phases), strict=True))
     if trim.phases:
-        load["phases"] = [p for p in load["phases"] if p["name"] in trim.phases]
+        named_phases = [(p, name) for p, name in named_phases if name in trim.phases]
+        load["phases"] = [p for p, _ in named_phases]
     if trim.duration_scale != 1.0:
         for phase in load["phases"]:
             # a phase lasts at least a second: the load's schedule counts in seconds
             scaled = float(phase["duration_s"]) * trim.duration_scale
             phase["duration_s"] = max(1.0, round(scaled, 3))
     kept_tables = {t["name"] for t in doc["tables"]}
-    kept_phases = {p["name"] for p in load["phases"]}
+    kept_phases = {name for _, name in named_phases}
     criteria, left_out = [], []
     for raw, parsed in zip(doc.get("criteria") or [], original.criteria, strict=True):
         named = [parsed.table] + ([parsed.compare.table] if parsed.compare else [])

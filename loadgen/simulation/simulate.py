@@ -581,6 +581,13 @@ class Simulation:
                     "its charges depend on each item's past (whether it existed, which "
                     "index keys it had), which only the per-request engine keeps"
                 )
+            elif not is_write and phase.consistent_read:
+                # admit_in_full meets a read at any replica's rate; the leader alone
+                # serves a strongly consistent one (CapacityModel.read's `consistent`).
+                known = (
+                    "its reads are strongly consistent (served by the leader alone), "
+                    "which only the per-request engine charges"
+                )
             else:
                 try:
                     known = aggregate.classify(
