@@ -137,7 +137,9 @@ def open_arrival_playbook(draw: st.DrawFn) -> dict[str, Any]:
             "name": f"p{i}-{op}",
             "operation": op,
             "duration_s": float(draw(st.integers(3, 12))),
-            "consistent_read": draw(st.booleans()),
+            # Eventually consistent: a strongly consistent read runs per request only
+            # (test_a_strongly_consistent_read_falls_back_to_the_per_request_engine).
+            "consistent_read": False,
         }
         low = max(40, rate // 4)
         form = draw(st.sampled_from(["rate", "ramp", "per_minute"]))
@@ -342,3 +344,23 @@ def test_auto_scaling_moving_capacity_mid_phase_agrees_between_the_engines() -> 
     assert per_request.runs[0].totals().throttled > 0
     problems = disagreements(figures(aggregate), figures(per_request))
     assert not problems, problems
+
+
+def test_a_strongly_consistent_read_falls_back_to_the_per_request_engine() -> None:
+    """The leader alone serves it, at 3,000 RCU a partition, where admit_in_full meets a
+    read at any replica's 4,500: auto runs it per request, `aggregate` refuses it."""
+    doc = {
+        "name": "consistent",
+        "tables": [
+            {"name": "t", "partition_key": {"name": "pk"}, "billing_mode": "PAY_PER_REQUEST"}
+        ],
+        "load": {
+            "attributes": {"pk": {"dist": "uniform", "count": 100}},
+            "phases": [{"operation": "get", "consistent_read": True, "rate": 100, "duration_s": 3}],
+        },
+    }
+    playbook = parse_playbook(doc, "<test>")
+    run = Simulation(playbook, engine="auto").run().runs[0]
+    assert run.phases[0].engine == "per-request"
+    with pytest.raises(EngineUnavailable, match="strongly consistent"):
+        Simulation(playbook, engine="aggregate").run()
