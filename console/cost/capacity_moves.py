@@ -27,11 +27,22 @@ def moves_from_series(
     """The provisioned steps of each index's `series` after its first point (the first
     is the capacity the table was created with, the TableUse's own), each at
     `offset_s` + its time: `offset_s` places the series' 0 on the table's clock."""
+    moves = provisioned_points(indexes, offset_s, with_first=False)
+    return tuple(sorted(moves, key=lambda m: (m.at_s, m.index or "")))
+
+
+def provisioned_points(
+    indexes: Mapping[Any, Mapping[str, Any]], offset_s: float, with_first: bool
+) -> list[CapacityMove]:
+    """Each index's provisioned points of its `series` as moves at `offset_s` + its
+    time, index by index in time order (`with_first`: also each index's first point,
+    the capacity it was created with). The one reader of a result's `capacity` series
+    for the cost (console.cost.month_usage repeats a run's points, the first included)."""
     moves: list[CapacityMove] = []
     for key, entry in indexes.items():
         index = None if key in (None, TABLE_KEY) else str(key)
         points = [p for p in entry.get("series") or [] if p.get("kind") == PROVISIONED_SERIES]
-        for point in points[1:]:
+        for point in points if with_first else points[1:]:
             moves.append(
                 CapacityMove(
                     offset_s + float(point["t"]),
@@ -40,7 +51,7 @@ def moves_from_series(
                     float(point["write"]),
                 )
             )
-    return tuple(sorted(moves, key=lambda m: (m.at_s, m.index or "")))
+    return moves
 
 
 def moves_from_records(

@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from console.cost.capacity_moves import provisioned_points
 from console.cost.expected_usage import table_use
 from console.cost.measured_usage import run_units
 from console.cost.record import CapacityMove, RequestUnits, Span, UsageRecord
-from emulator.capacity_record import PROVISIONED_SERIES
 from loadgen.format.optimize_spec import MonthSpec
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import PlaybookResult, RunResult
@@ -78,19 +78,7 @@ def month_moves(
     profile: list[CapacityMove] = []
     offset = 0.0
     for run in runs:
-        for key, entry in (run.capacity or {}).items():
-            index = None if key == "$table" else key
-            for point in entry.get("series") or []:
-                if point.get("kind") != PROVISIONED_SERIES:
-                    continue
-                profile.append(
-                    CapacityMove(
-                        offset + float(point["t"]),
-                        index,
-                        float(point["read"]),
-                        float(point["write"]),
-                    )
-                )
+        profile.extend(provisioned_points(run.capacity or {}, offset, with_first=True))
         offset += run.duration_s
     load_s = offset
     if not profile or load_s <= 0 or not spec.auto_scaling_specs():
