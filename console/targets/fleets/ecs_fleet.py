@@ -42,7 +42,7 @@ from console.run.state import ImageState, RunState, StateStore, TableRun, TaskRe
 from console.targets import aws_kit as kit
 from console.targets.aws_checks import check_fargate, check_network, check_service_linked_roles
 from console.targets.awserrors import error_code
-from console.targets.fleets.fleet_kind import AwsAccount, Sizing
+from console.targets.fleets.fleet_kind import AwsAccount, FleetKind, Sizing
 from console.targets.interface import Finding
 from console.targets.worker_image import (
     BuildContext,
@@ -165,7 +165,7 @@ security group's network interfaces before it deletes the group
 leftover repository's images (ecr:ListImages)."""
 
 
-class EcsFleetKind:
+class EcsFleetKind(FleetKind):
     """Workers as Fargate tasks (module docstring)."""
 
     name = "ecs"

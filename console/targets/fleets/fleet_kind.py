@@ -17,7 +17,9 @@ and after (the tally, `down`):
 - what its workers used, from the run's records (the tally);
 - what `down` does for it before and after the destroy.
 
-A method a fleet has nothing to do for returns the neutral value (None, an empty list).
+A method a fleet has nothing to do for returns the neutral value (None, an empty list);
+the steps no fleet but one needs (its image, its package, what a destroy leaves) have that
+neutral value here, once, and a fleet subclasses FleetKind to inherit them.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ class FleetKind(Protocol):
 
     def image_plan(self, settings: Settings, say: Callable[[str], None]) -> ImagePlan | None:
         """How its workers get a container image (None: they are not containers)."""
+        return None
 
     def operator_actions(self, settings: Settings | None) -> dict[str, list[str]]:
         """The actions a run on this fleet calls as the operator, by when; None: every
@@ -115,11 +118,13 @@ class FleetKind(Protocol):
         self, account: AwsAccount, store: StateStore, state: RunState, hooks: Hooks
     ) -> None:
         """What must exist before the stack is applied (the Lambda function's package)."""
+        return None
 
     def after_apply(
         self, account: AwsAccount, store: StateStore, state: RunState, hooks: Hooks
     ) -> None:
         """What the applied stack still needs (the ECS worker image, pinned by digest)."""
+        return None
 
     def worker_image(
         self,
@@ -130,6 +135,7 @@ class FleetKind(Protocol):
         rebuild: bool,
     ) -> ImageState | None:
         """`hotbench image build`: None when its workers are not containers."""
+        return None
 
     def binding(self, account: Any, store: StateStore, state: RunState) -> FleetBinding:
         """How the run step starts this fleet's workers for one table run."""
@@ -140,6 +146,7 @@ class FleetKind(Protocol):
 
     def after_destroy(self, account: AwsAccount, state: RunState) -> list[str]:
         """`down`, after a destroy: what the destroy leaves listed (notes)."""
+        return []
 
     # -- watch and the tally ---------------------------------------------------------------
     def lifecycle(self, state: RunState, table_run: TableRun) -> dict[str, int]:

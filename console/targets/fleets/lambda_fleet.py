@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +44,6 @@ from console.run.models import PlanReport
 from console.run.options import RunOptions, UpOptions
 from console.run.settings import Settings
 from console.run.state import (
-    ImageState,
     InvocationRecord,
     RunState,
     StateStore,
@@ -54,7 +52,7 @@ from console.run.state import (
 )
 from console.targets import aws_kit as kit
 from console.targets.awserrors import error_code
-from console.targets.fleets.fleet_kind import AwsAccount, Sizing
+from console.targets.fleets.fleet_kind import AwsAccount, FleetKind, Sizing
 from console.targets.interface import Finding
 from loadgen.format.playbook import Playbook, load_playbook
 from loadgen.live.lambda_invokes import HANDOVER_LEAD_S, LambdaFleet
@@ -62,7 +60,6 @@ from loadgen.live.windows import SplitError, split
 
 if TYPE_CHECKING:
     from console.targets.interface import FleetBinding
-    from console.targets.worker_image import ImagePlan
 
 FUNCTION_TIMEOUT_S = 900
 """Lambda's longest invocation, 15 minutes
@@ -142,8 +139,10 @@ def window_lengths(playbook: Playbook) -> tuple[float, ...]:
     return tuple(w.bounded_end(duration) - w.start for w in split(phases, MAX_WINDOW_S))
 
 
-class LambdaFleetKind:
-    """Workers as Lambda invocations (module docstring)."""
+class LambdaFleetKind(FleetKind):
+    """Workers as Lambda invocations (module docstring). FleetKind's neutral steps hold:
+    no image (the package is built at `up`, before the apply, which uploads it), and
+    the destroy deletes the function, every version of it and its logs."""
 
     name = "lambda"
     worker_kind = "Lambda invocations"
@@ -211,9 +210,6 @@ class LambdaFleetKind:
                 f"{MAX_WINDOW_S:.0f} s: shorten the phase, or run it with --fleet ecs"
             ) from None
 
-    def image_plan(self, settings: Settings, say: Callable[[str], None]) -> ImagePlan | None:
-        return None  # a function's package, built on this machine: no image
-
     def operator_actions(self, settings: Settings | None) -> dict[str, list[str]]:
         return dict(ACTIONS)
 
@@ -261,21 +257,6 @@ class LambdaFleetKind:
         }
         store.save(state)
 
-    def after_apply(
-        self, account: AwsAccount, store: StateStore, state: RunState, hooks: Hooks
-    ) -> None:
-        return None  # the function runs the package the apply uploaded
-
-    def worker_image(
-        self,
-        account: AwsAccount,
-        store: StateStore,
-        state: RunState,
-        hooks: Hooks,
-        rebuild: bool,
-    ) -> ImageState | None:
-        return None  # no container image: the package is built at `up`
-
     def binding(self, account: Any, store: StateStore, state: RunState) -> FleetBinding:
         return LambdaFleetBinding(account, store, state)
 
@@ -298,9 +279,6 @@ class LambdaFleetKind:
                     f"it ran until {inv.ended_at:%H:%M:%S} UTC at the latest"
                 )
         return [], notes
-
-    def after_destroy(self, account: AwsAccount, state: RunState) -> list[str]:
-        return []  # the destroy deletes the function, every version of it and its logs
 
     # -- watch and the tally ---------------------------------------------------------------
     def lifecycle(self, state: RunState, table_run: TableRun) -> dict[str, int]:

@@ -8,19 +8,17 @@ asked for its cost model and for what the same workers would have used.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from console.cost.record import UsageRecord
 from console.render.cells import counted
 from console.run import processes
-from console.run.hooks import Hooks
 from console.run.models import PlanReport
 from console.run.options import RunOptions, UpOptions
 from console.run.processes import WORKER_MARKER
 from console.run.settings import Settings
-from console.run.state import ImageState, RunState, StateStore, TableRun
+from console.run.state import RunState, StateStore, TableRun
 from console.targets.fleets.fleet_kind import AwsAccount, FleetKind, Sizing
 from console.targets.interface import Finding
 from loadgen.format.playbook import Playbook
@@ -28,14 +26,15 @@ from loadgen.format.playbook import Playbook
 if TYPE_CHECKING:
     from console.cost.setup import WorkerCost
     from console.targets.interface import FleetBinding
-    from console.targets.worker_image import ImagePlan
 
 LOCAL_BARRIER_TIMEOUT_S = 60.0
 """A worker process is ready in a second or two; a minute still fails a broken start."""
 
 
-class LocalFleetKind:
-    """Worker processes on this machine, priced as the AWS fleet `priced_as`."""
+class LocalFleetKind(FleetKind):
+    """Worker processes on this machine, priced as the AWS fleet `priced_as`. FleetKind's
+    neutral steps hold: `python -m loadgen.live.worker` from this checkout, no image, no
+    package, nothing a destroy leaves."""
 
     name = "local"
     barrier_timeout_s = LOCAL_BARRIER_TIMEOUT_S
@@ -68,9 +67,6 @@ class LocalFleetKind:
     def check_options(self, options: UpOptions, playbook: Playbook) -> None:
         return None  # a process runs any playbook for as long as it lasts
 
-    def image_plan(self, settings: Settings, say: Callable[[str], None]) -> ImagePlan | None:
-        return None  # `python -m loadgen.live.worker` from this checkout: no image
-
     def operator_actions(self, settings: Settings | None) -> dict[str, list[str]]:
         return {}
 
@@ -83,26 +79,6 @@ class LocalFleetKind:
         return {}
 
     # -- up and down ---------------------------------------------------------------------
-    def before_apply(
-        self, account: AwsAccount, store: StateStore, state: RunState, hooks: Hooks
-    ) -> None:
-        return None
-
-    def after_apply(
-        self, account: AwsAccount, store: StateStore, state: RunState, hooks: Hooks
-    ) -> None:
-        return None
-
-    def worker_image(
-        self,
-        account: AwsAccount,
-        store: StateStore,
-        state: RunState,
-        hooks: Hooks,
-        rebuild: bool,
-    ) -> ImageState | None:
-        return None
-
     def binding(self, account: Any, store: StateStore, state: RunState) -> FleetBinding:
         return LocalFleetBinding(store, state)
 
@@ -114,9 +90,6 @@ class LocalFleetKind:
                     processes.stop(pid, WORKER_MARKER)
                     stopped.append(f"worker process {pid}")
         return stopped, []
-
-    def after_destroy(self, account: AwsAccount, state: RunState) -> list[str]:
-        return []
 
     # -- watch and the tally ---------------------------------------------------------------
     def lifecycle(self, state: RunState, table_run: TableRun) -> dict[str, int]:
