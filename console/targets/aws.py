@@ -36,7 +36,7 @@ from console.run.state import (
 from console.run.tables import find_spec, table_state, variants_in_runs
 from console.targets import aws_kit as kit
 from console.targets import cloudwatch
-from console.targets.awserrors import aws_errors, error_code
+from console.targets.awserrors import aws_errors, describe_error
 from console.targets.fleets import FleetKind, fleet_named
 from console.targets.interface import Finding, FleetBinding, HotKeyView
 from console.targets.worker_image import (
@@ -210,7 +210,7 @@ class AwsTarget:
             leftovers = self.sweep(state)
         except Exception as exc:
             notes.append(
-                f"the sweep by tag failed ({_describe_error(exc)}): what is left is unknown"
+                f"the sweep by tag failed ({describe_error(exc)}): what is left is unknown"
             )
             leftovers = [
                 Leftover(
@@ -383,11 +383,6 @@ def _account_of(arn: str) -> str:
 def _deadline(state: RunState) -> datetime:
     assert state.deadline is not None  # set by `up` before provisioning
     return state.deadline
-
-
-def _describe_error(exc: BaseException) -> str:
-    code = error_code(exc)
-    return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
 
 
 def _dynamodb_date(client: Any) -> datetime:

@@ -56,6 +56,13 @@ def error_code(exc: BaseException) -> str:
     return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
 
 
+def describe_error(exc: BaseException) -> str:
+    """`Code: message` of a ClientError, `TypeName: message` of anything else: a
+    best-effort step's note (down, the sweep, the fleet's stops) names what failed."""
+    code = error_code(exc)
+    return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
+
+
 _ACTION = re.compile(r"not authorized to perform:?\s*([A-Za-z0-9-]+:[A-Za-z0-9]+)")
 
 

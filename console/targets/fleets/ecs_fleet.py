@@ -41,7 +41,7 @@ from console.run.settings import Settings
 from console.run.state import ImageState, RunState, StateStore, TableRun, TaskRecord, utc_now
 from console.targets import aws_kit as kit
 from console.targets.aws_checks import check_fargate, check_network, check_service_linked_roles
-from console.targets.awserrors import error_code
+from console.targets.awserrors import describe_error, error_code
 from console.targets.fleets.fleet_kind import AwsAccount, FleetKind, Sizing
 from console.targets.interface import Finding
 from console.targets.worker_image import (
@@ -298,7 +298,7 @@ class EcsFleetKind(FleetKind):
         try:
             stopped, problems = stop_tasks(state, account.client("ecs"))
         except Exception as exc:  # credentials, throttling: the destroy still runs
-            return [], [f"could not stop the run's tasks ({_describe_error(exc)})"]
+            return [], [f"could not stop the run's tasks ({describe_error(exc)})"]
         return [f"task {arn}" for arn in stopped], problems
 
     def after_destroy(self, account: AwsAccount, state: RunState) -> list[str]:
@@ -368,11 +368,6 @@ def _task_end(state: RunState, task: TaskRecord) -> datetime | None:
         return task.stopped_at
     gone = task.last_status in ("STOPPED", "MISSING") or not state.billable_up
     return task.last_seen_at if gone and task.last_seen_at is not None else None
-
-
-def _describe_error(exc: BaseException) -> str:
-    code = error_code(exc)
-    return f"{code}: {exc}" if code else f"{type(exc).__name__}: {exc}"
 
 
 def _deadline(state: RunState) -> datetime:
@@ -502,7 +497,7 @@ class _Image:
             if error_code(exc) in GONE_CODES | {"ClientException"}:
                 return []  # already deleted, or never registered
             return [
-                f"the deregistered task definition {arn} was not deleted ({_describe_error(exc)}); "
+                f"the deregistered task definition {arn} was not deleted ({describe_error(exc)}); "
                 f"free, but listed: aws ecs delete-task-definitions --task-definitions {arn}"
             ]
         return []
@@ -600,7 +595,7 @@ def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> tuple[lis
     try:
         describe_tasks(ecs, state, open_tasks)
     except Exception as exc:
-        problems.append(f"DescribeTasks failed ({_describe_error(exc)}): stopping each anyway")
+        problems.append(f"DescribeTasks failed ({describe_error(exc)}): stopping each anyway")
     try:
         cluster = kit.outputs_from_state(state).cluster_arn
     except StateError:
@@ -615,7 +610,7 @@ def stop_tasks(state: RunState, ecs: Any, label: str | None = None) -> tuple[lis
             if error_code(exc) in GONE_CODES:
                 _forgotten(task, utc_now(), f"gone ({error_code(exc)})")
                 continue
-            problems.append(f"StopTask {task.id}: {_describe_error(exc)}")
+            problems.append(f"StopTask {task.id}: {describe_error(exc)}")
             continue
         task.stopped_at = utc_now()
         stopped.append(task.id)
@@ -715,7 +710,7 @@ def backstop_stop_task(scheduler: Any, outputs: Any, task_arn: str) -> str:
             },
         )
     except Exception as exc:  # AccessDenied, throttling: said in the state, not fatal
-        return f"not scheduled ({_describe_error(exc)})"
+        return f"not scheduled ({describe_error(exc)})"
     return "scheduled"
 
 
