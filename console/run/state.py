@@ -29,6 +29,14 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def seconds_between(start: datetime | None, end: datetime | None, now: datetime) -> float:
+    """The seconds from one recorded time to another (no end yet: to `now`; no start:
+    0): how long a thing the state records stood, for the tally."""
+    if start is None:
+        return 0.0
+    return max(0.0, ((end or now) - start).total_seconds())
+
+
 class Step(StrEnum):
     """The steps in the order an operator takes them."""
 

@@ -26,7 +26,7 @@ from console.cost.record import (
     UsageRecord,
 )
 from console.run.models import CostTally
-from console.run.state import RunState, UnitsUsed, Usage, utc_now
+from console.run.state import RunState, UnitsUsed, Usage, seconds_between, utc_now
 from console.targets import target_class
 from loadgen.format.playbook import Playbook, TableSpec
 from loadgen.results.records import RunResult
@@ -65,12 +65,6 @@ BILLED_FIELDS = {f.name for f in dataclasses.fields(TableUse)} - {"spans"}
 fills from the spec)."""
 
 
-def _seconds(start: datetime | None, end: datetime | None, now: datetime) -> float:
-    if start is None:
-        return 0.0
-    return max(0.0, ((end or now) - start).total_seconds())
-
-
 def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord:
     """What the run has used so far (everything still up counts until `now`)."""
     now = now or utc_now()
@@ -85,7 +79,7 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
         billed["moves"] = tuple(CapacityMove(**m) for m in billed["moves"])
         # by its variant: the tally's title names the run, and `<run-id>-goodGsi` went
         # on over two lines of an 80-column tally
-        spans = (Span(t.variant, _seconds(t.created_at, t.deleted_at, now)),)
+        spans = (Span(t.variant, seconds_between(t.created_at, t.deleted_at, now)),)
         record.tables.append(TableUse(spans=spans, **billed))
     record.requests = [
         RequestUnits(u.table, u.index, u.write_units, u.read_units, u.label)
@@ -106,7 +100,7 @@ def record_of_state(state: RunState, now: datetime | None = None) -> UsageRecord
     if created:  # locally: the dashboard the same run would have on AWS
         deleted = [t.deleted_at for t in state.tables.values()]
         end = None if any(d is None for d in deleted) else max(d for d in deleted if d)
-        record.dashboard_s = _seconds(min(created), end, now)
+        record.dashboard_s = seconds_between(min(created), end, now)
     # the run's fleet says what its workers used (locally: what they would have used on
     # the AWS fleet the run is priced as)
     fleet = target_class(state.target).fleet_kind(state.fleet)
@@ -123,7 +117,7 @@ def _image(state: RunState, now: datetime) -> ImageUse | None:
     if image is None or image.builder == "given":
         return None
     gone = state.terraform.destroyed_at if state.terraform else None
-    build_s = _seconds(image.build_started_at, image.build_finished_at, now)
+    build_s = seconds_between(image.build_started_at, image.build_finished_at, now)
     return ImageUse(
         build_minutes=rules.codebuild_billed_minutes(build_s) if image.build_id else 0.0,
         architecture=str(
@@ -131,9 +125,9 @@ def _image(state: RunState, now: datetime) -> ImageUse | None:
             or "X86_64"
         ),
         image_gb=(image.size_bytes or 0) / 1e9,
-        stored_s=_seconds(image.pushed_at, gone, now),
+        stored_s=seconds_between(image.pushed_at, gone, now),
         source_gb=(image.source_bytes or 0) / 1e9,
-        source_stored_s=_seconds(image.source_uploaded_at, gone, now),
+        source_stored_s=seconds_between(image.source_uploaded_at, gone, now),
         source_puts=1 if image.source_uploaded_at else 0,
         source_gets=1 if image.build_id else 0,
     )

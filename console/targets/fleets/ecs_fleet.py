@@ -38,7 +38,15 @@ from console.run.hooks import Hooks
 from console.run.models import PlanReport
 from console.run.options import RunOptions, UpOptions
 from console.run.settings import Settings
-from console.run.state import ImageState, RunState, StateStore, TableRun, TaskRecord, utc_now
+from console.run.state import (
+    ImageState,
+    RunState,
+    StateStore,
+    TableRun,
+    TaskRecord,
+    seconds_between,
+    utc_now,
+)
 from console.targets import aws_kit as kit
 from console.targets.aws_checks import check_fargate, check_network, check_service_linked_roles
 from console.targets.awserrors import describe_error, error_code
@@ -334,8 +342,8 @@ class EcsFleetKind(FleetKind):
                 # forgotten by ECS): priced at the one-minute minimum rather than as free
                 start = stop = 0.0
             else:
-                start = _seconds(origin, t.pull_started_at, now)
-                stop = _seconds(origin, _task_end(state, t), now)
+                start = seconds_between(origin, t.pull_started_at, now)
+                stop = seconds_between(origin, _task_end(state, t), now)
             out.tasks.append(TaskUse(t.id, t.vcpu, t.memory_gb, start, stop, t.architecture))
         return out
 
@@ -347,16 +355,10 @@ class EcsFleetKind(FleetKind):
         for run in state.table_runs:
             if run.started_at is None:
                 continue
-            start = _seconds(origin, run.started_at, now) - FARGATE_START_S
-            load = _seconds(run.started_at, run.finished_at, now)
+            start = seconds_between(origin, run.started_at, now) - FARGATE_START_S
+            load = seconds_between(run.started_at, run.finished_at, now)
             out.add_workers(shape.table_run(run.label, start, load))
         return out
-
-
-def _seconds(start: datetime | None, end: datetime | None, now: datetime) -> float:
-    if start is None:
-        return 0.0
-    return max(0.0, ((end or now) - start).total_seconds())
 
 
 def _task_end(state: RunState, task: TaskRecord) -> datetime | None:
