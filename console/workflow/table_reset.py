@@ -25,10 +25,10 @@ from console.run.errors import StateError
 from console.run.hooks import Hooks
 from console.run.state import Restart, RunState, Status, TableRun
 from console.run.tables import find_spec
+from console.targets.aws_kit import RUN_TAG as RUN_ID_TAG
 from console.targets.awserrors import error_code
 from loadgen.format.playbook import Playbook
 
-RUN_ID_TAG = "hotbench:run-id"
 WAIT_S = 600.0
 """How long a deletion or creation may take (AWS: seconds to minutes; the emulator: at
 once)."""
