@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from console.cost import rules
@@ -45,13 +45,17 @@ class ExpectedUse:
         return sum(s.seconds for s in self.spans) - self.load_s - self.pauses_s
 
 
-def table_use(spec: TableSpec, name: str, spans: tuple[Span, ...]) -> TableUse:
-    """A table of the playbook as the record holds it (capacity, keys, warm throughput)."""
+def table_use(
+    spec: TableSpec, name: str, spans: tuple[Span, ...], moves: tuple[CapacityMove, ...] = ()
+) -> TableUse:
+    """A table of the playbook as the record holds it (capacity, keys, warm throughput;
+    `moves`: how its provisioned capacity moved, console.cost.capacity_moves)."""
     return TableUse(
         name=name,
         billing_mode=spec.billing_mode,
         has_sort_key=spec.sort_key is not None,
         spans=spans,
+        moves=moves,
         read_capacity=spec.read_capacity,
         write_capacity=spec.write_capacity,
         warm_read=spec.warm_throughput.read if spec.warm_throughput else None,
@@ -243,9 +247,8 @@ def expected_use(
     spans = tuple(Span(label, s) for label, s in named if s > 0)
     record.image = expected_image(setup, sum(s.seconds for s in spans))
     record.tables = [
-        replace(
-            table_use(s, names[s.name], spans),
-            moves=predicted_moves(playbook, s, first_load.get(s.name, 0.0)),
+        table_use(
+            s, names[s.name], spans, predicted_moves(playbook, s, first_load.get(s.name, 0.0))
         )
         for s in specs
     ]

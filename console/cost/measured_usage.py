@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from console.cost import rules
 from console.cost.capacity_moves import moves_from_series
@@ -36,7 +35,7 @@ def record_of_run(
 ) -> UsageRecord:
     """One run alone: the table standing for the run's seconds (its capacity moving by
     `moves`) and what it consumed."""
-    table = replace(table_use(spec, spec.name, (Span(spec.name, run.duration_s),)), moves=moves)
+    table = table_use(spec, spec.name, (Span(spec.name, run.duration_s),), moves)
     return UsageRecord(tables=[table], requests=run_units(spec.name, run))
 
 
@@ -64,10 +63,7 @@ def record_of_result(
             record.add_workers(fleet.table_run(f"{spec.name}#{run.repeat}", t, run.duration_s))
         t += (fleet.start_s if fleet is not None else FARGATE_START_S) + run.duration_s
     record.tables = [
-        replace(
-            table_use(s, s.name, (Span(s.name, stood[s.name]),)),
-            moves=tuple(moves.get(s.name, ())),
-        )
+        table_use(s, s.name, (Span(s.name, stood[s.name]),), tuple(moves.get(s.name, ())))
         for s in playbook.tables
         if s.name in stood
     ]

@@ -46,9 +46,10 @@ def month_record(
         )
         record.tables.append(
             replace(
-                table_use(spec, name, (Span("month", month.seconds),)),
+                table_use(
+                    spec, name, (Span("month", month.seconds),), month_moves(spec, runs, month)
+                ),
                 stored_gb=stored,
-                moves=month_moves(spec, runs, month),
             )
         )
         if load_s <= 0:
