@@ -48,6 +48,7 @@ from console.run.state import (
     RunState,
     StateStore,
     TableRun,
+    seconds_between,
     utc_now,
 )
 from console.targets import aws_kit as kit
@@ -306,8 +307,7 @@ class LambdaFleetKind(FleetKind):
             if inv.billed_ms is not None:
                 billed = inv.billed_ms / 1000
             else:
-                end = inv.ended_at or now
-                billed = min(FUNCTION_TIMEOUT_S, max(0.0, (end - inv.started_at).total_seconds()))
+                billed = min(FUNCTION_TIMEOUT_S, seconds_between(inv.started_at, inv.ended_at, now))
             out.invocations.append(
                 InvocationUse(inv.id, inv.memory_mb / 1024, billed, inv.architecture)
             )
@@ -322,8 +322,7 @@ class LambdaFleetKind(FleetKind):
         for run in state.table_runs:
             if run.started_at is None:
                 continue
-            end = run.finished_at or now
-            load = max(0.0, (end - run.started_at).total_seconds())
+            load = seconds_between(run.started_at, run.finished_at, now)
             out.add_workers(shape.table_run(run.label, 0.0, load))
         return out
 
