@@ -158,12 +158,20 @@ def advise(
     playbook: Playbook,
     params: CapacityParams = DEFAULT_PARAMS,
     times: RequestTimes = DEFAULT_LATENCY,
+    *,
+    scaling: bool = True,
 ) -> list[TableAdvice]:
     """The advice for every table that takes load, in the order of load.runs. `times`:
     the simulation's latency model (emulator.params.LatencyParams), for how long a
-    scenario's steps take, so the advice and the simulation share their physics."""
+    scenario's steps take, so the advice and the simulation share their physics.
+    `scaling` False leaves out the auto scaling notes, which run the model's policy over
+    the whole load: a caller that reads only the checks (the optimizer, once per
+    candidate) need not pay for them."""
     tables = list(dict.fromkeys(run.table for run in playbook.runs()))
-    return [advise_table(playbook, playbook.table(name), params, times) for name in tables]
+    return [
+        advise_table(playbook, playbook.table(name), params, times, scaling=scaling)
+        for name in tables
+    ]
 
 
 def advise_table(
@@ -171,6 +179,8 @@ def advise_table(
     table: TableSpec,
     p: CapacityParams,
     times: RequestTimes = DEFAULT_LATENCY,
+    *,
+    scaling: bool = True,
 ) -> TableAdvice:
     advice = TableAdvice(table.name, _summary(table, p))
     for index, phase in enumerate(playbook.load.phases):
@@ -203,9 +213,10 @@ def advise_table(
             f"lands it about {first_split / 60:.0f} minutes after the heat begins): too late "
             "for a launch, and never for a monotonic sort key"
         )
-    # Auto scaling's reaction is run, not reckoned: the model's own policy on this load.
-    for lag in scaling_lags(playbook, table, p):
-        advice.notes.append(f"auto scaling: {lag.words()}")
+    if scaling:
+        # Auto scaling's reaction is run, not reckoned: the model's own policy on this load.
+        for lag in scaling_lags(playbook, table, p):
+            advice.notes.append(f"auto scaling: {lag.words()}")
     return advice
 
 

@@ -172,7 +172,8 @@ def optimize(
     playbook = parse_playbook(data, source)
     spec = playbook.optimize or OptimizeSpec()
     varied = list(spec.tables) if spec.tables is not None else _loaded(playbook)
-    advice = {a.table: a for a in advise(playbook, options.params)}
+    # the checks only (the bounds are proved from them): no auto scaling notes
+    advice = {a.table: a for a in advise(playbook, options.params, scaling=False)}
     report = OptimizeReport(playbook.name, spec.month, [], added)
     with Simulator(options.params, options.jobs) as simulator:
         for group, linked in _groups(playbook, varied):
@@ -420,8 +421,9 @@ def _search_group(ctx: _Search, varied: list[str], linked: list[str]) -> GroupOu
 
 def _headroom(playbook: Playbook, params: CapacityParams) -> Callable[[Criterion], float | None]:
     """For a criterion: how far the nearest limit of its runs sits above the offered load
-    (the advice's arithmetic on the candidate; negative where a burst pool absorbs it)."""
-    advice = {a.table: a for a in advise(playbook, params)}
+    (the advice's arithmetic on the candidate; negative where a burst pool absorbs it):
+    its checks only, so not the auto scaling notes' run of the policy per candidate."""
+    advice = {a.table: a for a in advise(playbook, params, scaling=False)}
 
     def room(c: Criterion) -> float | None:
         tables = [c.table] if c.table is not None else list(advice)

@@ -25,6 +25,7 @@ from emulator.params import CapacityParams
 from emulator.units import read_units, write_units
 from loadgen.format.kinds.families import OpenArrivals
 from loadgen.format.playbook import WARM_MINIMUM
+from loadgen.load.arrivals import Schedule
 
 if TYPE_CHECKING:
     from emulator.capacity_record import CapacityRecord
@@ -229,16 +230,21 @@ def _offered(playbook: Playbook, table: TableSpec, p: CapacityParams) -> list[_O
 
 def _per_second(phase: Phase) -> list[float]:
     """The requests a one-operation phase at open arrivals offers in each of its seconds
-    (zero for other phases: their load is not one operation at a rate)."""
+    (zero for other phases: their load is not one operation at a rate): the rate at each
+    second's middle, found by the schedule's bisection (a day's per-minute curve has 1,440
+    segments and 86,400 seconds)."""
     seconds = max(0, math.ceil(phase.duration_s - 1e-9))
     arrivals = phase.kind.arrivals
     if not phase.kind.iterations.one_request or not isinstance(arrivals, OpenArrivals):
         return [0.0] * seconds
+    schedule = Schedule(arrivals.segments(phase.duration_s))
+    last = schedule.segments[-1]
     out = []
-    segments = arrivals.segments(phase.duration_s)
     for s in range(seconds):
         t = s + 0.5
-        seg = next((g for g in segments if g.t0 <= t < g.t1), segments[-1])
-        span = seg.t1 - seg.t0
-        out.append(seg.r0 + (seg.r1 - seg.r0) * ((t - seg.t0) / span if span > 0 else 0.0))
+        if t < last.t1:
+            out.append(schedule.rate_at(t))
+        else:  # a fractional duration's last second: the last segment's line, continued
+            span = last.t1 - last.t0
+            out.append(last.r0 + (last.r1 - last.r0) * ((t - last.t0) / span if span > 0 else 0.0))
     return out

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.importer.fake_account import FakeAccount, Scenario
+from tests.importer.fake_account import FakeAccount, Scenario, SeriesId
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 ORDERS_SNAPSHOT = SNAPSHOTS / "orders-day"
@@ -438,6 +438,62 @@ def sessions_quiet() -> Scenario:
             "application-autoscaling:DescribeScalingPolicies",
         },
         truth={"requests": {"PutItem": writes}},
+    )
+
+
+def hot_key_writes(
+    start: datetime,
+    minutes: int,
+    hot_share: float,
+    total_writes: float,
+    series: dict[SeriesId, list[float | None]],
+) -> Scenario:
+    """A table "hot" of one string key, on demand and warmed to 10,000 writes, whose
+    Contributor Insights report puts `hot_share` of `total_writes` on k00 and the rest
+    evenly on 49 more keys; `series`: its CloudWatch minutes."""
+    rule = "DynamoDBContributorInsights-PKC-hot-1764460800000"
+    shares = [hot_share] + [(1 - hot_share) / 49] * 49
+    return Scenario(
+        name="hot",
+        start=start,
+        minutes=minutes,
+        table={
+            "TableName": "hot",
+            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+            "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
+            "WarmThroughput": {
+                "ReadUnitsPerSecond": 30000,
+                "WriteUnitsPerSecond": 10000,
+                "Status": "ACTIVE",
+            },
+            "ItemCount": 1000,
+            "TableSizeBytes": 500_000,
+        },
+        insights={
+            None: {
+                "TableName": "hot",
+                "ContributorInsightsStatus": "ENABLED",
+                "ContributorInsightsRuleList": [rule],
+                "ContributorInsightsMode": "ACCESSED_AND_THROTTLED_KEYS",
+            }
+        },
+        reports={
+            rule: {
+                "AggregationStatistic": "Sum",
+                "AggregateValue": total_writes,
+                "ApproximateUniqueCount": 50,
+                "Contributors": [
+                    {
+                        "Keys": [f"k{i:02d}"],
+                        "ApproximateAggregateValue": share * total_writes,
+                        "Datapoints": [],
+                    }
+                    for i, share in enumerate(shares)
+                ],
+            }
+        },
+        series=series,
     )
 
 

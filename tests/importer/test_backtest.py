@@ -38,56 +38,14 @@ def _busy_then_quiet() -> Scenario:
     succeeded: list[float | None] = [
         r * 60 - (x or 0.0) for r, x in zip(rates, refused, strict=True)
     ]
-    rule = "DynamoDBContributorInsights-PKC-hot-1764460800000"
-    shares = [HOT] + [(1 - HOT) / 49] * 49
     total = sum(rates) * 60
-    return Scenario(
-        name="hot",
-        start=start,
-        minutes=MINUTES,
-        table={
-            "TableName": "hot",
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
-            "WarmThroughput": {
-                "ReadUnitsPerSecond": 30000,
-                "WriteUnitsPerSecond": 10000,
-                "Status": "ACTIVE",
-            },
-            "ItemCount": 1000,
-            "TableSizeBytes": 500_000,
-        },
-        insights={
-            None: {
-                "TableName": "hot",
-                "ContributorInsightsStatus": "ENABLED",
-                "ContributorInsightsRuleList": [rule],
-                "ContributorInsightsMode": "ACCESSED_AND_THROTTLED_KEYS",
-            }
-        },
-        reports={
-            rule: {
-                "AggregationStatistic": "Sum",
-                "AggregateValue": total,
-                "ApproximateUniqueCount": 50,
-                "Contributors": [
-                    {
-                        "Keys": [f"k{i:02d}"],
-                        "ApproximateAggregateValue": s * total,
-                        "Datapoints": [],
-                    }
-                    for i, s in enumerate(shares)
-                ],
-            }
-        },
-        series={
-            ("SuccessfulRequestLatency", "SampleCount", None, "PutItem"): succeeded,
-            ("ThrottledRequests", "Sum", None, "PutItem"): refused,
-            ("WriteKeyRangeThroughputThrottleEvents", "Sum", None, None): refused,
-            ("ConsumedWriteCapacityUnits", "Sum", None, None): succeeded,
-        },
-    )
+    series = {
+        ("SuccessfulRequestLatency", "SampleCount", None, "PutItem"): succeeded,
+        ("ThrottledRequests", "Sum", None, "PutItem"): refused,
+        ("WriteKeyRangeThroughputThrottleEvents", "Sum", None, None): refused,
+        ("ConsumedWriteCapacityUnits", "Sum", None, None): succeeded,
+    }
+    return scenarios.hot_key_writes(start, MINUTES, HOT, total, series)
 
 
 @pytest.fixture

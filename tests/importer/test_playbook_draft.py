@@ -205,54 +205,12 @@ def _hot_writes() -> Scenario:
     holding 60 % of them (1,200/s against a partition's 1,000 WCU), 50 keys in all."""
     start = datetime(2026, 11, 30, 9, tzinfo=UTC)
     minutes = 10
-    rule = "DynamoDBContributorInsights-PKC-hot-1764460800000"
-    shares = [0.6] + [0.4 / 49] * 49
     total = 2000.0 * 60 * minutes
-    return Scenario(
-        name="hot",
-        start=start,
-        minutes=minutes,
-        table={
-            "TableName": "hot",
-            "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
-            "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
-            "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"},
-            "WarmThroughput": {
-                "ReadUnitsPerSecond": 30000,
-                "WriteUnitsPerSecond": 10000,
-                "Status": "ACTIVE",
-            },
-            "ItemCount": 1000,
-            "TableSizeBytes": 500_000,
-        },
-        insights={
-            None: {
-                "TableName": "hot",
-                "ContributorInsightsStatus": "ENABLED",
-                "ContributorInsightsRuleList": [rule],
-                "ContributorInsightsMode": "ACCESSED_AND_THROTTLED_KEYS",
-            }
-        },
-        reports={
-            rule: {
-                "AggregationStatistic": "Sum",
-                "AggregateValue": total,
-                "ApproximateUniqueCount": 50,
-                "Contributors": [
-                    {
-                        "Keys": [f"k{i:02d}"],
-                        "ApproximateAggregateValue": s * total,
-                        "Datapoints": [],
-                    }
-                    for i, s in enumerate(shares)
-                ],
-            }
-        },
-        series={
-            ("SuccessfulRequestLatency", "SampleCount", None, "PutItem"): [120_000.0] * minutes,
-            ("ConsumedWriteCapacityUnits", "Sum", None, None): [120_000.0] * minutes,
-        },
-    )
+    series = {
+        ("SuccessfulRequestLatency", "SampleCount", None, "PutItem"): [120_000.0] * minutes,
+        ("ConsumedWriteCapacityUnits", "Sum", None, None): [120_000.0] * minutes,
+    }
+    return scenarios.hot_key_writes(start, minutes, 0.6, total, series)
 
 
 def test_an_imported_hot_key_throttles_its_partition_in_the_simulation() -> None:

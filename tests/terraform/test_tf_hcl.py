@@ -14,7 +14,7 @@ from tfkit import TERRAFORM
 MODULES = sorted(p for p in (TERRAFORM / "modules").iterdir() if p.is_dir())
 STACKS = [TERRAFORM, *MODULES]
 EXAMPLES = sorted(p for p in (TERRAFORM / "examples").iterdir() if p.is_dir())
-PROVIDER_FREE = {"spec", "dashboard-body", "fargate-task"}
+PROVIDER_FREE = {"spec", "dashboard-body", "fargate-task", "worker-data-plane"}
 # The one AWS provider constraint of the kit; terraform/versions.tf says why (6.41.0: the
 # first release with every aws_dynamodb_table fix the kit needs; below the next major).
 AWS_PROVIDER = ">= 6.41.0, < 7.0.0"
@@ -207,17 +207,25 @@ def test_root_reads_the_shared_spec_file_and_instantiates_every_entry() -> None:
 
 def test_task_role_is_data_plane_only_on_this_runs_tables() -> None:
     fleet = load_dir(TERRAFORM / "modules" / "loadgen-fleet")
-    local = {k: v for block in fleet["locals"] for k, v in block.items()}
+    shared = load_dir(TERRAFORM / "modules" / "worker-data-plane")
+    local = {k: v for block in shared["locals"] for k, v in block.items()}
     assert {unq(a) for a in local["data_plane_actions"]} == DATA_PLANE
     assert local["data_plane_resources"] == (
         '${concat(var.table_arns, [for arn in var.table_arns : "${arn}/index/*"], '
         "[var.results_table_arn])}"
     )
+    outputs = named(shared["output"])
+    assert outputs["actions"]["value"] == "${local.data_plane_actions}"
+    assert outputs["resources"]["value"] == "${local.data_plane_resources}"
+    data_plane = named(fleet["module"])["data_plane"]
+    assert unq(data_plane["source"]) == "../worker-data-plane"
+    assert data_plane["table_arns"] == "${var.table_arns}"
+    assert data_plane["results_table_arn"] == "${var.results_table_arn}"
     data = {(t, n): b for t, n, b in resources(TERRAFORM / "modules" / "loadgen-fleet", "data")}
     task_statements = data[("aws_iam_policy_document", "task")]["statement"]
     assert len(task_statements) == 1
-    assert task_statements[0]["actions"] == "${local.data_plane_actions}"
-    assert task_statements[0]["resources"] == "${local.data_plane_resources}"
+    assert task_statements[0]["actions"] == "${module.data_plane.actions}"
+    assert task_statements[0]["resources"] == "${module.data_plane.resources}"
     # The ARNs handed in by the root are exactly the run's tables and results table.
     fleet_call = named(load_dir(TERRAFORM)["module"])["fleet"]
     assert fleet_call["table_arns"] == "${[for v in module.spec.variants : module.table[v].arn]}"

@@ -3,25 +3,12 @@
 # no VPC: the function reaches DynamoDB's public endpoint with its role's credentials.
 # Permissions are cut to this run's tables and its own logs.
 
-locals {
-  # Data-plane only, as the ECS fleet's task role (modules/loadgen-fleet).
-  data_plane_actions = [
-    "dynamodb:BatchGetItem",
-    "dynamodb:BatchWriteItem",
-    "dynamodb:ConditionCheckItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:DescribeTable",
-    "dynamodb:GetItem",
-    "dynamodb:PutItem",
-    "dynamodb:Query",
-    "dynamodb:Scan",
-    "dynamodb:UpdateItem",
-  ]
-  data_plane_resources = concat(
-    var.table_arns,
-    [for arn in var.table_arns : "${arn}/index/*"],
-    [var.results_table_arn],
-  )
+# Data-plane only, the same actions and resources as the ECS fleet's task role.
+module "data_plane" {
+  source = "../worker-data-plane"
+
+  table_arns        = var.table_arns
+  results_table_arn = var.results_table_arn
 }
 
 resource "aws_cloudwatch_log_group" "this" {
@@ -53,8 +40,8 @@ resource "aws_iam_role" "function" {
 data "aws_iam_policy_document" "function" {
   statement {
     sid       = "RunTablesDataPlane"
-    actions   = local.data_plane_actions
-    resources = local.data_plane_resources
+    actions   = module.data_plane.actions
+    resources = module.data_plane.resources
   }
 
   statement {

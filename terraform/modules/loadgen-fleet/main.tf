@@ -16,27 +16,14 @@ locals {
     [aws_ecr_repository.this.arn],
     module.task.ecr_repository_arn == null ? [] : [module.task.ecr_repository_arn],
   )
+}
 
-  # Data-plane only: no CreateTable/DeleteTable/UpdateTable, no other tables.
-  # ConditionCheckItem: a TransactWriteItems with a ConditionCheck (the transaction
-  # scenarios) needs it besides the actions of its other items.
-  data_plane_actions = [
-    "dynamodb:BatchGetItem",
-    "dynamodb:BatchWriteItem",
-    "dynamodb:ConditionCheckItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:DescribeTable",
-    "dynamodb:GetItem",
-    "dynamodb:PutItem",
-    "dynamodb:Query",
-    "dynamodb:Scan",
-    "dynamodb:UpdateItem",
-  ]
-  data_plane_resources = concat(
-    var.table_arns,
-    [for arn in var.table_arns : "${arn}/index/*"],
-    [var.results_table_arn],
-  )
+# The workers' data-plane actions and resources, shared with modules/lambda-fleet.
+module "data_plane" {
+  source = "../worker-data-plane"
+
+  table_arns        = var.table_arns
+  results_table_arn = var.results_table_arn
 }
 
 # CPU/memory checked as a pair against AWS's Fargate table, and the image's repository:
@@ -140,8 +127,8 @@ resource "aws_iam_role" "task" {
 data "aws_iam_policy_document" "task" {
   statement {
     sid       = "RunTablesDataPlane"
-    actions   = local.data_plane_actions
-    resources = local.data_plane_resources
+    actions   = module.data_plane.actions
+    resources = module.data_plane.resources
   }
 }
 

@@ -30,7 +30,6 @@ locals {
   gsi_keys = merge([for t in local.selected : { for g in local.gsis_raw[t.name] : "${t.name}/${g.name}" => {
     hash  = flatten([g.partition_key])
     range = flatten([for k in [try(g.sort_key, null)] : k if k != null])
-    all   = concat(flatten([g.partition_key]), flatten([for k in [try(g.sort_key, null)] : k if k != null]))
   } }]...)
 
   # Every key attribute of a table and its GSIs, before dedupe. yamldecode reads an unquoted
@@ -39,7 +38,7 @@ locals {
     [{ name = t.partition_key.name, type = t.partition_key.type == false ? "N" : t.partition_key.type }],
     try(t.sort_key.name, null) == null ? [] : [{ name = t.sort_key.name, type = t.sort_key.type == false ? "N" : t.sort_key.type }],
     flatten([for g in local.gsis_raw[t.name] : [
-      for k in local.gsi_keys["${t.name}/${g.name}"].all : { name = k.name, type = k.type == false ? "N" : k.type }
+      for k in concat(local.gsi_keys["${t.name}/${g.name}"].hash, local.gsi_keys["${t.name}/${g.name}"].range) : { name = k.name, type = k.type == false ? "N" : k.type }
     ]]),
   ) }
 

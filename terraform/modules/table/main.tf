@@ -15,12 +15,12 @@ module "spec" {
 locals {
   s = module.spec.tables[var.table.name]
 
-  # Contributor insights for the table and each of its GSIs, when the spec asks for it.
-  # "#table" cannot collide with a GSI name ([a-zA-Z0-9_.-]+).
-  # A filtered `for` rather than `cond ? {} : {...}`: objects of different shapes do not unify.
   # Target tracking per scalable dimension of the table and its GSIs (modules/spec).
   scaling = { for a in local.s.auto_scaling : a.key => a }
 
+  # Contributor insights for the table and each of its GSIs, when the spec asks for it.
+  # "#table" cannot collide with a GSI name ([a-zA-Z0-9_.-]+).
+  # A filtered `for` rather than `cond ? {} : {...}`: objects of different shapes do not unify.
   insights = {
     for k, v in merge({ "#table" = { index_name = null } }, { for g in local.s.gsis : g.name => { index_name = g.name } }) :
     k => v if local.s.contributor_insights_mode != null
